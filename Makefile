@@ -1,0 +1,49 @@
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+GO      ?= go
+# Keep runs sized for small machines; override with make test P=8.
+P       ?= 2
+
+.PHONY: help build install test race bench fuzz lint check-tidy check clean
+
+help: ## Show this help
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## Build bin/scriptctl with the version injected
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/scriptctl ./cmd/scriptctl
+
+install: ## go install scriptctl with the version injected
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/scriptctl
+
+test: ## Run all tests with the race detector, then every benchmark once
+	$(GO) test -race -count=1 -p $(P) -timeout 12m ./...
+	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -p 1 ./...
+
+race: ## Run all tests with the race detector
+	$(GO) test -race -count=1 -p $(P) ./...
+
+bench: ## Run the benchmarks (BENCH=regexp, default all)
+	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchmem -count=1 -p 1 ./...
+
+fuzz: ## Run each fuzz target for FUZZTIME (default 20s)
+	@for t in $$(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | awk '{print $$2}' | sort -u); do \
+	  pkg=$$(grep -rlE "^func $$t\(" --include='*_test.go' . | head -1 | xargs dirname); \
+	  echo "fuzz $$t in $$pkg"; \
+	  $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(or $(FUZZTIME),20s) $$pkg || exit 1; \
+	done
+
+lint: ## gofmt check, go vet, staticcheck (when installed)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+	@if command -v staticcheck >/dev/null; then staticcheck ./...; else echo "staticcheck not installed: skipped"; fi
+
+check-tidy: ## Fail when gofmt or go mod tidy would change a file
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) mod tidy -diff
+	$(GO) vet ./...
+
+check: ## Run scriptctl check on the repository's manifest
+	$(GO) run ./cmd/scriptctl check
+
+clean: ## Remove build output
+	rm -rf bin

@@ -1,0 +1,26 @@
+package main
+
+import "github.com/spf13/cobra"
+
+const exitCodesHelp = `Every scriptctl command exits with one of these codes:
+
+  0  success: the check passed, the deploy converged, nothing to report
+  1  the check ran and found a problem: lint findings at or above --fail-on,
+     a failed scenario, drift in status, a slot mismatch, a plan with changes
+     under --exit-code, a --diff difference
+  2  invalid input: usage (unknown flag, missing argument), an invalid
+     manifest, a script that does not parse, an unreadable file
+  3  the environment failed: unreachable node, authentication, timeout, a
+     partial deploy, an interrupted run
+
+Errors are printed on stderr as "Error: ..." (usage errors add "Try: ...").
+A command that already printed its findings (exit 1) prints nothing more.
+A second Ctrl-C exits at once with 130.`
+
+func newCmdExitCodes() *cobra.Command {
+	return &cobra.Command{
+		Use:   "exit-codes",
+		Short: "What scriptctl's exit codes mean",
+		Long:  exitCodesHelp,
+	}
+}

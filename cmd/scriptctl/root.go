@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+)
+
+// version is set by the Makefile: -ldflags "-X main.version=...".
+var version = "dev"
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	IO       *iostreams.IOStreams
+	Manifest string // -m, --manifest
+}
+
+// Main runs scriptctl with os.Args and returns the exit code. The first
+// SIGINT/SIGTERM cancels the run's context (online commands stop between
+// nodes and report what was done); a second one exits at once with 130.
+func Main() int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		<-sig
+		cancel()
+		<-sig
+		os.Exit(130)
+	}()
+	return run(ctx, iostreams.System(), os.Args[1:])
+}
+
+func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
+	root := newRootCmd(ios)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	code := cmdutil.ExitCode(err)
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ee) && ee.Silent {
+		return code
+	}
+	fmt.Fprintf(ios.ErrOut, "Error: %v\n", err)
+	if errors.As(err, &ee) && ee.Hint != "" {
+		fmt.Fprintf(ios.ErrOut, "Try: %s\n", ee.Hint)
+	}
+	return code
+}
+
+func newRootCmd(ios *iostreams.IOStreams) *cobra.Command {
+	g := &globalOptions{IO: ios}
+	root := &cobra.Command{
+		Use:   "scriptctl",
+		Short: "Own the Redis Lua scripts and Functions your services depend on",
+		Long: `scriptctl checks Redis Lua scripts offline (lint, verify, check-keys) and
+rolls them out to standalone Redis and Redis Cluster (plan, deploy, status,
+prune), driven by a manifest.yaml that declares every script's keys, args and
+flags and the key templates each caller uses.
+
+Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
+3 the environment failed. See 'scriptctl help exit-codes'.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetVersionTemplate(versionString() + "\n")
+	root.PersistentFlags().StringVarP(&g.Manifest, "manifest", "m", "manifest.yaml", "path of the manifest; script paths in it resolve from its folder")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return cmdutil.Usage(err, fmt.Sprintf("'%s --help'", c.CommandPath()))
+	})
+	root.CompletionOptions.HiddenDefaultCmd = true
+
+	root.AddCommand(
+		newCmdVersion(g),
+		newCmdExitCodes(),
+	)
+	for _, add := range commands {
+		root.AddCommand(add(g))
+	}
+	return root
+}
+
+// commands are the constructors of the commands defined in the other files of
+// this package; each file adds its own in an init function, so adding a
+// command touches one file.
+var commands []func(*globalOptions) *cobra.Command
+
+func versionString() string {
+	return fmt.Sprintf("scriptctl %s (%s %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func newCmdVersion(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of scriptctl and of Go it was built with",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintln(g.IO.Out, versionString())
+			return nil
+		},
+	}
+}
+
+// noArgs is cobra.NoArgs with a usage error (exit 2).
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return cmdutil.Usage(fmt.Errorf("unexpected argument %q", args[0]), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+	}
+	return nil
+}
+
+// minArgs is cobra.MinimumNArgs with a usage error (exit 2).
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return cmdutil.Usage(fmt.Errorf("%s needs at least %d argument(s)", cmd.CommandPath(), n), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+		}
+		return nil
+	}
+}
+
+// checkFormat validates a --format value against the allowed ones.
+func checkFormat(cmd *cobra.Command, format string, allowed ...string) error {
+	for _, a := range allowed {
+		if format == a {
+			return nil
+		}
+	}
+	return cmdutil.Usage(fmt.Errorf("invalid --format %q: want one of %v", format, allowed), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+}

@@ -1,0 +1,113 @@
+// Package manifest owns manifest.yaml: the schema, strict parsing with
+// file:line:col errors, validation, the scripts.sum ledger, and the Functions
+// library generated from the manifest's scripts. It does not talk to Redis and
+// does not analyse Lua beyond reading a script's shebang line.
+package manifest
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+)
+
+// SchemaVersion is the only manifest schema this build understands.
+const SchemaVersion = 1
+
+// ScriptFlags are the flags a script may declare, as Redis 7 spells them in a
+// shebang line (#!lua flags=...) and in redis.register_function.
+var ScriptFlags = []string{"no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys"}
+
+// Manifest is a loaded and validated manifest.yaml.
+type Manifest struct {
+	// Path is the manifest file as given to Load; Dir is its folder, from
+	// which script files resolve.
+	Path string
+	Dir  string
+
+	Schema  int
+	Library string
+	Version int
+	Scripts []*Script // in file order
+	Callers []*Caller // in file order
+}
+
+// Script is one entry of the manifest's scripts mapping.
+type Script struct {
+	Name  string
+	File  string   // as written in the manifest, relative to Manifest.Dir
+	Path  string   // File resolved against Manifest.Dir
+	Keys  []string // names of KEYS[1], KEYS[2], ...
+	Args  []string // names of ARGV[1], ARGV[2], ...
+	Flags []string // subset of ScriptFlags
+	Line  int      // line of the script's name in the manifest
+
+	// Source is the exact bytes of the file; SHA is their SHA1 in lowercase
+	// hex, the SHA that SCRIPT LOAD returns for them.
+	Source []byte
+	SHA    string
+}
+
+// Caller is one entry of the manifest's callers mapping: a service's use of
+// some scripts and the key templates it binds to their key names.
+type Caller struct {
+	Name    string
+	Scripts []string
+	Keys    []KeyTemplate       // in file order, one per key name
+	Samples map[string][]string // placeholder name -> sample values
+	Line    int
+}
+
+// KeyTemplate binds a script key name (for example "lease") to a key name
+// template such as "catalog:{product-<id>}:lease".
+type KeyTemplate struct {
+	Name     string
+	Template string
+	Line     int
+	Col      int
+}
+
+// Script returns the script named name, or nil.
+func (m *Manifest) Script(name string) *Script {
+	for _, s := range m.Scripts {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Caller returns the caller named name, or nil.
+func (m *Manifest) Caller(name string) *Caller {
+	for _, c := range m.Callers {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Template returns the template the caller binds to key name, and whether
+// there is one.
+func (c *Caller) Template(name string) (string, bool) {
+	for _, k := range c.Keys {
+		if k.Name == name {
+			return k.Template, true
+		}
+	}
+	return "", false
+}
+
+// HasFlag reports whether the script declares flag.
+func (s *Script) HasFlag(flag string) bool {
+	for _, f := range s.Flags {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// SHA1Hex returns the lowercase hex SHA1 of b, as Redis computes script SHAs.
+func SHA1Hex(b []byte) string {
+	sum := sha1.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
