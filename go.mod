@@ -6,6 +6,7 @@ require (
 	github.com/redis/rueidis v1.0.79
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
+	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/term v0.48.0
 	gopkg.in/yaml.v3 v3.0.1
 )

@@ -4,27 +4,41 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// Error is one problem found in a manifest, at a position.
+// MaxScriptSize bounds the size of one script file. Redis has no such limit,
+// but a script this large is a mistake (a wrong path, a data file), and the
+// limit keeps Load from reading a device or a huge file.
+const MaxScriptSize = 4 << 20
+
+// Error is one problem at a position: in a manifest, in a scripts.sum ledger
+// or in a script file. Line and Col are 1-based; 0 means unknown.
 type Error struct {
 	File  string
 	Line  int
 	Col   int
 	Field string // dotted path such as scripts.acquire.keys[1]; may be empty
 	Msg   string
+	Err   error // the underlying error, if any (for example an *os.PathError)
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
 	}
 	b.WriteString(": ")
 	if e.Field != "" {
@@ -35,39 +49,79 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Errors is every problem found in one manifest, in file order. Load returns
-// it (as error) when the manifest is invalid.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errors is every problem found in one manifest (or one scripts.sum), in file
+// order. Load returns it (as error) when the manifest is invalid; it matches
+// ErrInvalid with errors.Is.
 type Errors []*Error
 
+// Error prints the problem, or a count followed by one problem per line:
+//
+//	2 problems in manifest.yaml:
+//	manifest.yaml:3:10: version: must be a positive integer, not 0
+//	manifest.yaml:9:5: scripts.get.file: cannot read get.lua: no such file or directory
 func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
+	switch len(es) {
+	case 0:
+		return "no problems"
+	case 1:
+		return es[0].Error()
 	}
-	return strings.Join(lines, "\n")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problems in %s:", len(es), es[0].File)
+	for _, e := range es {
+		b.WriteString("\n")
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrInvalid.
+func (es Errors) Is(target error) bool { return target == ErrInvalid }
+
+// Unwrap returns the problems, so errors.As finds an underlying error.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
 }
 
 // ErrInvalid is matched by errors.Is for any manifest validation error.
 var ErrInvalid = errors.New("manifest: invalid")
 
-func (es Errors) Is(target error) bool { return target == ErrInvalid }
-
 // Load reads, parses and validates the manifest at path. Script files are
-// read and hashed. When the manifest is invalid the error is an Errors value
-// listing every problem; when the file cannot be read it is an *os.PathError.
+// read and hashed. When the manifest is invalid, or cannot be read, the error
+// is an Errors value listing every problem (errors.Is(err, ErrInvalid)); an
+// unreadable manifest also unwraps to its *os.PathError.
 func Load(path string) (*Manifest, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read manifest: %w", err)
+		msg := "cannot read the manifest"
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			msg += ": " + pe.Err.Error()
+		}
+		return nil, Errors{{File: path, Msg: msg, Err: err}}
 	}
 	return Parse(path, data)
 }
 
-// Parse parses and validates manifest data as if read from path.
+// Parse parses and validates manifest data as if read from path: script files
+// resolve from path's folder.
 func Parse(path string, data []byte) (*Manifest, error) {
 	p := &parser{file: path, m: &Manifest{Path: path, Dir: filepath.Dir(path)}}
 	p.parse(data)
 	if len(p.errs) > 0 {
+		sort.SliceStable(p.errs, func(i, j int) bool {
+			a, b := p.errs[i], p.errs[j]
+			if a.Line != b.Line {
+				return a.Line < b.Line
+			}
+			return a.Col < b.Col
+		})
 		return nil, p.errs
 	}
 	return p.m, nil
@@ -77,6 +131,9 @@ type parser struct {
 	file string
 	m    *Manifest
 	errs Errors
+	// badKeys names the scripts whose keys list is unusable, so callers
+	// of them do not report every binding as undeclared.
+	badKeys map[string]bool
 }
 
 func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
@@ -87,19 +144,41 @@ func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
+var topFields = []string{"schema", "library", "version", "scripts", "callers"}
+
 func (p *parser) parse(data []byte) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		p.errs = append(p.errs, &Error{File: p.file, Line: 1, Col: 1, Msg: "the manifest is empty: want schema, library, version and scripts"})
+		return
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		p.yamlError(err)
+	if err := dec.Decode(&doc); err == io.EOF {
+		p.errs = append(p.errs, &Error{File: p.file, Line: 1, Col: 1, Msg: "the manifest is empty: want schema, library, version and scripts"})
+		return
+	} else if err != nil {
+		p.yamlError(err, data)
 		return
 	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		p.errorf(&doc, "", "manifest must be a YAML mapping")
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == io.EOF:
+	case err != nil:
+		p.yamlError(err, data)
+		return
+	default:
+		p.errorf(&extra, "", "a manifest holds one YAML document; remove the second one (after ---)")
+	}
+	if len(doc.Content) == 0 {
+		p.errs = append(p.errs, &Error{File: p.file, Line: 1, Col: 1, Msg: "the manifest is empty: want schema, library, version and scripts"})
 		return
 	}
-	root := doc.Content[0]
-	seen := p.fields(root, "", map[string]bool{"schema": true, "library": true, "version": true, "scripts": true, "callers": true})
+	root := deref(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		p.errorf(doc.Content[0], "", "the manifest must be a YAML mapping, not %s", kindName(doc.Content[0]))
+		return
+	}
+	seen := p.fields(root, "", topFields)
 	for _, req := range []string{"schema", "library", "version", "scripts"} {
 		if seen[req] == nil {
 			p.errorf(root, req, "required field is missing")
@@ -113,7 +192,9 @@ func (p *parser) parse(data []byte) {
 	}
 	if n := seen["library"]; n != nil {
 		p.m.Library = p.str(n, "library")
-		if p.m.Library != "" && !isLibraryName(p.m.Library) {
+		if v := deref(n); p.m.Library == "" && isString(v) {
+			p.errorf(n, "library", "must not be empty")
+		} else if p.m.Library != "" && !isLibraryName(p.m.Library) {
 			p.errorf(n, "library", "invalid library name %q: use letters, digits and underscore", p.m.Library)
 		}
 	}
@@ -128,251 +209,594 @@ func (p *parser) parse(data []byte) {
 	}
 }
 
-func (p *parser) yamlError(err error) {
+// yamlParserErrors are the messages of yaml.v3's parser (as opposed to its
+// scanner). yaml.v3 reports their line 0-based (and omits line 0), while
+// scanner errors are 1-based.
+var yamlParserErrors = []string{
+	"did not find expected <stream-start>",
+	"did not find expected <document start>",
+	"found undefined tag handle",
+	"did not find expected node content",
+	"did not find expected '-' indicator",
+	"did not find expected key",
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"found duplicate %YAML directive",
+	"found incompatible YAML document",
+	"found duplicate %TAG directive",
+}
+
+func (p *parser) yamlError(err error, data []byte) {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		for _, msg := range te.Errors {
-			p.errs = append(p.errs, &Error{File: p.file, Msg: msg})
+			p.errs = append(p.errs, &Error{File: p.file, Line: 1, Col: 1, Msg: msg})
 		}
 		return
 	}
-	// yaml.v3 syntax errors read "yaml: line N: message".
-	msg := err.Error()
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
-		if i := strings.Index(rest, ":"); i > 0 {
-			fmt.Sscanf(rest[:i], "%d", &line)
-			msg = strings.TrimSpace(rest[i+1:])
+	// yaml.v3 errors read "yaml: line N: message" or "yaml: message"; the
+	// column is not reported, so it is 1.
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line, col := 0, 1
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if i := strings.Index(rest, ": "); i > 0 {
+			if n, err := strconv.Atoi(rest[:i]); err == nil && n > 0 {
+				line = n
+				msg = rest[i+2:]
+			}
 		}
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
-	p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: 1, Msg: "YAML syntax: " + msg})
+	if slices.Contains(yamlParserErrors, msg) {
+		line++
+	}
+	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
+		name, _, _ = strings.Cut(name, "'")
+		if i := bytes.Index(data, []byte("*"+name)); i >= 0 {
+			line = bytes.Count(data[:i], []byte("\n")) + 1
+			col = i - bytes.LastIndexByte(data[:i], '\n')
+		}
+	}
+	if msg == "found a tab character that violates indentation" {
+		// yaml.v3 names the line of the enclosing scalar; point at the
+		// first line indented with a tab from there on.
+		lines := strings.Split(string(data), "\n")
+		for i := max(line-1, 0); i < len(lines); i++ {
+			indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]
+			if j := strings.IndexByte(indent, '\t'); j >= 0 {
+				line, col = i+1, j+1
+				break
+			}
+		}
+	}
+	line = max(line, 1)
+	p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Msg: "invalid YAML: " + msg})
 }
 
-// fields checks that n is a mapping with string keys from allowed, without
+// deref follows an alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func isString(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!str" }
+
+// fields checks that n is a mapping with keys from allowed, without
 // duplicates, and returns the value node of each key present.
-func (p *parser) fields(n *yaml.Node, path string, allowed map[string]bool) map[string]*yaml.Node {
+func (p *parser) fields(n *yaml.Node, path string, allowed []string) map[string]*yaml.Node {
 	out := map[string]*yaml.Node{}
 	for _, kv := range p.pairs(n, path) {
 		k, v := kv[0], kv[1]
-		field := join(path, k.Value)
-		if allowed != nil && !allowed[k.Value] {
-			p.errorf(k, field, "unknown field %q", k.Value)
+		name := deref(k).Value
+		if !slices.Contains(allowed, name) {
+			msg := fmt.Sprintf("unknown field %q", name)
+			if s := suggest(name, allowed); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			} else {
+				msg += fmt.Sprintf(": want one of %s", strings.Join(allowed, ", "))
+			}
+			p.errorf(k, join(path, name), "%s", msg)
 			continue
 		}
-		out[k.Value] = v
+		out[name] = v
 	}
 	return out
 }
 
 // pairs returns the key/value node pairs of mapping n, reporting a non-mapping,
-// non-string keys and duplicate keys.
+// keys that are not strings and duplicate keys.
 func (p *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
-	if n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	if n.Kind != yaml.MappingNode {
+	m := deref(n)
+	if m.Kind != yaml.MappingNode {
 		p.errorf(n, path, "must be a mapping, not %s", kindName(n))
 		return nil
 	}
 	var out [][2]*yaml.Node
 	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode || (k.Tag != "!!str" && k.Tag != "!!int") {
-			p.errorf(k, path, "keys must be strings")
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		dk := deref(k)
+		if dk.Kind == yaml.ScalarNode && dk.Tag == "!!merge" {
+			p.errorf(k, path, "merge keys (<<) are not supported: write the fields out")
 			continue
 		}
-		if line, dup := seen[k.Value]; dup {
-			p.errorf(k, join(path, k.Value), "duplicate key %q (first at line %d)", k.Value, line)
+		if dk.Kind != yaml.ScalarNode || (dk.Tag != "!!str" && dk.Tag != "!!int") {
+			p.errorf(k, path, "keys must be strings, not %s", kindName(k))
 			continue
 		}
-		seen[k.Value] = k.Line
+		if line, dup := seen[dk.Value]; dup {
+			p.errorf(k, join(path, dk.Value), "duplicate key %q (first at line %d)", dk.Value, line)
+			continue
+		}
+		seen[dk.Value] = k.Line
 		out = append(out, [2]*yaml.Node{k, v})
 	}
 	return out
 }
 
+// str returns the string scalar n, reporting anything else.
 func (p *parser) str(n *yaml.Node, field string) string {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		p.errorf(n, field, "must be a string, not %s", kindName(n))
+	v := deref(n)
+	if !isString(v) {
+		msg := fmt.Sprintf("must be a string, not %s", kindName(n))
+		if v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float" || v.Tag == "!!bool") {
+			msg += fmt.Sprintf(" (quote it: \"%s\")", v.Value)
+		}
+		p.errorf(n, field, "%s", msg)
 		return ""
 	}
-	return n.Value
+	return v.Value
 }
 
+// posInt returns the positive decimal integer n, reporting anything else.
 func (p *parser) posInt(n *yaml.Node, field string) int {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		p.errorf(n, field, "must be a positive integer, not %s", kindName(n))
+	v := deref(n)
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!int" {
+		msg := fmt.Sprintf("must be a positive integer, not %s", kindName(n))
+		if isString(v) && isDecimal(v.Value) {
+			msg += " (remove the quotes)"
+		}
+		p.errorf(n, field, "%s", msg)
 		return 0
 	}
-	var v int
-	if _, err := fmt.Sscanf(n.Value, "%d", &v); err != nil || v <= 0 || fmt.Sprint(v) != n.Value {
-		p.errorf(n, field, "must be a positive integer, not %s", n.Value)
+	if !isDecimal(v.Value) {
+		p.errorf(n, field, "must be a positive integer, not %s", v.Value)
 		return 0
 	}
-	return v
+	i, err := strconv.ParseInt(v.Value, 10, 32)
+	if err != nil {
+		p.errorf(n, field, "%s is too large (at most %d)", v.Value, int32(^uint32(0)>>1))
+		return 0
+	}
+	return int(i)
 }
 
-func (p *parser) strList(n *yaml.Node, field string) []string {
-	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, field, "must be a list, not %s", kindName(n))
-		return nil
+// isDecimal reports whether s is a positive integer in canonical decimal
+// form: no sign, no leading zero, no underscores.
+func isDecimal(s string) bool {
+	if s == "" || s[0] == '0' {
+		return false
 	}
-	out := make([]string, 0, len(n.Content))
-	for i, c := range n.Content {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// strList returns the list of strings n; items that are not strings are
+// reported and returned as "". ok is false when n is not a list.
+func (p *parser) strList(n *yaml.Node, field string) (list []string, ok bool) {
+	v := deref(n)
+	if v.Kind != yaml.SequenceNode {
+		p.errorf(n, field, "must be a list, not %s", kindName(n))
+		return nil, false
+	}
+	out := make([]string, 0, len(v.Content))
+	for i, c := range v.Content {
 		out = append(out, p.str(c, fmt.Sprintf("%s[%d]", field, i)))
 	}
-	return out
+	return out, true
 }
+
+// item returns the i-th item node of list n (which strList accepted).
+func item(n *yaml.Node, i int) *yaml.Node { return deref(n).Content[i] }
+
+var scriptFields = []string{"file", "keys", "args", "flags"}
 
 func (p *parser) scripts(n *yaml.Node) {
 	pairs := p.pairs(n, "scripts")
-	if n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+	if v := deref(n); v.Kind == yaml.MappingNode && len(v.Content) == 0 {
 		p.errorf(n, "scripts", "at least one script is required")
 	}
 	for _, kv := range pairs {
 		k, v := kv[0], kv[1]
-		field := "scripts." + k.Value
-		s := &Script{Name: k.Value, Line: k.Line}
-		if !isScriptName(s.Name) {
-			p.errorf(k, field, "invalid script name %q: use lowercase letters, digits and underscore", s.Name)
+		name := deref(k).Value
+		field := "scripts." + name
+		s := &Script{Name: name, Line: k.Line, Keys: []string{}, Args: []string{}, Flags: []string{}}
+		if !isScriptName(name) {
+			p.errorf(k, field, "invalid script name %q: use lowercase letters, digits and underscore", name)
 		}
-		f := p.fields(v, field, map[string]bool{"file": true, "keys": true, "args": true, "flags": true})
-		if f["file"] == nil {
-			p.errorf(v, field+".file", "required field is missing")
-		} else {
+		f := p.fields(v, field, scriptFields)
+		if deref(v).Kind != yaml.MappingNode {
+			p.m.Scripts = append(p.m.Scripts, s)
+			continue
+		}
+		for _, req := range []string{"file", "keys", "args"} {
+			if f[req] == nil {
+				p.errorf(k, field+"."+req, "required field is missing")
+			}
+		}
+		if f["file"] != nil {
 			s.File = p.str(f["file"], field+".file")
+			if isString(deref(f["file"])) {
+				s.File = p.filePath(f["file"], field+".file", s.File)
+			}
 		}
 		if f["keys"] != nil {
-			s.Keys = p.names(f["keys"], field+".keys")
+			s.Keys = p.names(f["keys"], field+".keys", "key")
+			if deref(f["keys"]).Kind != yaml.SequenceNode || slices.Contains(s.Keys, "") {
+				p.markBadKeys(name)
+			}
+		} else {
+			p.markBadKeys(name)
 		}
 		if f["args"] != nil {
-			s.Args = p.names(f["args"], field+".args")
+			s.Args = p.names(f["args"], field+".args", "arg")
 		}
+		flagsOK := true
 		if f["flags"] != nil {
-			s.Flags = p.strList(f["flags"], field+".flags")
-			for i, fl := range s.Flags {
-				if fl != "" && !isFlag(fl) {
-					p.errorf(f["flags"].Content[i], fmt.Sprintf("%s.flags[%d]", field, i), "unknown flag %q: want one of %s", fl, strings.Join(ScriptFlags, ", "))
-				}
+			s.Flags = p.flags(f["flags"], field+".flags")
+			flagsOK = s.Flags != nil
+			if s.Flags == nil {
+				s.Flags = []string{}
 			}
 		}
 		if s.File != "" {
-			p.readScript(s, f["file"], f["flags"], field)
+			p.readScript(s, f["file"], f["flags"], flagsOK, field)
 		}
 		p.m.Scripts = append(p.m.Scripts, s)
 	}
 }
 
+// filePath checks a script path as written in the manifest and returns it,
+// or "" when it is unusable.
+func (p *parser) filePath(n *yaml.Node, field, file string) string {
+	switch {
+	case file == "":
+		p.errorf(n, field, "must not be empty")
+		return ""
+	case filepath.IsAbs(file) || strings.HasPrefix(file, "/"):
+		p.errorf(n, field, "%s is an absolute path: write it relative to the manifest", file)
+		return ""
+	case strings.ContainsRune(file, 0):
+		p.errorf(n, field, "contains a NUL byte")
+		return ""
+	}
+	return file
+}
+
 // names reads a list of unique identifiers (key or arg names).
-func (p *parser) names(n *yaml.Node, field string) []string {
-	list := p.strList(n, field)
-	seen := map[string]bool{}
+func (p *parser) names(n *yaml.Node, field, what string) []string {
+	list, ok := p.strList(n, field)
+	if !ok {
+		return []string{}
+	}
+	seen := map[string]int{}
 	for i, name := range list {
-		if name == "" && n.Content[i].Tag != "!!str" {
+		c := item(n, i)
+		if !isString(deref(c)) {
 			continue // already reported
 		}
+		at := fmt.Sprintf("%s[%d]", field, i)
 		if !isScriptName(name) {
-			p.errorf(n.Content[i], fmt.Sprintf("%s[%d]", field, i), "invalid name %q: use lowercase letters, digits and underscore", name)
+			p.errorf(c, at, "invalid %s name %q: use lowercase letters, digits and underscore", what, name)
 		}
-		if seen[name] {
-			p.errorf(n.Content[i], fmt.Sprintf("%s[%d]", field, i), "duplicate name %q", name)
+		if j, dup := seen[name]; dup {
+			p.errorf(c, at, "duplicate %s name %q (also %s[%d])", what, name, field, j)
+			continue
 		}
-		seen[name] = true
+		seen[name] = i
 	}
 	return list
 }
 
-func (p *parser) readScript(s *Script, fileNode, flagsNode *yaml.Node, field string) {
-	s.Path = filepath.Join(p.m.Dir, filepath.FromSlash(s.File))
-	data, err := os.ReadFile(s.Path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
+// flags reads a script's flags list; nil when the list is unusable or names
+// an unknown flag.
+func (p *parser) flags(n *yaml.Node, field string) []string {
+	list, ok := p.strList(n, field)
+	if !ok {
+		return nil
+	}
+	seen := map[string]bool{}
+	for i, fl := range list {
+		c := item(n, i)
+		if !isString(deref(c)) {
+			continue
 		}
-		p.errorf(fileNode, field+".file", "cannot read %s: %v", s.File, err)
+		at := fmt.Sprintf("%s[%d]", field, i)
+		if !isFlag(fl) {
+			msg := fmt.Sprintf("unknown flag %q", fl)
+			if s := suggest(fl, ScriptFlags); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			p.errorf(c, at, "%s: want one of %s", msg, strings.Join(ScriptFlags, ", "))
+			ok = false
+			continue
+		}
+		if seen[fl] {
+			p.errorf(c, at, "duplicate flag %q", fl)
+		}
+		seen[fl] = true
+	}
+	if !ok {
+		return nil
+	}
+	return list
+}
+
+// readScript reads and checks the script file, fills Path, Source and SHA,
+// and compares a shebang's flags with the manifest's.
+func (p *parser) readScript(s *Script, fileNode, flagsNode *yaml.Node, flagsOK bool, field string) {
+	s.Path = filepath.Join(p.m.Dir, filepath.FromSlash(s.File))
+	ff := field + ".file"
+	data, err := readFile(s.Path)
+	if err != nil {
+		p.errorf(fileNode, ff, "cannot read %s: %v", s.File, err)
 		return
 	}
 	if msg := textProblem(data); msg != "" {
-		p.errorf(fileNode, field+".file", "%s is not a Lua script: %s", s.File, msg)
+		p.errorf(fileNode, ff, "%s is not a Lua script: %s", s.File, msg)
 		return
 	}
 	s.Source = data
 	s.SHA = SHA1Hex(data)
 	flags, ok, err := Shebang(data)
 	if err != nil {
-		p.errorf(fileNode, field+".file", "%s:1: %v", s.File, err)
+		p.errorf(fileNode, ff, "%s:1: %v", s.File, err)
 		return
 	}
-	if ok && !sameSet(flags, s.Flags) {
-		at := fileNode
-		if flagsNode != nil {
-			at = flagsNode
+	if !ok {
+		return
+	}
+	bad := false
+	for _, fl := range flags {
+		if !isFlag(fl) {
+			p.errorf(fileNode, ff, "%s:1: unknown shebang flag %q: want one of %s", s.File, fl, strings.Join(ScriptFlags, ", "))
+			bad = true
 		}
-		p.errorf(at, field+".flags", "manifest flags [%s] differ from the shebang flags [%s] in %s", strings.Join(s.Flags, " "), strings.Join(flags, " "), s.File)
+	}
+	if bad || !flagsOK {
+		return
+	}
+	if !sameSet(flags, s.Flags) {
+		at, af := fileNode, ff
+		if flagsNode != nil {
+			at, af = flagsNode, field+".flags"
+		}
+		p.errorf(at, af, "flags [%s] differ from the shebang flags [%s] in %s:1: declare the same flags in both", strings.Join(s.Flags, ", "), strings.Join(flags, ", "), s.File)
 	}
 }
+
+// readFile reads a regular file of at most MaxScriptSize bytes. It refuses
+// directories, devices and pipes rather than block or read without end.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	switch {
+	case fi.IsDir():
+		return nil, errors.New("is a directory")
+	case !fi.Mode().IsRegular():
+		return nil, errors.New("not a regular file")
+	case fi.Size() > MaxScriptSize:
+		return nil, fmt.Errorf("file is larger than %d bytes", MaxScriptSize)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxScriptSize+1))
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	if len(data) > MaxScriptSize {
+		return nil, fmt.Errorf("file is larger than %d bytes", MaxScriptSize)
+	}
+	return data, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+var callerFields = []string{"scripts", "keys", "samples"}
 
 func (p *parser) callers(n *yaml.Node) {
 	for _, kv := range p.pairs(n, "callers") {
 		k, v := kv[0], kv[1]
-		field := "callers." + k.Value
-		c := &Caller{Name: k.Value, Line: k.Line, Samples: map[string][]string{}}
-		if !isScriptName(c.Name) {
-			p.errorf(k, field, "invalid caller name %q: use lowercase letters, digits and underscore", c.Name)
+		name := deref(k).Value
+		field := "callers." + name
+		c := &Caller{Name: name, Line: k.Line, Scripts: []string{}, Samples: map[string][]string{}}
+		p.m.Callers = append(p.m.Callers, c)
+		if !isCallerName(name) {
+			p.errorf(k, field, "invalid caller name %q: use lowercase letters, digits, underscore and hyphen", name)
 		}
-		f := p.fields(v, field, map[string]bool{"scripts": true, "keys": true, "samples": true})
+		f := p.fields(v, field, callerFields)
+		if deref(v).Kind != yaml.MappingNode {
+			continue
+		}
+		// need maps each key name the caller's scripts declare to the
+		// scripts that declare it, in order.
+		need := map[string][]string{}
+		var needOrder []string
+		// scriptsOK is false when the caller's scripts, or their keys,
+		// are not all known: the key bindings cannot be checked then, and
+		// reporting each one would only repeat that problem.
+		scriptsOK := f["scripts"] != nil
 		if f["scripts"] == nil {
-			p.errorf(v, field+".scripts", "required field is missing")
+			p.errorf(k, field+".scripts", "required field is missing")
+		} else if list, ok := p.strList(f["scripts"], field+".scripts"); !ok {
+			scriptsOK = false
 		} else {
-			c.Scripts = p.strList(f["scripts"], field+".scripts")
-		}
-		need := map[string]bool{}
-		for i, name := range c.Scripts {
-			s := p.m.Script(name)
-			if s == nil {
-				p.errorf(f["scripts"].Content[i], fmt.Sprintf("%s.scripts[%d]", field, i), "unknown script %q", name)
-				continue
+			if len(list) == 0 {
+				p.errorf(f["scripts"], field+".scripts", "at least one script is required")
+				scriptsOK = false
 			}
-			for _, key := range s.Keys {
-				need[key] = true
-			}
-		}
-		if f["keys"] == nil {
-			if len(need) > 0 {
-				p.errorf(v, field+".keys", "required field is missing")
-			}
-		} else {
-			for _, kv := range p.pairs(f["keys"], field+".keys") {
-				kf := field + ".keys." + kv[0].Value
-				t := p.str(kv[1], kf)
-				if !need[kv[0].Value] {
-					p.errorf(kv[0], kf, "key %q is not declared by any of the caller's scripts", kv[0].Value)
+			seen := map[string]bool{}
+			for i, sn := range list {
+				c0 := item(f["scripts"], i)
+				if !isString(deref(c0)) {
+					scriptsOK = false
+					continue
 				}
-				if msg := templateProblem(t); msg != "" {
-					p.errorf(kv[1], kf, "%s", msg)
+				at := fmt.Sprintf("%s.scripts[%d]", field, i)
+				if seen[sn] {
+					p.errorf(c0, at, "duplicate script %q", sn)
+					continue
 				}
-				c.Keys = append(c.Keys, KeyTemplate{Name: kv[0].Value, Template: t, Line: kv[1].Line, Col: kv[1].Column})
-			}
-			for _, s := range c.Scripts {
-				if sc := p.m.Script(s); sc != nil {
-					for _, key := range sc.Keys {
-						if _, ok := c.Template(key); !ok && need[key] {
-							p.errorf(f["keys"], field+".keys", "no template for key %q of script %s", key, s)
-							need[key] = false
-						}
+				seen[sn] = true
+				c.Scripts = append(c.Scripts, sn)
+				s := p.m.Script(sn)
+				if s == nil || p.badKeys[sn] {
+					scriptsOK = false
+				}
+				if s == nil {
+					msg := fmt.Sprintf("unknown script %q", sn)
+					if sug := suggest(sn, p.scriptNames()); sug != "" {
+						msg += fmt.Sprintf(" (did you mean %q?)", sug)
 					}
+					p.errorf(c0, at, "%s", msg)
+					continue
+				}
+				for _, key := range s.Keys {
+					if key == "" {
+						continue
+					}
+					if need[key] == nil {
+						needOrder = append(needOrder, key)
+					}
+					need[key] = append(need[key], sn)
+				}
+			}
+		}
+		placeholders := map[string]bool{}
+		templatesOK := true
+		bound := map[string]bool{}
+		if f["keys"] != nil {
+			for _, kv := range p.pairs(f["keys"], field+".keys") {
+				key := deref(kv[0]).Value
+				kf := field + ".keys." + key
+				t := p.str(kv[1], kf)
+				bound[key] = true
+				if scriptsOK && need[key] == nil {
+					msg := fmt.Sprintf("key %q is not declared by any of the caller's scripts", key)
+					if len(c.Scripts) > 0 {
+						msg += fmt.Sprintf(" (%s)", strings.Join(c.Scripts, ", "))
+					}
+					if sug := suggest(key, needOrder); sug != "" {
+						msg += fmt.Sprintf("; did you mean %q?", sug)
+					}
+					p.errorf(kv[0], kf, "%s", msg)
+				}
+				if !isString(deref(kv[1])) {
+					templatesOK = false
+				} else {
+					names, msg := parseTemplate(t)
+					if msg != "" {
+						p.errorf(kv[1], kf, "%s", msg)
+						templatesOK = false
+					}
+					for _, ph := range names {
+						placeholders[ph] = true
+					}
+				}
+				c.Keys = append(c.Keys, KeyTemplate{Name: key, Template: t, Line: kv[1].Line, Col: kv[1].Column})
+			}
+		}
+		if f["keys"] != nil && deref(f["keys"]).Kind != yaml.MappingNode {
+			templatesOK = false
+		}
+		if scriptsOK && deref(vOr(f["keys"], v)).Kind == yaml.MappingNode {
+			at := k
+			af := field + ".keys"
+			if f["keys"] != nil {
+				at = f["keys"]
+			}
+			for _, key := range needOrder {
+				if !bound[key] {
+					p.errorf(at, af, "missing template for key %q of %s %s", key, plural(len(need[key]), "script", "scripts"), strings.Join(need[key], ", "))
 				}
 			}
 		}
 		if f["samples"] != nil {
-			for _, kv := range p.pairs(f["samples"], field+".samples") {
-				c.Samples[kv[0].Value] = p.strList(kv[1], field+".samples."+kv[0].Value)
-			}
+			p.samples(c, f["samples"], field+".samples", placeholders, templatesOK)
 		}
-		p.m.Callers = append(p.m.Callers, c)
 	}
+}
+
+func (p *parser) markBadKeys(script string) {
+	if p.badKeys == nil {
+		p.badKeys = map[string]bool{}
+	}
+	p.badKeys[script] = true
+}
+
+func vOr(n, def *yaml.Node) *yaml.Node {
+	if n != nil {
+		return n
+	}
+	return def
+}
+
+// samples reads a caller's samples. A name no template uses is reported
+// only when every template is well formed (known).
+func (p *parser) samples(c *Caller, n *yaml.Node, field string, placeholders map[string]bool, known bool) {
+	names := make([]string, 0, len(placeholders))
+	for ph := range placeholders {
+		names = append(names, ph)
+	}
+	sort.Strings(names)
+	for _, kv := range p.pairs(n, field) {
+		name := deref(kv[0]).Value
+		sf := field + "." + name
+		if known && !placeholders[name] {
+			msg := fmt.Sprintf("no key template of caller %s uses the placeholder <%s>", c.Name, name)
+			if sug := suggest(name, names); sug != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sug)
+			}
+			p.errorf(kv[0], sf, "%s", msg)
+		}
+		list, ok := p.strList(kv[1], sf)
+		if !ok {
+			continue
+		}
+		if len(list) == 0 {
+			p.errorf(kv[1], sf, "give at least one sample value, or remove the entry")
+		}
+		c.Samples[name] = list
+	}
+}
+
+func (p *parser) scriptNames() []string {
+	out := make([]string, len(p.m.Scripts))
+	for i, s := range p.m.Scripts {
+		out[i] = s.Name
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

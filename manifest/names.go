@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -17,6 +18,7 @@ func join(path, field string) string {
 }
 
 func kindName(n *yaml.Node) string {
+	n = deref(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -31,7 +33,10 @@ func kindName(n *yaml.Node) string {
 		case "!!int", "!!float", "!!bool":
 			return fmt.Sprintf("%s %s", n.Tag[2:], n.Value)
 		}
-		return n.Value
+		if strings.HasPrefix(n.Tag, "!!") {
+			return fmt.Sprintf("%s %s", n.Tag[2:], n.Value)
+		}
+		return fmt.Sprintf("a value tagged %s", n.Tag)
 	}
 	return "an alias"
 }
@@ -54,6 +59,15 @@ func isScriptName(s string) bool {
 	return s != ""
 }
 
+func isCallerName(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func isFlag(f string) bool { return slices.Contains(ScriptFlags, f) }
 
 func sameSet(a, b []string) bool {
@@ -63,38 +77,100 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
 
-// textProblem returns why data is not a text file, or "".
+// textProblem returns why data is not a Lua source file Redis can compile,
+// or "".
 func textProblem(data []byte) string {
+	if len(data) == 0 {
+		return "the file is empty"
+	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return "binary file (contains a NUL byte)"
 	}
 	if !utf8.Valid(data) {
 		return "not valid UTF-8"
 	}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return "starts with a UTF-8 byte order mark, which Redis cannot compile"
+	}
 	return ""
 }
 
-// templateProblem returns why t is not a well-formed key template, or "".
-// Placeholders are <name> with name in [a-z0-9_]+.
-func templateProblem(t string) string {
+// parseTemplate returns the placeholder names of key template t, in order
+// of first use, and why t is not well formed ("" when it is). A placeholder
+// is <name> with name made of lowercase letters, digits and underscore.
+func parseTemplate(t string) (names []string, problem string) {
 	if t == "" {
-		return "empty key template"
+		return nil, "empty key template"
 	}
+	seen := map[string]bool{}
 	for i := 0; i < len(t); i++ {
 		switch t[i] {
 		case '<':
-			j := bytes.IndexByte([]byte(t[i+1:]), '>')
-			if j < 0 {
-				return fmt.Sprintf("unclosed placeholder at offset %d in %q", i, t)
+			j := strings.IndexAny(t[i+1:], "<>")
+			if j < 0 || t[i+1+j] == '<' {
+				return names, fmt.Sprintf("unclosed placeholder at offset %d in %q: write <name>", i, t)
 			}
 			name := t[i+1 : i+1+j]
 			if !isScriptName(name) {
-				return fmt.Sprintf("bad placeholder <%s> in %q: use <name> with lowercase letters, digits and underscore", name, t)
+				return names, fmt.Sprintf("bad placeholder <%s> in %q: write <name> with lowercase letters, digits and underscore", name, t)
+			}
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
 			}
 			i += j + 1
 		case '>':
-			return fmt.Sprintf("stray '>' at offset %d in %q", i, t)
+			return names, fmt.Sprintf("stray '>' at offset %d in %q: placeholders are written <name>", i, t)
 		}
 	}
-	return ""
+	return names, ""
+}
+
+// Placeholders returns the names of the template's <name> placeholders, in
+// order of first use. The template of a loaded manifest is well formed.
+func (k KeyTemplate) Placeholders() []string {
+	names, _ := parseTemplate(k.Template)
+	return names
+}
+
+// suggest returns the candidate closest to s when it is close enough to be a
+// likely typo, or "".
+func suggest(s string, candidates []string) string {
+	best, bestD := "", 3
+	if len(s) <= 4 {
+		bestD = 2
+	}
+	for _, c := range candidates {
+		if c == s || c == "" {
+			continue
+		}
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 1 << 20
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -3,6 +3,8 @@
 // bind to one script always share a slot. It does not talk to Redis.
 package slot
 
+import "strings"
+
 // Count is the number of hash slots in a Redis Cluster.
 const Count = 16384
 
@@ -15,24 +17,22 @@ func Of(key string) int {
 // the first '{' and the first '}' after it when that substring is not empty,
 // else the whole key.
 func HashTag(key string) string {
-	for i := 0; i < len(key); i++ {
-		if key[i] == '{' {
-			for j := i + 1; j < len(key); j++ {
-				if key[j] == '}' {
-					if j == i+1 {
-						return key
-					}
-					return key[i+1 : j]
-				}
-			}
-			return key
-		}
+	i := strings.IndexByte(key, '{')
+	if i < 0 {
+		return key
 	}
-	return key
+	j := strings.IndexByte(key[i+1:], '}')
+	if j <= 0 {
+		return key
+	}
+	return key[i+1 : i+1+j]
 }
 
-var crcTable = func() (t [256]uint16) {
-	for i := range t {
+// crcTables[k][b] is the CRC16 of byte b followed by k zero bytes; row 0 is
+// the classic byte-at-a-time table. The rows let CRC16 fold eight bytes per
+// step (slicing-by-8).
+var crcTables = func() (t [8][256]uint16) {
+	for i := range t[0] {
 		c := uint16(i) << 8
 		for range 8 {
 			if c&0x8000 != 0 {
@@ -41,7 +41,13 @@ var crcTable = func() (t [256]uint16) {
 				c <<= 1
 			}
 		}
-		t[i] = c
+		t[0][i] = c
+	}
+	for k := 1; k < 8; k++ {
+		for i := range t[k] {
+			p := t[k-1][i]
+			t[k][i] = p<<8 ^ t[0][p>>8]
+		}
 	}
 	return t
 }()
@@ -50,8 +56,14 @@ var crcTable = func() (t [256]uint16) {
 // reflection), the checksum Redis Cluster uses.
 func CRC16(s string) uint16 {
 	var crc uint16
+	t := &crcTables
+	for len(s) >= 8 {
+		crc = t[7][byte(crc>>8)^s[0]] ^ t[6][byte(crc)^s[1]] ^
+			t[5][s[2]] ^ t[4][s[3]] ^ t[3][s[4]] ^ t[2][s[5]] ^ t[1][s[6]] ^ t[0][s[7]]
+		s = s[8:]
+	}
 	for i := 0; i < len(s); i++ {
-		crc = crc<<8 ^ crcTable[byte(crc>>8)^s[i]]
+		crc = crc<<8 ^ t[0][byte(crc>>8)^s[i]]
 	}
 	return crc
 }

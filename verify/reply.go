@@ -6,7 +6,8 @@ import (
 )
 
 // Kind is the RESP2 type of a reply, as a RESP2 client (redis-cli, a
-// connection without HELLO 3) receives it.
+// connection without HELLO 3) receives it. FromMessage (reply_rueidis.go)
+// converts a live rueidis reply exactly, error codes and status included.
 type Kind int
 
 const (

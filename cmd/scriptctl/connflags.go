@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/connect"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/loader"
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// jsonFormatVersion is the format_version of every online command's JSON
+// output (docs/json.md).
+const jsonFormatVersion = "1"
+
+// connFlags are the connection flags plan, deploy, status and prune share.
+type connFlags struct {
+	URLs          []string
+	PasswordFile  string
+	TLSCA         string
+	TLSCert       string
+	TLSKey        string
+	TLSServerName string
+	TLSInsecure   bool
+	Timeout       time.Duration
+	Mode          string
+	Format        string
+}
+
+const connHelp = `
+Connecting:
+  Give every server with --url (repeatable) or SCRIPTCTL_URL (URLs separated
+  by commas). In a Redis Cluster one node is enough: scriptctl reads the rest
+  from CLUSTER NODES. Standalone, give the primary: its replicas are found
+  through INFO replication (give them too when they announce an address you
+  cannot reach). The password comes from --password-file, SCRIPTCTL_PASSWORD
+  or REDISCLI_AUTH, never from a flag value that ps would show; a user goes in
+  the URL (redis://user@host:port).`
+
+func (f *connFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringArrayVar(&f.URLs, "url", nil, "server `URL`, redis://[user@]host:port or rediss://...; repeatable (env SCRIPTCTL_URL)")
+	fs.StringVar(&f.PasswordFile, "password-file", "", "read the password from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
+	fs.StringVar(&f.TLSCA, "tls-ca", "", "PEM `file` of CA certificates to verify servers with (rediss:// URLs)")
+	fs.StringVar(&f.TLSCert, "tls-cert", "", "PEM client certificate `file`")
+	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM client key `file`")
+	fs.StringVar(&f.TLSServerName, "tls-server-name", "", "server `name` to verify instead of the URL's host")
+	fs.BoolVar(&f.TLSInsecure, "tls-insecure", false, "do not verify server certificates (explicit opt-in)")
+	fs.DurationVar(&f.Timeout, "timeout", connect.DefaultTimeout, "bound on connecting and on each command")
+	fs.StringVar(&f.Mode, "mode", "both", "what to handle: scripts, functions or both")
+	fs.StringVar(&f.Format, "format", "table", "output format: table or json")
+	cmd.Long += "\n" + connHelp
+}
+
+// check validates the flag values that need no I/O.
+func (f *connFlags) check(cmd *cobra.Command) (loader.Mode, error) {
+	if err := checkFormat(cmd, f.Format, "table", "json"); err != nil {
+		return "", err
+	}
+	mode, err := loader.ParseMode(f.Mode)
+	if err != nil {
+		return "", cmdutil.Usage(fmt.Errorf("--mode: %w", err), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+	}
+	if f.Timeout <= 0 {
+		return "", cmdutil.Usage(fmt.Errorf("--timeout must be positive, not %s", f.Timeout), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+	}
+	return mode, nil
+}
+
+// settings gathers the connection settings from the flags and the
+// environment. fromEnv reports whether the URLs came from SCRIPTCTL_URL.
+func (f *connFlags) settings() (s connect.Settings, fromEnv bool, err error) {
+	s = connect.Settings{
+		URLs:        f.URLs,
+		TLSCA:       f.TLSCA,
+		TLSCert:     f.TLSCert,
+		TLSKey:      f.TLSKey,
+		TLSServer:   f.TLSServerName,
+		TLSInsecure: f.TLSInsecure,
+		Timeout:     f.Timeout,
+	}
+	if len(s.URLs) == 0 {
+		s.URLs = connect.SplitURLs(os.Getenv("SCRIPTCTL_URL"))
+		fromEnv = true
+	}
+	switch {
+	case f.PasswordFile != "":
+		s.Password, err = connect.ReadPasswordFile(f.PasswordFile)
+		s.PasswordFrom = "--password-file"
+	case os.Getenv("SCRIPTCTL_PASSWORD") != "":
+		s.Password, s.PasswordFrom = os.Getenv("SCRIPTCTL_PASSWORD"), "SCRIPTCTL_PASSWORD"
+	case os.Getenv("REDISCLI_AUTH") != "":
+		s.Password, s.PasswordFrom = os.Getenv("REDISCLI_AUTH"), "REDISCLI_AUTH"
+	}
+	return s, fromEnv, err
+}
+
+// online is what an online command works with once connected.
+type online struct {
+	cfg  *connect.Config
+	topo *loader.Topology
+}
+
+// connectAll resolves the connection settings and discovers the nodes.
+// Settings problems exit 2; a failed discovery exits 3. The caller closes
+// the topology.
+func (f *connFlags) connectAll(ctx context.Context, cmd string) (*online, error) {
+	s, fromEnv, err := f.settings()
+	if err != nil {
+		return nil, connUsage(err, cmd)
+	}
+	cfg, err := connect.Resolve(s, fromEnv)
+	if err != nil {
+		return nil, connUsage(err, cmd)
+	}
+	topo, err := loader.Connect(ctx, cfg.Dial, cfg.Seeds, cfg.Timeout)
+	if err != nil {
+		return nil, cmdutil.Env(cfg.Scrub(fmt.Errorf("discover nodes: %w", err)))
+	}
+	return &online{cfg: cfg, topo: topo}, nil
+}
+
+func connUsage(err error, cmd string) error {
+	var ie *connect.InputError
+	if errors.As(err, &ie) {
+		return cmdutil.Usage(err, fmt.Sprintf("'scriptctl %s --help'", cmd))
+	}
+	return cmdutil.Env(err)
+}
+
+// envErr maps a loader error to exit 3, scrubbed, with the hint some errors
+// carry.
+func (o *online) envErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	err = o.cfg.Scrub(err)
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return &cmdutil.ExitError{Code: cmdutil.ExitEnv, Err: err, Hint: h.Hint()}
+	}
+	return cmdutil.Env(err)
+}
+
+// loadManifestFor loads the manifest for an online command.
+func loadManifestFor(path string) (*manifest.Manifest, error) {
+	m, err := manifest.Load(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, cmdutil.Input(err)
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// nodeJSON is a node as every online command's JSON shows it.
+type nodeJSON struct {
+	Addr         string `json:"addr"`
+	Role         string `json:"role"`
+	Primary      string `json:"primary,omitempty"`
+	RedisVersion string `json:"redis_version,omitempty"`
+	Error        string `json:"error,omitempty"`
+}
+
+func (o *online) node(n *loader.Node) nodeJSON {
+	j := nodeJSON{Addr: n.Addr, Role: string(n.Role), Primary: n.Primary, RedisVersion: n.Version}
+	if n.Err != nil {
+		j.Error = o.cfg.ScrubString(n.Err.Error())
+	}
+	return j
+}
+
+// errString returns err's message scrubbed, or "".
+func (o *online) errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return o.cfg.ScrubString(err.Error())
+}
+
+// writeJSON writes v as indented JSON on stdout.
+func writeJSON(ios *iostreams.IOStreams, v any) error {
+	enc := json.NewEncoder(ios.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// dash returns s, or "-" when empty, for table cells.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// shortSHA abbreviates a SHA for tables.
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// oneLine keeps a table cell on one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/loader"
+)
+
+func init() { commands = append(commands, newCmdDeploy) }
+
+type deployOptions struct {
+	IO          *iostreams.IOStreams
+	Manifest    string
+	Conn        connFlags
+	Mode        loader.Mode
+	DryRun      bool
+	Parallel    int
+	Replace     bool
+	LockTimeout time.Duration
+	ReplicaWait time.Duration
+}
+
+func newCmdDeploy(g *globalOptions) *cobra.Command {
+	opts := &deployOptions{IO: g.IO}
+	cmd := &cobra.Command{
+		Use:   "deploy",
+		Short: "Load the manifest's scripts and library on every node",
+		Long: `Load the manifest's scripts into the script cache of every node, replicas
+included (SCRIPT LOAD; the SHA each node returns must equal the SHA of the
+file's exact bytes), and the Functions library <library>_v<version> on every
+primary (FUNCTION LOAD), then wait until every replica lists it (bounded by
+--replica-wait). Older library versions stay until 'scriptctl prune', so old
+and new application builds run side by side during a rollout.
+
+Deploy is idempotent: what is loaded already is left alone and reported as
+already_loaded, so a rerun converges. Nodes are worked on in parallel
+(--parallel); a node that fails does not stop the others. A library of the
+same name with different code is a conflict: deploy refuses before changing
+anything, unless --replace.
+
+A deploy lock (a lease key with a random token on one primary, renewed while
+the deploy runs, released token-safely) keeps two deploys to the same servers
+from interleaving: the second waits up to --lock-timeout, then exits 3 naming
+the holder. Ctrl-C stops between nodes and reports what was done.
+
+Exit status: 0 when every node converged; 3 when any node failed (each is
+named with the reason), on a conflict, a held lock or an interruption.`,
+		Example: `  scriptctl deploy --url redis://redis-0:6379 --dry-run
+  scriptctl deploy --url redis://primary:6379 --url redis://replica:6379
+  SCRIPTCTL_PASSWORD=... scriptctl deploy --url rediss://cluster-0:6380 --tls-ca ca.pem`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			mode, err := opts.Conn.check(cmd)
+			if err != nil {
+				return err
+			}
+			hint := fmt.Sprintf("'%s --help'", cmd.CommandPath())
+			if opts.Parallel < 1 {
+				return cmdutil.Usage(fmt.Errorf("--parallel must be at least 1, not %d", opts.Parallel), hint)
+			}
+			if opts.LockTimeout < 0 || opts.ReplicaWait <= 0 {
+				return cmdutil.Usage(fmt.Errorf("--lock-timeout must not be negative and --replica-wait must be positive"), hint)
+			}
+			opts.Mode = mode
+			opts.Manifest = g.Manifest
+			return runDeploy(cmd.Context(), opts)
+		},
+	}
+	opts.Conn.register(cmd)
+	fs := cmd.Flags()
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "show the plan, take no lock, change nothing")
+	fs.IntVar(&opts.Parallel, "parallel", loader.DefaultParallel, "nodes worked on at once")
+	fs.BoolVar(&opts.Replace, "replace", false, "load over a library of the same name with different code")
+	fs.DurationVar(&opts.LockTimeout, "lock-timeout", loader.DefaultLockTimeout, "how long to wait for another deploy's lock")
+	fs.DurationVar(&opts.ReplicaWait, "replica-wait", loader.DefaultReplicaWait, "how long to wait for each replica to show the library")
+	return cmd
+}
+
+func runDeploy(ctx context.Context, opts *deployOptions) error {
+	m, err := loadManifestFor(opts.Manifest)
+	if err != nil {
+		return err
+	}
+	o, err := opts.Conn.connectAll(ctx, "deploy")
+	if err != nil {
+		return err
+	}
+	defer o.topo.Close()
+	rep, err := loader.Deploy(ctx, o.topo, m, loader.DeployOptions{
+		Options:     loader.Options{Mode: opts.Mode, Replace: opts.Replace, Parallel: opts.Parallel, Notice: opts.IO.Notice},
+		DryRun:      opts.DryRun,
+		LockTimeout: opts.LockTimeout,
+		ReplicaWait: opts.ReplicaWait,
+		Progress:    opts.IO.Progress,
+	})
+	if rep != nil {
+		var perr error
+		switch {
+		case opts.Conn.Format == "json":
+			perr = writeJSON(opts.IO, o.deployJSON(rep, err))
+		case rep.DryRun || len(rep.Nodes) == 0:
+			perr = o.planTable(opts.IO, rep.Plan)
+		default:
+			perr = o.deployTable(opts.IO, rep)
+		}
+		if perr != nil && err == nil {
+			return perr
+		}
+	}
+	return o.envErr(err)
+}
+
+func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport) error {
+	t := ios.NewTable("NODE", "ROLE", "SCRIPTS", "LIBRARY", "RESULT", "ERROR")
+	for _, nr := range rep.Nodes {
+		n := nr.Node
+		scripts := map[loader.Outcome]int{}
+		total := 0
+		library := "-"
+		for _, it := range nr.Items {
+			if it.Kind == loader.KindScript {
+				scripts[it.Outcome]++
+				total++
+			} else {
+				library = it.Name + " " + string(it.Outcome)
+			}
+		}
+		var sc []string
+		for _, oc := range []loader.Outcome{loader.OutcomeLoaded, loader.OutcomeAlreadyLoaded, loader.OutcomeFailed, loader.OutcomeSkipped} {
+			if scripts[oc] > 0 {
+				sc = append(sc, strconv.Itoa(scripts[oc])+" "+string(oc))
+			}
+		}
+		errText := ""
+		if nr.Err != nil {
+			errText = oneLine(o.errString(nr.Err.Err))
+			if nr.Err.Op != "connect" {
+				errText = nr.Err.Op + ": " + errText
+			}
+		}
+		status := nr.Status()
+		if !n.OK() && nr.Err != nil && nr.Err.Op == "connect" {
+			status = "unreachable"
+		}
+		t.Row(n.Addr, string(n.Role), dash(strings.Join(sc, ", ")), library, paintStatus(ios, status), dash(errText))
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	changed, failed := rep.Counts()
+	if changed == 0 && failed == 0 {
+		ios.Notice("Deploy: nothing to do, everything already loaded on %d node(s).", len(rep.Nodes))
+		return nil
+	}
+	ios.Notice("Deploy: %d item(s) loaded, %d failed, on %d node(s).", changed, failed, len(rep.Nodes))
+	return nil
+}
+
+func paintStatus(ios *iostreams.IOStreams, s string) string {
+	switch s {
+	case "ok":
+		return ios.Paint(iostreams.Green, s)
+	case "failed", "unreachable":
+		return ios.Paint(iostreams.Red, s)
+	}
+	return ios.Paint(iostreams.Yellow, s)
+}
+
+// deployJSON is the --format json document of deploy (docs/json.md).
+type deployJSON struct {
+	FormatVersion string           `json:"format_version"`
+	Command       string           `json:"command"`
+	DryRun        bool             `json:"dry_run"`
+	Library       string           `json:"library"`
+	LibraryName   string           `json:"library_name"`
+	Version       int              `json:"version"`
+	Mode          string           `json:"mode"`
+	Lock          string           `json:"lock,omitempty"`
+	Loaded        int              `json:"loaded"`
+	Failed        int              `json:"failed"`
+	Error         string           `json:"error,omitempty"`
+	Nodes         []deployNodeJSON `json:"nodes"`
+}
+
+type deployNodeJSON struct {
+	nodeJSON
+	Status string           `json:"status"`
+	Items  []deployItemJSON `json:"items"`
+}
+
+type deployItemJSON struct {
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	SHA     string `json:"sha,omitempty"`
+	Action  string `json:"action"`
+	Outcome string `json:"outcome,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+func (o *online) deployJSON(rep *loader.DeployReport, err error) deployJSON {
+	p := rep.Plan
+	out := deployJSON{FormatVersion: jsonFormatVersion, Command: "deploy", DryRun: rep.DryRun, Library: p.Library,
+		LibraryName: p.LibraryName, Version: p.Version, Mode: string(p.Mode), Lock: rep.Lock, Error: o.errString(err),
+		Nodes: []deployNodeJSON{}}
+	out.Loaded, out.Failed = rep.Counts()
+	if len(rep.Nodes) == 0 {
+		// A dry run, or a refused deploy: the plan.
+		for _, np := range p.Nodes {
+			nj := deployNodeJSON{nodeJSON: o.node(np.Node), Status: "planned", Items: []deployItemJSON{}}
+			if !np.Node.OK() {
+				nj.Status = "unreachable"
+			}
+			for _, it := range np.Items {
+				nj.Items = append(nj.Items, deployItemJSON{Kind: it.Kind, Name: it.Name, SHA: it.SHA, Action: string(it.Action)})
+			}
+			out.Nodes = append(out.Nodes, nj)
+		}
+		return out
+	}
+	for _, nr := range rep.Nodes {
+		nj := deployNodeJSON{nodeJSON: o.node(nr.Node), Status: nr.Status(), Items: []deployItemJSON{}}
+		if !nr.Node.OK() {
+			nj.Status = "unreachable"
+		} else if nr.Err != nil {
+			nj.Error = o.errString(nr.Err)
+		}
+		for _, it := range nr.Items {
+			nj.Items = append(nj.Items, deployItemJSON{Kind: it.Kind, Name: it.Name, SHA: it.SHA, Action: string(it.Action),
+				Outcome: string(it.Outcome), Error: o.errString(it.Err)})
+		}
+		out.Nodes = append(out.Nodes, nj)
+	}
+	return out
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/lint"
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+func init() { commands = append(commands, newCmdLint) }
+
+type lintOptions struct {
+	IO *iostreams.IOStreams
+
+	Manifest    string
+	ManifestSet bool // -m given explicitly
+	Format      string
+	FailOn      lint.Severity
+	Files       []string
+}
+
+func newCmdLint(g *globalOptions) *cobra.Command {
+	opts := &lintOptions{IO: g.IO}
+	var failOn string
+	cmd := &cobra.Command{
+		Use:   "lint [FILE...]",
+		Short: "Check Lua scripts offline for what breaks in a cluster or in Redis's sandbox",
+		Long: `Lint Redis Lua scripts without a server: parse them as Redis 7's Lua 5.1 does
+(shebang stripped), track values through locals, and report what would break
+in Redis Cluster or in the script sandbox: keys not passed in KEYS, globals,
+forbidden or blocking commands, writes in no-writes scripts, unchecked TTLs
+and more. Every rule, with a bad and a good example, is documented in
+lint/README.md.
+
+Without FILE arguments every script of the manifest is linted with the
+manifest's declarations (key and arg counts, flags). A FILE the manifest does
+not list gets every rule that does not need the manifest.
+
+Output: "file:line:col: severity code: message" lines; --format json prints
+an array of {file, line, column, severity, code, message}; --format sarif
+prints SARIF 2.1.0 for GitHub code scanning (paths relative to the current
+directory, which should be the repository root).
+
+Silence one finding with a comment on its line or the line above:
+  -- scriptctl:ignore <code> <reason>
+A suppression without a reason is itself an error.
+
+Exit codes: 0 no findings at or above --fail-on, 1 findings, 2 unreadable
+input or invalid manifest.`,
+		Example: `  scriptctl lint
+  scriptctl lint --fail-on warning
+  scriptctl lint lua/publish.lua
+  scriptctl lint --format sarif > lint.sarif`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(cmd, opts.Format, "text", "json", "sarif"); err != nil {
+				return err
+			}
+			sev, err := lint.ParseSeverity(failOn)
+			if err != nil {
+				return cmdutil.Usage(fmt.Errorf("invalid --fail-on %q: want error or warning", failOn), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			}
+			opts.FailOn = sev
+			opts.Manifest = g.Manifest
+			opts.ManifestSet = cmd.Flags().Changed("manifest")
+			opts.Files = args
+			return runLint(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or sarif")
+	cmd.Flags().StringVar(&failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error or warning")
+	return cmd
+}
+
+func runLint(ctx context.Context, opts *lintOptions) error {
+	files, err := lintFiles(opts)
+	if err != nil {
+		return err
+	}
+	ds, err := lint.Run(ctx, lint.Config{Files: files})
+	if err != nil {
+		if errors.Is(err, lint.ErrUnreadable) {
+			return cmdutil.Input(err)
+		}
+		return err
+	}
+	switch opts.Format {
+	case "json":
+		err = lint.WriteJSON(opts.IO.Out, ds)
+	case "sarif":
+		err = lint.WriteSARIF(opts.IO.Out, ds, version)
+	default:
+		err = writeLintText(opts.IO, ds)
+	}
+	if err != nil {
+		return err
+	}
+	errs, warns := lint.Count(ds, lint.Error), len(ds)-lint.Count(ds, lint.Error)
+	if opts.Format == "text" {
+		if len(ds) == 0 {
+			opts.IO.Progress("%d script(s) linted: no findings", len(files))
+		} else {
+			opts.IO.Progress("%d script(s) linted: %d error(s), %d warning(s)", len(files), errs, warns)
+		}
+	}
+	if lint.Count(ds, opts.FailOn) > 0 {
+		return cmdutil.Findings()
+	}
+	return nil
+}
+
+func writeLintText(io *iostreams.IOStreams, ds []lint.Diagnostic) error {
+	for _, d := range ds {
+		color := iostreams.Yellow
+		if d.Severity == lint.Error {
+			color = iostreams.Red
+		}
+		if _, err := fmt.Fprintf(io.Out, "%s: %s %s: %s\n", d.Pos, io.Paint(color, string(d.Severity)), d.Code, d.Message); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lintFiles resolves what to lint: the manifest's scripts, or the FILE
+// arguments with the manifest's declaration for those it lists.
+func lintFiles(opts *lintOptions) ([]lint.File, error) {
+	m, err := manifest.Load(opts.Manifest)
+	if err != nil {
+		var pe *os.PathError
+		missing := errors.As(err, &pe) && errors.Is(err, os.ErrNotExist)
+		if len(opts.Files) > 0 && missing && !opts.ManifestSet {
+			m = nil // lint the files on their own
+		} else if errors.Is(err, manifest.ErrInvalid) {
+			return nil, err
+		} else {
+			return nil, cmdutil.Usage(err, "'scriptctl lint -m path/to/manifest.yaml', or name the files to lint")
+		}
+	}
+	if len(opts.Files) == 0 {
+		files := lint.ManifestFiles(m)
+		for i := range files {
+			files[i].Path = displayPath(files[i].Path)
+		}
+		return files, nil
+	}
+	var files []lint.File
+	for _, f := range opts.Files {
+		lf := lint.File{Path: displayPath(f)}
+		if m != nil {
+			for _, s := range m.Scripts {
+				if samePath(s.Path, f) {
+					lf.Decl = lint.DeclOf(s)
+				}
+			}
+		}
+		files = append(files, lf)
+	}
+	return files, nil
+}
+
+// displayPath returns path relative to the current directory when it lies
+// below it, with forward slashes: what SARIF and editors expect.
+func displayPath(path string) string {
+	if filepath.IsAbs(path) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+				path = rel
+			}
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(path))
+}
+
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}

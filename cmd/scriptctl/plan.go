@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/loader"
+)
+
+func init() { commands = append(commands, newCmdPlan) }
+
+type planOptions struct {
+	IO       *iostreams.IOStreams
+	Manifest string
+	Conn     connFlags
+	Mode     loader.Mode
+	ExitCode bool
+	Replace  bool
+}
+
+func newCmdPlan(g *globalOptions) *cobra.Command {
+	opts := &planOptions{IO: g.IO}
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Show what a deploy would load on each node, changing nothing",
+		Long: `Show, per node and per item (each script, and the Functions library
+<library>_v<version>), what 'scriptctl deploy' would do:
+
+  load            missing: deploy loads it (on a replica, the library arrives
+                  by replication from its primary)
+  already_loaded  present with the same SHA, or the same library code
+  conflict        the library name is loaded with different code: deploy
+                  refuses unless --replace (bump version instead)
+  unsupported     the server is older than Redis 7.0: no Functions
+
+Scripts are checked with SCRIPT EXISTS on every node, replicas included (the
+script cache is per node); the library with FUNCTION LIST WITHCODE.
+
+Exit status: 0, or with --exit-code 1 when anything would load or conflict;
+3 when a node cannot be reached (the others are still shown).`,
+		Example: `  scriptctl plan --url redis://10.0.0.5:6379
+  SCRIPTCTL_URL=redis://redis-0:6379 scriptctl plan --exit-code --format json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			mode, err := opts.Conn.check(cmd)
+			if err != nil {
+				return err
+			}
+			opts.Mode = mode
+			opts.Manifest = g.Manifest
+			return runPlan(cmd.Context(), opts)
+		},
+	}
+	opts.Conn.register(cmd)
+	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when a deploy would change anything")
+	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "plan as deploy --replace would: a differing library is loaded over")
+	return cmd
+}
+
+func runPlan(ctx context.Context, opts *planOptions) error {
+	m, err := loadManifestFor(opts.Manifest)
+	if err != nil {
+		return err
+	}
+	o, err := opts.Conn.connectAll(ctx, "plan")
+	if err != nil {
+		return err
+	}
+	defer o.topo.Close()
+	p, err := loader.Plan(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Replace: opts.Replace, Notice: opts.IO.Notice})
+	if err != nil {
+		return o.envErr(err)
+	}
+	if opts.Conn.Format == "json" {
+		err = writeJSON(opts.IO, o.planJSON(p))
+	} else {
+		err = o.planTable(opts.IO, p)
+	}
+	if err != nil {
+		return err
+	}
+	if err := p.Unreachable(); err != nil {
+		return o.envErr(err)
+	}
+	if opts.ExitCode && p.Changes() > 0 {
+		return cmdutil.Findings()
+	}
+	return nil
+}
+
+func (o *online) planTable(ios *iostreams.IOStreams, p *loader.PlanReport) error {
+	t := ios.NewTable("NODE", "ROLE", "REDIS", "KIND", "ITEM", "ACTION", "DETAIL")
+	counts := map[loader.Action]int{}
+	for _, np := range p.Nodes {
+		n := np.Node
+		if !n.OK() {
+			t.Row(n.Addr, string(n.Role), dash(n.Version), "-", "-", ios.Paint(iostreams.Red, "unreachable"), oneLine(o.errString(n.Err)))
+			continue
+		}
+		for _, it := range np.Items {
+			counts[it.Action]++
+			t.Row(n.Addr, string(n.Role), n.Version, it.Kind, it.Name, paintAction(ios, it.Action), dash(oneLine(it.Detail)))
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	ios.Notice("Plan: %d to load, %d conflict(s), %d already loaded, %d unsupported on %d node(s).",
+		counts[loader.ActionLoad], counts[loader.ActionConflict], counts[loader.ActionAlreadyLoaded], counts[loader.ActionUnsupported], len(p.Nodes))
+	return nil
+}
+
+func paintAction(ios *iostreams.IOStreams, a loader.Action) string {
+	switch a {
+	case loader.ActionLoad:
+		return ios.Paint(iostreams.Yellow, string(a))
+	case loader.ActionConflict:
+		return ios.Paint(iostreams.Red, string(a))
+	case loader.ActionAlreadyLoaded:
+		return ios.Paint(iostreams.Green, string(a))
+	}
+	return string(a)
+}
+
+// planJSON is the --format json document of plan (docs/json.md).
+type planJSON struct {
+	FormatVersion string         `json:"format_version"`
+	Command       string         `json:"command"`
+	Library       string         `json:"library"`
+	LibraryName   string         `json:"library_name"`
+	Version       int            `json:"version"`
+	Mode          string         `json:"mode"`
+	Changes       int            `json:"changes"`
+	Nodes         []planNodeJSON `json:"nodes"`
+}
+
+type planNodeJSON struct {
+	nodeJSON
+	Items []planItemJSON `json:"items"`
+}
+
+type planItemJSON struct {
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	SHA    string `json:"sha,omitempty"`
+	Action string `json:"action"`
+	Detail string `json:"detail,omitempty"`
+}
+
+func (o *online) planJSON(p *loader.PlanReport) planJSON {
+	out := planJSON{FormatVersion: jsonFormatVersion, Command: "plan", Library: p.Library, LibraryName: p.LibraryName,
+		Version: p.Version, Mode: string(p.Mode), Changes: p.Changes(), Nodes: []planNodeJSON{}}
+	for _, np := range p.Nodes {
+		nj := planNodeJSON{nodeJSON: o.node(np.Node), Items: []planItemJSON{}}
+		for _, it := range np.Items {
+			nj.Items = append(nj.Items, planItemJSON{Kind: it.Kind, Name: it.Name, SHA: it.SHA, Action: string(it.Action), Detail: it.Detail})
+		}
+		out.Nodes = append(out.Nodes, nj)
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/loader"
+)
+
+func init() { commands = append(commands, newCmdPrune) }
+
+type pruneOptions struct {
+	IO          *iostreams.IOStreams
+	Manifest    string
+	Conn        connFlags
+	Keep        int
+	DryRun      bool
+	LockTimeout time.Duration
+}
+
+func newCmdPrune(g *globalOptions) *cobra.Command {
+	opts := &pruneOptions{IO: g.IO}
+	cmd := &cobra.Command{
+		Use:   "prune --keep N",
+		Short: "Delete old versions of the manifest's library",
+		Long: `Delete this manifest's Functions libraries <library>_v<k> older than the newest
+--keep versions found on any primary, on every primary (replicas follow by
+replication). The manifest's own version is always kept. Libraries of other
+names are never touched, and the script cache is never flushed (Redis cannot
+delete one cached script; a restart or SCRIPT FLUSH empties the cache, and
+'scriptctl deploy' refills it).
+
+Prune takes the deploy lock, so it never runs while a deploy does.
+
+Exit status: 0; 3 when a primary cannot be reached or a delete fails.`,
+		Example: `  scriptctl prune --keep 2 --dry-run --url redis://redis-0:6379
+  scriptctl prune --keep 2 --url redis://redis-0:6379`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := opts.Conn.check(cmd); err != nil {
+				return err
+			}
+			hint := fmt.Sprintf("'%s --help'", cmd.CommandPath())
+			if !cmd.Flags().Changed("keep") {
+				return cmdutil.Usage(fmt.Errorf("--keep is required: how many of the newest versions to keep"), hint)
+			}
+			if opts.Keep < 1 {
+				return cmdutil.Usage(fmt.Errorf("--keep must be at least 1, not %d", opts.Keep), hint)
+			}
+			if opts.Conn.Mode != "both" && opts.Conn.Mode != "functions" {
+				return cmdutil.Usage(fmt.Errorf("prune works on libraries only: --mode %s does not apply", opts.Conn.Mode), hint)
+			}
+			opts.Manifest = g.Manifest
+			return runPrune(cmd.Context(), opts)
+		},
+	}
+	opts.Conn.register(cmd)
+	fs := cmd.Flags()
+	fs.IntVar(&opts.Keep, "keep", 0, "keep the newest `N` versions (required, at least 1)")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "list what would be deleted, take no lock, delete nothing")
+	fs.DurationVar(&opts.LockTimeout, "lock-timeout", loader.DefaultLockTimeout, "how long to wait for a running deploy's lock")
+	return cmd
+}
+
+func runPrune(ctx context.Context, opts *pruneOptions) error {
+	m, err := loadManifestFor(opts.Manifest)
+	if err != nil {
+		return err
+	}
+	o, err := opts.Conn.connectAll(ctx, "prune")
+	if err != nil {
+		return err
+	}
+	defer o.topo.Close()
+	r, err := loader.Prune(ctx, o.topo, m, loader.PruneOptions{Keep: opts.Keep, DryRun: opts.DryRun, LockTimeout: opts.LockTimeout})
+	if r != nil {
+		var perr error
+		if opts.Conn.Format == "json" {
+			perr = writeJSON(opts.IO, o.pruneJSON(r, err))
+		} else {
+			perr = o.pruneTable(opts.IO, r)
+		}
+		if perr != nil && err == nil {
+			return perr
+		}
+	}
+	return o.envErr(err)
+}
+
+func (o *online) pruneTable(ios *iostreams.IOStreams, r *loader.PruneReport) error {
+	t := ios.NewTable("NODE", "LIBRARY", "VERSION", "RESULT", "ERROR")
+	for _, it := range r.Items {
+		res := it.Outcome
+		switch res {
+		case "deleted", "would_delete":
+			res = ios.Paint(iostreams.Yellow, res)
+		case "failed":
+			res = ios.Paint(iostreams.Red, res)
+		}
+		t.Row(it.Node, it.Library, strconv.Itoa(it.Version), res, dash(oneLine(o.errString(it.Err))))
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, addr := range r.Skipped {
+		ios.Notice("%s: skipped: older than Redis 7.0, no Functions", addr)
+	}
+	verb := "deleted"
+	if r.DryRun {
+		verb = "would delete"
+	}
+	ios.Notice("Prune: keep version(s) %s; %s version(s) %s.", ints(r.Keep), verb, ints(r.Delete))
+	return nil
+}
+
+func ints(v []int) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// pruneJSON is the --format json document of prune (docs/json.md).
+type pruneJSON struct {
+	FormatVersion string          `json:"format_version"`
+	Command       string          `json:"command"`
+	DryRun        bool            `json:"dry_run"`
+	Library       string          `json:"library"`
+	Keep          []int           `json:"keep"`
+	Delete        []int           `json:"delete"`
+	Lock          string          `json:"lock,omitempty"`
+	Skipped       []string        `json:"skipped"`
+	Error         string          `json:"error,omitempty"`
+	Items         []pruneItemJSON `json:"items"`
+}
+
+type pruneItemJSON struct {
+	Node    string `json:"node"`
+	Library string `json:"library"`
+	Version int    `json:"version"`
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+}
+
+func (o *online) pruneJSON(r *loader.PruneReport, err error) pruneJSON {
+	out := pruneJSON{FormatVersion: jsonFormatVersion, Command: "prune", DryRun: r.DryRun, Library: r.Library,
+		Keep: nonNil(r.Keep), Delete: nonNil(r.Delete), Lock: r.Lock, Skipped: r.Skipped, Error: o.errString(err), Items: []pruneItemJSON{}}
+	if out.Skipped == nil {
+		out.Skipped = []string{}
+	}
+	for _, it := range r.Items {
+		out.Items = append(out.Items, pruneItemJSON{Node: it.Node, Library: it.Library, Version: it.Version, Outcome: it.Outcome, Error: o.errString(it.Err)})
+	}
+	return out
+}
+
+func nonNil(v []int) []int {
+	if v == nil {
+		return []int{}
+	}
+	return v
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/loader"
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+func init() { commands = append(commands, newCmdStatus) }
+
+type statusOptions struct {
+	IO       *iostreams.IOStreams
+	Manifest string
+	Conn     connFlags
+	Mode     loader.Mode
+}
+
+func newCmdStatus(g *globalOptions) *cobra.Command {
+	opts := &statusOptions{IO: g.IO}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what is loaded where, and exit 1 on drift",
+		Long: `Show, for every node, its role, whether each of the manifest's scripts is in
+its script cache, and which versions of the manifest's library it holds:
+
+  loaded       the manifest's script, or its library byte for byte
+  missing      drift: not there (EVALSHA fails with NOSCRIPT, FCALL fails)
+  differs      drift: the library name is loaded with other code
+  older        an older version recorded in scripts.sum (prune removes
+               older libraries; cached scripts of older versions are listed
+               when still present)
+  unknown      an older library version scripts.sum does not record
+  newer        a version newer than the manifest's
+  unsupported  the server is older than Redis 7.0: no Functions
+
+Exit status: 0 without drift; 1 on drift, each drifted node and item named on
+stderr ('scriptctl deploy' repairs it); 3 when a node cannot be reached.`,
+		Example: `  scriptctl status --url redis://redis-0:6379
+  scriptctl status --mode scripts --format json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			mode, err := opts.Conn.check(cmd)
+			if err != nil {
+				return err
+			}
+			opts.Mode = mode
+			opts.Manifest = g.Manifest
+			return runStatus(cmd.Context(), opts)
+		},
+	}
+	opts.Conn.register(cmd)
+	return cmd
+}
+
+func runStatus(ctx context.Context, opts *statusOptions) error {
+	m, err := loadManifestFor(opts.Manifest)
+	if err != nil {
+		return err
+	}
+	ledger, err := readLedger(m)
+	if err != nil {
+		return err
+	}
+	o, err := opts.Conn.connectAll(ctx, "status")
+	if err != nil {
+		return err
+	}
+	defer o.topo.Close()
+	st, err := loader.Status(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Ledger: ledger})
+	if err != nil {
+		return o.envErr(err)
+	}
+	if opts.Conn.Format == "json" {
+		err = writeJSON(opts.IO, o.statusJSON(st))
+	} else {
+		err = o.statusTable(opts.IO, st)
+	}
+	if err != nil {
+		return err
+	}
+	if err := st.Unreachable(); err != nil {
+		return o.envErr(err)
+	}
+	if drift := st.Drift(); len(drift) > 0 {
+		for _, d := range drift {
+			opts.IO.Notice("drift: %s", d)
+		}
+		opts.IO.Notice("%d drifted item(s): run 'scriptctl deploy' to repair", len(drift))
+		return cmdutil.Findings()
+	}
+	return nil
+}
+
+// readLedger reads scripts.sum beside the manifest as version -> script ->
+// SHA; a missing file is an empty ledger.
+func readLedger(m *manifest.Manifest) (map[int]map[string]string, error) {
+	sum, err := manifest.ReadSum(m.SumPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, cmdutil.Input(err)
+	}
+	out := map[int]map[string]string{}
+	for _, e := range sum.Entries {
+		if out[e.Version] == nil {
+			out[e.Version] = map[string]string{}
+		}
+		out[e.Version][e.Script] = e.SHA
+	}
+	return out, nil
+}
+
+func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) error {
+	t := ios.NewTable("NODE", "ROLE", "KIND", "ITEM", "VERSION", "STATE", "DETAIL")
+	for _, ns := range st.Nodes {
+		n := ns.Node
+		if !n.OK() {
+			t.Row(n.Addr, string(n.Role), "-", "-", "-", ios.Paint(iostreams.Red, "unreachable"), oneLine(o.errString(n.Err)))
+			continue
+		}
+		for _, it := range ns.Items {
+			name := it.Name
+			if it.Kind == loader.KindScript {
+				name += " " + shortSHA(it.SHA)
+			}
+			state := string(it.State)
+			switch {
+			case it.State.Drift():
+				state = ios.Paint(iostreams.Red, state)
+			case it.State == loader.StateLoaded:
+				state = ios.Paint(iostreams.Green, state)
+			}
+			t.Row(n.Addr, string(n.Role), it.Kind, name, strconv.Itoa(it.Version), state, dash(oneLine(it.Detail)))
+		}
+	}
+	return t.Render()
+}
+
+// statusJSON is the --format json document of status (docs/json.md).
+type statusJSON struct {
+	FormatVersion string           `json:"format_version"`
+	Command       string           `json:"command"`
+	Library       string           `json:"library"`
+	LibraryName   string           `json:"library_name"`
+	Version       int              `json:"version"`
+	Mode          string           `json:"mode"`
+	Drift         []string         `json:"drift"`
+	Nodes         []statusNodeJSON `json:"nodes"`
+}
+
+type statusNodeJSON struct {
+	nodeJSON
+	Items []statusItemJSON `json:"items"`
+}
+
+type statusItemJSON struct {
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Version int    `json:"version"`
+	SHA     string `json:"sha,omitempty"`
+	State   string `json:"state"`
+	Drift   bool   `json:"drift"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+func (o *online) statusJSON(st *loader.StatusReport) statusJSON {
+	out := statusJSON{FormatVersion: jsonFormatVersion, Command: "status", Library: st.Library, LibraryName: st.LibraryName,
+		Version: st.Version, Mode: string(st.Mode), Drift: st.Drift(), Nodes: []statusNodeJSON{}}
+	if out.Drift == nil {
+		out.Drift = []string{}
+	}
+	for _, ns := range st.Nodes {
+		nj := statusNodeJSON{nodeJSON: o.node(ns.Node), Items: []statusItemJSON{}}
+		for _, it := range ns.Items {
+			nj.Items = append(nj.Items, statusItemJSON{Kind: it.Kind, Name: it.Name, Version: it.Version, SHA: it.SHA,
+				State: string(it.State), Drift: it.State.Drift(), Detail: it.Detail})
+		}
+		out.Nodes = append(out.Nodes, nj)
+	}
+	return out
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/verify/scenario"
+)
+
+func init() { commands = append(commands, newCmdVerify) }
+
+type verifyOptions struct {
+	IO        *iostreams.IOStreams
+	Manifest  string
+	Mode      string
+	Against   string
+	Format    string
+	Verbose   bool
+	Scenarios []string
+}
+
+func newCmdVerify(g *globalOptions) *cobra.Command {
+	opts := &verifyOptions{IO: g.IO}
+	cmd := &cobra.Command{
+		Use:   "verify [SCENARIO...]",
+		Short: "Run the scenario tests offline (and against a live Redis with --against)",
+		Long: `Run scenario tests: each scenario sets up keys, runs the manifest's scripts
+step by step as named workers with their tokens, advances a virtual clock, and
+checks every reply and every stored value and TTL. Scripts run in scriptctl's
+offline Redis 7 engine, as EVAL and as FCALL of the generated Functions
+library (--mode both, the default). The format is documented in
+lua_test/README.md.
+
+Without SCENARIO arguments every lua_test/*.yaml beside the manifest runs.
+
+A scenario with a control: section runs twice: with the manifest's scripts,
+where its regression: blocks must not hold, and with the unsafe variants it
+names, where they must ("control did not reach the dangerous interleaving"
+otherwise).
+
+--against redis://host:port repeats every run on a real server and compares
+each step's reply and stored values with the offline run. Keys get a prefix
+unique to the run inside their hash tag, clock advances become real waits,
+live TTLs may trail offline ones by the real time the run took (plus 25 ms),
+and the keys and functions a run created are deleted afterwards. Use a test
+server: the run writes keys (prefixed) and loads a uniquely named library.
+
+Exit codes: 0 every scenario passed (and live matched), 1 a scenario failed
+or live differed, 2 a scenario or script is malformed, 3 the live server
+failed.`,
+		Example: `  scriptctl verify
+  scriptctl verify -v lua_test/paused_writer.yaml
+  scriptctl verify --mode function --format json
+  scriptctl verify --against redis://127.0.0.1:6380`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(cmd, opts.Format, "text", "json"); err != nil {
+				return err
+			}
+			switch opts.Mode {
+			case "eval", "function", "both":
+			default:
+				return cmdutil.Usage(fmt.Errorf("invalid --mode %q: want eval, function or both", opts.Mode), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			}
+			if opts.Against != "" && !strings.HasPrefix(opts.Against, "redis://") && !strings.HasPrefix(opts.Against, "rediss://") {
+				return cmdutil.Usage(fmt.Errorf("invalid --against: want redis://host:port or rediss://host:port"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			}
+			opts.Manifest = g.Manifest
+			opts.Scenarios = args
+			return runVerify(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Mode, "mode", "both", "how scripts run: eval, function or both")
+	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on this Redis (redis://host:port) and compare with offline")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
+	return cmd
+}
+
+func runVerify(ctx context.Context, opts *verifyOptions) error {
+	m, err := manifest.Load(opts.Manifest)
+	if err != nil {
+		return err
+	}
+	paths := opts.Scenarios
+	if len(paths) == 0 {
+		if paths, err = scenario.Discover(m); err != nil {
+			return cmdutil.Input(err)
+		}
+		if len(paths) == 0 {
+			return cmdutil.Input(fmt.Errorf("no scenarios: no lua_test/*.yaml beside %s; pass scenario files as arguments", m.Path))
+		}
+	}
+	scenarios, err := scenario.LoadAll(m, paths)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(opts.IO.ErrOut, "Error: %s\n", line)
+		}
+		return &cmdutil.ExitError{Code: cmdutil.ExitInput, Err: err, Silent: true}
+	}
+	ro := scenario.Options{}
+	if opts.Mode != "both" {
+		ro.Modes = []scenario.Mode{scenario.Mode(opts.Mode)}
+	}
+	if opts.Against != "" {
+		srv, err := scenario.Dial(ctx, opts.Against)
+		if err != nil {
+			return cmdutil.Env(err)
+		}
+		defer srv.Close()
+		ro.Live = srv
+		opts.IO.Progress("running %d scenarios on %s and offline...", len(scenarios), srv.Addr)
+	}
+	rep, err := scenario.RunAll(ctx, m, scenarios, ro)
+	if err != nil {
+		return cmdutil.Env(err)
+	}
+	if err := writeVerifyReport(opts, rep); err != nil {
+		return err
+	}
+	switch {
+	case rep.Malformed():
+		return &cmdutil.ExitError{Code: cmdutil.ExitInput, Silent: true}
+	case !rep.OK():
+		return cmdutil.Findings()
+	}
+	return nil
+}
+
+func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
+	io := opts.IO
+	if opts.Format == "json" {
+		return rep.WriteJSON(io.Out, opts.Verbose)
+	}
+	if opts.Verbose {
+		if err := rep.WriteTrace(io.Out); err != nil {
+			return err
+		}
+		fmt.Fprintln(io.Out)
+	}
+	t := io.NewTable("SCENARIO", "MODE", "RESULT", "DETAIL")
+	for _, r := range rep.Results {
+		status := string(r.Status)
+		switch r.Status {
+		case scenario.StatusPass:
+			status = io.Paint(iostreams.Green, status)
+		default:
+			status = io.Paint(iostreams.Red, status)
+		}
+		t.Row(scenarioName(r.File), string(r.Mode), status, r.Summary())
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if !rep.OK() {
+		fmt.Fprintln(io.Out)
+		if err := rep.WriteProblems(io.Out); err != nil {
+			return err
+		}
+	}
+	if io.StdoutTTY {
+		c := rep.Counts()
+		where := "offline"
+		if rep.Against != "" {
+			where = "offline and on " + rep.Against
+		}
+		fmt.Fprintf(io.Out, "\n%d runs %s: %d passed, %d failed, %d differ, %d errors\n", len(rep.Results), where,
+			c[scenario.StatusPass], c[scenario.StatusFail], c[scenario.StatusDiffers], c[scenario.StatusError])
+	}
+	return nil
+}
+
+// scenarioName is a scenario file's name without folder and extension, the
+// way the table names it.
+func scenarioName(path string) string {
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	return strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
+}

@@ -1,0 +1,316 @@
+// Package connect turns scriptctl's connection settings (server URLs, a
+// password from a file or the environment, TLS files, a timeout) into
+// rueidis client options, and dials one Redis node at a time with them. It
+// keeps the password out of every string it produces: URLs are shown as
+// host:port and errors are scrubbed. It does not discover nodes or run
+// commands beyond the connection handshake; package loader does.
+package connect
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// DefaultTimeout bounds dialing and each command when Settings.Timeout is 0.
+const DefaultTimeout = 5 * time.Second
+
+// Settings are the connection settings as the user gave them.
+type Settings struct {
+	URLs         []string // redis:// or rediss:// URLs; one per seed node
+	Password     string   // the password itself (from a file or the environment)
+	PasswordFrom string   // where Password came from, for messages: "--password-file", "SCRIPTCTL_PASSWORD"
+	TLSCA        string   // PEM file of CA certificates
+	TLSCert      string   // PEM client certificate
+	TLSKey       string   // PEM client key
+	TLSServer    string   // server name to verify instead of the URL host
+	TLSInsecure  bool     // skip certificate verification (explicit)
+	Timeout      time.Duration
+}
+
+// Config is what Settings resolve to: the seed addresses and the options
+// every node connection shares.
+type Config struct {
+	Seeds    []string // host:port, in the order given, without duplicates
+	Username string
+	Timeout  time.Duration
+
+	password  string
+	tlsConfig *tls.Config
+}
+
+// InputError is a problem with the settings themselves (a malformed URL, an
+// unreadable certificate); the CLI maps it to exit 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputf(format string, args ...any) error {
+	return &InputError{Err: fmt.Errorf(format, args...)}
+}
+
+// Resolve validates s and returns the Config to dial with. allowURLPassword
+// permits a password inside a URL (set for URLs read from the environment,
+// which ps does not show); a password in a URL given as a flag is refused.
+func Resolve(s Settings, allowURLPassword bool) (*Config, error) {
+	if len(s.URLs) == 0 {
+		return nil, inputf("no server given: pass --url redis://host:port (repeatable) or set SCRIPTCTL_URL")
+	}
+	c := &Config{Timeout: s.Timeout, password: s.Password}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	tlsOn := false
+	seen := map[string]bool{}
+	for i, raw := range s.URLs {
+		u, err := parseURL(raw)
+		if err != nil {
+			return nil, inputf("--url #%d: %v", i+1, err)
+		}
+		if u.password != "" {
+			if !allowURLPassword {
+				return nil, inputf("--url %s: a password in a URL shows in ps and shell history: put it in --password-file or SCRIPTCTL_PASSWORD", u.addr)
+			}
+			if c.password == "" {
+				c.password = u.password
+			}
+		}
+		if i > 0 && u.tls != tlsOn {
+			return nil, inputf("--url %s: mixing redis:// and rediss:// URLs is not supported", u.addr)
+		}
+		tlsOn = u.tls
+		if u.username != "" {
+			if c.Username != "" && c.Username != u.username {
+				return nil, inputf("--url %s: user %q differs from user %q of an earlier URL: every node must use the same user", u.addr, u.username, c.Username)
+			}
+			c.Username = u.username
+		}
+		if !seen[u.addr] {
+			seen[u.addr] = true
+			c.Seeds = append(c.Seeds, u.addr)
+		}
+	}
+	tlsFlags := s.TLSCA != "" || s.TLSCert != "" || s.TLSKey != "" || s.TLSServer != "" || s.TLSInsecure
+	if tlsFlags && !tlsOn {
+		return nil, inputf("TLS flags need rediss:// URLs: use rediss://host:port")
+	}
+	if tlsOn {
+		tc, err := tlsConfig(s)
+		if err != nil {
+			return nil, err
+		}
+		c.tlsConfig = tc
+	}
+	return c, nil
+}
+
+type parsedURL struct {
+	addr     string
+	username string
+	password string
+	tls      bool
+}
+
+// parseURL parses redis://[user[:password]@]host[:port][/db]. Its errors
+// never contain the password.
+func parseURL(raw string) (parsedURL, error) {
+	var p parsedURL
+	raw = strings.TrimSpace(raw)
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return p, fmt.Errorf("%q is not a URL: want redis://host:port or rediss://host:port", Redact(raw))
+	}
+	switch strings.ToLower(scheme) {
+	case "redis":
+	case "rediss":
+		p.tls = true
+	default:
+		return p, fmt.Errorf("unsupported scheme %q: want redis:// or rediss://", scheme)
+	}
+	u, err := url.Parse(strings.ToLower(scheme) + "://" + rest)
+	if err != nil {
+		return p, fmt.Errorf("%q is not a valid URL", Redact(raw))
+	}
+	if u.User != nil {
+		p.username = u.User.Username()
+		p.password, _ = u.User.Password()
+	}
+	host, port := u.Hostname(), u.Port()
+	if host == "" {
+		return p, fmt.Errorf("%q has no host", Redact(raw))
+	}
+	if port == "" {
+		port = "6379"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+		return p, fmt.Errorf("%q: invalid port %q", Redact(raw), port)
+	}
+	if path := strings.Trim(u.Path, "/"); path != "" && path != "0" {
+		return p, fmt.Errorf("%q: database %s: scripts and functions are server-wide, give the server without a database", Redact(raw), path)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return p, fmt.Errorf("%q: query parameters are not supported: use the --tls-* and --timeout flags", Redact(raw))
+	}
+	p.addr = net.JoinHostPort(host, port)
+	return p, nil
+}
+
+// Redact returns raw with any password in a URL's userinfo replaced by
+// "xxxxx", for messages about a URL.
+func Redact(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return raw
+	}
+	user := rest[:at]
+	if i := strings.Index(user, ":"); i >= 0 {
+		user = user[:i] + ":xxxxx"
+	}
+	return scheme + "://" + user + rest[at:]
+}
+
+func tlsConfig(s Settings) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.TLSServer, InsecureSkipVerify: s.TLSInsecure}
+	if s.TLSCA != "" {
+		pem, err := os.ReadFile(s.TLSCA)
+		if err != nil {
+			return nil, inputf("--tls-ca: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, inputf("--tls-ca %s: no PEM certificate found", s.TLSCA)
+		}
+		tc.RootCAs = pool
+	}
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return nil, inputf("--tls-cert and --tls-key go together: give both or neither")
+	}
+	if s.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(s.TLSCert, s.TLSKey)
+		if err != nil {
+			return nil, inputf("--tls-cert/--tls-key: %v", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// Option returns the rueidis options for a client bound to the one node at
+// addr: no redirects, no retries, no client-side cache, RESP2 replies.
+func (c *Config) Option(addr string) rueidis.ClientOption {
+	opt := rueidis.ClientOption{
+		InitAddress:       []string{addr},
+		Username:          c.Username,
+		Password:          c.password,
+		DisableCache:      true,
+		ForceSingleClient: true,
+		DisableRetry:      true,
+		AlwaysRESP2:       true,
+		ConnWriteTimeout:  c.Timeout,
+		Dialer:            net.Dialer{Timeout: c.Timeout},
+		ClientName:        "scriptctl",
+	}
+	if c.tlsConfig != nil {
+		tc := c.tlsConfig.Clone()
+		if tc.ServerName == "" {
+			if host, _, err := net.SplitHostPort(addr); err == nil {
+				tc.ServerName = host
+			}
+		}
+		opt.TLSConfig = tc
+	}
+	return opt
+}
+
+// Dial connects to the one node at addr and authenticates. The error never
+// contains the password; the caller names addr.
+func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) {
+	type result struct {
+		c   rueidis.Client
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		cl, err := rueidis.NewClient(c.Option(addr))
+		ch <- result{cl, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, c.Scrub(r.err)
+		}
+		return r.c, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				r.c.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// Scrub returns err with every occurrence of the password replaced by
+// "xxxxx". errors.Is and errors.As still see the original chain.
+func (c *Config) Scrub(err error) error {
+	if err == nil || c.password == "" || !strings.Contains(err.Error(), c.password) {
+		return err
+	}
+	return &scrubbed{err: err, msg: strings.ReplaceAll(err.Error(), c.password, "xxxxx")}
+}
+
+// ScrubString replaces every occurrence of the password in s.
+func (c *Config) ScrubString(s string) string {
+	if c == nil || c.password == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.password, "xxxxx")
+}
+
+type scrubbed struct {
+	err error
+	msg string
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }
+
+// ReadPasswordFile reads a password file: the first line, without its line
+// ending. An empty password is an error.
+func ReadPasswordFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", inputf("--password-file %s: %v", path, err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" {
+		return "", inputf("--password-file %s: the first line is empty", path)
+	}
+	return line, nil
+}
+
+// SplitURLs splits a SCRIPTCTL_URL value: URLs separated by commas or
+// whitespace.
+func SplitURLs(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}

@@ -1,0 +1,76 @@
+package lint
+
+import "fmt"
+
+// Analyzer is one rule: Name is its stable code (as in "global-write"),
+// Analyze returns its diagnostics for one script.
+type Analyzer interface {
+	Name() string
+	Analyze(*Pass) []Diagnostic
+}
+
+// Rule describes a registered analyzer: what it checks, how severe its
+// findings are and whether it needs the manifest's declarations.
+type Rule struct {
+	Code          string
+	Severity      Severity
+	Summary       string // one line
+	Help          string // what it catches, why, and how to fix it
+	NeedsManifest bool
+}
+
+// rule is the Analyzer behind every registered code.
+type rule struct {
+	code          string
+	severity      Severity
+	summary       string
+	help          string
+	needsManifest bool
+	run           func(p *Pass, r *rule) []Diagnostic
+}
+
+func (r *rule) Name() string                 { return r.code }
+func (r *rule) Analyze(p *Pass) []Diagnostic { return r.run(p, r) }
+
+// at builds a diagnostic of the rule.
+func (r *rule) at(pos Pos, format string, args ...any) Diagnostic {
+	return Diagnostic{Pos: pos, Code: r.code, Severity: r.severity, Message: fmt.Sprintf(format, args...)}
+}
+
+var (
+	registry []Analyzer
+	byCode   = map[string]*rule{}
+)
+
+// register adds a rule; a duplicate code is a programming error and panics
+// at init.
+func register(r *rule) {
+	if _, dup := byCode[r.code]; dup {
+		panic("lint: duplicate analyzer code " + r.code)
+	}
+	byCode[r.code] = r
+	registry = append(registry, r)
+}
+
+// Analyzers returns every registered analyzer, in registration order.
+func Analyzers() []Analyzer { return append([]Analyzer(nil), registry...) }
+
+// Rules returns the description of every registered rule, in registration
+// order.
+func Rules() []Rule {
+	out := make([]Rule, 0, len(registry))
+	for _, a := range registry {
+		r := a.(*rule)
+		out = append(out, Rule{Code: r.code, Severity: r.severity, Summary: r.summary, Help: r.help, NeedsManifest: r.needsManifest})
+	}
+	return out
+}
+
+// Lookup returns the rule with code, and whether there is one.
+func Lookup(code string) (Rule, bool) {
+	r, ok := byCode[code]
+	if !ok {
+		return Rule{}, false
+	}
+	return Rule{Code: r.code, Severity: r.severity, Summary: r.summary, Help: r.help, NeedsManifest: r.needsManifest}, true
+}

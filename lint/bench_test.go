@@ -1,0 +1,64 @@
+package lint
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// BenchmarkLint measures a whole lint run: the bundled scripts with the
+// repository's manifest, and one generated 5,000-line script.
+func BenchmarkLint(b *testing.B) {
+	b.Run("bundled", func(b *testing.B) {
+		m, err := manifest.Load("../manifest.yaml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg := Config{Files: ManifestFiles(m)}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Run(context.Background(), cfg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("generated-5000-lines", func(b *testing.B) {
+		src := generated(5000)
+		cfg := Config{Files: []File{{Path: "big.lua", Source: src, Decl: &Decl{Script: "big", Keys: []string{"a", "b"}, Args: []string{"x", "ttl"}}}}}
+		b.SetBytes(int64(len(src)))
+		b.ReportAllocs()
+		for b.Loop() {
+			ds, err := Run(context.Background(), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(ds) != 0 {
+				b.Fatalf("generated script has findings: %v", ds[0])
+			}
+		}
+	})
+}
+
+// generated returns a clean script of about n lines: validation, then
+// helper functions, branches and loops over KEYS.
+func generated(n int) []byte {
+	var s strings.Builder
+	s.WriteString("local ttl = ARGV[2]\n")
+	s.WriteString("if ttl == nil or not string.find(ttl, '^[1-9][0-9]*$') then\n  return redis.error_reply('ERR invalid TTL')\nend\n")
+	s.WriteString("local total = 0\n")
+	lines := 4
+	for i := 0; lines < n; i++ {
+		fmt.Fprintf(&s, "local function step%d(k, v)\n", i)
+		fmt.Fprintf(&s, "  local cur = redis.call('GET', k)\n")
+		fmt.Fprintf(&s, "  if cur == v then\n    return 0\n  end\n")
+		fmt.Fprintf(&s, "  redis.call('SET', k, v, 'PX', ttl)\n  return 1\nend\n")
+		fmt.Fprintf(&s, "for i = 1, #KEYS do\n  total = total + step%d(KEYS[i], ARGV[1] .. '%d')\nend\n", i, i)
+		fmt.Fprintf(&s, "if total > %d then\n  redis.call('HINCRBY', KEYS[2], 'f%d', 1)\nelse\n  total = total - 1\nend\n", i, i)
+		lines += 16
+	}
+	s.WriteString("return total\n")
+	return []byte(s.String())
+}

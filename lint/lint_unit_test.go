@@ -1,0 +1,89 @@
+package lint
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRegistryPanicsOnDuplicate(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a duplicate code did not panic")
+		}
+	}()
+	register(&rule{code: "syntax"})
+}
+
+func TestEveryRuleDocumented(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Rules() {
+		if !strings.Contains(string(readme), "### `"+r.Code+"`") {
+			t.Errorf("lint/README.md has no section for %s", r.Code)
+		}
+		if r.Summary == "" || r.Help == "" {
+			t.Errorf("%s: missing summary or help", r.Code)
+		}
+	}
+}
+
+func TestRunUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin.lua")
+	if err := os.WriteFile(bin, []byte("return 1\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(dir, "missing.lua"), bin} {
+		_, err := Run(context.Background(), Config{Files: []File{{Path: path}}})
+		var ie *InputError
+		if !errors.Is(err, ErrUnreadable) || !errors.As(err, &ie) || ie.Path != path {
+			t.Errorf("%s: got %v, want an InputError", path, err)
+		}
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, Config{Files: []File{{Path: "x.lua", Source: []byte("return 1")}}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+}
+
+// TestSeverityAndCount: --fail-on semantics.
+func TestSeverityAndCount(t *testing.T) {
+	ds := []Diagnostic{{Severity: Error}, {Severity: Warning}, {Severity: Warning}}
+	if got := Count(ds, Error); got != 1 {
+		t.Errorf("Count(error) = %d, want 1", got)
+	}
+	if got := Count(ds, Warning); got != 3 {
+		t.Errorf("Count(warning) = %d, want 3", got)
+	}
+	if _, err := ParseSeverity("info"); err == nil {
+		t.Error("ParseSeverity(info) did not fail")
+	}
+}
+
+// TestColumns: columns count characters, and repeated names on one line
+// resolve in source order.
+func TestColumns(t *testing.T) {
+	src := "local s = 'é' .. redis.call('GET', 'a') .. redis.call('GET', 'b')\n"
+	ds := Source("c.lua", []byte(src), nil)
+	var cols []int
+	for _, d := range ds {
+		if d.Code == "dynamic-key" {
+			cols = append(cols, d.Pos.Col)
+		}
+	}
+	// 'a' is at byte 37 but character 36 (é is two bytes); 'b' at character 62.
+	if len(cols) != 2 || cols[0] != 36 || cols[1] != 62 {
+		t.Errorf("columns %v, want [36 62]; diagnostics %v", cols, ds)
+	}
+}

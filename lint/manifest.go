@@ -1,0 +1,22 @@
+package lint
+
+import (
+	"slices"
+
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// ManifestFiles returns one File per script of the manifest, in manifest
+// order, with the script's declaration and the bytes the manifest read.
+func ManifestFiles(m *manifest.Manifest) []File {
+	out := make([]File, 0, len(m.Scripts))
+	for _, s := range m.Scripts {
+		out = append(out, File{Path: s.Path, Source: s.Source, Decl: DeclOf(s)})
+	}
+	return out
+}
+
+// DeclOf returns the manifest's declaration of s.
+func DeclOf(s *manifest.Script) *Decl {
+	return &Decl{Script: s.Name, Keys: slices.Clone(s.Keys), Args: slices.Clone(s.Args), Flags: slices.Clone(s.Flags)}
+}

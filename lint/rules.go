@@ -1,0 +1,550 @@
+package lint
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+func init() {
+	register(&rule{code: "syntax", severity: Error,
+		summary: "The script does not parse as Redis's Lua 5.1",
+		help: "Redis compiles the script with Lua 5.1 and rejects it before it runs. Lua 5.2+ syntax " +
+			"that gopher-lua accepts (goto and ::labels::) is an error too. Fix the syntax; use a loop " +
+			"with break or a nested function instead of goto.",
+		run: runSyntax})
+	register(&rule{code: "global-write", severity: Error,
+		summary: "Assignment to a global variable",
+		help: "Redis protects the global table: assigning a global (or a field of a built-in table such " +
+			"as redis or string) fails at run time with \"Attempt to modify a readonly table\". Declare " +
+			"the variable local; define helpers as 'local function f() ... end'.",
+		run: runGlobalWrite})
+	register(&rule{code: "undeclared-global", severity: Error,
+		summary: "Read of a global that Redis does not define",
+		help: "Reading a global Redis does not define fails with \"Script attempted to access " +
+			"nonexistent global variable\": a misspelt local, redis.cal for redis.call, or a library " +
+			"Redis removes (os, io, require, print, dofile, loadfile). Fix the name or use a local.",
+		run: runUndeclaredGlobal})
+	register(&rule{code: "dynamic-key", severity: Error,
+		summary: "A key position is not KEYS[n]",
+		help: "Every key a script touches must be passed in KEYS so that Redis Cluster can route the " +
+			"call and check that the keys share a slot. A literal key name, a concatenation, an ARGV " +
+			"value or a key read from a reply at a key position of a command (as COMMAND INFO gives " +
+			"them) works on one node and fails in a cluster. Declare the key in the manifest and pass " +
+			"it as KEYS[n]; a value taken from KEYS through locals, tables or loops is fine.",
+		run: runDynamicKey})
+	register(&rule{code: "keys-out-of-range", severity: Error, needsManifest: true,
+		summary: "KEYS[n] beyond the manifest's declared keys",
+		help: "The manifest declares how many keys each caller passes; KEYS[n] beyond that count is " +
+			"always nil. Declare the key in the manifest or fix the index.",
+		run: runIndexRange("KEYS")})
+	register(&rule{code: "args-out-of-range", severity: Error, needsManifest: true,
+		summary: "ARGV[n] beyond the manifest's declared args",
+		help: "The manifest declares how many arguments each caller passes; ARGV[n] beyond that count " +
+			"is always nil. Declare the argument in the manifest or fix the index.",
+		run: runIndexRange("ARGV")})
+	register(&rule{code: "unused-key", severity: Warning, needsManifest: true,
+		summary: "A declared key the script never reads",
+		help: "A key declared in the manifest but never used still has to be passed, and in a cluster " +
+			"still has to share the slot. Remove it from the manifest or use it.",
+		run: runUnused("KEYS")})
+	register(&rule{code: "unused-arg", severity: Warning, needsManifest: true,
+		summary: "A declared argument the script never reads",
+		help: "An argument declared in the manifest but never read is usually a bug (the script ignores " +
+			"what the caller sends). Remove it from the manifest or use it.",
+		run: runUnused("ARGV")})
+	register(&rule{code: "write-in-readonly", severity: Error,
+		summary: "A write command in a script flagged no-writes",
+		help: "A script flagged no-writes (in the manifest or its shebang) may run on replicas and with " +
+			"EVAL_RO/FCALL_RO; Redis rejects any write with \"Write commands are not allowed from " +
+			"read-only scripts\". Remove the write or drop the flag.",
+		run: runWriteInReadonly})
+	register(&rule{code: "forbidden-command", severity: Error,
+		summary: "A command that must never run in a script",
+		help: "KEYS, FLUSHALL/FLUSHDB, SCRIPT, FUNCTION, EVAL*, FCALL*, CONFIG, DEBUG, SHUTDOWN, MONITOR, " +
+			"the SUBSCRIBE family, MULTI/EXEC/WATCH, WAIT and the blocking commands (BLPOP, BRPOP, BLMOVE, " +
+			"BZPOPMIN, BZPOPMAX, XREAD/XREADGROUP with BLOCK) are rejected in scripts, block the server, " +
+			"or reach far beyond the declared keys. Do that work in the application.",
+		run: runForbidden})
+	register(&rule{code: "unbounded-command", severity: Warning,
+		summary: "A whole-collection read that grows with the data",
+		help: "SMEMBERS, HGETALL, HKEYS, HVALS, LRANGE 0 -1, ZRANGE 0 -1 and SCAN loops take time " +
+			"proportional to the collection, and the whole server waits while a script runs. Read a " +
+			"bounded range (LRANGE 0 99, ZRANGE ... LIMIT) or iterate from the application.",
+		run: runUnbounded})
+	register(&rule{code: "dynamic-command", severity: Warning,
+		summary: "The command name is not a literal",
+		help: "When the command name is computed, nobody (the linter included) can tell which keys it " +
+			"touches or whether it writes. Call each command with a literal name, branching in Lua if " +
+			"needed.",
+		run: runDynamicCommand})
+	register(&rule{code: "unvalidated-ttl", severity: Warning,
+		summary: "An ARGV value reaches a TTL without a check",
+		help: "An ARGV value used as an EX/PX/EXAT/PXAT argument or by EXPIRE/PEXPIRE/SETEX/PSETEX " +
+			"must be checked on every path before it: a bad value makes the command fail halfway " +
+			"through the script (earlier writes stay, there is no rollback), and 0 or a negative " +
+			"value deletes the key. Check it first and return redis.error_reply on failure.",
+		run: runUnvalidatedTTL})
+	register(&rule{code: "write-before-validation", severity: Warning,
+		summary: "A write runs before an ARGV check that follows it",
+		help: "Scripts do not roll back: when a check of the arguments rejects the call after a write " +
+			"has run, the write stays. Validate every argument first, then write.",
+		run: runWriteBeforeValidation})
+	register(&rule{code: "nondeterministic", severity: Warning,
+		summary: "A random or time-dependent value in a script that writes",
+		help: "math.random, TIME, RANDOMKEY, SRANDMEMBER, SPOP, HRANDFIELD and ZRANDMEMBER make a " +
+			"writing script's effects differ between runs, so a replayed or retried call does not do " +
+			"the same thing. Pass the value in ARGV from the caller instead.",
+		run: runNondeterministic})
+	register(&rule{code: "shebang-flags", severity: Error,
+		summary: "Unknown shebang flags, or flags that differ from the manifest",
+		help: "A '#!lua flags=...' first line sets the flags Redis applies under EVAL/EVALSHA; the " +
+			"manifest's flags are what FCALL gets. Unknown flags are rejected by Redis, and flags that " +
+			"differ make the same script behave differently depending on how it is called. Use only " +
+			strings.Join(manifest.ScriptFlags, ", ") + " and keep them equal to the manifest.",
+		run: runShebang})
+	register(&rule{code: "bad-suppression", severity: Error,
+		summary: "A scriptctl:ignore comment without a known code or a reason",
+		help: "A suppression is written '-- scriptctl:ignore <code> <reason>' on the line of the finding " +
+			"or the line above. One without a reason, or naming an unknown code, suppresses nothing.",
+		run: runBadSuppression})
+}
+
+var tokenNames = map[string]string{
+	"TEqeq": "'=='", "TNeq": "'~='", "TLte": "'<='", "TGte": "'>='", "T2Comma": "'..'",
+	"T3Comma": "'...'", "T2Colon": "'::'", "TIdent": "a name", "TNumber": "a number", "TString": "a string",
+	"$end": "end of file", "$unk": "an unknown token",
+}
+
+var tokRe = regexp.MustCompile(`\$end|\$unk|T[A-Z][A-Za-z0-9]*`)
+
+func luaTokenName(s string) string {
+	if n, ok := tokenNames[s]; ok {
+		return n
+	}
+	if strings.HasPrefix(s, "T") {
+		return "'" + strings.ToLower(s[1:]) + "'"
+	}
+	return s
+}
+
+func runSyntax(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	if e := p.ParseErr; e != nil {
+		line, col := e.Pos.Line, e.Pos.Column
+		if line <= 0 { // at EOF
+			line = len(p.lines)
+			for line > 1 && strings.TrimSpace(p.lines[line-1]) == "" {
+				line--
+			}
+			col = len(p.lines[line-1]) + 1
+		} else if line <= len(p.lines) && e.Token != "" && col >= len(e.Token) {
+			// The scanner reports the end of the token; point at its start.
+			l := p.lines[line-1]
+			if start := col - len(e.Token); start >= 0 && col <= len(l) && l[start:col] == e.Token {
+				col = start + 1
+			}
+		}
+		msg := strings.TrimSpace(e.Message)
+		msg = tokRe.ReplaceAllStringFunc(msg, luaTokenName)
+		if e.Pos.Line <= 0 {
+			msg += " at end of file (a missing 'end', ')', '}' or expression?)"
+		} else if e.Token != "" {
+			msg += fmt.Sprintf(" near %q", e.Token)
+		}
+		out = append(out, r.at(p.pos(line, col), "%s", msg))
+	}
+	if p.Facts != nil {
+		for _, g := range p.Facts.Lua52 {
+			out = append(out, r.at(g.Pos, "%s is Lua 5.2 syntax; Redis runs Lua 5.1 and rejects it", g.Name))
+		}
+	}
+	return out
+}
+
+func runGlobalWrite(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, g := range p.Facts.GlobalWrites {
+		if strings.Contains(g.Name, ".") || strings.Contains(g.Name, "[") {
+			lib := g.Name[:strings.IndexAny(g.Name, ".[")]
+			out = append(out, r.at(g.Pos, "assignment to %s: the built-in table %s is read-only in Redis", g.Name, lib))
+			continue
+		}
+		out = append(out, r.at(g.Pos, "assignment to global %s: Redis forbids globals; declare it local", g.Name))
+	}
+	return out
+}
+
+func runUndeclaredGlobal(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range redisGlobals {
+			if !strings.HasPrefix(n, "__") && !yield(n) {
+				return
+			}
+		}
+	})
+	written := map[string]bool{}
+	for _, g := range p.Facts.GlobalWrites {
+		written[g.Name] = true // reported by global-write
+	}
+	for _, g := range p.Facts.GlobalReads {
+		if written[g.Name] {
+			continue
+		}
+		if why, ok := missingGlobals[g.Name]; ok {
+			out = append(out, r.at(g.Pos, "%s", why))
+			continue
+		}
+		msg := fmt.Sprintf("%s is not defined: Redis raises \"Script attempted to access nonexistent global variable '%s'\"", g.Name, g.Name)
+		if s := suggest(g.Name, names); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		out = append(out, r.at(g.Pos, "%s", msg))
+	}
+	for _, g := range p.Facts.BadFields {
+		if written[g.Name] {
+			continue
+		}
+		lib, field, _ := strings.Cut(g.Name, ".")
+		msg := fmt.Sprintf("%s is not defined: %s has no field %s", g.Name, lib, field)
+		if s := suggest(field, slices.Sorted(func(yield func(string) bool) {
+			for n := range libFields[lib] {
+				if !yield(n) {
+					return
+				}
+			}
+		})); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s.%s?)", lib, s)
+		}
+		out = append(out, r.at(g.Pos, "%s", msg))
+	}
+	return out
+}
+
+// argName names ARGV[n] or KEYS[n] with its manifest name when known.
+func (p *Pass) indexName(table string, n int) string {
+	s := fmt.Sprintf("%s[%d]", table, n)
+	var names []string
+	if p.Decl != nil {
+		names = p.Decl.Keys
+		if table == "ARGV" {
+			names = p.Decl.Args
+		}
+	}
+	if n >= 1 && n <= len(names) {
+		s += " (" + names[n-1] + ")"
+	}
+	return s
+}
+
+// describe names the sources of a value for a message.
+func (p *Pass) describe(table string, mask uint64) string {
+	var parts []string
+	if mask&1 != 0 {
+		parts = append(parts, table+"[i]")
+	}
+	for n := 1; n < 64; n++ {
+		if mask&(1<<uint(n)) != 0 {
+			parts = append(parts, p.indexName(table, n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (c *Call) lit(i int) (string, bool) {
+	if i < 1 || i > len(c.Args) {
+		return "", false
+	}
+	v := c.Args[i-1].V
+	if v.IsLit && v.O == FromLiteral {
+		return v.Lit, true
+	}
+	return "", false
+}
+
+func runDynamicKey(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, c := range p.Facts.Calls {
+		if c.info == nil || c.info.forbidden != "" || (c.info.streams && c.Open) {
+			continue
+		}
+		for _, i := range c.info.keyPositions(len(c.Args)+1, c.lit) {
+			a := c.Args[i-1]
+			v := a.V
+			var why string
+			switch {
+			case v.O&FromArgv != 0:
+				why = "comes from " + p.describe("ARGV", v.Args)
+			case v.O&FromReply != 0:
+				why = "is read from a reply"
+			case v.O&FromBuilt != 0:
+				why = "is built by " + v.How
+				if v.Keys != 0 {
+					why += " from " + p.describe("KEYS", v.Keys)
+				}
+			case v.O&FromLiteral != 0 && v.IsLit && v.O == FromLiteral:
+				why = fmt.Sprintf("is the literal %q", v.Lit)
+			case v.O&FromLiteral != 0:
+				why = "may be a constant (" + v.How + ")"
+				if v.How == "" {
+					why = "may be a constant"
+				}
+			default:
+				continue
+			}
+			out = append(out, r.at(a.Pos, "key argument %d of %s %s, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", i, c.Name, why))
+		}
+	}
+	return out
+}
+
+func runIndexRange(table string) func(*Pass, *rule) []Diagnostic {
+	return func(p *Pass, r *rule) []Diagnostic {
+		refs, declared, what := p.Facts.KeyRefs, len(p.Decl.Keys), "keys"
+		if table == "ARGV" {
+			refs, declared, what = p.Facts.ArgRefs, len(p.Decl.Args), "args"
+		}
+		var out []Diagnostic
+		for _, ref := range refs {
+			switch {
+			case ref.N == -1:
+			case ref.N < 1:
+				out = append(out, r.at(ref.Pos, "%s[%d] is always nil: Lua tables start at 1", table, ref.N))
+			case ref.N > declared:
+				out = append(out, r.at(ref.Pos, "%s[%d] is beyond the %d %s the manifest declares for %s; it is always nil", table, ref.N, declared, what, p.Decl.Script))
+			}
+		}
+		return out
+	}
+}
+
+func runUnused(table string) func(*Pass, *rule) []Diagnostic {
+	return func(p *Pass, r *rule) []Diagnostic {
+		refs, all, names := p.Facts.KeyRefs, p.Facts.AllKeys, p.Decl.Keys
+		if table == "ARGV" {
+			refs, all, names = p.Facts.ArgRefs, p.Facts.AllArgs, p.Decl.Args
+		}
+		if all {
+			return nil
+		}
+		used := map[int]bool{}
+		for _, ref := range refs {
+			used[ref.N] = true
+		}
+		var out []Diagnostic
+		for i, n := range names {
+			if !used[i+1] {
+				out = append(out, r.at(p.pos(1, 1), "%s[%d] (%s) is declared in the manifest for %s but the script never reads it", table, i+1, n, p.Decl.Script))
+			}
+		}
+		return out
+	}
+}
+
+func runWriteInReadonly(p *Pass, r *rule) []Diagnostic {
+	if !p.Readonly() {
+		return nil
+	}
+	var out []Diagnostic
+	for _, c := range p.Facts.Calls {
+		if c.info != nil && c.info.write && c.info.forbidden == "" {
+			out = append(out, r.at(c.Pos, "%s writes, but the script is flagged no-writes: Redis rejects it with \"Write commands are not allowed from read-only scripts\"", c.Name))
+		}
+	}
+	return out
+}
+
+func runForbidden(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, c := range p.Facts.Calls {
+		if c.info == nil {
+			continue
+		}
+		if c.info.forbidden != "" {
+			out = append(out, r.at(c.Pos, "%s must not run in a script: %s", c.Name, c.info.forbidden))
+			continue
+		}
+		if c.Name == "XREAD" || c.Name == "XREADGROUP" {
+			for i := range c.Args {
+				if s, ok := c.lit(i + 1); ok && strings.EqualFold(s, "BLOCK") {
+					out = append(out, r.at(c.Pos, "%s with BLOCK must not run in a script: a script cannot block", c.Name))
+					break
+				}
+				if s, ok := c.lit(i + 1); ok && strings.EqualFold(s, "STREAMS") {
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+func runUnbounded(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, c := range p.Facts.Calls {
+		switch c.Name {
+		case "SMEMBERS", "HGETALL", "HKEYS", "HVALS":
+			out = append(out, r.at(c.Pos, "%s reads the whole collection; its cost grows with the data while the server waits", c.Name))
+		case "LRANGE", "ZRANGE", "ZREVRANGE":
+			start, ok1 := c.lit(2)
+			stop, ok2 := c.lit(3)
+			if ok1 && ok2 && start == "0" && stop == "-1" && !c.hasLit("LIMIT") && !c.hasLit("BYSCORE") && !c.hasLit("BYLEX") {
+				out = append(out, r.at(c.Pos, "%s 0 -1 reads the whole collection; read a bounded range instead", c.Name))
+			}
+		case "ZRANGEBYSCORE", "ZREVRANGEBYSCORE":
+			lo, ok1 := c.lit(2)
+			hi, ok2 := c.lit(3)
+			if ok1 && ok2 && isInf(lo) && isInf(hi) && !c.hasLit("LIMIT") {
+				out = append(out, r.at(c.Pos, "%s %s %s without LIMIT reads the whole collection", c.Name, lo, hi))
+			}
+		case "SCAN", "SSCAN", "HSCAN", "ZSCAN":
+			if c.InLoop {
+				out = append(out, r.at(c.Pos, "%s in a loop walks the whole collection inside one script call; iterate from the application", c.Name))
+			}
+		}
+	}
+	return out
+}
+
+func isInf(s string) bool { return s == "-inf" || s == "+inf" || s == "inf" || s == "-" || s == "+" }
+
+func (c *Call) hasLit(word string) bool {
+	for i := range c.Args {
+		if s, ok := c.lit(i + 1); ok && strings.EqualFold(s, word) {
+			return true
+		}
+	}
+	return false
+}
+
+func runDynamicCommand(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, c := range p.Facts.Calls {
+		if c.Name == "" {
+			out = append(out, r.at(c.Pos, "the command name is not a literal: its keys and writes cannot be checked"))
+		}
+	}
+	return out
+}
+
+// ttlArgs returns the positions of a call's TTL arguments.
+func ttlArgs(c *Call) []int {
+	switch c.Name {
+	case "SET", "GETEX":
+		var out []int
+		for i := 2; i < len(c.Args); i++ {
+			if s, ok := c.lit(i); ok {
+				switch strings.ToUpper(s) {
+				case "EX", "PX", "EXAT", "PXAT":
+					out = append(out, i+1)
+				}
+			}
+		}
+		return out
+	case "SETEX", "PSETEX", "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "RESTORE":
+		if len(c.Args) >= 2 {
+			return []int{2}
+		}
+	}
+	return nil
+}
+
+func runUnvalidatedTTL(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, c := range p.Facts.Calls {
+		for _, i := range ttlArgs(c) {
+			a := c.Args[i-1]
+			if miss := a.V.Args &^ c.Checked; miss != 0 {
+				what := c.Name
+				if s, ok := c.lit(i - 1); ok && i > 2 {
+					what = strings.ToUpper(s) + " of " + c.Name
+				}
+				out = append(out, r.at(a.Pos, "%s reaches %s without a check on every path before it; validate it and return redis.error_reply first", p.describe("ARGV", miss), what))
+			}
+		}
+	}
+	return out
+}
+
+func runWriteBeforeValidation(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, wc := range p.Facts.WriteChecks {
+		out = append(out, r.at(wc.Write.Pos, "%s runs before the ARGV check at line %d: when the check rejects the call, this write stays (scripts do not roll back)", wc.Write.Name, wc.Check.Line))
+	}
+	return out
+}
+
+func runNondeterministic(p *Pass, r *rule) []Diagnostic {
+	var firstWrite *Call
+	for _, c := range p.Facts.Calls {
+		if c.info != nil && c.info.write && (firstWrite == nil) {
+			firstWrite = c
+		}
+	}
+	if firstWrite == nil {
+		return nil
+	}
+	var out []Diagnostic
+	for _, g := range p.Facts.Randoms {
+		out = append(out, r.at(g.Pos, "math.random in a script that writes (%s at line %d): pass the random value in ARGV", firstWrite.Name, firstWrite.Pos.Line))
+	}
+	for _, c := range p.Facts.Calls {
+		if c.info != nil && c.info.random {
+			out = append(out, r.at(c.Pos, "%s is not deterministic, in a script that writes (%s at line %d): pass the value in ARGV", c.Name, firstWrite.Name, firstWrite.Pos.Line))
+		}
+	}
+	return out
+}
+
+func runShebang(p *Pass, r *rule) []Diagnostic {
+	at := p.pos(1, 1)
+	if p.ShebangErr != nil {
+		return []Diagnostic{r.at(at, "%v", p.ShebangErr)}
+	}
+	var out []Diagnostic
+	for _, f := range p.Shebang {
+		if !slices.Contains(manifest.ScriptFlags, f) {
+			out = append(out, r.at(at, "unknown shebang flag %q: want one of %s", f, strings.Join(manifest.ScriptFlags, ", ")))
+		}
+	}
+	if p.Decl == nil {
+		return out
+	}
+	want, got := set(p.Decl.Flags), set(p.Shebang)
+	switch {
+	case !p.HasShebang && len(want) > 0:
+		out = append(out, r.at(at, "the manifest declares flags [%s] for %s but the script has no shebang, so EVAL/EVALSHA run it without them; add '#!lua flags=%s'", strings.Join(want, " "), p.Decl.Script, strings.Join(want, ",")))
+	case p.HasShebang && !slices.Equal(want, got):
+		out = append(out, r.at(at, "shebang flags [%s] differ from the manifest's flags [%s] for %s", strings.Join(got, " "), strings.Join(want, " "), p.Decl.Script))
+	}
+	return out
+}
+
+func set(list []string) []string {
+	out := slices.Clone(list)
+	sort.Strings(out)
+	out = slices.Compact(out)
+	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
+}
+
+func runBadSuppression(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, s := range p.supps {
+		at := p.pos(s.line, 1)
+		at.Col = s.col
+		switch {
+		case s.code == "":
+			out = append(out, r.at(at, "scriptctl:ignore needs a rule code and a reason: -- scriptctl:ignore <code> <reason>"))
+		case byCode[s.code] == nil:
+			out = append(out, r.at(at, "scriptctl:ignore names unknown rule %q", s.code))
+		case s.reason == "":
+			out = append(out, r.at(at, "scriptctl:ignore %s has no reason: say why the finding is acceptable", s.code))
+		}
+	}
+	return out
+}

@@ -1,0 +1,217 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/gopher-lua/ast"
+	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// Pass is what every analyzer sees of one script: the source, its parse
+// tree (nil when it does not parse), the manifest's declaration (nil for a
+// file the manifest does not list) and the facts the value tracker found.
+type Pass struct {
+	File   string
+	Source []byte
+	Decl   *Decl
+
+	// Chunk is the parse tree of the script with its shebang line blanked;
+	// nil when ParseErr is set.
+	Chunk    []ast.Stmt
+	ParseErr *parse.Error
+
+	// Shebang holds the shebang flags; HasShebang is false without one.
+	Shebang    []string
+	HasShebang bool
+	ShebangErr error
+
+	// Facts is what the value tracker found; nil when the script does not
+	// parse.
+	Facts *Facts
+
+	lines  []string        // source lines, shebang included
+	tokens map[int][]token // line -> tokens on it, in order
+	cursor map[int]int     // line -> index of the next token to match
+	supps  []suppression
+}
+
+type token struct {
+	typ int
+	str string
+	col int // byte column, 1-based
+}
+
+func newPass(path string, src []byte, decl *Decl) *Pass {
+	p := &Pass{File: path, Source: src, Decl: decl, cursor: map[int]int{}, tokens: map[int][]token{}}
+	p.lines = strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	p.Shebang, p.HasShebang, p.ShebangErr = manifest.Shebang(src)
+	body := manifest.StripShebang(src)
+	p.tokenize(body)
+	p.parse(body)
+	p.supps = parseSuppressions(p.lines)
+	if p.Chunk != nil {
+		p.Facts = track(p)
+	}
+	return p
+}
+
+func (p *Pass) parse(body []byte) {
+	chunk, err := parseChunk(body, p.File)
+	if err != nil {
+		var pe *parse.Error
+		if !errors.As(err, &pe) {
+			pe = &parse.Error{Pos: ast.Position{Line: 1, Column: 1}, Message: err.Error()}
+		}
+		p.ParseErr = pe
+		return
+	}
+	if chunk == nil {
+		chunk = []ast.Stmt{}
+	}
+	p.Chunk = chunk
+}
+
+// parseChunk runs gopher-lua's parser, turning any panic it lets through
+// into an error.
+func parseChunk(body []byte, name string) (chunk []ast.Stmt, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			chunk, err = nil, errors.New("parse error")
+		}
+	}()
+	chunk, err = parse.Parse(bytes.NewReader(body), name)
+	if err == nil && chunk == nil && len(bytes.TrimSpace(body)) > 0 && !onlyComments(body) {
+		// gopher-lua swallows panics that are not errors.
+		return nil, errors.New("parse error")
+	}
+	return chunk, err
+}
+
+func onlyComments(body []byte) bool {
+	sc := parse.NewScanner(bytes.NewReader(body), "")
+	tok, err := sc.Scan(&parse.Lexer{})
+	return err == nil && tok.Type == parse.EOF
+}
+
+func (p *Pass) tokenize(body []byte) {
+	sc := parse.NewScanner(bytes.NewReader(body), "")
+	lx := &parse.Lexer{}
+	for i := 0; i < 1<<22; i++ {
+		tok, err := sc.Scan(lx)
+		if err != nil || tok.Type == parse.EOF || tok.Pos.Line <= 0 {
+			return
+		}
+		lx.PrevTokenType = tok.Type
+		p.tokens[tok.Pos.Line] = append(p.tokens[tok.Pos.Line], token{typ: tok.Type, str: tok.Str, col: tok.Pos.Column})
+	}
+}
+
+// locate returns the position of the next token on line with type typ and
+// text str (str "" matches any text), scanning forward from the line's
+// cursor so repeated names on one line resolve in source order. When no
+// such token follows the cursor, the first one on the line is used; when the
+// line has none, the column is that of the line's first token.
+func (p *Pass) locate(line, typ int, str string) Pos {
+	toks := p.tokens[line]
+	match := func(t token) bool { return t.typ == typ && (str == "" || t.str == str) }
+	for i := p.cursor[line]; i < len(toks); i++ {
+		if match(toks[i]) {
+			p.cursor[line] = i + 1
+			return p.pos(line, toks[i].col)
+		}
+	}
+	if i := slices.IndexFunc(toks, match); i >= 0 {
+		return p.pos(line, toks[i].col)
+	}
+	if len(toks) > 0 {
+		return p.pos(line, toks[0].col)
+	}
+	return p.pos(line, 1)
+}
+
+// pos converts a byte column to a character column.
+func (p *Pass) pos(line, byteCol int) Pos {
+	if line < 1 {
+		line = 1
+	}
+	col := byteCol
+	if line <= len(p.lines) {
+		l := p.lines[line-1]
+		if byteCol-1 <= len(l) && byteCol >= 1 {
+			col = utf8.RuneCountInString(l[:byteCol-1]) + 1
+		}
+	}
+	if col < 1 {
+		col = 1
+	}
+	return Pos{File: p.File, Line: line, Col: col}
+}
+
+// Readonly reports whether the script is flagged no-writes, in the manifest
+// or in its shebang.
+func (p *Pass) Readonly() bool {
+	if p.Decl != nil && slices.Contains(p.Decl.Flags, "no-writes") {
+		return true
+	}
+	return p.HasShebang && slices.Contains(p.Shebang, "no-writes")
+}
+
+// suppression is one "-- scriptctl:ignore <code> <reason>" comment.
+type suppression struct {
+	line   int
+	col    int
+	code   string
+	reason string
+}
+
+var suppressRe = regexp.MustCompile(`--\s*scriptctl:ignore\b[ \t]*([^ \t]*)[ \t]*(.*?)\s*$`)
+
+func parseSuppressions(lines []string) []suppression {
+	var out []suppression
+	for i, l := range lines {
+		if !strings.Contains(l, "scriptctl:ignore") {
+			continue
+		}
+		m := suppressRe.FindStringSubmatchIndex(l)
+		if m == nil {
+			continue
+		}
+		s := suppression{line: i + 1, col: utf8.RuneCountInString(l[:m[0]]) + 1, code: l[m[2]:m[3]], reason: l[m[4]:m[5]]}
+		out = append(out, s)
+	}
+	return out
+}
+
+// suppress drops the diagnostics that a well-formed suppression on their
+// line or the line above covers.
+func (p *Pass) suppress(ds []Diagnostic) []Diagnostic {
+	if len(p.supps) == 0 {
+		return ds
+	}
+	out := ds[:0]
+	for _, d := range ds {
+		if !p.suppressed(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (p *Pass) suppressed(d Diagnostic) bool {
+	if d.Code == "bad-suppression" {
+		return false
+	}
+	for _, s := range p.supps {
+		if s.reason != "" && s.code == d.Code && (s.line == d.Pos.Line || s.line == d.Pos.Line-1) {
+			return true
+		}
+	}
+	return false
+}

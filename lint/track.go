@@ -1,0 +1,896 @@
+package lint
+
+import (
+		"strconv"
+	"strings"
+
+	"github.com/yuin/gopher-lua/ast"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// Facts is what the value tracker finds in one script: every command call
+// with what is known of its arguments, every global read and write, every
+// KEYS/ARGV index, and the ARGV checks the control flow passes.
+type Facts struct {
+	Calls        []*Call
+	GlobalReads  []Ref
+	GlobalWrites []Ref
+	BadFields    []Ref // redis.cal: a field the library table lacks
+	Lua52        []Ref // goto and labels
+	KeyRefs      []IndexRef
+	ArgRefs      []IndexRef
+	AllKeys      bool // KEYS is indexed dynamically or escapes whole
+	AllArgs      bool
+	Randoms      []Ref // math.random calls
+	// WriteChecks pairs a write with an ARGV check that follows it.
+	WriteChecks []WriteCheck
+}
+
+// Ref is a name at a position.
+type Ref struct {
+	Name string
+	Pos  Pos
+}
+
+// IndexRef is KEYS[n] or ARGV[n]; N is -1 when n is not a literal.
+type IndexRef struct {
+	N   int
+	Pos Pos
+}
+
+// WriteCheck is a write command that runs before an ARGV check.
+type WriteCheck struct {
+	Write *Call
+	Check Pos
+}
+
+// Call is one redis.call / redis.pcall (also through pcall(redis.call, ...)
+// and local aliases).
+type Call struct {
+	Pos  Pos
+	Name string // upper case; "" when the name is not a literal
+	Args []Arg  // the arguments after the command name
+	// Open: more arguments follow from a multi-value expression
+	// (unpack(...), a call, ...) whose count is unknown.
+	Open   bool
+	InLoop bool
+	// Checked is the set of ARGV indexes (bit n for ARGV[n], bit 0 for a
+	// dynamic index) checked on every path to the call.
+	Checked uint64
+	info    *cmdInfo
+}
+
+// Arg is one argument of a call.
+type Arg struct {
+	Pos Pos
+	V   Value
+}
+
+// Origin is where a value may come from; a value may have several.
+type Origin uint8
+
+// Origins.
+const (
+	FromKeys    Origin = 1 << iota // an element of KEYS
+	FromArgv                       // an element of ARGV, or computed from one
+	FromLiteral                    // a literal string, number, boolean or nil
+	FromBuilt                      // computed: concatenation, string.*, arithmetic
+	FromReply                      // a reply of redis.call
+	FromUnknown                    // a function parameter, a user function's result
+)
+
+// Value is what the tracker knows of a value.
+type Value struct {
+	O          Origin
+	Keys, Args uint64 // KEYS/ARGV indexes it derives from (bit 0: dynamic)
+	Lit        string // the literal text when IsLit
+	IsLit      bool
+	How        string // how a built value was made, for messages
+	builtin    string // a known global: "redis", "redis.call", "KEYS", ...
+	lenOf      string // #KEYS or #ARGV
+}
+
+func join(a, b Value) Value {
+	v := Value{O: a.O | b.O, Keys: a.Keys | b.Keys, Args: a.Args | b.Args, How: a.How}
+	if v.How == "" {
+		v.How = b.How
+	}
+	if a.IsLit && b.IsLit && a.Lit == b.Lit {
+		v.Lit, v.IsLit = a.Lit, true
+	}
+	if a.builtin == b.builtin {
+		v.builtin = a.builtin
+	}
+	return v
+}
+
+func bit(n int) uint64 {
+	if n < 1 || n > 63 {
+		return 1
+	}
+	return 1 << uint(n)
+}
+
+type binding struct{ name string }
+
+type scope struct {
+	parent *scope
+	names  map[string]*binding
+}
+
+func (s *scope) lookup(name string) *binding {
+	for ; s != nil; s = s.parent {
+		if b, ok := s.names[name]; ok {
+			return b
+		}
+	}
+	return nil
+}
+
+func (s *scope) declare(name string) *binding {
+	b := &binding{name: name}
+	s.names[name] = b
+	return b
+}
+
+func (s *scope) child() *scope { return &scope{parent: s, names: map[string]*binding{}} }
+
+// state is the flow state at one point of the script. A branch's state is
+// an overlay on its parent's: vals holds only the bindings assigned in the
+// branch, so branching costs nothing and merging costs what the branches
+// assigned. A parent is not changed while an overlay on it is in use.
+type state struct {
+	parent  *state
+	vals    map[*binding]Value
+	checked uint64
+	dead    bool
+	writes  []*Call
+}
+
+func (s *state) get(b *binding) (Value, bool) {
+	for ; s != nil; s = s.parent {
+		if v, ok := s.vals[b]; ok {
+			return v, true
+		}
+	}
+	return Value{}, false
+}
+
+func (s *state) set(b *binding, v Value) { s.vals[b] = v }
+
+// branch returns an overlay state for a path starting at s.
+func (s *state) branch() *state {
+	return &state{parent: s, vals: map[*binding]Value{}, checked: s.checked, dead: s.dead, writes: s.writes[:len(s.writes):len(s.writes)]}
+}
+
+// merge joins the live paths among outs, overlays on s, into s. When no
+// path is live, s is dead.
+func (s *state) merge(outs ...*state) {
+	var live []*state
+	for _, o := range outs {
+		if !o.dead {
+			live = append(live, o)
+		}
+	}
+	if len(live) == 0 {
+		s.dead = true
+		return
+	}
+	assigned := map[*binding]bool{}
+	for _, o := range live {
+		for b := range o.vals {
+			assigned[b] = true
+		}
+	}
+	for b := range assigned {
+		var v Value
+		for i, o := range live {
+			w, ok := o.get(b)
+			if !ok {
+				w = Value{O: FromUnknown}
+			}
+			if i == 0 {
+				v = w
+			} else {
+				v = join(v, w)
+			}
+		}
+		s.vals[b] = v
+	}
+	s.checked = live[0].checked
+	s.writes = live[0].writes
+	for _, o := range live[1:] {
+		s.checked &= o.checked
+		for _, w := range o.writes {
+			if !containsCall(s.writes, w) {
+				s.writes = append(s.writes, w)
+			}
+		}
+	}
+	s.dead = false
+}
+
+func containsCall(cs []*Call, c *Call) bool {
+	for _, x := range cs {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// mentions collects what a condition looks at.
+type mentions struct {
+	args  uint64
+	reply bool
+}
+
+type tracker struct {
+	p        *Pass
+	f        *Facts
+	loop     int
+	collect  *mentions
+	pos      map[ast.Expr]Pos
+	reported map[*Call]bool
+}
+
+func track(p *Pass) *Facts {
+	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, reported: map[*Call]bool{}}
+	st := &state{vals: map[*binding]Value{}}
+	t.block(p.Chunk, (&scope{}).child(), st)
+	return t.f
+}
+
+func (t *tracker) block(stmts []ast.Stmt, sc *scope, st *state) {
+	for _, s := range stmts {
+		t.stmt(s, sc, st)
+	}
+}
+
+func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		t.assign(s, sc, st)
+	case *ast.LocalAssignStmt:
+		for _, n := range s.Names {
+			t.p.locate(s.Line(), parse.TIdent, n)
+		}
+		if len(s.Names) == 1 && len(s.Exprs) == 1 {
+			if fn, ok := s.Exprs[0].(*ast.FunctionExpr); ok {
+				// local function f: f is visible in its own body.
+				b := sc.declare(s.Names[0])
+				st.set(b, Value{O: FromUnknown})
+				t.function(fn, sc, st, false)
+				return
+			}
+		}
+		vals := t.exprList(s.Exprs, len(s.Names), sc, st)
+		for i, n := range s.Names {
+			st.set(sc.declare(n), vals[i])
+		}
+	case *ast.FuncCallStmt:
+		v := t.expr(s.Expr, sc, st)
+		_ = v
+		if call, ok := s.Expr.(*ast.FuncCallExpr); ok && call.Receiver == nil {
+			if b := t.calleeBuiltin(call, sc); b == "error" {
+				st.dead = true
+			}
+		}
+	case *ast.DoBlockStmt:
+		t.block(s.Stmts, sc.child(), st)
+	case *ast.WhileStmt:
+		t.p.locate(s.Line(), parse.TWhile, "")
+		t.expr(s.Condition, sc, st)
+		body := st.branch()
+		t.loop++
+		t.block(s.Stmts, sc.child(), body)
+		t.loop--
+		body.dead = false
+		st.merge(st.branch(), body)
+	case *ast.RepeatStmt:
+		t.p.locate(s.Line(), parse.TRepeat, "")
+		t.loop++
+		inner := sc.child()
+		t.block(s.Stmts, inner, st)
+		wasDead := st.dead
+		st.dead = false
+		if !wasDead {
+			t.expr(s.Condition, inner, st)
+		}
+		t.loop--
+	case *ast.IfStmt:
+		t.ifStmt(s, sc, st)
+	case *ast.NumberForStmt:
+		t.p.locate(s.Line(), parse.TFor, "")
+		t.p.locate(s.Line(), parse.TIdent, s.Name)
+		v := join(t.expr(s.Init, sc, st), t.expr(s.Limit, sc, st))
+		if s.Step != nil {
+			v = join(v, t.expr(s.Step, sc, st))
+		}
+		v = Value{O: FromBuilt, Args: v.Args, Keys: v.Keys, How: "a loop counter"}
+		inner := sc.child()
+		body := st.branch()
+		body.set(inner.declare(s.Name), v)
+		t.loop++
+		t.block(s.Stmts, inner, body)
+		t.loop--
+		body.dead = false
+		st.merge(st.branch(), body)
+	case *ast.GenericForStmt:
+		t.p.locate(s.Line(), parse.TFor, "")
+		for _, n := range s.Names {
+			t.p.locate(s.Line(), parse.TIdent, n)
+		}
+		vals := t.exprList(s.Exprs, 1, sc, st)
+		elem := Value{O: FromUnknown}
+		switch src := vals[0]; src.builtin {
+		case "KEYS":
+			elem = Value{O: FromKeys, Keys: 1}
+		case "ARGV":
+			elem = Value{O: FromArgv, Args: 1}
+		default:
+			if src.O != 0 && src.builtin == "" {
+				elem = src
+				elem.IsLit, elem.Lit = false, ""
+			}
+		}
+		inner := sc.child()
+		body := st.branch()
+		for i, n := range s.Names {
+			v := elem
+			if i == 0 && len(s.Names) > 1 {
+				v = Value{O: FromBuilt, How: "a loop index"}
+			}
+			body.set(inner.declare(n), v)
+		}
+		t.loop++
+		t.block(s.Stmts, inner, body)
+		t.loop--
+		body.dead = false
+		st.merge(st.branch(), body)
+	case *ast.FuncDefStmt:
+		t.funcDef(s, sc, st)
+	case *ast.ReturnStmt:
+		t.p.locate(s.Line(), parse.TReturn, "")
+		for _, e := range s.Exprs {
+			t.expr(e, sc, st)
+		}
+		st.dead = true
+	case *ast.BreakStmt:
+		st.dead = true
+	case *ast.LabelStmt:
+		pos := t.p.locate(s.Line(), parse.T2Colon, "")
+		t.f.Lua52 = append(t.f.Lua52, Ref{Name: "label ::" + s.Name + "::", Pos: pos})
+	case *ast.GotoStmt:
+		pos := t.p.locate(s.Line(), parse.TGoto, "")
+		t.f.Lua52 = append(t.f.Lua52, Ref{Name: "goto", Pos: pos})
+	}
+}
+
+func (t *tracker) assign(s *ast.AssignStmt, sc *scope, st *state) {
+	type target struct {
+		b *binding
+	}
+	targets := make([]target, len(s.Lhs))
+	for i, l := range s.Lhs {
+		switch l := l.(type) {
+		case *ast.IdentExpr:
+			pos := t.p.locate(l.Line(), parse.TIdent, l.Value)
+			t.pos[l] = pos
+			if b := sc.lookup(l.Value); b != nil {
+				targets[i].b = b
+			} else {
+				t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: l.Value, Pos: pos})
+			}
+		case *ast.AttrGetExpr:
+			obj := t.expr(l.Object, sc, st)
+			key := t.expr(l.Key, sc, st)
+			if libTables[obj.builtin] && !strings.Contains(obj.builtin, ".") {
+				name := obj.builtin + "[...]"
+				if key.IsLit {
+					name = obj.builtin + "." + key.Lit
+				}
+				t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: name, Pos: t.posOf(l)})
+			}
+		default:
+			t.expr(l, sc, st)
+		}
+	}
+	vals := t.exprList(s.Rhs, len(s.Lhs), sc, st)
+	for i, tg := range targets {
+		if tg.b != nil {
+			st.set(tg.b, vals[i])
+		}
+	}
+}
+
+func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
+	t.p.locate(s.Line(), parse.TFunction, "")
+	method := s.Name.Func == nil
+	target := s.Name.Func
+	if method {
+		target = s.Name.Receiver
+	}
+	switch f := target.(type) {
+	case *ast.IdentExpr:
+		pos := t.p.locate(f.Line(), parse.TIdent, f.Value)
+		t.pos[f] = pos
+		if b := sc.lookup(f.Value); b != nil {
+			st.set(b, Value{O: FromUnknown})
+		} else if method {
+			t.globalRead(f.Value, pos, sc)
+		} else {
+			t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: f.Value, Pos: pos})
+		}
+	case *ast.AttrGetExpr:
+		obj := t.expr(f.Object, sc, st)
+		key := t.expr(f.Key, sc, st)
+		if libTables[obj.builtin] && !strings.Contains(obj.builtin, ".") {
+			t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: obj.builtin + "." + key.Lit, Pos: t.posOf(f)})
+		}
+	}
+	t.function(s.Func, sc, st, method)
+}
+
+func (t *tracker) ifStmt(s *ast.IfStmt, sc *scope, st *state) {
+	ifPos := t.p.locate(s.Line(), parse.TIf, "")
+	m := &mentions{}
+	saved := t.collect
+	t.collect = m
+	t.expr(s.Condition, sc, st)
+	t.collect = saved
+	if saved != nil {
+		saved.args |= m.args
+		saved.reply = saved.reply || m.reply
+	}
+	pure := m.args != 0 && !m.reply
+	thenSt, elseSt := st.branch(), st.branch()
+	if pure {
+		thenSt.checked |= m.args
+		elseSt.checked |= m.args
+	}
+	t.block(s.Then, sc.child(), thenSt)
+	t.block(s.Else, sc.child(), elseSt)
+	if pure && (thenSt.dead || elseSt.dead) {
+		t.check(ifPos, st)
+	}
+	st.merge(thenSt, elseSt)
+}
+
+// check records that an ARGV check at pos follows the writes made so far.
+func (t *tracker) check(pos Pos, st *state) {
+	for _, w := range st.writes {
+		if !t.reported[w] {
+			t.reported[w] = true
+			t.f.WriteChecks = append(t.f.WriteChecks, WriteCheck{Write: w, Check: pos})
+		}
+	}
+}
+
+// function walks a function body: parameters are unknown, upvalues keep
+// what is known of them. ARGV checks made by callers cannot be seen, so
+// every ARGV value counts as checked inside a function.
+func (t *tracker) function(fn *ast.FunctionExpr, sc *scope, st *state, method bool) {
+	inner := sc.child()
+	body := &state{parent: st, vals: map[*binding]Value{}, checked: ^uint64(0)}
+	if method {
+		body.set(inner.declare("self"), Value{O: FromUnknown})
+	}
+	if fn.ParList != nil {
+		for _, n := range fn.ParList.Names {
+			t.p.locate(fn.Line(), parse.TIdent, n)
+			body.set(inner.declare(n), Value{O: FromUnknown})
+		}
+	}
+	savedLoop, savedCollect := t.loop, t.collect
+	t.loop, t.collect = 0, nil
+	t.block(fn.Stmts, inner, body)
+	t.loop, t.collect = savedLoop, savedCollect
+}
+
+// exprList evaluates exprs and adjusts the values to n, expanding a final
+// multi-value expression like Lua does.
+func (t *tracker) exprList(exprs []ast.Expr, n int, sc *scope, st *state) []Value {
+	out := make([]Value, 0, max(n, len(exprs)))
+	for _, e := range exprs {
+		out = append(out, t.expr(e, sc, st))
+	}
+	for len(out) < n {
+		if len(exprs) > 0 && isMulti(exprs[len(exprs)-1]) {
+			v := out[len(exprs)-1]
+			v.IsLit, v.Lit = false, ""
+			out = append(out, v)
+		} else {
+			out = append(out, Value{O: FromLiteral, How: "nil"})
+		}
+	}
+	return out
+}
+
+func isMulti(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.FuncCallExpr:
+		return !e.AdjustRet
+	case *ast.Comma3Expr:
+		return !e.AdjustRet
+	}
+	return false
+}
+
+func (t *tracker) expr(e ast.Expr, sc *scope, st *state) Value {
+	v := t.expr0(e, sc, st)
+	if t.collect != nil {
+		t.collect.args |= v.Args
+		if v.O&FromReply != 0 {
+			t.collect.reply = true
+		}
+	}
+	return v
+}
+
+func (t *tracker) leaf(e ast.Expr, typ int, str string) Pos {
+	pos := t.p.locate(e.Line(), typ, str)
+	t.pos[e] = pos
+	return pos
+}
+
+func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
+	switch e := e.(type) {
+	case *ast.TrueExpr:
+		t.leaf(e, parse.TTrue, "")
+		return Value{O: FromLiteral, How: "true"}
+	case *ast.FalseExpr:
+		t.leaf(e, parse.TFalse, "")
+		return Value{O: FromLiteral, How: "false"}
+	case *ast.NilExpr:
+		t.leaf(e, parse.TNil, "")
+		return Value{O: FromLiteral, How: "nil"}
+	case *ast.NumberExpr:
+		t.leaf(e, parse.TNumber, e.Value)
+		return Value{O: FromLiteral, Lit: e.Value, IsLit: true}
+	case *ast.StringExpr:
+		t.pos[e] = t.locateString(e)
+		return Value{O: FromLiteral, Lit: e.Value, IsLit: true}
+	case *ast.Comma3Expr:
+		t.leaf(e, parse.T3Comma, "")
+		return Value{O: FromUnknown}
+	case *ast.IdentExpr:
+		pos := t.leaf(e, parse.TIdent, e.Value)
+		if b := sc.lookup(e.Value); b != nil {
+			if v, ok := st.get(b); ok {
+				return v
+			}
+			return Value{O: FromUnknown}
+		}
+		return t.globalRead(e.Value, pos, sc)
+	case *ast.AttrGetExpr:
+		return t.index(e, sc, st)
+	case *ast.TableExpr:
+		t.leaf(e, '{', "")
+		v := Value{}
+		for _, f := range e.Fields {
+			if f.Key != nil {
+				t.expr(f.Key, sc, st)
+			}
+			fv := t.expr(f.Value, sc, st)
+			if fv.builtin == "KEYS" {
+				t.f.AllKeys = true
+			}
+			if fv.builtin == "ARGV" {
+				t.f.AllArgs = true
+			}
+			if v.O == 0 {
+				v = fv
+			} else {
+				v = join(v, fv)
+			}
+		}
+		if v.O == 0 {
+			v.O = FromLiteral
+		}
+		v.IsLit, v.Lit, v.builtin = false, "", ""
+		return v
+	case *ast.FuncCallExpr:
+		return t.call(e, sc, st)
+	case *ast.LogicalOpExpr:
+		return join(t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st))
+	case *ast.RelationalOpExpr:
+		t.expr(e.Lhs, sc, st)
+		t.expr(e.Rhs, sc, st)
+		return Value{O: FromLiteral, How: "a comparison"}
+	case *ast.StringConcatOpExpr:
+		l := t.expr(e.Lhs, sc, st)
+		r := t.expr(e.Rhs, sc, st)
+		if l.IsLit && r.IsLit && l.O == FromLiteral && r.O == FromLiteral {
+			return Value{O: FromLiteral, Lit: l.Lit + r.Lit, IsLit: true}
+		}
+		v := join(l, r)
+		v.O |= FromBuilt
+		v.How, v.IsLit, v.Lit, v.builtin = "concatenation", false, "", ""
+		return v
+	case *ast.ArithmeticOpExpr:
+		v := join(t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st))
+		v.O |= FromBuilt
+		v.How, v.IsLit, v.Lit, v.builtin, v.lenOf = "arithmetic", false, "", "", ""
+		return v
+	case *ast.UnaryMinusOpExpr:
+		v := t.expr(e.Expr, sc, st)
+		if v.IsLit && v.O == FromLiteral {
+			return Value{O: FromLiteral, Lit: "-" + v.Lit, IsLit: true}
+		}
+		v.O |= FromBuilt
+		v.How, v.builtin = "arithmetic", ""
+		return v
+	case *ast.UnaryNotOpExpr:
+		t.expr(e.Expr, sc, st)
+		return Value{O: FromLiteral, How: "a boolean"}
+	case *ast.UnaryLenOpExpr:
+		v := t.expr(e.Expr, sc, st)
+		if v.builtin == "KEYS" || v.builtin == "ARGV" {
+			return Value{O: FromLiteral, lenOf: v.builtin, How: "#" + v.builtin}
+		}
+		v.O |= FromBuilt
+		v.How, v.IsLit, v.Lit, v.builtin = "a length", false, "", ""
+		return v
+	case *ast.FunctionExpr:
+		t.leaf(e, parse.TFunction, "")
+		t.function(e, sc, st, false)
+		return Value{O: FromUnknown, How: "a function"}
+	}
+	return Value{O: FromUnknown}
+}
+
+// locateString finds a string constant, written as a string token or, in
+// a.b and {b = ...}, as a name.
+func (t *tracker) locateString(e *ast.StringExpr) Pos {
+	line := e.Line()
+	toks := t.p.tokens[line]
+	for i := t.p.cursor[line]; i < len(toks); i++ {
+		if (toks[i].typ == parse.TString || toks[i].typ == parse.TIdent) && toks[i].str == e.Value {
+			t.p.cursor[line] = i + 1
+			return t.p.pos(line, toks[i].col)
+		}
+	}
+	return t.p.locate(line, parse.TString, e.Value)
+}
+
+func (t *tracker) globalRead(name string, pos Pos, sc *scope) Value {
+	if !redisGlobals[name] {
+		t.f.GlobalReads = append(t.f.GlobalReads, Ref{Name: name, Pos: pos})
+		return Value{O: FromUnknown}
+	}
+	return Value{O: FromUnknown, builtin: name}
+}
+
+func (t *tracker) index(e *ast.AttrGetExpr, sc *scope, st *state) Value {
+	obj := t.expr(e.Object, sc, st)
+	key := t.expr(e.Key, sc, st)
+	switch obj.builtin {
+	case "KEYS", "ARGV":
+		n := -1
+		if key.IsLit && key.O == FromLiteral {
+			if i, err := strconv.Atoi(key.Lit); err == nil {
+				n = i
+			}
+		} else if key.lenOf == obj.builtin && t.p.Decl != nil {
+			if obj.builtin == "KEYS" {
+				n = len(t.p.Decl.Keys)
+			} else {
+				n = len(t.p.Decl.Args)
+			}
+		}
+		ref := IndexRef{N: n, Pos: t.posOf(e)}
+		if obj.builtin == "KEYS" {
+			t.f.KeyRefs = append(t.f.KeyRefs, ref)
+			if n < 0 {
+				t.f.AllKeys = true
+			}
+			return Value{O: FromKeys, Keys: bit(n)}
+		}
+		t.f.ArgRefs = append(t.f.ArgRefs, ref)
+		if n < 0 {
+			t.f.AllArgs = true
+		}
+		return Value{O: FromArgv, Args: bit(n)}
+	case "":
+	default:
+		if key.IsLit && key.O == FromLiteral {
+			name := obj.builtin + "." + key.Lit
+			if fields, ok := libFields[obj.builtin]; ok && !fields[key.Lit] {
+				t.f.BadFields = append(t.f.BadFields, Ref{Name: name, Pos: t.pos[e.Key]})
+				return Value{O: FromUnknown}
+			}
+			return Value{O: FromUnknown, builtin: name}
+		}
+		return Value{O: FromUnknown}
+	}
+	// An element of a table holds what was put in it.
+	v := obj
+	v.IsLit, v.Lit, v.lenOf = false, "", ""
+	if v.O == 0 || v.O == FromLiteral {
+		v.O = FromUnknown
+	}
+	return v
+}
+
+// posOf returns the position of the first token of e.
+func (t *tracker) posOf(e ast.Expr) Pos {
+	for {
+		if p, ok := t.pos[e]; ok {
+			return p
+		}
+		switch x := e.(type) {
+		case *ast.AttrGetExpr:
+			e = x.Object
+		case *ast.FuncCallExpr:
+			if x.Receiver != nil {
+				e = x.Receiver
+			} else {
+				e = x.Func
+			}
+		case *ast.LogicalOpExpr:
+			e = x.Lhs
+		case *ast.RelationalOpExpr:
+			e = x.Lhs
+		case *ast.StringConcatOpExpr:
+			e = x.Lhs
+		case *ast.ArithmeticOpExpr:
+			e = x.Lhs
+		case *ast.UnaryMinusOpExpr:
+			e = x.Expr
+		case *ast.UnaryNotOpExpr:
+			e = x.Expr
+		case *ast.UnaryLenOpExpr:
+			e = x.Expr
+		default:
+			return t.p.pos(e.Line(), 1)
+		}
+	}
+}
+
+// calleeBuiltin returns the known global a plain call's function is, by
+// name (locals shadow globals), without evaluating anything.
+func (t *tracker) calleeBuiltin(call *ast.FuncCallExpr, sc *scope) string {
+	if id, ok := call.Func.(*ast.IdentExpr); ok && sc.lookup(id.Value) == nil && redisGlobals[id.Value] {
+		return id.Value
+	}
+	return ""
+}
+
+func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
+	if e.Receiver != nil {
+		recv := t.expr(e.Receiver, sc, st)
+		t.p.locate(e.Line(), parse.TIdent, e.Method)
+		args := make([]Value, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = t.expr(a, sc, st)
+		}
+		t.escape(args)
+		v := recv
+		for _, a := range args {
+			v = join(v, a)
+		}
+		v.O |= FromBuilt
+		v.How, v.IsLit, v.Lit, v.builtin = "string method "+e.Method, false, "", ""
+		return v
+	}
+	fn := t.expr(e.Func, sc, st)
+	args := make([]Arg, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = Arg{V: t.expr(a, sc, st), Pos: t.posOf(a)}
+	}
+	open := len(e.Args) > 0 && isMulti(e.Args[len(e.Args)-1])
+	switch fn.builtin {
+	case "redis.call", "redis.pcall":
+		return t.command(t.posOf(e.Func), args, open, st)
+	case "pcall", "xpcall":
+		if fn.builtin == "pcall" && len(args) > 0 && (args[0].V.builtin == "redis.call" || args[0].V.builtin == "redis.pcall") {
+			return t.command(args[0].Pos, args[1:], open, st)
+		}
+		t.escape(values(args))
+		return Value{O: FromUnknown}
+	case "tonumber", "tostring", "assert":
+		if fn.builtin == "assert" && t.collect == nil {
+			var m uint64
+			reply := false
+			for _, a := range args {
+				m |= a.V.Args
+				reply = reply || a.V.O&FromReply != 0
+			}
+			if m != 0 && !reply {
+				t.check(t.posOf(e.Func), st)
+				st.checked |= m
+			}
+		}
+		if len(args) == 0 {
+			return Value{O: FromLiteral, How: "nil"}
+		}
+		v := args[0].V
+		v.builtin, v.lenOf = "", ""
+		if fn.builtin == "tostring" && v.IsLit {
+			return v
+		}
+		v.IsLit, v.Lit = false, ""
+		return v
+	case "unpack", "ipairs", "pairs", "next", "table.getn":
+		if len(args) == 0 {
+			return Value{O: FromUnknown}
+		}
+		a := args[0].V
+		switch a.builtin {
+		case "KEYS":
+			if fn.builtin != "table.getn" {
+				t.f.AllKeys = true
+			}
+			if fn.builtin == "unpack" {
+				return Value{O: FromKeys, Keys: 1}
+			}
+		case "ARGV":
+			if fn.builtin != "table.getn" {
+				t.f.AllArgs = true
+			}
+			if fn.builtin == "unpack" {
+				return Value{O: FromArgv, Args: 1}
+			}
+		}
+		if fn.builtin == "unpack" {
+			a.builtin, a.IsLit, a.Lit = "", false, ""
+		}
+		return a
+	case "math.random":
+		t.f.Randoms = append(t.f.Randoms, Ref{Name: "math.random", Pos: t.posOf(e.Func)})
+		return Value{O: FromBuilt, How: "math.random"}
+	}
+	t.escape(values(args))
+	if fn.builtin != "" {
+		// A library function: its result is computed from its arguments.
+		v := Value{O: FromBuilt, How: fn.builtin}
+		for _, a := range args {
+			v.O |= a.V.O &^ FromLiteral
+			v.Args |= a.V.Args
+			v.Keys |= a.V.Keys
+		}
+		return v
+	}
+	return Value{O: FromUnknown}
+}
+
+func values(args []Arg) []Value {
+	out := make([]Value, len(args))
+	for i, a := range args {
+		out[i] = a.V
+	}
+	return out
+}
+
+// escape notes KEYS or ARGV handed whole to a function: any index may be
+// read there.
+func (t *tracker) escape(args []Value) {
+	for _, a := range args {
+		switch a.builtin {
+		case "KEYS":
+			t.f.AllKeys = true
+		case "ARGV":
+			t.f.AllArgs = true
+		}
+	}
+}
+
+func (t *tracker) command(pos Pos, args []Arg, open bool, st *state) Value {
+	t.escape(values(args))
+	c := &Call{Pos: pos, Open: open, InLoop: t.loop > 0, Checked: st.checked}
+	if len(args) > 0 {
+		if a := args[0].V; a.IsLit && a.O == FromLiteral {
+			c.Name = strings.ToUpper(a.Lit)
+			c.info = lookupCommand(c.Name)
+		}
+		c.Args = args[1:]
+	} else {
+		c.Open = true
+	}
+	if c.info != nil && c.info.write {
+		st.writes = append(st.writes, c)
+	}
+	t.f.Calls = append(t.f.Calls, c)
+	return Value{O: FromReply, How: "a reply of " + c.Name}
+}

@@ -1,0 +1,371 @@
+package loader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// DefaultParallel is how many nodes a deploy works on at once.
+const DefaultParallel = 16
+
+// DefaultReplicaWait bounds how long a deploy waits for a replica to show a
+// library its primary loaded.
+const DefaultReplicaWait = 10 * time.Second
+
+// DeployOptions tune Deploy.
+type DeployOptions struct {
+	Options
+	DryRun      bool          // plan only: take no lock, change nothing
+	LockTimeout time.Duration // wait this long for another deploy's lock (DefaultLockTimeout when 0)
+	LockTTL     time.Duration // the lease of the lock (DefaultLockTTL when 0)
+	ReplicaWait time.Duration // DefaultReplicaWait when 0
+	// Progress, when set, receives one line per finished node.
+	Progress func(format string, args ...any)
+}
+
+// Outcome is what a deploy did with one item on one node.
+type Outcome string
+
+// Outcomes.
+const (
+	OutcomeLoaded        Outcome = "loaded"         // loaded by this run
+	OutcomeReplaced      Outcome = "replaced"       // a library replaced under --replace
+	OutcomeReplicated    Outcome = "replicated"     // a replica now shows the library its primary loaded
+	OutcomeAlreadyLoaded Outcome = "already_loaded" // nothing to do
+	OutcomeUnsupported   Outcome = "unsupported"    // no Functions before Redis 7.0
+	OutcomeFailed        Outcome = "failed"
+	OutcomeSkipped       Outcome = "skipped" // not attempted: interrupted, or an earlier item on the node failed
+)
+
+// ItemResult is the outcome of one planned item.
+type ItemResult struct {
+	Item
+	Outcome Outcome
+	Err     error
+}
+
+// NodeResult is what a deploy did on one node.
+type NodeResult struct {
+	Node  *Node
+	Items []ItemResult
+	Err   *NodeError // the failure that stopped work on the node, or nil
+	// Interrupted is set when the run stopped before the node was done.
+	Interrupted bool
+}
+
+// Status is "ok", "failed" or "interrupted".
+func (r *NodeResult) Status() string {
+	switch {
+	case r.Err != nil:
+		return "failed"
+	case r.Interrupted:
+		return "interrupted"
+	}
+	return "ok"
+}
+
+// DeployReport is the outcome of a deploy, per node and item.
+type DeployReport struct {
+	Plan   *PlanReport
+	Nodes  []*NodeResult // empty under DryRun, or when the deploy was refused
+	DryRun bool
+	Lock   string // key@node of the deploy lock held, "" when none
+}
+
+// Counts returns how many items were loaded (loaded, replaced or
+// replicated) and how many failed.
+func (r *DeployReport) Counts() (changed, failed int) {
+	for _, nr := range r.Nodes {
+		for _, it := range nr.Items {
+			switch it.Outcome {
+			case OutcomeLoaded, OutcomeReplaced, OutcomeReplicated:
+				changed++
+			case OutcomeFailed:
+				failed++
+			}
+		}
+	}
+	return changed, failed
+}
+
+// Deploy loads the manifest's scripts on every node and its library on
+// every primary, under the deploy lock, then confirms every replica has the
+// library. Work is parallel (Parallel nodes at once); a failing node does
+// not stop the others; items already loaded are left alone, so a rerun
+// converges. When ctx ends, nodes not yet started are left alone and the
+// report says so.
+//
+// The report is returned whenever the deploy got as far as a plan. The error
+// is a *LockError, a *ConflictError (nothing changed), a *NodesError naming
+// every failed node, or the cause of an interruption.
+func Deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployOptions) (*DeployReport, error) {
+	if opts.DryRun {
+		p, err := Plan(ctx, t, m, opts.Options)
+		if err != nil {
+			return nil, err
+		}
+		rep := &DeployReport{Plan: p, DryRun: true}
+		if err := p.Conflicts(); err != nil {
+			return rep, err
+		}
+		return rep, p.Unreachable()
+	}
+	wait := opts.LockTimeout
+	if wait <= 0 {
+		wait = DefaultLockTimeout
+	}
+	lock, lctx, err := AcquireLock(ctx, t, m.Library, wait, opts.LockTTL)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release(ctx)
+	rep, err := deploy(lctx, t, m, opts)
+	if rep != nil {
+		rep.Lock = lock.Key + "@" + lock.Node
+	}
+	if rerr := lock.Release(ctx); rerr != nil && err == nil {
+		err = rerr
+	}
+	return rep, err
+}
+
+func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployOptions) (*DeployReport, error) {
+	p, err := Plan(ctx, t, m, opts.Options)
+	if err != nil {
+		return nil, interrupted(ctx, err)
+	}
+	rep := &DeployReport{Plan: p}
+	if err := p.Conflicts(); err != nil {
+		return rep, err
+	}
+	parallel := opts.Parallel
+	if parallel <= 0 {
+		parallel = DefaultParallel
+	}
+	replicaWait := opts.ReplicaWait
+	if replicaWait <= 0 {
+		replicaWait = DefaultReplicaWait
+	}
+	code := m.FunctionsLibrary()
+	rep.Nodes = make([]*NodeResult, len(p.Nodes))
+	for i, np := range p.Nodes {
+		rep.Nodes[i] = &NodeResult{Node: np.Node}
+		if !np.Node.OK() {
+			rep.Nodes[i].Err = nodeErr(np.Node)
+		}
+	}
+	progress := func(nr *NodeResult) {
+		if opts.Progress != nil {
+			opts.Progress("%s %s: %s", nr.Node.Role, nr.Node.Addr, nr.Status())
+		}
+	}
+
+	// Phase 1: scripts on every node, the library on every primary.
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, np := range p.Nodes {
+		nr := rep.Nodes[i]
+		if nr.Err != nil {
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			// Stop between nodes: what is not started stays untouched.
+			nr.Interrupted = true
+			for _, it := range np.Items {
+				nr.Items = append(nr.Items, ItemResult{Item: it, Outcome: OutcomeSkipped})
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			// A node once started is finished: its commands do not see
+			// the cancellation, each is bounded by the node timeout.
+			applyNode(context.WithoutCancel(ctx), np, nr, m, code, opts.Replace)
+			if np.Node.Role != RoleReplica || nr.Err != nil {
+				progress(nr)
+			}
+		}()
+	}
+	wg.Wait()
+
+	// Phase 2: every replica must show the library its primary loaded.
+	failed := map[string]bool{}
+	for _, nr := range rep.Nodes {
+		if nr.Err != nil || nr.Interrupted {
+			failed[nr.Node.Addr] = true
+		}
+	}
+	for _, nr := range rep.Nodes {
+		if nr.Err != nil || nr.Interrupted || nr.Node.Role != RoleReplica {
+			continue
+		}
+		for j := range nr.Items {
+			if nr.Items[j].Kind == KindLibrary && nr.Items[j].Outcome == "" {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					confirmReplica(ctx, nr, j, code, replicaWait, failed[nr.Node.Primary])
+					progress(nr)
+				}()
+			}
+		}
+		if !hasPendingLibrary(nr) {
+			progress(nr)
+		}
+	}
+	wg.Wait()
+
+	var ne NodesError
+	for _, nr := range rep.Nodes {
+		if nr.Err != nil {
+			ne.Errs = append(ne.Errs, nr.Err)
+		}
+	}
+	if ctx.Err() != nil {
+		done, total := 0, 0
+		for _, nr := range rep.Nodes {
+			total++
+			if !nr.Interrupted {
+				done++
+			}
+		}
+		cause := interrupted(ctx, ctx.Err())
+		if len(ne.Errs) > 0 {
+			return rep, fmt.Errorf("%w after %d of %d nodes; also %v", cause, done, total, &ne)
+		}
+		return rep, fmt.Errorf("%w after %d of %d nodes: rerun deploy to finish", cause, done, total)
+	}
+	if len(ne.Errs) > 0 {
+		return rep, &ne
+	}
+	return rep, nil
+}
+
+func hasPendingLibrary(nr *NodeResult) bool {
+	for _, it := range nr.Items {
+		if it.Kind == KindLibrary && it.Outcome == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// interrupted returns why ctx ended: ErrLockLost as such, a plain
+// cancellation as ErrInterrupted.
+func interrupted(ctx context.Context, err error) error {
+	cause := context.Cause(ctx)
+	if cause == nil {
+		return err
+	}
+	if errors.Is(cause, ErrLockLost) {
+		return cause
+	}
+	if errors.Is(cause, context.Canceled) {
+		return ErrInterrupted
+	}
+	return cause
+}
+
+// applyNode carries out one node's plan. The first failure stops the node:
+// later items are skipped.
+func applyNode(ctx context.Context, np *NodePlan, nr *NodeResult, m *manifest.Manifest, code []byte, replace bool) {
+	n := np.Node
+	for _, it := range np.Items {
+		res := ItemResult{Item: it}
+		switch {
+		case nr.Err != nil:
+			res.Outcome = OutcomeSkipped
+		case it.Action == ActionAlreadyLoaded:
+			res.Outcome = OutcomeAlreadyLoaded
+		case it.Action == ActionUnsupported:
+			res.Outcome = OutcomeUnsupported
+		case it.Kind == KindScript:
+			s := m.Script(it.Name)
+			sha, err := n.conn.ScriptLoad(ctx, s.Source)
+			switch {
+			case err != nil:
+				res.Err = err
+			case !strings.EqualFold(sha, s.SHA):
+				res.Err = fmt.Errorf("%s: the node returned SHA %s, the file's bytes hash to %s: node aborted", s.Name, sha, s.SHA)
+			default:
+				res.Outcome = OutcomeLoaded
+			}
+			if res.Err != nil {
+				res.Outcome = OutcomeFailed
+				nr.Err = &NodeError{Node: n.Addr, Op: "script load " + s.Name, Err: res.Err}
+			}
+		case it.Kind == KindLibrary && n.Role == RoleReplica:
+			// Left for phase 2: replication brings the library.
+			nr.Items = append(nr.Items, res)
+			continue
+		case it.Kind == KindLibrary:
+			name, err := n.conn.FunctionLoad(ctx, code, replace)
+			switch {
+			case err != nil:
+				res.Err = err
+			case !strings.EqualFold(name, it.Name):
+				res.Err = fmt.Errorf("the node loaded library %q, want %q", name, it.Name)
+			case strings.HasPrefix(it.Detail, "replace"):
+				res.Outcome = OutcomeReplaced
+			default:
+				res.Outcome = OutcomeLoaded
+			}
+			if res.Err != nil {
+				res.Outcome = OutcomeFailed
+				nr.Err = &NodeError{Node: n.Addr, Op: "function load " + it.Name, Err: res.Err}
+			}
+		}
+		nr.Items = append(nr.Items, res)
+	}
+}
+
+// confirmReplica polls the replica until it lists the library with the
+// manifest's code, or wait passes.
+func confirmReplica(ctx context.Context, nr *NodeResult, j int, code []byte, wait time.Duration, primaryFailed bool) {
+	n := nr.Node
+	it := &nr.Items[j]
+	deadline := time.Now().Add(wait)
+	opCtx := context.WithoutCancel(ctx)
+	var last error
+	for {
+		lib, err := findLibrary(opCtx, n, it.Name)
+		switch {
+		case err != nil:
+			last = err
+		case lib != nil && bytes.Equal(lib.Code, code):
+			it.Outcome = OutcomeReplicated
+			return
+		case lib != nil:
+			last = fmt.Errorf("the replica lists %s with code that differs from the manifest", it.Name)
+		default:
+			last = fmt.Errorf("%s not replicated from %s within %s", it.Name, n.Primary, wait)
+			if primaryFailed {
+				last = fmt.Errorf("%s not replicated: its primary %s failed", it.Name, n.Primary)
+			}
+		}
+		if ctx.Err() != nil {
+			it.Outcome = OutcomeSkipped
+			nr.Interrupted = true
+			return
+		}
+		if !time.Now().Before(deadline) || primaryFailed {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	it.Outcome, it.Err = OutcomeFailed, last
+	nr.Err = &NodeError{Node: n.Addr, Op: "confirm replica", Err: last}
+}

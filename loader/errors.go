@@ -1,0 +1,104 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrNoChange is not an error a command returns: doing nothing because
+// everything is loaded is success, reported as already_loaded. It is kept
+// for callers that want to tell "converged by this run" from "was already".
+var ErrNoChange = errors.New("loader: no change")
+
+// ErrInterrupted is the cause of a run stopped by its context (Ctrl-C)
+// between nodes.
+var ErrInterrupted = errors.New("loader: interrupted")
+
+// ErrLockLost is the cause of a run stopped because the deploy lock could
+// not be renewed.
+var ErrLockLost = errors.New("loader: deploy lock lost")
+
+// NodeError is a failure on one node.
+type NodeError struct {
+	Node string // host:port
+	Op   string // "connect", "script load", "function load", ...
+	Err  error
+}
+
+func (e *NodeError) Error() string {
+	return fmt.Sprintf("%s: %s: %v", e.Node, e.Op, e.Err)
+}
+
+func (e *NodeError) Unwrap() error { return e.Err }
+
+// nodeErr returns the node's error as a NodeError naming it.
+func nodeErr(n *Node) *NodeError {
+	var ne *NodeError
+	if errors.As(n.Err, &ne) && ne.Node == n.Addr {
+		return ne
+	}
+	return &NodeError{Node: n.Addr, Op: "connect", Err: n.Err}
+}
+
+// NodesError lists every node that failed, one per line.
+type NodesError struct {
+	Errs []*NodeError
+}
+
+func (e *NodesError) Error() string {
+	var b strings.Builder
+	if len(e.Errs) == 1 {
+		b.WriteString("1 node failed: ")
+		b.WriteString(e.Errs[0].Error())
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d nodes failed:", len(e.Errs))
+	for _, ne := range e.Errs {
+		b.WriteString("\n  ")
+		b.WriteString(ne.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the node errors, so errors.Is and errors.As look inside.
+func (e *NodesError) Unwrap() []error {
+	out := make([]error, len(e.Errs))
+	for i, ne := range e.Errs {
+		out[i] = ne
+	}
+	return out
+}
+
+// ConflictError is a refused deploy: the library name is loaded with
+// different code on some nodes.
+type ConflictError struct {
+	Library string
+	Nodes   []string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("library %s is loaded with different code on %s: nothing was changed", e.Library, strings.Join(e.Nodes, ", "))
+}
+
+// Hint says how to resolve the conflict.
+func (e *ConflictError) Hint() string {
+	return "bump version in the manifest so old and new builds run side by side, or 'scriptctl deploy --replace' to overwrite it"
+}
+
+// LockError is a deploy lock held by someone else past the wait.
+type LockError struct {
+	Key    string
+	Node   string
+	Holder string // host, pid and start time of the holder, as it wrote them
+	TTL    string // remaining lease
+}
+
+func (e *LockError) Error() string {
+	return fmt.Sprintf("deploy lock %s on %s is held by %s (lease expires in %s)", e.Key, e.Node, e.Holder, e.TTL)
+}
+
+// Hint says what to do.
+func (e *LockError) Hint() string {
+	return "wait for the other deploy to finish, or raise --lock-timeout"
+}

@@ -1,0 +1,259 @@
+package loader
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// Mode selects what a command loads or inspects.
+type Mode string
+
+// Modes. ModeBoth is the default.
+const (
+	ModeScripts   Mode = "scripts"   // the script cache: SCRIPT LOAD on every node
+	ModeFunctions Mode = "functions" // the Functions library: FUNCTION LOAD on every primary
+	ModeBoth      Mode = "both"
+)
+
+// ParseMode parses a --mode value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeScripts, ModeFunctions, ModeBoth:
+		return m, nil
+	}
+	return "", fmt.Errorf("invalid mode %q: want scripts, functions or both", s)
+}
+
+func (m Mode) scripts() bool   { return m == ModeScripts || m == ModeBoth || m == "" }
+func (m Mode) functions() bool { return m == ModeFunctions || m == ModeBoth || m == "" }
+
+// Kinds of item.
+const (
+	KindScript  = "script"
+	KindLibrary = "library"
+)
+
+// Action is what a deploy would do with one item on one node.
+type Action string
+
+// Actions, as plan prints them.
+const (
+	ActionLoad          Action = "load"           // missing: a deploy loads it
+	ActionAlreadyLoaded Action = "already_loaded" // present with the same SHA or code
+	ActionConflict      Action = "conflict"       // a library of the same name with different code
+	ActionUnsupported   Action = "unsupported"    // the server is older than 7.0: no Functions
+)
+
+// Item is one script or the library on one node.
+type Item struct {
+	Kind   string // KindScript or KindLibrary
+	Name   string // the script's name, or the library's name
+	SHA    string // scripts: SHA1 of the file's exact bytes
+	Action Action
+	Detail string // why, for anything but already_loaded
+}
+
+// NodePlan is the plan for one node. A node that could not be reached has
+// no items; Node.Err says why.
+type NodePlan struct {
+	Node  *Node
+	Items []Item
+}
+
+// PlanReport is what a deploy would do, per node and item.
+type PlanReport struct {
+	Library     string // the library's base name from the manifest
+	LibraryName string // <library>_v<version>
+	Version     int
+	Mode        Mode
+	Replace     bool
+	Nodes       []*NodePlan
+}
+
+// Changes counts the items a deploy would change or refuse: load and
+// conflict.
+func (p *PlanReport) Changes() int {
+	n := 0
+	for _, np := range p.Nodes {
+		for _, it := range np.Items {
+			if it.Action == ActionLoad || it.Action == ActionConflict {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Conflicts returns a ConflictError when the plan holds a conflict that
+// Replace does not resolve, else nil.
+func (p *PlanReport) Conflicts() error {
+	if p.Replace {
+		return nil
+	}
+	var ce ConflictError
+	ce.Library = p.LibraryName
+	for _, np := range p.Nodes {
+		for _, it := range np.Items {
+			if it.Action == ActionConflict {
+				ce.Nodes = append(ce.Nodes, np.Node.Addr)
+			}
+		}
+	}
+	if len(ce.Nodes) == 0 {
+		return nil
+	}
+	return &ce
+}
+
+// Unreachable returns a NodesError naming every node that could not be
+// used, or nil.
+func (p *PlanReport) Unreachable() error {
+	var ne NodesError
+	for _, np := range p.Nodes {
+		if !np.Node.OK() {
+			ne.Errs = append(ne.Errs, nodeErr(np.Node))
+		}
+	}
+	if len(ne.Errs) == 0 {
+		return nil
+	}
+	return &ne
+}
+
+// Options tune Plan, Deploy, Status and Prune.
+type Options struct {
+	Mode     Mode
+	Replace  bool // load over a library of the same name with different code
+	Parallel int  // deploy: nodes worked on at once (default 16)
+	// Ledger is scripts.sum: version -> script -> SHA. Status uses it to
+	// recognise older versions; it may be nil.
+	Ledger map[int]map[string]string
+	// Notice, when set, receives notices such as "functions skipped".
+	Notice func(format string, args ...any)
+}
+
+func (o *Options) notice(format string, args ...any) {
+	if o.Notice != nil {
+		o.Notice(format, args...)
+	}
+}
+
+// Plan inspects every node and says, per script and for the library, what a
+// deploy would do. It changes nothing. Unreachable nodes are listed with
+// their error and no items; Plan fails only when ctx ends.
+func Plan(ctx context.Context, t *Topology, m *manifest.Manifest, opts Options) (*PlanReport, error) {
+	p := &PlanReport{
+		Library:     m.Library,
+		LibraryName: m.LibraryName(),
+		Version:     m.Version,
+		Mode:        opts.Mode,
+		Replace:     opts.Replace,
+	}
+	if p.Mode == "" {
+		p.Mode = ModeBoth
+	}
+	code := m.FunctionsLibrary()
+	shas := make([]string, len(m.Scripts))
+	for i, s := range m.Scripts {
+		shas[i] = s.SHA
+	}
+	p.Nodes = make([]*NodePlan, len(t.Nodes))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, n := range t.Nodes {
+		np := &NodePlan{Node: n}
+		p.Nodes[i] = np
+		if !n.OK() {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := planNode(ctx, np, m, shas, code, p.Mode, opts.Replace); err != nil {
+				np.Items = nil
+				n.Err = err
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if p.Mode.functions() {
+		old := 0
+		for _, np := range p.Nodes {
+			if np.Node.OK() && !np.Node.SupportsFunctions() {
+				old++
+			}
+		}
+		if old > 0 {
+			opts.notice("functions skipped on %d node(s) older than Redis 7.0: they get the script cache only", old)
+		}
+	}
+	return p, nil
+}
+
+func planNode(ctx context.Context, np *NodePlan, m *manifest.Manifest, shas []string, code []byte, mode Mode, replace bool) error {
+	n := np.Node
+	if mode.scripts() {
+		exists, err := n.conn.ScriptExists(ctx, shas)
+		if err != nil {
+			return &NodeError{Node: n.Addr, Op: "script exists", Err: err}
+		}
+		for i, s := range m.Scripts {
+			it := Item{Kind: KindScript, Name: s.Name, SHA: s.SHA, Action: ActionAlreadyLoaded}
+			if !exists[i] {
+				it.Action, it.Detail = ActionLoad, "not in the script cache"
+			}
+			np.Items = append(np.Items, it)
+		}
+	}
+	if mode.functions() {
+		it := Item{Kind: KindLibrary, Name: m.LibraryName()}
+		if !n.SupportsFunctions() {
+			it.Action, it.Detail = ActionUnsupported, fmt.Sprintf("Redis %s has no Functions (7.0+)", n.Version)
+			np.Items = append(np.Items, it)
+			return nil
+		}
+		lib, err := findLibrary(ctx, n, m.LibraryName())
+		if err != nil {
+			return err
+		}
+		switch {
+		case lib == nil && n.Role == RoleReplica:
+			it.Action, it.Detail = ActionLoad, "replicated from "+n.Primary
+		case lib == nil:
+			it.Action, it.Detail = ActionLoad, "not loaded"
+		case bytes.Equal(lib.Code, code):
+			it.Action = ActionAlreadyLoaded
+		case replace:
+			it.Action, it.Detail = ActionLoad, "replace: the loaded code differs from the manifest"
+		default:
+			it.Action, it.Detail = ActionConflict, "loaded with different code: bump the manifest version or deploy --replace"
+		}
+		np.Items = append(np.Items, it)
+	}
+	return nil
+}
+
+// findLibrary returns the library named name (compared case-insensitively,
+// as Redis does) with its code, or nil.
+func findLibrary(ctx context.Context, n *Node, name string) (*Library, error) {
+	libs, err := n.conn.FunctionList(ctx, name, true)
+	if err != nil {
+		return nil, &NodeError{Node: n.Addr, Op: "function list", Err: err}
+	}
+	for i := range libs {
+		if strings.EqualFold(libs[i].Name, name) {
+			return &libs[i], nil
+		}
+	}
+	return nil, nil
+}

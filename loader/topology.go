@@ -1,0 +1,516 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptctl/scriptctl/slot"
+)
+
+// Role is a node's replication role.
+type Role string
+
+// Roles. A node that could not be reached has the role its peers report, or
+// RoleUnknown.
+const (
+	RolePrimary Role = "primary"
+	RoleReplica Role = "replica"
+	RoleUnknown Role = "unknown"
+)
+
+// Node is one Redis server of the deployment.
+type Node struct {
+	Addr    string // host:port as given or as the cluster announces it
+	Role    Role
+	Primary string // a replica's primary, host:port; "" for primaries
+	Version string // redis_version from INFO server; "" when unreachable
+	// Err is why the node cannot be used (connection refused, wrong
+	// password, timeout); nil when it is connected.
+	Err error
+
+	conn  *conn
+	runID string
+	seed  int      // position among the seeds given, or -1 for a discovered node
+	slots [][2]int // cluster primaries: the slot ranges they serve
+}
+
+// OK reports whether the node is connected.
+func (n *Node) OK() bool { return n.Err == nil && n.conn != nil }
+
+// SupportsFunctions reports whether the node's server is Redis 7.0 or newer.
+func (n *Node) SupportsFunctions() bool {
+	major, _, _ := strings.Cut(n.Version, ".")
+	v, err := strconv.Atoi(major)
+	return err == nil && v >= 7
+}
+
+// Topology is every node of a standalone deployment (a primary and its
+// replicas, or several given servers) or of a Redis Cluster.
+type Topology struct {
+	Cluster bool
+	Nodes   []*Node // each primary followed by its replicas; unreachable nodes of unknown role last
+}
+
+// Dialer connects to the single node at addr.
+type Dialer func(ctx context.Context, addr string) (rueidis.Client, error)
+
+// Connect discovers the deployment from the seed addresses: in a cluster,
+// every node CLUSTER NODES lists; standalone, the seeds plus the replicas and
+// primaries their ROLE names. Every node is dialed once and asked ROLE and
+// INFO server. A node that cannot be reached is kept with its Err set, so
+// every command can name it. Connect fails only when the seeds disagree (a
+// mix of cluster and standalone servers, a Sentinel) or ctx ends.
+func Connect(ctx context.Context, dial Dialer, seeds []string, timeout time.Duration) (*Topology, error) {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	d := &discovery{dial: dial, timeout: timeout, byAddr: map[string]*Node{}}
+	for i, s := range seeds {
+		d.add(s, i)
+	}
+	d.probeNew(ctx)
+	if err := ctx.Err(); err != nil {
+		d.close()
+		return nil, err
+	}
+	t := &Topology{}
+	modes := map[string][]string{}
+	for _, n := range d.nodes {
+		if n.OK() {
+			modes[n.mode] = append(modes[n.mode], n.Addr)
+		}
+	}
+	if len(modes["sentinel"]) > 0 {
+		d.close()
+		return nil, fmt.Errorf("%s is a Sentinel: give the URLs of the Redis servers it monitors", modes["sentinel"][0])
+	}
+	if len(modes["cluster"]) > 0 && len(modes["standalone"]) > 0 {
+		d.close()
+		return nil, fmt.Errorf("%s is a cluster node but %s is a standalone server: give the nodes of one deployment", modes["cluster"][0], modes["standalone"][0])
+	}
+	if len(modes["cluster"]) > 0 {
+		t.Cluster = true
+		if err := d.cluster(ctx); err != nil {
+			d.close()
+			return nil, err
+		}
+	} else {
+		d.standalone(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		d.close()
+		return nil, err
+	}
+	t.Nodes = d.ordered()
+	return t, nil
+}
+
+// Close closes every node connection.
+func (t *Topology) Close() {
+	for _, n := range t.Nodes {
+		if n.conn != nil {
+			n.conn.Close()
+		}
+	}
+}
+
+// Primaries returns the primaries, reachable or not.
+func (t *Topology) Primaries() []*Node {
+	var out []*Node
+	for _, n := range t.Nodes {
+		if n.Role == RolePrimary {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Unreachable returns the nodes that could not be used.
+func (t *Topology) Unreachable() []*Node {
+	var out []*Node
+	for _, n := range t.Nodes {
+		if !n.OK() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// owner returns the primary that serves key: in a cluster the primary of the
+// key's slot, standalone the first primary given as a seed (else the first
+// primary).
+func (t *Topology) owner(key string) (*Node, error) {
+	if t.Cluster {
+		s := slot.Of(key)
+		for _, n := range t.Nodes {
+			if n.Role != RolePrimary {
+				continue
+			}
+			for _, r := range n.slots {
+				if s >= r[0] && s <= r[1] {
+					return n, nil
+				}
+			}
+		}
+		return nil, fmt.Errorf("no primary serves slot %d of %s", s, key)
+	}
+	var best *Node
+	for _, n := range t.Nodes {
+		if n.Role == RolePrimary && (best == nil || (n.seed >= 0 && (best.seed < 0 || n.seed < best.seed))) {
+			best = n
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("no primary among the servers given")
+	}
+	return best, nil
+}
+
+type discovery struct {
+	dial    Dialer
+	timeout time.Duration
+	nodes   []*probe
+	byAddr  map[string]*Node
+	probed  map[*probe]bool
+}
+
+type probe struct {
+	*Node
+	mode     string // redis_mode: standalone, cluster, sentinel
+	replicas []string
+}
+
+func (d *discovery) add(addr string, seed int) *probe {
+	if n, ok := d.byAddr[addr]; ok {
+		for _, p := range d.nodes {
+			if p.Node == n {
+				return p
+			}
+		}
+	}
+	p := &probe{Node: &Node{Addr: addr, Role: RoleUnknown, seed: seed}}
+	d.byAddr[addr] = p.Node
+	d.nodes = append(d.nodes, p)
+	return p
+}
+
+// probeNew dials every node not dialed yet, in parallel, and asks INFO
+// server and ROLE.
+func (d *discovery) probeNew(ctx context.Context) {
+	if d.probed == nil {
+		d.probed = map[*probe]bool{}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for _, p := range d.nodes {
+		if d.probed[p] {
+			continue
+		}
+		d.probed[p] = true
+		wg.Add(1)
+		go func(p *probe) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			d.probe(ctx, p)
+		}(p)
+	}
+	wg.Wait()
+	// Two addresses for one server (localhost and 127.0.0.1, an announced
+	// address): keep the first, by run_id.
+	seen := map[string]*probe{}
+	var keep []*probe
+	for _, p := range d.nodes {
+		if p.runID != "" {
+			if first, dup := seen[p.runID]; dup {
+				if p.conn != nil && p.conn != first.conn {
+					p.conn.Close()
+				}
+				d.byAddr[p.Addr] = first.Node
+				continue
+			}
+			seen[p.runID] = p
+		}
+		keep = append(keep, p)
+	}
+	d.nodes = keep
+}
+
+func (d *discovery) probe(ctx context.Context, p *probe) {
+	dctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	c, err := d.dial(dctx, p.Addr)
+	if err != nil {
+		p.Err = err
+		return
+	}
+	cn := &conn{c: c, timeout: d.timeout}
+	info, err := cn.InfoServer(ctx)
+	if err != nil {
+		cn.Close()
+		p.Err = fmt.Errorf("INFO server: %w", err)
+		return
+	}
+	p.Version = info["redis_version"]
+	p.runID = info["run_id"]
+	p.mode = info["redis_mode"]
+	if p.mode == "" {
+		p.mode = "standalone"
+	}
+	if p.mode != "sentinel" {
+		r, err := cn.Role(ctx)
+		if err != nil {
+			cn.Close()
+			p.Err = fmt.Errorf("ROLE: %w", err)
+			return
+		}
+		switch r.Role {
+		case "master":
+			p.Role = RolePrimary
+		case "slave":
+			p.Role = RoleReplica
+			p.Primary = r.Primary
+		}
+		p.replicas = r.Replicas
+		if p.Role == RolePrimary && p.mode != "cluster" {
+			if reps, err := cn.InfoReplicas(ctx); err == nil {
+				p.replicas = reps
+			}
+		}
+	}
+	p.conn = cn
+}
+
+// standalone follows ROLE: a primary's replicas and a replica's primary
+// join the node set, a few hops deep.
+func (d *discovery) standalone(ctx context.Context) {
+	for round := 0; round < 3; round++ {
+		before := len(d.nodes)
+		for _, p := range append([]*probe{}, d.nodes...) {
+			if !p.OK() {
+				continue
+			}
+			for _, r := range p.replicas {
+				if d.byAddr[r] == nil {
+					q := d.add(r, -1)
+					q.Role, q.Primary = RoleReplica, p.Addr
+				}
+			}
+			if p.Primary != "" && d.byAddr[p.Primary] == nil {
+				q := d.add(p.Primary, -1)
+				q.Role = RolePrimary
+			}
+		}
+		if len(d.nodes) == before {
+			break
+		}
+		d.probeNew(ctx)
+	}
+	// A replica's primary as the replica names it may be spelled
+	// differently from the seed: point it at the node we know.
+	for _, p := range d.nodes {
+		if p.Role == RoleReplica {
+			if n := d.byAddr[p.Primary]; n != nil {
+				p.Primary = n.Addr
+			}
+		}
+	}
+}
+
+// cluster reads CLUSTER NODES from the first reachable cluster node and
+// dials every member.
+func (d *discovery) cluster(ctx context.Context) error {
+	var entries []clusterNode
+	var lastErr error
+	for _, p := range d.nodes {
+		if !p.OK() {
+			continue
+		}
+		text, err := p.conn.ClusterNodes(ctx)
+		if err != nil {
+			lastErr = fmt.Errorf("%s: CLUSTER NODES: %w", p.Addr, err)
+			continue
+		}
+		entries, err = parseClusterNodes(text)
+		if err != nil {
+			lastErr = fmt.Errorf("%s: CLUSTER NODES: %w", p.Addr, err)
+			continue
+		}
+		// myself may be announced under another address than the seed's.
+		for _, e := range entries {
+			if e.myself && e.addr != p.Addr && d.byAddr[e.addr] == nil {
+				d.byAddr[e.addr] = p.Node
+			}
+		}
+		break
+	}
+	if entries == nil {
+		return lastErr
+	}
+	byID := map[string]clusterNode{}
+	for _, e := range entries {
+		byID[e.id] = e
+		if d.byAddr[e.addr] == nil {
+			d.add(e.addr, -1)
+		}
+	}
+	d.probeNew(ctx)
+	for _, e := range entries {
+		n := d.byAddr[e.addr]
+		if n == nil {
+			continue
+		}
+		n.slots = e.slots
+		if !n.OK() || n.Role == RoleUnknown {
+			n.Role = RolePrimary
+			if !e.primary {
+				n.Role = RoleReplica
+			}
+		}
+		if n.Role == RoleReplica {
+			if m, ok := byID[e.primaryID]; ok {
+				n.Primary = m.addr
+				if mn := d.byAddr[m.addr]; mn != nil {
+					n.Primary = mn.Addr
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (d *discovery) close() {
+	for _, p := range d.nodes {
+		if p.conn != nil {
+			p.conn.Close()
+		}
+	}
+}
+
+// ordered returns the nodes: each primary (by address) followed by its
+// replicas (by address), then the rest.
+func (d *discovery) ordered() []*Node {
+	var prim, rest []*Node
+	reps := map[string][]*Node{}
+	for _, p := range d.nodes {
+		switch {
+		case p.Role == RolePrimary:
+			prim = append(prim, p.Node)
+		case p.Role == RoleReplica && p.Primary != "":
+			reps[p.Primary] = append(reps[p.Primary], p.Node)
+		default:
+			rest = append(rest, p.Node)
+		}
+	}
+	byAddr := func(s []*Node) { sort.Slice(s, func(i, j int) bool { return addrLess(s[i].Addr, s[j].Addr) }) }
+	byAddr(prim)
+	var out []*Node
+	for _, p := range prim {
+		out = append(out, p)
+		r := reps[p.Addr]
+		byAddr(r)
+		out = append(out, r...)
+		delete(reps, p.Addr)
+	}
+	for _, r := range reps {
+		rest = append(rest, r...)
+	}
+	byAddr(rest)
+	return append(out, rest...)
+}
+
+// addrLess orders host:port by host, then numerically by port.
+func addrLess(a, b string) bool {
+	ha, pa := splitPort(a)
+	hb, pb := splitPort(b)
+	if ha != hb {
+		return ha < hb
+	}
+	return pa < pb
+}
+
+func splitPort(addr string) (string, int) {
+	i := strings.LastIndex(addr, ":")
+	if i < 0 {
+		return addr, 0
+	}
+	p, _ := strconv.Atoi(addr[i+1:])
+	return addr[:i], p
+}
+
+// clusterNode is one line of CLUSTER NODES.
+type clusterNode struct {
+	id        string
+	addr      string // host:port (the bus port and hostname dropped)
+	primary   bool
+	myself    bool
+	failed    bool
+	primaryID string
+	slots     [][2]int
+}
+
+// parseClusterNodes parses the text of CLUSTER NODES. Lines without a
+// usable address (noaddr, handshake) are skipped.
+func parseClusterNodes(text string) ([]clusterNode, error) {
+	var out []clusterNode
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			return nil, fmt.Errorf("line %d: %d fields, want at least 8", i+1, len(f))
+		}
+		e := clusterNode{id: f[0], primaryID: f[3]}
+		flags := strings.Split(f[2], ",")
+		skip := false
+		for _, fl := range flags {
+			switch fl {
+			case "master":
+				e.primary = true
+			case "myself":
+				e.myself = true
+			case "fail", "fail?":
+				e.failed = true
+			case "noaddr", "handshake":
+				skip = true
+			}
+		}
+		addr := f[1]
+		if j := strings.IndexAny(addr, "@,"); j >= 0 {
+			addr = addr[:j]
+		}
+		host, port := splitPort(addr)
+		if skip || host == "" || port <= 0 || port > 65535 {
+			continue
+		}
+		e.addr = addr
+		for _, s := range f[8:] {
+			if strings.HasPrefix(s, "[") {
+				continue // a slot being imported or migrated
+			}
+			lo, hi, isRange := strings.Cut(s, "-")
+			a, err := strconv.Atoi(lo)
+			if err != nil || a < 0 || a >= slot.Count {
+				return nil, fmt.Errorf("line %d: bad slot %q", i+1, s)
+			}
+			b := a
+			if isRange {
+				if b, err = strconv.Atoi(hi); err != nil || b < a || b >= slot.Count {
+					return nil, fmt.Errorf("line %d: bad slot range %q", i+1, s)
+				}
+			}
+			e.slots = append(e.slots, [2]int{a, b})
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

@@ -1,0 +1,1 @@
+return redis.call('DEL', KEYS[1])

@@ -1,0 +1,545 @@
+package slot
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// Values names the set of placeholder values a check covers: a proof holds
+// for every value in the set, and the search for a counterexample draws
+// only from it.
+type Values string
+
+const (
+	// AnyValues is every byte string, the empty string and strings holding
+	// '{' or '}' included. It is the default: an application that builds a
+	// key from an unchecked ID can send any of them.
+	AnyValues Values = "any"
+	// PlainValues is every non-empty byte string without '{' and '}', for
+	// applications that guarantee that of every placeholder value.
+	PlainValues Values = "plain"
+)
+
+// Describe says in words what the value set is.
+func (v Values) Describe() string {
+	if v == PlainValues {
+		return "non-empty byte strings without '{' or '}'"
+	}
+	return "any byte strings, empty ones and ones holding braces included"
+}
+
+// Valid reports whether v is a known value set.
+func (v Values) Valid() bool { return v == AnyValues || v == PlainValues }
+
+// Options tune CheckWith. The zero value checks AnyValues.
+type Options struct {
+	Values Values
+	// Random is how many random assignments of placeholder values to try,
+	// after the samples and the adversarial values, when a caller's keys
+	// cannot be proven to share a slot. 0 means DefaultRandom.
+	Random int
+	// Seed seeds the random assignments; the same seed gives the same
+	// report.
+	Seed uint64
+}
+
+// DefaultRandom is the number of random assignments CheckWith tries by
+// default.
+const DefaultRandom = 2000
+
+// Status is the outcome of checking one caller's keys for one script.
+type Status string
+
+const (
+	// Proven: the keys share a slot for every assignment of values from the
+	// report's value set.
+	Proven Status = "proven"
+	// Tested: no proof, but no tested assignment put the keys in different
+	// slots.
+	Tested Status = "tested"
+	// Mismatch: an assignment puts the keys in different slots; the check
+	// carries it as a counterexample.
+	Mismatch Status = "mismatch"
+	// Skipped: the script declares no-cluster, so it never runs on a
+	// cluster and slots do not matter.
+	Skipped Status = "skipped"
+)
+
+// Report is the result of CheckManifest. It marshals to the JSON documented
+// in docs/json.md.
+type Report struct {
+	FormatVersion string    `json:"format_version"` // "1"
+	Manifest      string    `json:"manifest"`
+	Values        Values    `json:"values"`
+	Checks        []Check   `json:"checks"`
+	Warnings      []Warning `json:"warnings"`
+}
+
+// Check is the outcome for one caller and one script it uses.
+type Check struct {
+	Caller string    `json:"caller"`
+	Script string    `json:"script"`
+	Keys   []Binding `json:"keys"`
+	Status Status    `json:"status"`
+	// Reason says why the keys are proven to share a slot, or why no proof
+	// holds.
+	Reason string `json:"reason"`
+	// HashTag is the hash tag every key shares, as written, when proven
+	// through it: "{product-<id>}".
+	HashTag string `json:"hash_tag,omitempty"`
+	// Hint says how to make the keys provably share a slot, when they are
+	// not proven to.
+	Hint string `json:"hint,omitempty"`
+	// Tried is how many assignments of placeholder values were evaluated.
+	Tried          int             `json:"tried"`
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+}
+
+// Binding is one key the caller binds for the script: the script's key
+// name, the caller's template for it and where the template is written.
+type Binding struct {
+	Name     string `json:"name"`
+	Template string `json:"template"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+}
+
+// Counterexample is an assignment of placeholder values that puts the keys
+// in different slots.
+type Counterexample struct {
+	Values map[string]string `json:"values"`
+	Keys   []KeySlot         `json:"keys"`
+}
+
+// KeySlot is a key built from a template and its slot.
+type KeySlot struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
+	Slot int    `json:"slot"`
+}
+
+// Warning codes.
+const (
+	WarnNoHashTag    = "no-hash-tag"   // a template has no hash tag: the whole key is hashed
+	WarnConstantTag  = "constant-tag"  // a hash tag holds no placeholder: one hot slot
+	WarnUnproven     = "unproven"      // no proof; tested assignments found no mismatch
+	WarnUnusedSample = "unused-sample" // samples for a placeholder no template uses
+)
+
+// Warning is a problem that does not fail the check (exit 0).
+type Warning struct {
+	Code    string `json:"code"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Field   string `json:"field"`
+	Caller  string `json:"caller"`
+	Message string `json:"message"`
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s", w.File, w.Line, w.Col, w.Field, w.Message)
+}
+
+// Failed reports whether some check found a mismatch.
+func (r *Report) Failed() bool { return len(r.Mismatches()) > 0 }
+
+// Mismatches returns the checks with status Mismatch.
+func (r *Report) Mismatches() []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.Status == Mismatch {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Count returns how many checks have status s.
+func (r *Report) Count(s Status) int {
+	n := 0
+	for _, c := range r.Checks {
+		if c.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// CheckManifest checks, for every caller of m and every script it uses, that
+// the keys the caller binds to the script share one hash slot for any
+// placeholder values (AnyValues). See CheckWith.
+func CheckManifest(m *manifest.Manifest) *Report {
+	return CheckWith(m, Options{})
+}
+
+// CheckWith checks, for every caller of m and every script it uses, that the
+// keys the caller binds to the script share one hash slot for every
+// assignment of values from opts.Values to the placeholders (one value per
+// placeholder name, the same in every template of the caller).
+//
+// It proves this statically when the proof rule holds (see proveSameSlot);
+// otherwise it evaluates the caller's samples, adversarial values and random
+// ones, and reports the first assignment that splits the keys. It also
+// warns about templates without a hash tag and hash tags without a
+// placeholder. The report lists callers and scripts in manifest order.
+func CheckWith(m *manifest.Manifest, opts Options) *Report {
+	if !opts.Values.Valid() {
+		opts.Values = AnyValues
+	}
+	if opts.Random <= 0 {
+		opts.Random = DefaultRandom
+	}
+	r := &Report{FormatVersion: "1", Values: opts.Values, Checks: []Check{}, Warnings: []Warning{}}
+	if m == nil {
+		return r
+	}
+	r.Manifest = m.Path
+	for _, c := range m.Callers {
+		r.Warnings = append(r.Warnings, templateWarnings(m.Path, c)...)
+		for _, name := range c.Scripts {
+			s := m.Script(name)
+			if s == nil {
+				continue // manifest.Load reports it
+			}
+			var keys []Binding
+			for _, k := range s.Keys {
+				b := Binding{Name: k}
+				for _, kt := range c.Keys {
+					if kt.Name == k {
+						b.Template, b.Line, b.Col = kt.Template, kt.Line, kt.Col
+					}
+				}
+				keys = append(keys, b)
+			}
+			ch := Check{Caller: c.Name, Script: s.Name, Keys: keys}
+			if s.HasFlag("no-cluster") {
+				ch.Status = Skipped
+				ch.Reason = "the script declares no-cluster and never runs on a cluster"
+			} else {
+				checkKeys(&ch, c.Samples, opts)
+			}
+			if ch.Status == Tested {
+				r.Warnings = append(r.Warnings, Warning{
+					Code: WarnUnproven, File: m.Path, Line: keys[0].Line, Col: keys[0].Col,
+					Field: "callers." + c.Name + ".keys", Caller: c.Name,
+					Message: fmt.Sprintf("script %s: no proof that its keys share a slot (%s); %d assignments tried, none split them", s.Name, ch.Reason, ch.Tried),
+				})
+			}
+			r.Checks = append(r.Checks, ch)
+		}
+	}
+	return r
+}
+
+// templateWarnings warns about the caller's templates one by one, and about
+// samples for placeholders no template uses.
+func templateWarnings(file string, c *manifest.Caller) []Warning {
+	var ws []Warning
+	used := map[string]bool{}
+	for _, kt := range c.Keys {
+		t := parseTemplate(kt.Template)
+		for _, p := range t.placeholders() {
+			used[p] = true
+		}
+		w := Warning{File: file, Line: kt.Line, Col: kt.Col, Field: "callers." + c.Name + ".keys." + kt.Name, Caller: c.Name}
+		sh := t.shape()
+		switch {
+		case !sh.found:
+			w.Code = WarnNoHashTag
+			w.Message = fmt.Sprintf("template %q has no hash tag: Redis hashes the whole key, so it shares a slot with another key only by chance (wrap the entity part in braces: {<id>})", kt.Template)
+		case len(sh.expr) == 0:
+			w.Code = WarnNoHashTag
+			w.Message = fmt.Sprintf("template %q starts its hash tag with an empty {}: Redis then hashes the whole key, so it shares a slot with another key only by chance", kt.Template)
+		case !sh.hasPlaceholder():
+			w.Code = WarnConstantTag
+			tag := sh.expr[0].lit
+			w.Message = fmt.Sprintf("hash tag %s in %q holds no placeholder: every key from it lands in slot %d, one hot slot on one node (put the entity ID inside the braces)", sh, kt.Template, Of("{"+tag+"}"))
+		default:
+			continue
+		}
+		ws = append(ws, w)
+	}
+	var unused []string
+	for name := range c.Samples {
+		if !used[name] {
+			unused = append(unused, name)
+		}
+	}
+	slices.Sort(unused)
+	for _, name := range unused {
+		ws = append(ws, Warning{
+			Code: WarnUnusedSample, File: file, Line: c.Line, Col: 3, Field: "callers." + c.Name + ".samples." + name, Caller: c.Name,
+			Message: fmt.Sprintf("samples for <%s>, which none of the caller's templates uses", name),
+		})
+	}
+	return ws
+}
+
+// checkKeys fills in the status of ch.
+func checkKeys(ch *Check, samples map[string][]string, opts Options) {
+	var tmpls []template
+	for _, b := range ch.Keys {
+		tmpls = append(tmpls, parseTemplate(b.Template))
+	}
+	proof := proveSameSlot(tmpls, ch.Keys, opts.Values)
+	ch.Reason = proof.reason
+	ch.HashTag = proof.tag
+	if !proof.ok {
+		ch.Hint = proof.hint
+	}
+	if proof.ok {
+		ch.Status = Proven
+		return
+	}
+	ce, tried := search(tmpls, ch.Keys, samples, opts)
+	ch.Tried = tried
+	if ce != nil {
+		ch.Status = Mismatch
+		ch.Counterexample = ce
+		return
+	}
+	ch.Status = Tested
+}
+
+type proof struct {
+	ok     bool
+	reason string
+	hint   string
+	tag    string
+}
+
+// proveSameSlot decides whether keys built from tmpls share a slot for every
+// assignment of values from vs. The rule, for the distinct templates:
+//
+//   - each has a literal '{' with a literal '}' after it, and the
+//     expression between them (literals and placeholders) is the same in
+//     all of them;
+//   - AnyValues: no placeholder precedes that '{' (a value could carry a
+//     '{' and move the tag; "{}" would even empty it), and the expression
+//     starts with a literal (a value "" or "}..." would empty the tag, and
+//     Redis would hash the whole, different, keys);
+//   - PlainValues: the expression is not empty.
+//
+// Then every key's first '{' is that literal one, the first '}' after it
+// falls at the same place of the same expanded expression, and the tag is
+// the same non-empty string in every key. When the rule fails the reason
+// names the first template that breaks it.
+func proveSameSlot(tmpls []template, keys []Binding, vs Values) proof {
+	var distinct []int
+	for i, t := range tmpls {
+		dup := false
+		for _, j := range distinct {
+			if tmpls[j].raw == t.raw {
+				dup = true
+			}
+		}
+		if !dup {
+			distinct = append(distinct, i)
+		}
+	}
+	if len(tmpls) == 1 {
+		return proof{ok: true, reason: "the script takes one key"}
+	}
+	if len(distinct) == 1 {
+		return proof{ok: true, reason: "every key uses the same template"}
+	}
+	var first tagShape
+	for n, i := range distinct {
+		sh := tmpls[i].shape()
+		name := keys[i].Name
+		switch {
+		case !sh.found:
+			return proof{reason: fmt.Sprintf("%s has no hash tag", name),
+				hint: "wrap the part every key of the script shares in braces, e.g. lease:{order-<id>} and value:{order-<id>}"}
+		case len(sh.expr) == 0:
+			return proof{reason: fmt.Sprintf("%s's hash tag {} is empty", name),
+				hint: "remove the empty {}: Redis only looks at the first '{' and hashes the whole key when the tag is empty"}
+		case vs == AnyValues && sh.placeholderBefore:
+			return proof{reason: fmt.Sprintf("a placeholder before the '{' of %s's hash tag can carry a brace and move the tag", name),
+				hint: "move the placeholders before the '{' into the hash tag or after it; or, when the application guarantees non-empty values without braces, check with plain values"}
+		case vs == AnyValues && sh.expr[0].ph != "":
+			return proof{reason: fmt.Sprintf("%s's hash tag %s starts with a placeholder: a value \"\" or one starting with '}' empties the tag and Redis hashes the whole key", name, sh),
+				hint: "start the hash tag with a literal, e.g. {order-<id>}; or, when the application guarantees non-empty values without braces, check with plain values"}
+		}
+		if n == 0 {
+			first = sh
+			continue
+		}
+		if !sameExpr(first.expr, sh.expr) {
+			return proof{reason: fmt.Sprintf("hash tags differ: %s in %s, %s in %s", first, keys[distinct[0]].Name, sh, name),
+				hint: "give every key the script takes the same hash tag"}
+		}
+	}
+	if vs == AnyValues {
+		return proof{ok: true, tag: first.String(), reason: fmt.Sprintf("every key has the hash tag %s, which starts with a literal and follows no placeholder: each key hashes the same non-empty string for any values, empty ones and ones holding braces included", first)}
+	}
+	return proof{ok: true, tag: first.String(), reason: fmt.Sprintf("every key has the hash tag %s: each key hashes the same non-empty string for any non-empty values without braces", first)}
+}
+
+// adversarial values, in the order they are tried; the ones outside
+// PlainValues are skipped for it.
+var adversarial = []string{
+	"", "}", "{", "{}", "}{", "{x}", "x}", "{x", "x{", "a", "0", "42",
+	strings.Repeat("a", 300), "é", "日本語", "🙂", "x:y", "\x00", "\xff\xfe",
+}
+
+func inValues(v string, vs Values) bool {
+	return vs == AnyValues || v != "" && !strings.ContainsAny(v, "{}")
+}
+
+// search evaluates assignments of values to the templates' placeholders and
+// returns the first that puts the keys in different slots, simplified, and
+// how many assignments it evaluated. Order: the samples, every placeholder
+// set to the same adversarial value, one placeholder at a time set to each
+// adversarial value (the others at their first sample), then random
+// assignments.
+func search(tmpls []template, keys []Binding, samples map[string][]string, opts Options) (*Counterexample, int) {
+	var names []string
+	for _, t := range tmpls {
+		for _, p := range t.placeholders() {
+			if !contains(names, p) {
+				names = append(names, p)
+			}
+		}
+	}
+	base := map[string]string{}
+	for _, p := range names {
+		base[p] = "x"
+		for _, s := range samples[p] {
+			if inValues(s, opts.Values) {
+				base[p] = s
+				break
+			}
+		}
+	}
+	tried := 0
+	split := func(vals map[string]string) bool {
+		tried++
+		want := -1
+		for _, t := range tmpls {
+			s := Of(t.expand(vals))
+			if want >= 0 && s != want {
+				return true
+			}
+			want = s
+		}
+		return false
+	}
+	found := func(vals map[string]string) (*Counterexample, int) {
+		return counterexample(tmpls, keys, simplify(vals, base, split)), tried
+	}
+
+	// The samples, column by column.
+	rows := 0
+	for _, p := range names {
+		rows = max(rows, len(samples[p]))
+	}
+	for i := range rows {
+		vals := clone(base)
+		for _, p := range names {
+			if s := samples[p]; len(s) > 0 && inValues(s[i%len(s)], opts.Values) {
+				vals[p] = s[i%len(s)]
+			}
+		}
+		if split(vals) {
+			return found(vals)
+		}
+	}
+	var adv []string
+	for _, v := range adversarial {
+		if inValues(v, opts.Values) {
+			adv = append(adv, v)
+		}
+	}
+	for _, v := range adv {
+		vals := map[string]string{}
+		for _, p := range names {
+			vals[p] = v
+		}
+		if split(vals) {
+			return found(vals)
+		}
+	}
+	for _, p := range names {
+		for _, v := range adv {
+			vals := clone(base)
+			vals[p] = v
+			if split(vals) {
+				return found(vals)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x5107))
+	for range opts.Random {
+		vals := map[string]string{}
+		for _, p := range names {
+			vals[p] = randomValue(rng, adv, opts.Values)
+		}
+		if split(vals) {
+			return found(vals)
+		}
+	}
+	return nil, tried
+}
+
+// randomValue returns an adversarial value, or a random string of up to 12
+// bytes drawn mostly from braces, letters and a few multi-byte runes.
+func randomValue(rng *rand.Rand, adv []string, vs Values) string {
+	if rng.IntN(4) == 0 {
+		return adv[rng.IntN(len(adv))]
+	}
+	alphabet := []string{"{", "}", "a", "b", "0", ":", "-", "é", "\x00"}
+	for {
+		var b strings.Builder
+		for range rng.IntN(13) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		if v := b.String(); inValues(v, vs) {
+			return v
+		}
+	}
+}
+
+// simplify puts back the base value of every placeholder whose adversarial
+// value is not needed for the split, so the counterexample shows only what
+// matters.
+func simplify(vals, base map[string]string, split func(map[string]string) bool) map[string]string {
+	names := make([]string, 0, len(vals))
+	for p := range vals {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	for _, p := range names {
+		if vals[p] == base[p] {
+			continue
+		}
+		try := clone(vals)
+		try[p] = base[p]
+		if split(try) {
+			vals = try
+		}
+	}
+	return vals
+}
+
+func counterexample(tmpls []template, keys []Binding, vals map[string]string) *Counterexample {
+	ce := &Counterexample{Values: vals}
+	for i, t := range tmpls {
+		k := t.expand(vals)
+		ce.Keys = append(ce.Keys, KeySlot{Name: keys[i].Name, Key: k, Slot: Of(k)})
+	}
+	return ce
+}
+
+func clone(m map[string]string) map[string]string {
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}

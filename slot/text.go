@@ -1,0 +1,134 @@
+package slot
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Detail is a one-line summary of a check for a table cell: the shared hash
+// tag, the counterexample's values and slots, or why there is nothing to
+// prove.
+func (c Check) Detail() string {
+	switch c.Status {
+	case Proven:
+		if c.HashTag != "" {
+			return "hash tag " + c.HashTag
+		}
+		if len(c.Keys) == 1 {
+			return "one key"
+		}
+		return "same template"
+	case Mismatch:
+		var slots []string
+		for _, k := range c.Counterexample.Keys {
+			slots = append(slots, strconv.Itoa(k.Slot))
+		}
+		return fmt.Sprintf("%s: slots %s", formatValues(c.Counterexample.Values), strings.Join(slots, ", "))
+	case Tested:
+		return fmt.Sprintf("no proof; %d assignments agree", c.Tried)
+	case Skipped:
+		return "no-cluster"
+	}
+	return ""
+}
+
+// KeyNames returns the names of the check's keys joined by sep.
+func (c Check) KeyNames(sep string) string {
+	names := make([]string, len(c.Keys))
+	for i, k := range c.Keys {
+		names[i] = k.Name
+	}
+	return strings.Join(names, sep)
+}
+
+// Position returns where a mismatch is reported: the template of the first
+// key whose counterexample slot differs from the first key's, and its
+// field.
+func (c Check) Position() (line, col int, field string) {
+	i := 0
+	if ce := c.Counterexample; ce != nil {
+		for j, k := range ce.Keys {
+			if k.Slot != ce.Keys[0].Slot {
+				i = j
+				break
+			}
+		}
+	}
+	if len(c.Keys) == 0 {
+		return 0, 0, "callers." + c.Caller
+	}
+	return c.Keys[i].Line, c.Keys[i].Col, "callers." + c.Caller + ".keys." + c.Keys[i].Name
+}
+
+// WriteText writes the report's problems for a terminal or a CI log: every
+// mismatch with its counterexample and a hint, every warning, each as
+// file:line:col: field: message, then a summary line.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, c := range r.Mismatches() {
+		line, col, field := c.Position()
+		fmt.Fprintf(&b, "%s:%d:%d: %s: script %s: keys %s can hash to different slots: %s\n",
+			r.Manifest, line, col, field, c.Script, c.KeyNames(", "), c.Reason)
+		fmt.Fprintf(&b, "    counterexample: %s\n", formatValues(c.Counterexample.Values))
+		width := 0
+		for _, k := range c.Counterexample.Keys {
+			width = max(width, len(k.Name))
+		}
+		for _, k := range c.Counterexample.Keys {
+			fmt.Fprintf(&b, "      %-*s  %s  slot %d\n", width, k.Name, strconv.Quote(k.Key), k.Slot)
+		}
+		if c.Hint != "" {
+			fmt.Fprintf(&b, "    hint: %s\n", c.Hint)
+		}
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "%s:%d:%d: warning: %s: %s\n", w.File, w.Line, w.Col, w.Field, w.Message)
+	}
+	fmt.Fprintf(&b, "%s\n", r.Summary())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Summary is one line: how many checks ended how, the warnings, and the
+// value set the proofs cover.
+func (r *Report) Summary() string {
+	var parts []string
+	for _, s := range []Status{Proven, Tested, Mismatch, Skipped} {
+		if n := r.Count(s); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "nothing to check")
+	}
+	return fmt.Sprintf("check-keys: %d %s: %s; %d %s; placeholder values covered: %s",
+		len(r.Checks), plural(len(r.Checks), "check", "checks"), strings.Join(parts, ", "),
+		len(r.Warnings), plural(len(r.Warnings), "warning", "warnings"), r.Values.Describe())
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// formatValues renders placeholder values sorted by name: id="", tenant="a".
+func formatValues(vals map[string]string) string {
+	if len(vals) == 0 {
+		return "(no placeholders)"
+	}
+	names := make([]string, 0, len(vals))
+	for p := range vals {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, p := range names {
+		parts[i] = p + "=" + strconv.Quote(vals[p])
+	}
+	return strings.Join(parts, ", ")
+}

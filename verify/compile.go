@@ -1,0 +1,439 @@
+package verify
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// catName is the hidden local that holds the concatenation helper in every
+// compiled chunk. It contains a NUL byte, so no script can name it.
+const catName = "\x00cat"
+
+// compile turns Lua source into a function prototype the way Redis's Lua 5.1
+// would accept it. source is the chunk name Lua 5.1 gives the chunk
+// ("@user_script", or a loadstring chunk's text); the prototype is named by
+// its short form (luaO_chunkid), which is what error positions print.
+//
+// Three things differ from a plain gopher-lua compile:
+//   - goto and labels (Lua 5.2 syntax gopher-lua accepts) are rejected with
+//     the error Lua 5.1 gives for them;
+//   - every a .. b becomes a call of a hidden helper that formats numbers
+//     with %.14g (gopher-lua's VM would use Go's formatting) and names the
+//     operand in its error like Lua 5.1 ("local 'x'");
+//   - the chunk is wrapped as: local <helper> = ...; return function(...)
+//     <chunk> end, so the helper is an upvalue no script can reach. Call the
+//     result with the helper to get the script's function.
+//
+// The error is the message Lua would put after "Error compiling script":
+// "user_script:1: ...".
+func compile(src []byte, source string) (*lua.FunctionProto, error) {
+	name := chunkID(source)
+	chunk, err := parse.Parse(bytes.NewReader(src), name)
+	if err != nil {
+		return nil, errors.New(parseErrorText(err, name))
+	}
+	if msg := rejectGoto(chunk, name); msg != "" {
+		return nil, errors.New(msg)
+	}
+	rw := &rewriter{}
+	rw.block(chunk)
+	last := 1
+	if n := len(chunk); n > 0 {
+		last = chunk[n-1].LastLine()
+	}
+	outer := []ast.Stmt{
+		&ast.LocalAssignStmt{Names: []string{catName}, Exprs: []ast.Expr{&ast.Comma3Expr{}}},
+		&ast.ReturnStmt{Exprs: []ast.Expr{&ast.FunctionExpr{ParList: &ast.ParList{HasVargs: true}, Stmts: chunk}}},
+	}
+	fe := outer[1].(*ast.ReturnStmt).Exprs[0]
+	fe.SetLine(0)
+	fe.SetLastLine(last)
+	proto, err := lua.Compile(outer, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
+	}
+	return proto, nil
+}
+
+// chunkID is Lua 5.1's luaO_chunkid with LUA_IDSIZE 60: "@file" prints as
+// file, "=name" as name, anything else as [string "first line..."].
+func chunkID(source string) string {
+	if i := strings.IndexByte(source, 0); i >= 0 {
+		source = source[:i]
+	}
+	const idSize = 60
+	switch {
+	case strings.HasPrefix(source, "="):
+		s := source[1:]
+		if len(s) > idSize-1 {
+			s = s[:idSize-1]
+		}
+		return s
+	case strings.HasPrefix(source, "@"):
+		s := source[1:]
+		max := idSize - len(" '...' ") - 1
+		if len(s) > max {
+			return "..." + s[len(s)-max:]
+		}
+		return s
+	}
+	n := strings.IndexAny(source, "\n\r")
+	if n < 0 {
+		n = len(source)
+	}
+	max := idSize - len(" [string \"...\"] ") - 1
+	if n > max {
+		n = max
+	}
+	if n < len(source) {
+		return `[string "` + source[:n] + `..."]`
+	}
+	return `[string "` + source + `"]`
+}
+
+// parseErrorText renders a gopher-lua parse error in Lua 5.1's shape,
+// "name:line: message near 'token'". gopher-lua's parser only says "syntax
+// error", so the message is Lua 5.1's most common one, "unexpected symbol"
+// (a known divergence: Lua may say "'=' expected" or "'end' expected").
+func parseErrorText(err error, name string) string {
+	var pe *parse.Error
+	if !errors.As(err, &pe) {
+		return name + ": " + strings.TrimSpace(err.Error())
+	}
+	line := pe.Pos.Line
+	tok := pe.Token
+	if line == parse.EOF || line <= 0 {
+		line = pe.Pos.Line
+		if line <= 0 {
+			line = 1
+		}
+		tok = "<eof>"
+	}
+	msg := pe.Message
+	switch {
+	case strings.Contains(msg, "syntax error"):
+		msg = "unexpected symbol"
+	case strings.HasPrefix(msg, "unterminated string"):
+		msg = "unfinished string"
+	}
+	if tok == "" {
+		tok = "<eof>"
+	}
+	return fmt.Sprintf("%s:%d: %s near '%s'", name, line, msg, tok)
+}
+
+// rejectGoto returns Lua 5.1's compile error for the first goto or label in
+// chunk: goto is a plain name in Lua 5.1, so "goto x" fails with "'=' expected
+// near 'x'", and "::" is an unexpected symbol.
+func rejectGoto(chunk []ast.Stmt, name string) string {
+	var msg string
+	var walk func([]ast.Stmt)
+	var expr func(ast.Expr)
+	walk = func(stmts []ast.Stmt) {
+		for _, s := range stmts {
+			if msg != "" {
+				return
+			}
+			switch s := s.(type) {
+			case *ast.GotoStmt:
+				msg = fmt.Sprintf("%s:%d: '=' expected near '%s'", name, s.Line(), s.Label)
+			case *ast.LabelStmt:
+				msg = fmt.Sprintf("%s:%d: unexpected symbol near ':'", name, s.Line())
+			case *ast.DoBlockStmt:
+				walk(s.Stmts)
+			case *ast.WhileStmt:
+				expr(s.Condition)
+				walk(s.Stmts)
+			case *ast.RepeatStmt:
+				walk(s.Stmts)
+				expr(s.Condition)
+			case *ast.IfStmt:
+				expr(s.Condition)
+				walk(s.Then)
+				walk(s.Else)
+			case *ast.NumberForStmt:
+				walk(s.Stmts)
+			case *ast.GenericForStmt:
+				walk(s.Stmts)
+			case *ast.FuncDefStmt:
+				walk(s.Func.Stmts)
+			case *ast.LocalAssignStmt:
+				for _, e := range s.Exprs {
+					expr(e)
+				}
+			case *ast.AssignStmt:
+				for _, e := range s.Rhs {
+					expr(e)
+				}
+			case *ast.ReturnStmt:
+				for _, e := range s.Exprs {
+					expr(e)
+				}
+			case *ast.FuncCallStmt:
+				expr(s.Expr)
+			}
+		}
+	}
+	expr = func(e ast.Expr) {
+		if msg != "" || e == nil {
+			return
+		}
+		switch e := e.(type) {
+		case *ast.FunctionExpr:
+			walk(e.Stmts)
+		case *ast.FuncCallExpr:
+			expr(e.Func)
+			expr(e.Receiver)
+			for _, a := range e.Args {
+				expr(a)
+			}
+		case *ast.TableExpr:
+			for _, f := range e.Fields {
+				expr(f.Key)
+				expr(f.Value)
+			}
+		case *ast.LogicalOpExpr:
+			expr(e.Lhs)
+			expr(e.Rhs)
+		case *ast.RelationalOpExpr:
+			expr(e.Lhs)
+			expr(e.Rhs)
+		case *ast.ArithmeticOpExpr:
+			expr(e.Lhs)
+			expr(e.Rhs)
+		case *ast.StringConcatOpExpr:
+			expr(e.Lhs)
+			expr(e.Rhs)
+		case *ast.UnaryMinusOpExpr:
+			expr(e.Expr)
+		case *ast.UnaryNotOpExpr:
+			expr(e.Expr)
+		case *ast.UnaryLenOpExpr:
+			expr(e.Expr)
+		case *ast.AttrGetExpr:
+			expr(e.Object)
+			expr(e.Key)
+		}
+	}
+	walk(chunk)
+	return msg
+}
+
+// rewriter replaces every concatenation with a call of the helper, tracking
+// scopes so an operand can be named the way Lua 5.1 names it in errors.
+type rewriter struct {
+	funcs []*funcScope
+}
+
+type funcScope struct {
+	blocks [][]string
+}
+
+func (rw *rewriter) enterFunc(params []string) {
+	rw.funcs = append(rw.funcs, &funcScope{blocks: [][]string{append([]string(nil), params...)}})
+}
+
+func (rw *rewriter) leaveFunc() { rw.funcs = rw.funcs[:len(rw.funcs)-1] }
+
+func (rw *rewriter) enterBlock(names ...string) {
+	f := rw.funcs[len(rw.funcs)-1]
+	f.blocks = append(f.blocks, append([]string(nil), names...))
+}
+
+func (rw *rewriter) leaveBlock() {
+	f := rw.funcs[len(rw.funcs)-1]
+	f.blocks = f.blocks[:len(f.blocks)-1]
+}
+
+func (rw *rewriter) declare(names ...string) {
+	f := rw.funcs[len(rw.funcs)-1]
+	f.blocks[len(f.blocks)-1] = append(f.blocks[len(f.blocks)-1], names...)
+}
+
+// kind reports how Lua 5.1 would name identifier n: local, upvalue or global.
+func (rw *rewriter) kind(n string) string {
+	for i := len(rw.funcs) - 1; i >= 0; i-- {
+		f := rw.funcs[i]
+		for b := len(f.blocks) - 1; b >= 0; b-- {
+			for _, x := range f.blocks[b] {
+				if x == n {
+					if i == len(rw.funcs)-1 {
+						return "local"
+					}
+					return "upvalue"
+				}
+			}
+		}
+	}
+	return "global"
+}
+
+// block rewrites the top-level chunk.
+func (rw *rewriter) block(chunk []ast.Stmt) {
+	rw.enterFunc(nil)
+	rw.stmts(chunk)
+	rw.leaveFunc()
+}
+
+func (rw *rewriter) stmts(list []ast.Stmt) {
+	for _, s := range list {
+		rw.stmt(s)
+	}
+}
+
+func (rw *rewriter) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		rw.exprs(s.Lhs)
+		rw.exprs(s.Rhs)
+	case *ast.LocalAssignStmt:
+		// "local function f" is parsed as a local assignment of a function
+		// expression; f is visible inside its own body.
+		if len(s.Names) == 1 && len(s.Exprs) == 1 {
+			if _, ok := s.Exprs[0].(*ast.FunctionExpr); ok {
+				rw.declare(s.Names...)
+				rw.exprs(s.Exprs)
+				return
+			}
+		}
+		rw.exprs(s.Exprs)
+		rw.declare(s.Names...)
+	case *ast.FuncCallStmt:
+		s.Expr = rw.expr(s.Expr)
+	case *ast.DoBlockStmt:
+		rw.enterBlock()
+		rw.stmts(s.Stmts)
+		rw.leaveBlock()
+	case *ast.WhileStmt:
+		s.Condition = rw.expr(s.Condition)
+		rw.enterBlock()
+		rw.stmts(s.Stmts)
+		rw.leaveBlock()
+	case *ast.RepeatStmt:
+		rw.enterBlock()
+		rw.stmts(s.Stmts)
+		s.Condition = rw.expr(s.Condition)
+		rw.leaveBlock()
+	case *ast.IfStmt:
+		s.Condition = rw.expr(s.Condition)
+		rw.enterBlock()
+		rw.stmts(s.Then)
+		rw.leaveBlock()
+		rw.enterBlock()
+		rw.stmts(s.Else)
+		rw.leaveBlock()
+	case *ast.NumberForStmt:
+		s.Init = rw.expr(s.Init)
+		s.Limit = rw.expr(s.Limit)
+		if s.Step != nil {
+			s.Step = rw.expr(s.Step)
+		}
+		rw.enterBlock(s.Name)
+		rw.stmts(s.Stmts)
+		rw.leaveBlock()
+	case *ast.GenericForStmt:
+		rw.exprs(s.Exprs)
+		rw.enterBlock(s.Names...)
+		rw.stmts(s.Stmts)
+		rw.leaveBlock()
+	case *ast.FuncDefStmt:
+		if s.Name != nil {
+			s.Name.Func = rw.exprOrNil(s.Name.Func)
+			s.Name.Receiver = rw.exprOrNil(s.Name.Receiver)
+		}
+		params := s.Func.ParList.Names
+		if s.Name != nil && s.Name.Method != "" {
+			params = append([]string{"self"}, params...)
+		}
+		rw.function(s.Func, params)
+	case *ast.ReturnStmt:
+		rw.exprs(s.Exprs)
+	}
+}
+
+func (rw *rewriter) function(f *ast.FunctionExpr, params []string) {
+	rw.enterFunc(params)
+	rw.stmts(f.Stmts)
+	rw.leaveFunc()
+}
+
+func (rw *rewriter) exprs(list []ast.Expr) {
+	for i, e := range list {
+		list[i] = rw.expr(e)
+	}
+}
+
+func (rw *rewriter) exprOrNil(e ast.Expr) ast.Expr {
+	if e == nil {
+		return nil
+	}
+	return rw.expr(e)
+}
+
+func (rw *rewriter) expr(e ast.Expr) ast.Expr {
+	switch x := e.(type) {
+	case *ast.StringConcatOpExpr:
+		lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
+		call := &ast.FuncCallExpr{
+			Func:      &ast.IdentExpr{Value: catName},
+			Args:      []ast.Expr{lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs)},
+			AdjustRet: true,
+		}
+		call.Func.SetLine(x.Line())
+		call.Func.SetLastLine(x.LastLine())
+		call.SetLine(x.Line())
+		call.SetLastLine(x.LastLine())
+		return call
+	case *ast.AttrGetExpr:
+		x.Object = rw.expr(x.Object)
+		x.Key = rw.expr(x.Key)
+	case *ast.TableExpr:
+		for _, f := range x.Fields {
+			f.Key = rw.exprOrNil(f.Key)
+			f.Value = rw.expr(f.Value)
+		}
+	case *ast.FuncCallExpr:
+		x.Func = rw.exprOrNil(x.Func)
+		x.Receiver = rw.exprOrNil(x.Receiver)
+		rw.exprs(x.Args)
+	case *ast.LogicalOpExpr:
+		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
+	case *ast.RelationalOpExpr:
+		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
+	case *ast.ArithmeticOpExpr:
+		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
+	case *ast.UnaryMinusOpExpr:
+		x.Expr = rw.expr(x.Expr)
+	case *ast.UnaryNotOpExpr:
+		x.Expr = rw.expr(x.Expr)
+	case *ast.UnaryLenOpExpr:
+		x.Expr = rw.expr(x.Expr)
+	case *ast.FunctionExpr:
+		rw.function(x, x.ParList.Names)
+	}
+	return e
+}
+
+// describe returns, as a string constant, how Lua 5.1 names operand e in a
+// type error ("local 'x'", "upvalue 'x'", "global 'x'", "field 'x'"), or "".
+func (rw *rewriter) describe(e ast.Expr) ast.Expr {
+	var s string
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		s = fmt.Sprintf("%s '%s'", rw.kind(x.Value), x.Value)
+	case *ast.AttrGetExpr:
+		if k, ok := x.Key.(*ast.StringExpr); ok {
+			s = fmt.Sprintf("field '%s'", k.Value)
+		}
+	}
+	out := &ast.StringExpr{Value: s}
+	out.SetLine(e.Line())
+	out.SetLastLine(e.LastLine())
+	return out
+}

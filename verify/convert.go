@@ -1,0 +1,100 @@
+package verify
+
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Conversions between Lua values and RESP2 replies, as Redis 7.0 does them
+// (script_lua.c: redisProtocolToLuaType, luaReplyToRedisReply).
+
+// toLua converts a command's reply for redis.call: integer -> number, bulk
+// -> string, nil -> false, status -> {ok=s}, error -> {err=s}, array ->
+// table (nil elements become false).
+func toLua(L *lua.LState, r Reply) lua.LValue {
+	switch r.Kind {
+	case Int:
+		return lua.LNumber(float64(r.Int))
+	case Bulk:
+		return lua.LString(r.Str)
+	case Status:
+		t := L.NewTable()
+		t.RawSetString("ok", lua.LString(r.Str))
+		return t
+	case Error:
+		return errTable(L, r.Str)
+	case Array:
+		t := L.CreateTable(len(r.Elems), 0)
+		for i, e := range r.Elems {
+			t.RawSetInt(i+1, toLua(L, e))
+		}
+		return t
+	}
+	return lua.LFalse
+}
+
+// errTable is luaPushErrorBuff: {err="CODE message"}, with "ERR" added when
+// the text has no code.
+func errTable(L *lua.LState, text string) *lua.LTable {
+	text = strings.TrimPrefix(text, "-")
+	if !strings.Contains(text, " ") {
+		text = "ERR " + text
+	}
+	text = strings.TrimRight(text, "\r\n")
+	t := L.NewTable()
+	t.RawSetString("err", lua.LString(text))
+	return t
+}
+
+// sanitize replaces CR and LF as Redis does in error and status replies.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// fromLua converts a script's return value: number -> integer (truncated
+// toward zero), string -> bulk, true -> 1, false -> nil, a table with a
+// string err -> error, with a string ok -> status, any other table -> array
+// of t[1], t[2], ... up to the first nil; nil and anything else -> nil.
+func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
+	switch x := v.(type) {
+	case lua.LNumber:
+		return IntReply(cInt(float64(x))), nil
+	case lua.LString:
+		return BulkReply(string(x)), nil
+	case lua.LBool:
+		if x {
+			return IntReply(1), nil
+		}
+		return NilReply(), nil
+	case *lua.LTable:
+		if depth >= maxReplyDepth {
+			return Reply{}, notImplemented("a reply nested deeper than %d levels (Redis stops at its Lua stack limit)", maxReplyDepth)
+		}
+		if s, ok := x.RawGetString("err").(lua.LString); ok {
+			return ErrorReply(sanitize(string(s))), nil
+		}
+		if s, ok := x.RawGetString("ok").(lua.LString); ok {
+			return StatusReply(sanitize(string(s))), nil
+		}
+		elems := []Reply{}
+		for i := 1; ; i++ {
+			e := x.RawGetInt(i)
+			if e == lua.LNil {
+				break
+			}
+			er, err := r.fromLua(e, depth+1)
+			if err != nil {
+				return Reply{}, err
+			}
+			elems = append(elems, er)
+		}
+		return ArrayReply(elems...), nil
+	}
+	return NilReply(), nil
+}

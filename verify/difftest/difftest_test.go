@@ -1,0 +1,219 @@
+package difftest
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptctl/scriptctl/internal/rediscli"
+	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/verify"
+)
+
+const corpusDir = "testdata/snippets"
+
+// knownDivergences maps a snippet name (prefixed "fcall:" for function mode
+// only) to the reason it cannot match Redis 7.0.15. Each entry is also in
+// verify/README.md under "Known divergences".
+var knownDivergences = map[string]string{}
+
+// functionName is the function each snippet becomes in function mode.
+const functionName = "difftest_f"
+
+// functionLibrary wraps a snippet's body as the only function of a library,
+// the way the manifest's generator wraps scripts.
+func functionLibrary(script string) string {
+	return "#!lua name=difftest\nredis.register_function('" + functionName + "', function(KEYS, ARGV)\n" + script + "\nend)\n"
+}
+
+// liveServer runs commands through the real redis-cli against a throwaway
+// server.
+type liveServer struct {
+	t   *testing.T
+	srv *redistest.Server
+	cli string
+}
+
+func startLive(t *testing.T) *liveServer {
+	t.Helper()
+	return &liveServer{t: t, srv: redistest.Standalone(t), cli: redistest.CLI(t)}
+}
+
+// reset empties the keyspace, the script cache and Lua state (library
+// settings such as cjson's persist in it) and the function libraries.
+func (l *liveServer) reset() {
+	l.t.Helper()
+	l.srv.MustDo("FLUSHALL")
+	l.srv.MustDo("SCRIPT", "FLUSH")
+	l.srv.MustDo("FUNCTION", "FLUSH")
+}
+
+// run passes args to redis-cli as exact bytes (exec arguments, no shell)
+// and returns what it printed.
+func (l *liveServer) run(args ...string) string {
+	l.t.Helper()
+	cmd := exec.Command(l.cli, append([]string{"--no-raw", "-p", strconv.Itoa(l.srv.Port)}, args...)...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		l.t.Fatalf("run redis-cli: %v", err)
+	}
+	out := stdout.String()
+	if stderr.Len() > 0 {
+		out += "[stderr] " + stderr.String()
+	}
+	return out
+}
+
+// offline formats an engine result like redis-cli, or names the run error.
+func offline(r verify.Reply, err error) string {
+	if err != nil {
+		var re *verify.RunError
+		if errors.As(err, &re) {
+			return "[offline run error " + re.Code + "] " + re.Msg + "\n"
+		}
+		return "[offline error] " + err.Error() + "\n"
+	}
+	return rediscli.Format(r)
+}
+
+func evalArgs(cmd, script string, keys, args []string) []string {
+	out := []string{cmd, script, strconv.Itoa(len(keys))}
+	out = append(out, keys...)
+	return append(out, args...)
+}
+
+// transcripts runs s on both sides and returns what each printed: setup
+// commands, the script (EVAL, or FUNCTION LOAD then FCALL), then the after
+// commands, each headed by "> " and the command name.
+func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off string) {
+	t.Helper()
+	ctx := context.Background()
+	l.reset()
+	e := verify.New(verify.Options{Now: time.Now().UnixMilli()})
+	var lb, ob strings.Builder
+	step := func(title, liveOut, offOut string) {
+		lb.WriteString("> " + title + "\n" + liveOut)
+		ob.WriteString("> " + title + "\n" + offOut)
+	}
+	for _, c := range s.Setup {
+		step(strings.Join(c, " "), l.run(c...), offline(e.Do(ctx, c...)))
+	}
+	if fcall {
+		lib := functionLibrary(s.Script)
+		step("FUNCTION LOAD", l.run("FUNCTION", "LOAD", lib), offline(e.FunctionLoad([]byte(lib), false)))
+		step("FCALL", l.run(evalArgs("FCALL", functionName, s.Keys, s.Args)...), offline(e.FCall(ctx, functionName, s.Keys, s.Args)))
+	} else {
+		step("EVAL", l.run(evalArgs("EVAL", s.Script, s.Keys, s.Args)...), offline(e.Eval(ctx, []byte(s.Script), s.Keys, s.Args)))
+	}
+	for _, c := range s.After {
+		step(strings.Join(c, " "), l.run(c...), offline(e.Do(ctx, c...)))
+	}
+	return lb.String(), ob.String()
+}
+
+func runCorpus(t *testing.T, fcall bool) {
+	snippets, err := loadCorpus(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := startLive(t)
+	matched, diverged := 0, 0
+	for _, s := range snippets {
+		key := s.Name
+		if fcall {
+			if s.NoFunction != "" {
+				continue
+			}
+			if _, ok := knownDivergences["fcall:"+key]; ok {
+				key = "fcall:" + key
+			}
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			live, off := transcripts(t, l, s, fcall)
+			reason, known := knownDivergences[key]
+			switch {
+			case live == off && known:
+				t.Errorf("%s: snippet %q is listed as a known divergence (%s) but now matches: remove it from knownDivergences and verify/README.md", s.Pos(), s.Name, reason)
+			case live == off:
+				matched++
+			case known:
+				diverged++
+				t.Logf("%s: known divergence: %s", s.Pos(), reason)
+			default:
+				t.Errorf("%s: snippet %q differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", s.Pos(), s.Name, live, off, s.Script)
+			}
+		})
+	}
+	t.Logf("%d snippets identical, %d known divergences", matched, diverged)
+}
+
+// TestEvalCorpus runs every snippet as EVAL on a real redis-server and on
+// the offline engine and requires identical redis-cli output.
+func TestEvalCorpus(t *testing.T) { runCorpus(t, false) }
+
+// TestFCallCorpus runs every snippet that can be a function body as FCALL
+// of a generated library, on both sides.
+func TestFCallCorpus(t *testing.T) { runCorpus(t, true) }
+
+// TestCorpus checks the corpus itself: it parses, it has at least 200
+// snippets, and every known divergence names a snippet.
+func TestCorpus(t *testing.T) {
+	snippets, err := loadCorpus(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snippets) < 200 {
+		t.Errorf("corpus has %d snippets, want at least 200", len(snippets))
+	}
+	names := map[string]bool{}
+	for _, s := range snippets {
+		names[s.Name] = true
+		names["fcall:"+s.Name] = true
+	}
+	for name := range knownDivergences {
+		if !names[name] {
+			t.Errorf("known divergence %q names no snippet", name)
+		}
+	}
+}
+
+func TestParseCorpusErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"- name: a\n  script: return 1\n  bogus: 1\n", "x.yaml:1: line 3: field bogus not found"},
+		{"- script: return 1\n", "x.yaml:1: field name: missing"},
+		{"- name: a\n", `x.yaml:1: snippet "a": field script: missing`},
+		{"- name: a\n  script: return 1\n  setup: [[]]\n", `x.yaml:1: snippet "a": empty command`},
+		{"name: a\n", "x.yaml:1: want a list of snippets"},
+		{"- name: a\n  script: [1\n", "x.yaml: yaml: line 2"},
+	}
+	for _, tt := range tests {
+		_, err := parseCorpus("x.yaml", []byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseCorpus(%q) = %v, want an error containing %q", tt.in, err, tt.want)
+		}
+	}
+	got, err := parseCorpus("x.yaml", []byte("- name: a\n  script: |-\n    return 1\n  keys: [k]\n  after: [[GET, k]]\n"))
+	if err != nil || len(got) != 1 || got[0].Script != "return 1" || got[0].Keys[0] != "k" || got[0].After[0][1] != "k" || got[0].Line != 1 {
+		t.Errorf("parseCorpus = %+v, %v", got, err)
+	}
+}
+
+// FuzzParseCorpus: the corpus parser never panics.
+func FuzzParseCorpus(f *testing.F) {
+	f.Add("- name: a\n  script: return 1\n")
+	f.Add("- name: a\n  script: |-\n    return 1\n  keys: [k]\n  setup: [[SET, k, v]]\n")
+	f.Add("[]")
+	f.Add("- {name: x, script: y, no_function: z}")
+	f.Fuzz(func(t *testing.T, s string) {
+		parseCorpus("fuzz.yaml", []byte(s))
+	})
+}

@@ -1,0 +1,194 @@
+package verify
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// DefaultNow is the virtual clock's start when Options.Now is 0:
+// 2023-11-14T22:13:20Z in Unix milliseconds.
+const DefaultNow int64 = 1_700_000_000_000
+
+// DefaultTimeout bounds one script or function run when Options.Timeout is 0.
+const DefaultTimeout = time.Second
+
+// Options configure an Engine.
+type Options struct {
+	Now     int64         // virtual clock start, Unix ms; 0 means DefaultNow
+	Timeout time.Duration // per script or function run; 0 means DefaultTimeout
+}
+
+// Engine is one offline Redis: a keyspace on a virtual clock, a Functions
+// library registry and the Lua sandbox that runs scripts against them. An
+// Engine is not safe for concurrent use; run one per goroutine.
+type Engine struct {
+	now     int64
+	timeout time.Duration
+	db      *keyspace
+	rand    rand48
+	funcs   *functions
+}
+
+// New returns an empty engine.
+func New(opts Options) *Engine {
+	e := &Engine{now: opts.Now, timeout: opts.Timeout}
+	if e.now == 0 {
+		e.now = DefaultNow
+	}
+	if e.timeout <= 0 {
+		e.timeout = DefaultTimeout
+	}
+	e.db = newKeyspace(e)
+	e.rand.x = rand48Init
+	e.funcs = newFunctions()
+	return e
+}
+
+// Now returns the virtual clock in Unix milliseconds.
+func (e *Engine) Now() int64 { return e.now }
+
+// Advance moves the virtual clock forward by ms milliseconds. A key whose
+// expiry is at or before the new time is gone, exactly like Redis: a key
+// with PTTL 100 still exists after Advance(99) and is gone after Advance(100).
+// A negative ms is ignored: the clock never runs backwards.
+func (e *Engine) Advance(ms int64) {
+	if ms > 0 {
+		e.now += ms
+	}
+}
+
+// RunError reports a run the offline engine cannot judge: it is never a Redis
+// reply. Code is one of "not-implemented", "undeclared-key", "timeout",
+// "stack-overflow", "memory" or "server-crash" (a script that crashes
+// redis-server 7.0.15 itself).
+type RunError struct {
+	Code string
+	Msg  string
+}
+
+func (e *RunError) Error() string { return e.Msg }
+
+// RunError codes.
+const (
+	CodeNotImplemented = "not-implemented"
+	CodeUndeclaredKey  = "undeclared-key"
+	CodeTimeout        = "timeout"
+	CodeStackOverflow  = "stack-overflow"
+	CodeMemory         = "memory"
+	CodeServerCrash    = "server-crash"
+)
+
+func notImplemented(format string, args ...any) *RunError {
+	return &RunError{Code: CodeNotImplemented, Msg: "not implemented offline: " + fmt.Sprintf(format, args...)}
+}
+
+// Entry is one key of the keyspace.
+type Entry struct {
+	Key   string
+	Type  string            // "string" or "hash"
+	Value string            // Type "string"
+	Hash  map[string]string // Type "hash"
+	PTTL  int64             // remaining ms; -1 means no expiry
+}
+
+// Entries returns the live (not expired) keys, sorted by key.
+func (e *Engine) Entries() []Entry {
+	var out []Entry
+	for k := range e.db.keys {
+		if en, ok := e.Entry(k); ok {
+			out = append(out, en)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// Entry returns one live key.
+func (e *Engine) Entry(key string) (Entry, bool) {
+	v := e.db.get(key)
+	if v == nil {
+		return Entry{}, false
+	}
+	en := Entry{Key: key, PTTL: -1}
+	if v.expireAt > 0 {
+		en.PTTL = v.expireAt - e.now
+	}
+	switch v.kind {
+	case kindString:
+		en.Type = "string"
+		en.Value = v.str
+	case kindHash:
+		en.Type = "hash"
+		en.Hash = make(map[string]string, len(v.hash.vals))
+		for k, x := range v.hash.vals {
+			en.Hash[k] = x
+		}
+	}
+	return en, true
+}
+
+// Put creates or replaces a key (initial state). A Type other than "hash" is
+// a string. A positive PTTL expires the key that many ms from now; any other
+// PTTL means no expiry. Hash fields keep Go's sorted key order (HGETALL on a real server
+// follows insertion order: set hashes up with HSET through Do to control it).
+func (e *Engine) Put(en Entry) {
+	v := &value{}
+	if en.Type == "hash" {
+		v.kind = kindHash
+		v.hash = newHash()
+		keys := make([]string, 0, len(en.Hash))
+		for k := range en.Hash {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			v.hash.set(k, en.Hash[k])
+		}
+	} else {
+		v.kind = kindString
+		v.str = en.Value
+	}
+	if en.PTTL > 0 {
+		v.expireAt = e.now + en.PTTL
+	}
+	e.db.keys[en.Key] = v
+}
+
+// SHA1 returns the hex SHA1 of src: the name EVALSHA and SCRIPT LOAD use.
+func SHA1(src []byte) string {
+	sum := sha1.Sum(src)
+	return hex.EncodeToString(sum[:])
+}
+
+// Eval runs src exactly like EVAL src numkeys key... arg.... The Reply is
+// what a RESP2 client receives, error replies included. err is non-nil only
+// when the run cannot be judged offline; it is then a *RunError.
+func (e *Engine) Eval(ctx context.Context, src []byte, keys, args []string) (Reply, error) {
+	return e.eval(ctx, src, keys, args, false)
+}
+
+// EvalRO is Eval as EVAL_RO: a write command fails the script.
+func (e *Engine) EvalRO(ctx context.Context, src []byte, keys, args []string) (Reply, error) {
+	return e.eval(ctx, src, keys, args, true)
+}
+
+// Do runs one command as a client sends it (outside any script), for
+// example Do(ctx, "SET", "k", "v"). EVAL, EVAL_RO, FCALL, FCALL_RO and
+// FUNCTION LOAD are accepted too.
+func (e *Engine) Do(ctx context.Context, args ...string) (Reply, error) {
+	if len(args) == 0 {
+		return ErrorReply("ERR empty command"), nil
+	}
+	switch strings.ToLower(args[0]) {
+	case "eval", "eval_ro", "fcall", "fcall_ro":
+		return e.doScript(ctx, args)
+	case "function":
+		return e.doFunction(args)
+	}
+	return e.exec(nil, args)
+}

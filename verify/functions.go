@@ -1,0 +1,396 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Redis Functions: FUNCTION LOAD [REPLACE], FCALL, FCALL_RO. Like Redis, all
+// libraries share one Lua state whose globals are an empty readonly table:
+// while a library loads, its reads go to a small API table (redis with
+// register_function, log and the version constants, nothing else); when a
+// function runs they go to the full sandbox.
+
+type function struct {
+	name     string
+	lib      string
+	callback *lua.LFunction
+	flags    []string
+}
+
+type library struct {
+	name  string
+	code  []byte
+	funcs []*function
+}
+
+type functions struct {
+	run   *scriptRun // the shared state; nil until the first load
+	libs  map[string]*library
+	funcs map[string]*function
+	api   *lua.LTable // globals seen while a library loads
+	// pending collects register_function calls during a load.
+	pending []*function
+}
+
+func newFunctions() *functions {
+	return &functions{libs: map[string]*library{}, funcs: map[string]*function{}}
+}
+
+// state returns the shared Functions Lua state, creating it on first use.
+func (e *Engine) functionsState() *scriptRun {
+	fs := e.funcs
+	if fs.run != nil {
+		return fs.run
+	}
+	r := &scriptRun{e: e, ctx: context.Background(), name: ""}
+	r.newState()
+	L := r.L
+	// The load-time API: redis.register_function, redis.log, constants.
+	api := L.NewTable()
+	rt := L.NewTable()
+	rt.RawSetString("register_function", L.NewFunction(r.registerFunction))
+	full := r.real(r.real(r.globals).(*lua.LTable).RawGetString("redis")).(*lua.LTable)
+	for _, k := range []string{"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM"} {
+		rt.RawSetString(k, full.RawGetString(k))
+	}
+	errMT := L.NewTable()
+	errMT.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Script attempted to access nonexistent global variable '%s'", luaToString(L.Get(2)))
+		return 0
+	}))
+	L.SetMetatable(rt, errMT)
+	L.SetMetatable(api, errMT)
+	api.RawSetString("redis", r.readonlyProxy(rt))
+	fs.api = r.readonlyProxy(api)
+	r.sources["user_function"] = "@user_function"
+	fs.run = r
+	return r
+}
+
+// setLoadGlobals points the shared globals at the load API (true) or at the
+// full sandbox (false).
+func (r *scriptRun) setLoadGlobals(loading bool) {
+	mt := r.L.GetMetatable(r.globals).(*lua.LTable)
+	if loading {
+		mt.RawSetString("__index", r.e.funcs.api)
+	} else {
+		mt.RawSetString("__index", r.real(r.globals))
+	}
+	r.loading = loading
+}
+
+// FunctionLoad runs FUNCTION LOAD [REPLACE] code. It replies with the
+// library name, or Redis's error.
+func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
+	name, errText := libraryMeta(code)
+	if errText != "" {
+		return ErrorReply("ERR " + errText), nil
+	}
+	fs := e.funcs
+	old := fs.libs[name]
+	if old != nil && !replace {
+		return ErrorReply(fmt.Sprintf("ERR Library '%s' already exists", name)), nil
+	}
+	r := e.functionsState()
+	end := bytes.IndexByte(code, '\n')
+	proto, err := compile(code[end:], "@user_function")
+	if err != nil {
+		return ErrorReply(sanitize("ERR Error compiling function: " + err.Error())), nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	r.ctx = ctx
+	r.runErr = nil
+	r.name = name
+	fs.pending = nil
+	r.setLoadGlobals(true)
+	L := r.L
+	fn := r.instantiate(L, proto)
+	L.SetContext(ctx)
+	L.Push(fn)
+	perr := L.PCall(0, 0, nil)
+	L.RemoveContext()
+	r.setLoadGlobals(false)
+	pending := fs.pending
+	fs.pending = nil
+	if re := r.judge(perr); re != nil {
+		if re.Code == CodeTimeout && ctx.Err() != nil {
+			return ErrorReply("ERR FUNCTION LOAD timeout"), nil
+		}
+		return Reply{}, re
+	}
+	if perr != nil {
+		obj := errorObject(perr)
+		msg := ""
+		switch v := obj.(type) {
+		case *lua.LTable:
+			s, _ := luaStringField(v, "err")
+			msg = s
+		default:
+			msg = "ERR " + luaToString(obj)
+		}
+		return ErrorReply(sanitize("ERR Error registering functions: " + msg)), nil
+	}
+	if len(pending) == 0 {
+		return ErrorReply("ERR No functions registered"), nil
+	}
+	for _, f := range pending {
+		if other, ok := fs.funcs[f.name]; ok && (old == nil || other.lib != old.name) {
+			return ErrorReply(fmt.Sprintf("ERR Function %s already exists", f.name)), nil
+		}
+	}
+	if old != nil {
+		for _, f := range old.funcs {
+			delete(fs.funcs, f.name)
+		}
+	}
+	lib := &library{name: name, code: append([]byte(nil), code...), funcs: pending}
+	for _, f := range pending {
+		f.lib = name
+		fs.funcs[f.name] = f
+	}
+	fs.libs[name] = lib
+	return BulkReply(name), nil
+}
+
+// libraryMeta parses "#!lua name=<lib>" (functionExtractLibMetaData).
+func libraryMeta(code []byte) (string, string) {
+	if !bytes.HasPrefix(code, []byte("#!")) {
+		return "", "Missing library metadata"
+	}
+	end := bytes.IndexByte(code, '\n')
+	if end < 0 {
+		return "", "Invalid library metadata"
+	}
+	parts := strings.Fields(string(code[:end]))
+	if len(parts) == 0 {
+		return "", "Invalid library metadata"
+	}
+	engine := strings.TrimPrefix(parts[0], "#!")
+	name, hasName := "", false
+	for _, p := range parts[1:] {
+		if len(p) >= 5 && strings.EqualFold(p[:5], "name=") {
+			if hasName {
+				return "", "Invalid metadata value, name argument was given multiple times"
+			}
+			name, hasName = p[5:], true
+			continue
+		}
+		return "", "Invalid metadata value given: " + p
+	}
+	if !hasName {
+		return "", "Library name was not given"
+	}
+	if !validName(name) {
+		return "", "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"
+	}
+	if !strings.EqualFold(engine, "lua") {
+		return "", fmt.Sprintf("Engine '%s' not found", engine)
+	}
+	return name, ""
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// registerFunction is redis.register_function, in both forms.
+func (r *scriptRun) registerFunction(L *lua.LState) int {
+	fail := func(text string) {
+		L.Error(errTable(L, "ERR "+text), 0)
+	}
+	if !r.loading {
+		fail("redis.register_function can only be called on FUNCTION LOAD command")
+	}
+	f := &function{flags: []string{}}
+	switch L.GetTop() {
+	case 1:
+		t, ok := L.Get(1).(*lua.LTable)
+		if !ok {
+			fail("calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).")
+		}
+		var bad string
+		t.ForEach(func(k, v lua.LValue) {
+			if bad != "" {
+				return
+			}
+			ks, ok := k.(lua.LString)
+			if !ok {
+				bad = "named argument key given to redis.register_function is not a string"
+				return
+			}
+			switch string(ks) {
+			case "function_name":
+				s, ok := v.(lua.LString)
+				if !ok {
+					bad = "function_name argument given to redis.register_function must be a string"
+					return
+				}
+				f.name = string(s)
+			case "description":
+				if _, ok := v.(lua.LString); !ok {
+					bad = "description argument given to redis.register_function must be a string"
+				}
+			case "callback":
+				fn, ok := v.(*lua.LFunction)
+				if !ok {
+					bad = "callback argument given to redis.register_function must be a function"
+					return
+				}
+				f.callback = fn
+			case "flags":
+				ft, ok := v.(*lua.LTable)
+				if !ok {
+					bad = "flags argument to redis.register_function must be a table representing function flags"
+					return
+				}
+				for i := 1; ; i++ {
+					x := ft.RawGetInt(i)
+					if x == lua.LNil {
+						break
+					}
+					s, ok := x.(lua.LString)
+					if !ok || !isScriptFlag(string(s)) {
+						bad = "unknown flag given"
+						return
+					}
+					f.flags = append(f.flags, string(s))
+				}
+			default:
+				bad = "unknown argument given to redis.register_function"
+			}
+		})
+		if bad != "" {
+			fail(bad)
+		}
+		if f.name == "" {
+			fail("redis.register_function must get a function name argument")
+		}
+		if f.callback == nil {
+			fail("redis.register_function must get a callback argument")
+		}
+	case 2:
+		s, ok := L.Get(1).(lua.LString)
+		if !ok {
+			fail("first argument to redis.register_function must be a string")
+		}
+		fn, ok := L.Get(2).(*lua.LFunction)
+		if !ok {
+			fail("second argument to redis.register_function must be a function")
+		}
+		f.name, f.callback = string(s), fn
+	default:
+		fail("wrong number of arguments to redis.register_function")
+	}
+	if !validName(f.name) {
+		fail("Library names can only contain letters, numbers, or underscores(_) and must be at least one character long")
+	}
+	for _, p := range r.e.funcs.pending {
+		if p.name == f.name {
+			fail("Function already exists in the library")
+		}
+	}
+	r.e.funcs.pending = append(r.e.funcs.pending, f)
+	return 0
+}
+
+// FCall runs FCALL fn numkeys key... arg....
+func (e *Engine) FCall(ctx context.Context, fn string, keys, args []string) (Reply, error) {
+	return e.fcall(ctx, fn, keys, args, false)
+}
+
+// FCallRO runs FCALL_RO: the function must have the no-writes flag.
+func (e *Engine) FCallRO(ctx context.Context, fn string, keys, args []string) (Reply, error) {
+	return e.fcall(ctx, fn, keys, args, true)
+}
+
+func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro bool) (Reply, error) {
+	if len(keys) > 0 {
+		if r, bad := crossSlot(keys); bad {
+			return r, nil
+		}
+	}
+	f, ok := e.funcs.funcs[name]
+	if !ok {
+		return ErrorReply("ERR Function not found"), nil
+	}
+	noWrites := hasFlag(f.flags, "no-writes")
+	if ro && !noWrites {
+		return ErrorReply("ERR Can not execute a script with write flag using *_ro command."), nil
+	}
+	r := e.funcs.run
+	runCtx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	r.ctx = runCtx
+	r.runErr = nil
+	r.name = name
+	r.readOnly = ro || noWrites
+	r.setKeys(keys)
+	L := r.L
+	return r.call(f.callback, stringArray(L, keys), stringArray(L, args))
+}
+
+// doScript runs EVAL, EVAL_RO, FCALL or FCALL_RO sent as a command.
+func (e *Engine) doScript(ctx context.Context, args []string) (Reply, error) {
+	name := strings.ToLower(args[0])
+	if len(args) < 3 {
+		return errArity(name), nil
+	}
+	n, ok := parseInt(args[2])
+	if !ok {
+		return errNotInt, nil
+	}
+	if n < 0 {
+		return ErrorReply("ERR Number of keys can't be negative"), nil
+	}
+	if n > int64(len(args)-3) {
+		return ErrorReply("ERR Number of keys can't be greater than number of args"), nil
+	}
+	keys := args[3 : 3+n]
+	rest := args[3+n:]
+	switch name {
+	case "eval":
+		return e.Eval(ctx, []byte(args[1]), keys, rest)
+	case "eval_ro":
+		return e.EvalRO(ctx, []byte(args[1]), keys, rest)
+	case "fcall":
+		return e.FCall(ctx, args[1], keys, rest)
+	}
+	return e.FCallRO(ctx, args[1], keys, rest)
+}
+
+// doFunction runs FUNCTION LOAD [REPLACE] code; other subcommands are not
+// implemented offline.
+func (e *Engine) doFunction(args []string) (Reply, error) {
+	if len(args) < 2 {
+		return errArity("function"), nil
+	}
+	sub := strings.ToLower(args[1])
+	if sub != "load" {
+		return Reply{}, notImplemented("FUNCTION %s", strings.ToUpper(sub))
+	}
+	rest := args[2:]
+	replace := false
+	if len(rest) > 1 && strings.EqualFold(rest[0], "replace") {
+		replace, rest = true, rest[1:]
+	}
+	if len(rest) != 1 {
+		return errArity("function|load"), nil
+	}
+	return e.FunctionLoad([]byte(rest[0]), replace)
+}
+

@@ -1,0 +1,556 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/lualib"
+)
+
+// Limits of one run.
+const (
+	callStackSize   = 1000     // Lua call depth; deeper recursion is a stack-overflow RunError
+	registrySize    = 1024 * 8 // initial Lua value stack
+	registryMaxSize = 1 << 20  // value stack ceiling (about 16 MB)
+	maxStringBytes  = 64 << 20 // largest string a run may build (512 MB in Redis)
+	maxReplyDepth   = 1000     // nesting of a returned table
+)
+
+// scriptRun is one EVAL or FCALL (or one FUNCTION LOAD) in its own sandbox.
+type scriptRun struct {
+	e        *Engine
+	L        *lua.LState
+	ctx      context.Context
+	keys     map[string]bool
+	readOnly bool   // EVAL_RO, FCALL_RO, or the no-writes flag
+	name     string // "script: <name>" in error replies: the SHA, or the function
+	loading  bool   // FUNCTION LOAD: redis.call is not available
+
+	globals  *lua.LTable                 // the readonly _G proxy scripts see
+	readonly map[*lua.LTable]*lua.LTable // readonly proxy -> the table behind it
+	sources  map[string]string           // short chunk id -> Lua source name
+	cat      *lua.LFunction              // the .. helper (compile.go)
+	runErr   *RunError                   // set once the run cannot be judged
+}
+
+func (r *scriptRun) declared(k string) bool { return r.keys[k] }
+
+// fail records a RunError and unwinds the Lua stack; pcall cannot catch it.
+func (r *scriptRun) fail(L *lua.LState, re *RunError) {
+	if r.runErr == nil {
+		r.runErr = re
+	}
+	L.RaiseError("%s", re.Msg)
+}
+
+// aborting reports whether the run must unwind whatever the script does.
+func (r *scriptRun) aborting() bool {
+	return r.runErr != nil || r.ctx.Err() != nil
+}
+
+// newState builds the sandbox Redis 7.0 gives scripts: the base library
+// reduced to Redis's allow-list, string, table, math, coroutine, bit, cjson,
+// struct, cmsgpack and redis, every global table readonly, and reading an
+// unknown global an error.
+func (r *scriptRun) newState() {
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:        true,
+		CallStackSize:       callStackSize,
+		RegistrySize:        registrySize,
+		RegistryMaxSize:     registryMaxSize,
+		MinimizeStackMemory: true,
+	})
+	r.L = L
+	r.readonly = map[*lua.LTable]*lua.LTable{}
+	r.sources = map[string]string{"user_script": "@user_script", "user_function": "@user_function"}
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+	} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	lualib.Open(L)
+	G := L.G.Global
+
+	// Base functions: Redis 7.0's set, nothing more.
+	keep := map[string]bool{
+		"assert": true, "collectgarbage": true, "error": true, "getmetatable": true,
+		"ipairs": true, "load": true, "loadstring": true, "next": true, "pairs": true,
+		"pcall": true, "rawequal": true, "rawget": true, "rawset": true, "select": true,
+		"setmetatable": true, "tonumber": true, "tostring": true, "type": true,
+		"unpack": true, "xpcall": true, "_G": true, "_VERSION": true,
+		"string": true, "table": true, "math": true, "coroutine": true,
+		"bit": true, "cjson": true, "struct": true, "cmsgpack": true,
+	}
+	var drop []lua.LValue
+	G.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); !ok || !keep[string(s)] {
+			drop = append(drop, k)
+		}
+	})
+	for _, k := range drop {
+		G.RawSet(k, lua.LNil)
+	}
+	G.RawSetString("_VERSION", lua.LString("Lua 5.1"))
+	r.installBase(G)
+	r.installLibs(G)
+	G.RawSetString("redis", r.redisTable())
+	G.RawSetString("__redis__err__handler", L.NewFunction(func(L *lua.LState) int {
+		L.Push(L.Get(1))
+		return 1
+	}))
+
+	// Global protection: scripts see a proxy of _G whose reads fall through
+	// to the real table and whose writes fail; the real table errors on a
+	// missing name.
+	gmt := L.NewTable()
+	gmt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		k := L.Get(2)
+		switch k.(type) {
+		case lua.LString, lua.LNumber:
+			L.RaiseError("Script attempted to access nonexistent global variable '%s'", luaToString(k))
+		default:
+			L.RaiseError("Second argument to luaProtectedTableError must be a string or number")
+		}
+		return 0
+	}))
+	L.SetMetatable(G, gmt)
+	for _, lib := range []string{"string", "table", "math", "coroutine", "bit", "cjson", "struct", "cmsgpack", "redis"} {
+		if t, ok := G.RawGetString(lib).(*lua.LTable); ok {
+			G.RawSetString(lib, r.readonlyProxy(t))
+		}
+	}
+	r.globals = r.readonlyProxy(G)
+	G.RawSetString("_G", r.globals)
+	L.SetContext(r.ctx)
+	r.cat = L.NewFunction(r.concat)
+}
+
+// readonlyProxy returns an empty table that reads through to t and refuses
+// writes with Redis 7's "Attempt to modify a readonly table".
+func (r *scriptRun) readonlyProxy(t *lua.LTable) *lua.LTable {
+	L := r.L
+	p := L.NewTable()
+	mt := L.NewTable()
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Attempt to modify a readonly table")
+		return 0
+	}))
+	// getmetatable(_G) returns a table that is itself readonly.
+	pub := L.NewTable()
+	pubmt := L.NewTable()
+	pubmt.RawSetString("__index", L.NewTable())
+	pubmt.RawSetString("__newindex", mt.RawGetString("__newindex"))
+	L.SetMetatable(pub, pubmt)
+	r.readonly[pub] = L.NewTable()
+	mt.RawSetString("__metatable", pub)
+	L.SetMetatable(p, mt)
+	r.readonly[p] = t
+	return p
+}
+
+// real returns the table behind a readonly proxy, or v itself.
+func (r *scriptRun) real(v lua.LValue) lua.LValue {
+	if t, ok := v.(*lua.LTable); ok {
+		if real, ok := r.readonly[t]; ok {
+			return real
+		}
+	}
+	return v
+}
+
+func (r *scriptRun) isReadonly(v lua.LValue) bool {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return false
+	}
+	_, ro := r.readonly[t]
+	return ro
+}
+
+// roError raises the readonly error the way Redis's patched C API does:
+// without a position.
+func roError(L *lua.LState) {
+	L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+}
+
+// luaToString is lua_tostring for a string or number: numbers as %.14g.
+func luaToString(v lua.LValue) string {
+	if n, ok := v.(lua.LNumber); ok {
+		return luaNumber(float64(n))
+	}
+	return lua.LVAsString(v)
+}
+
+var badArgRE = regexp.MustCompile(`bad argument #(\d+) to ([^ ('"]+) \(`)
+
+// luaMessage turns a gopher-lua error text into Lua 5.1's wording where
+// they differ mechanically.
+func luaMessage(s string) string {
+	if strings.Contains(s, "bad argument #") {
+		s = badArgRE.ReplaceAllString(s, "bad argument #$1 to '$2' (")
+	}
+	return s
+}
+
+// installBase replaces base functions whose gopher-lua behaviour differs
+// from Lua 5.1 in a way scripts can see.
+func (r *scriptRun) installBase(G *lua.LTable) {
+	L := r.L
+	set := func(name string, fn lua.LGFunction) { G.RawSetString(name, L.NewFunction(fn)) }
+	set("tostring", func(L *lua.LState) int {
+		v := L.CheckAny(1)
+		if mm := L.GetMetaField(v, "__tostring"); mm != lua.LNil {
+			L.Push(mm)
+			L.Push(v)
+			L.Call(1, 1)
+			return 1
+		}
+		switch x := v.(type) {
+		case lua.LNumber:
+			L.Push(lua.LString(luaNumber(float64(x))))
+		case *lua.LNilType:
+			L.Push(lua.LString("nil"))
+		default:
+			L.Push(lua.LString(v.String()))
+		}
+		return 1
+	})
+	set("tonumber", func(L *lua.LState) int {
+		v := L.CheckAny(1)
+		base := L.OptInt(2, 10)
+		if base == 10 {
+			if f, ok := lualib.ToNumber(v); ok {
+				L.Push(lua.LNumber(f))
+			} else {
+				L.Push(lua.LNil)
+			}
+			return 1
+		}
+		if base < 2 || base > 36 {
+			L.ArgError(2, "base out of range")
+		}
+		s := strings.TrimSpace(luaToString(v))
+		if _, ok := v.(lua.LNumber); !ok {
+			if _, ok := v.(lua.LString); !ok {
+				L.TypeError(1, lua.LTString)
+			}
+		}
+		var n uint64
+		valid := s != ""
+		for i := 0; i < len(s) && valid; i++ {
+			c := s[i] | 0x20
+			var d int
+			switch {
+			case s[i] >= '0' && s[i] <= '9':
+				d = int(s[i] - '0')
+			case c >= 'a' && c <= 'z':
+				d = int(c-'a') + 10
+			default:
+				valid = false
+				continue
+			}
+			if d >= base {
+				valid = false
+				continue
+			}
+			n = n*uint64(base) + uint64(d)
+		}
+		if valid {
+			L.Push(lua.LNumber(float64(n)))
+		} else {
+			L.Push(lua.LNil)
+		}
+		return 1
+	})
+	set("error", func(L *lua.LState) int {
+		v := L.Get(1)
+		level := L.OptInt(2, 1)
+		switch v.(type) {
+		case lua.LString, lua.LNumber:
+			if level > 0 {
+				v = lua.LString(luaWhere(L, level) + luaToString(v))
+			} else {
+				v = lua.LString(luaToString(v))
+			}
+		}
+		L.Error(v, 0)
+		return 0
+	})
+	set("pcall", func(L *lua.LState) int {
+		L.CheckAny(1)
+		top := L.GetTop()
+		L.Push(L.Get(1))
+		for i := 2; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		base := L.GetTop() - top
+		err := L.PCall(top-1, lua.MultRet, nil)
+		if err != nil {
+			r.rethrow(L, err)
+			L.Push(lua.LFalse)
+			L.Push(errorObject(err))
+			return 2
+		}
+		L.Insert(lua.LTrue, base+1)
+		return L.GetTop() - base
+	})
+	set("xpcall", func(L *lua.LState) int {
+		fn := L.Get(1)
+		handler := L.Get(2)
+		hf, _ := handler.(*lua.LFunction)
+		top := L.GetTop()
+		L.Push(fn)
+		err := L.PCall(0, lua.MultRet, hf)
+		if err != nil {
+			r.rethrow(L, err)
+			if hf == nil {
+				L.Push(lua.LFalse)
+				L.Push(lua.LNil)
+				return 2
+			}
+			L.Push(lua.LFalse)
+			L.Push(errorObject(err))
+			return 2
+		}
+		L.Insert(lua.LTrue, top+1)
+		return L.GetTop() - top
+	})
+	set("rawset", func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		if r.isReadonly(t) {
+			roError(L)
+		}
+		L.CheckAny(2)
+		L.CheckAny(3)
+		t.RawSet(L.Get(2), L.Get(3))
+		L.Push(t)
+		return 1
+	})
+	set("rawget", func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		L.CheckAny(2)
+		L.Push(r.real(t).(*lua.LTable).RawGet(L.Get(2)))
+		return 1
+	})
+	set("setmetatable", func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		mt := L.Get(2)
+		if r.isReadonly(t) {
+			roError(L)
+		}
+		if _, ok := mt.(*lua.LTable); !ok && mt != lua.LNil {
+			L.ArgError(2, "nil or table expected")
+		}
+		if cur := L.GetMetaField(t, "__metatable"); cur != lua.LNil {
+			L.RaiseError("cannot change a protected metatable")
+		}
+		L.SetMetatable(t, mt)
+		L.Push(t)
+		return 1
+	})
+	next := L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		real := r.real(t).(*lua.LTable)
+		k, v := real.Next(L.Get(2))
+		if k == lua.LNil {
+			L.Push(lua.LNil)
+			return 1
+		}
+		L.Push(k)
+		L.Push(v)
+		return 2
+	})
+	G.RawSetString("next", next)
+	set("pairs", func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		L.Push(next)
+		L.Push(t)
+		L.Push(lua.LNil)
+		return 3
+	})
+	set("load", func(L *lua.LState) int {
+		fn := L.CheckFunction(1)
+		chunkname := L.OptString(2, "=(load)")
+		var b strings.Builder
+		for {
+			L.Push(fn)
+			L.Call(0, 1)
+			piece := L.Get(-1)
+			L.Pop(1)
+			if piece == lua.LNil {
+				break
+			}
+			s, ok := piece.(lua.LString)
+			if !ok {
+				L.Push(lua.LNil)
+				L.Push(lua.LString("reader function must return a string"))
+				return 2
+			}
+			if s == "" {
+				break
+			}
+			b.WriteString(string(s))
+			if b.Len() > maxStringBytes {
+				r.fail(L, &RunError{Code: CodeMemory, Msg: "load: chunk larger than the offline limit"})
+			}
+		}
+		return r.loadChunk(L, b.String(), chunkname)
+	})
+	set("loadstring", func(L *lua.LState) int {
+		s := L.CheckString(1)
+		return r.loadChunk(L, s, L.OptString(2, s))
+	})
+	set("gcinfo", func(L *lua.LState) int {
+		L.Push(lua.LNumber(0))
+		return 1
+	})
+	set("unpack", func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		i := L.OptInt(2, 1)
+		j := L.OptInt(3, t.Len())
+		if i > j {
+			return 0
+		}
+		n := j - i + 1
+		if n <= 0 || n >= 8000 {
+			L.RaiseError("too many results to unpack")
+		}
+		for k := i; k <= j; k++ {
+			L.Push(t.RawGetInt(k))
+		}
+		return n
+	})
+}
+
+// loadChunk compiles s for loadstring/load: the function, or nil and the
+// error message.
+func (r *scriptRun) loadChunk(L *lua.LState, s, chunkname string) int {
+	proto, err := compile([]byte(s), chunkname)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	r.sources[chunkID(chunkname)] = chunkname
+	L.Push(r.instantiate(L, proto))
+	return 1
+}
+
+// instantiate runs a compiled wrapper to get the chunk's function, whose
+// globals are the readonly _G.
+func (r *scriptRun) instantiate(L *lua.LState, proto *lua.FunctionProto) *lua.LFunction {
+	outer := L.NewFunctionFromProto(proto)
+	outer.Env = r.globals
+	L.Push(outer)
+	L.Push(r.cat)
+	L.Call(1, 1)
+	fn := L.Get(-1).(*lua.LFunction)
+	L.Pop(1)
+	return fn
+}
+
+// rethrow re-raises an error pcall must not swallow: a RunError, the run's
+// deadline, or a stack overflow.
+func (r *scriptRun) rethrow(L *lua.LState, err error) {
+	if r.runErr == nil {
+		if isStackOverflow(err) {
+			r.runErr = &RunError{Code: CodeStackOverflow, Msg: "stack overflow: Lua call depth exceeded the offline limit"}
+		}
+	}
+	if r.aborting() {
+		L.Error(errorObject(err), 0)
+	}
+}
+
+func isStackOverflow(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "stack overflow") || strings.Contains(msg, "registry overflow")
+}
+
+// errorObject is the Lua value an error carries.
+func errorObject(err error) lua.LValue {
+	var ae *lua.ApiError
+	if errors.As(err, &ae) && ae.Object != nil {
+		if s, ok := ae.Object.(lua.LString); ok {
+			return lua.LString(luaMessage(string(s)))
+		}
+		return ae.Object
+	}
+	return lua.LString(err.Error())
+}
+
+// luaWhere is luaL_where: "chunk:line: " for a Lua function at level (1 is
+// the function calling the Go function), "" for a Go function or none.
+func luaWhere(L *lua.LState, level int) string {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return ""
+	}
+	if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+		return ""
+	}
+	if dbg.CurrentLine <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d: ", dbg.Source, dbg.CurrentLine)
+}
+
+// concat is the .. operator (see compile): numbers as %.14g, then __concat,
+// then Lua 5.1's error naming the operand.
+func (r *scriptRun) concat(L *lua.LState) int {
+	a, b := L.Get(1), L.Get(2)
+	as, aok := concatString(a)
+	bs, bok := concatString(b)
+	if aok && bok {
+		if len(as)+len(bs) > maxStringBytes {
+			r.fail(L, &RunError{Code: CodeMemory, Msg: fmt.Sprintf("string of %d bytes exceeds the offline limit of %d", len(as)+len(bs), maxStringBytes)})
+		}
+		L.Push(lua.LString(as + bs))
+		return 1
+	}
+	mm := L.GetMetaField(a, "__concat")
+	if mm == lua.LNil {
+		mm = L.GetMetaField(b, "__concat")
+	}
+	if mm != lua.LNil {
+		L.Push(mm)
+		L.Push(a)
+		L.Push(b)
+		L.Call(2, 1)
+		return 1
+	}
+	bad, info := a, L.Get(3)
+	if aok {
+		bad, info = b, L.Get(4)
+	}
+	if s, _ := info.(lua.LString); s != "" {
+		L.RaiseError("attempt to concatenate %s (a %s value)", s, bad.Type().String())
+	}
+	L.RaiseError("attempt to concatenate a %s value", bad.Type().String())
+	return 0
+}
+
+func concatString(v lua.LValue) (string, bool) {
+	switch x := v.(type) {
+	case lua.LString:
+		return string(x), true
+	case lua.LNumber:
+		return luaNumber(float64(x)), true
+	}
+	return "", false
+}

@@ -1,0 +1,291 @@
+// Package lualib provides the Lua libraries Redis 7 bundles with its Lua
+// interpreter, reimplemented for gopher-lua: bit (LuaBitOp), cjson (lua-cjson
+// 2.1.0 as Redis ships it), struct (Roberto Ierusalimschy's struct.c) and
+// cmsgpack (lua-cmsgpack 0.4.0). It also owns the Lua 5.1 number formatting
+// Redis's Lua uses (FormatNumber, "%.14g") and the Lua 5.1 string-to-number
+// rules its libraries apply (ToNumber).
+//
+// Each library follows the C original byte for byte where a script can
+// observe it: results, integer wrap-around, and error texts. Error messages
+// are raised with gopher-lua's RaiseError, so they carry the caller's
+// "user_script:N:" position like Redis's. It does not own the sandbox, the
+// redis.* API or the reply conversions (package verify does).
+//
+// One known gap: cjson and cmsgpack encode a table's hash part in gopher-lua's
+// iteration order (insertion order), which differs from Redis's Lua 5.1 hash
+// order when a table has more than one non-array key.
+package lualib
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Open registers the global tables bit, cjson, struct and cmsgpack in L.
+// The engine calls it once per state, after the base libraries.
+func Open(L *lua.LState) {
+	L.SetGlobal("bit", newBit(L))
+	L.SetGlobal("cjson", newCJSON(L))
+	L.SetGlobal("struct", newStruct(L))
+	L.SetGlobal("cmsgpack", newCmsgpack(L))
+}
+
+// FormatNumber converts a Lua number to a string the way Redis's Lua 5.1
+// does (tostring, .., string.format('%s')): "%.14g" from the C library, so
+// 0.1+0.2 is "0.3", 1e15 is "1e+15", 3 is "3", and infinities and NaN print
+// as glibc prints them: "inf", "-inf", "nan", "-nan" (0/0 is "-nan" on
+// x86-64).
+func FormatNumber(f float64) string { return formatG(f, 14) }
+
+// formatG is C's "%.<prec>g" for a double, as glibc prints it.
+func formatG(f float64, prec int) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		if math.Signbit(f) {
+			return "-nan"
+		}
+		return "nan"
+	}
+	return strconv.FormatFloat(f, 'g', prec, 64)
+}
+
+// ToNumber converts v the way Lua 5.1's lua_tonumber does: numbers as they
+// are, strings through strtod (decimal, hex, inf, nan; leading and trailing
+// white space allowed; the string ends at its first NUL byte). ok is false
+// for anything else.
+func ToNumber(v lua.LValue) (f float64, ok bool) {
+	switch x := v.(type) {
+	case lua.LNumber:
+		return float64(x), true
+	case lua.LString:
+		return str2d(string(x))
+	}
+	return 0, false
+}
+
+// str2d is Lua 5.1's luaO_str2d.
+func str2d(s string) (float64, bool) {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	f, n := strtod(s)
+	if n == 0 {
+		return 0, false
+	}
+	if n < len(s) && (s[n] == 'x' || s[n] == 'X') {
+		// "0x" without digits: strtod stopped before the x; Lua retries
+		// with strtoul base 16, which fails the same way.
+		return 0, false
+	}
+	for n < len(s) && isSpace(s[n]) {
+		n++
+	}
+	return f, n == len(s)
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || (c >= '\t' && c <= '\r')
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool {
+	return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f')
+}
+
+func hasPrefixFold(s, p string) bool {
+	return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p)
+}
+
+// strtod parses the longest prefix of s that glibc's strtod accepts and
+// returns its value and length; n is 0 when nothing was parsed.
+func strtod(s string) (f float64, n int) {
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	sign := func(v float64) float64 {
+		if neg {
+			return -v
+		}
+		return v
+	}
+	rest := s[i:]
+	switch {
+	case hasPrefixFold(rest, "infinity"):
+		return sign(math.Inf(1)), i + 8
+	case hasPrefixFold(rest, "inf"):
+		return sign(math.Inf(1)), i + 3
+	case hasPrefixFold(rest, "nan"):
+		j := i + 3
+		if j < len(s) && s[j] == '(' {
+			k := j + 1
+			for k < len(s) && (isDigit(s[k]) || s[k]|0x20 >= 'a' && s[k]|0x20 <= 'z' || s[k] == '_') {
+				k++
+			}
+			if k < len(s) && s[k] == ')' {
+				j = k + 1
+			}
+		}
+		return sign(math.Float64frombits(0x7FF8000000000000)), j
+	}
+	if hasPrefixFold(rest, "0x") {
+		j := i + 2
+		start := j
+		digits := 0
+		for j < len(s) && isHex(s[j]) {
+			j++
+			digits++
+		}
+		if j < len(s) && s[j] == '.' {
+			j++
+			for j < len(s) && isHex(s[j]) {
+				j++
+				digits++
+			}
+		}
+		if digits > 0 {
+			mant := s[start:j]
+			exp := "p0"
+			if j < len(s) && (s[j] == 'p' || s[j] == 'P') {
+				k := j + 1
+				if k < len(s) && (s[k] == '+' || s[k] == '-') {
+					k++
+				}
+				if k < len(s) && isDigit(s[k]) {
+					for k < len(s) && isDigit(s[k]) {
+						k++
+					}
+					exp = "p" + s[j+1:k]
+					j = k
+				}
+			}
+			if mant[0] == '.' {
+				mant = "0" + mant
+			}
+			v, _ := strconv.ParseFloat("0x"+mant+exp, 64)
+			return sign(v), j
+		}
+		// "0x" alone: the "0" is the number.
+		return sign(0), i + 1
+	}
+	j := i
+	digits := 0
+	for j < len(s) && isDigit(s[j]) {
+		j++
+		digits++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && isDigit(s[j]) {
+			j++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, 0
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && isDigit(s[k]) {
+			for k < len(s) && isDigit(s[k]) {
+				k++
+			}
+			j = k
+		}
+	}
+	v, _ := strconv.ParseFloat(s[i:j], 64) // ErrRange keeps ±Inf or 0, as strtod
+	return sign(v), j
+}
+
+// typeName is Lua 5.1's luaL_typename for argument n: "no value" past the
+// top of the stack.
+func typeName(L *lua.LState, n int) string {
+	if n > L.GetTop() {
+		return "no value"
+	}
+	return L.Get(n).Type().String()
+}
+
+// argError raises Lua 5.1's luaL_argerror text.
+func argError(L *lua.LState, n int, fname, msg string) {
+	L.RaiseError("bad argument #%d to '%s' (%s)", n, fname, msg)
+}
+
+func typeError(L *lua.LState, n int, fname, want string) {
+	argError(L, n, fname, fmt.Sprintf("%s expected, got %s", want, typeName(L, n)))
+}
+
+// checkNumber is luaL_checknumber.
+func checkNumber(L *lua.LState, n int, fname string) float64 {
+	if n <= L.GetTop() {
+		if f, ok := ToNumber(L.Get(n)); ok {
+			return f
+		}
+	}
+	typeError(L, n, fname, "number")
+	return 0
+}
+
+// checkInteger is luaL_checkinteger on x86-64: the number truncated to a
+// 64-bit integer.
+func checkInteger(L *lua.LState, n int, fname string) int64 {
+	return truncInt64(checkNumber(L, n, fname))
+}
+
+// optInteger is luaL_optinteger.
+func optInteger(L *lua.LState, n int, fname string, def int64) int64 {
+	if v := L.Get(n); n > L.GetTop() || v == lua.LNil {
+		return def
+	}
+	return checkInteger(L, n, fname)
+}
+
+// checkString is luaL_checklstring: strings, and numbers converted with
+// FormatNumber.
+func checkString(L *lua.LState, n int, fname string) string {
+	if n <= L.GetTop() {
+		switch v := L.Get(n).(type) {
+		case lua.LString:
+			return string(v)
+		case lua.LNumber:
+			return FormatNumber(float64(v))
+		}
+	}
+	typeError(L, n, fname, "string")
+	return ""
+}
+
+// truncInt64 is a C cast from double to int64 on x86-64: truncation toward
+// zero, and the "integer indefinite" value for NaN and out-of-range input.
+func truncInt64(f float64) int64 {
+	if f != f || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// truncUint64 is a C cast from double to uint64 as gcc compiles it on
+// x86-64.
+func truncUint64(f float64) uint64 {
+	if f < 9.223372036854775808e18 {
+		return uint64(truncInt64(f))
+	}
+	return uint64(truncInt64(f-9.223372036854775808e18)) ^ (1 << 63)
+}

@@ -1,0 +1,107 @@
+package verify
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Number formatting the way Redis's Lua 5.1 (C printf) does it; gopher-lua
+// uses Go's formatting, which differs (0.1+0.2 is 0.30000000000000004 in Go,
+// 0.3 in Lua 5.1).
+
+// luaNumber is lua_Number2str: "%.14g".
+func luaNumber(f float64) string { return cFloat(f, 'g', 14, false) }
+
+// argNumber is how Redis 7.0 turns a number passed to redis.call into a
+// string: "%.17g".
+func argNumber(f float64) string { return cFloat(f, 'g', 17, false) }
+
+// cFloat formats f like C printf's %.<prec><verb> (verb e, E, f, g or G;
+// alt is the # flag), including glibc's inf, -inf, nan and -nan.
+func cFloat(f float64, verb byte, prec int, alt bool) string {
+	upper := verb == 'E' || verb == 'G'
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		var s string
+		switch {
+		case math.IsInf(f, 1):
+			s = "inf"
+		case math.IsInf(f, -1):
+			s = "-inf"
+		case math.Signbit(f):
+			s = "-nan"
+		default:
+			s = "nan"
+		}
+		if upper {
+			s = strings.ToUpper(s)
+		}
+		return s
+	}
+	switch verb {
+	case 'e', 'E':
+		s := strconv.FormatFloat(f, 'e', prec, 64)
+		if alt && prec == 0 {
+			i := strings.IndexByte(s, 'e')
+			s = s[:i] + "." + s[i:]
+		}
+		if upper {
+			s = strings.ToUpper(s)
+		}
+		return s
+	case 'f', 'F':
+		s := strconv.FormatFloat(f, 'f', prec, 64)
+		if alt && prec == 0 {
+			s += "."
+		}
+		return s
+	}
+	// %g: precision P (0 means 1); exponent X of %e; if P > X >= -4 use %f
+	// with precision P-1-X, else %e with precision P-1; then, without #,
+	// trailing zeros (and a trailing point) are removed.
+	if prec == 0 {
+		prec = 1
+	}
+	var s string
+	if f == 0 {
+		s = strconv.FormatFloat(f, 'f', prec-1, 64)
+	} else {
+		es := strconv.FormatFloat(f, 'e', prec-1, 64)
+		x, _ := strconv.Atoi(es[strings.IndexByte(es, 'e')+1:])
+		if prec > x && x >= -4 {
+			s = strconv.FormatFloat(f, 'f', prec-1-x, 64)
+		} else {
+			s = es
+		}
+	}
+	if !alt {
+		mant, exp := s, ""
+		if i := strings.IndexByte(s, 'e'); i >= 0 {
+			mant, exp = s[:i], s[i:]
+		}
+		if strings.IndexByte(mant, '.') >= 0 {
+			mant = strings.TrimRight(mant, "0")
+			mant = strings.TrimSuffix(mant, ".")
+		}
+		s = mant + exp
+	} else if strings.IndexByte(s, '.') < 0 {
+		if i := strings.IndexByte(s, 'e'); i >= 0 {
+			s = s[:i] + "." + s[i:]
+		} else {
+			s += "."
+		}
+	}
+	if upper {
+		s = strings.ToUpper(s)
+	}
+	return s
+}
+
+// cInt converts a double to a C long the way x86-64 does: truncation, and
+// 0x8000000000000000 for NaN and anything out of range.
+func cInt(f float64) int64 {
+	if math.IsNaN(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
+		return math.MinInt64
+	}
+	return int64(f)
+}

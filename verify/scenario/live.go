@@ -1,0 +1,336 @@
+package scenario
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/verify"
+)
+
+// Server is a live Redis the differential runs scenarios against. It speaks
+// RESP2 (what redis-cli and most clients see: Lua false is a nil bulk, not
+// a boolean) and converts replies with verify.FromMessage, which keeps
+// status and bulk apart and error texts whole ("ERR ..."), unlike rueidis's
+// own accessors.
+type Server struct {
+	Addr   string // host:port, never the password
+	client rueidis.Client
+	run    string // random per Server: every key and function name of its runs carries it
+	seq    atomic.Int64
+}
+
+// Dial connects to url (redis://[user:password@]host:port[/db], rediss://
+// for TLS).
+func Dial(ctx context.Context, url string) (*Server, error) {
+	opt, err := rueidis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse --against URL: %w", redactErr(err, url))
+	}
+	opt.AlwaysRESP2 = true
+	opt.DisableCache = true
+	opt.DisableRetry = true
+	opt.ConnWriteTimeout = 10 * time.Second
+	addr := strings.Join(opt.InitAddress, ",")
+	c, err := rueidis.NewClient(opt)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", addr, redactErr(err, url))
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	s := &Server{Addr: addr, client: c, run: hex.EncodeToString(b[:])}
+	if err := c.Do(ctx, c.B().Ping().Build()).Error(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("connect %s: %w", addr, err)
+	}
+	return s, nil
+}
+
+// redactErr removes a URL's password from an error text.
+func redactErr(err error, url string) error {
+	msg := err.Error()
+	if i := strings.Index(url, "://"); i >= 0 {
+		rest := url[i+3:]
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if colon := strings.Index(rest[:at], ":"); colon >= 0 {
+				if pw := rest[colon+1 : at]; pw != "" {
+					msg = strings.ReplaceAll(msg, pw, "xxxxx")
+				}
+			}
+		}
+	}
+	return errors.New(msg)
+}
+
+// Close closes the connection.
+func (s *Server) Close() { s.client.Close() }
+
+// live runs one scenario variant on the server. Every key the scenario
+// names gets a prefix unique to the run inside its hash tag
+// ("catalog:{product-42}:lease" becomes "catalog:{sctl-1a2b3c4d-7-product-42}:lease"),
+// so runs never collide and keys that shared a slot still do; a key
+// without a hash tag gets the prefix in front. Functions are loaded under a
+// library and function names with a run suffix, so a control variant never
+// replaces a deployed library. Replies are mapped back before comparing.
+type live struct {
+	s       *Server
+	m       *manifest.Manifest
+	mode    Mode
+	prefix  string // key prefix
+	suffix  string // function name suffix
+	lib     string
+	shas    map[string]string
+	known   map[string]bool
+	start   time.Time
+	virtual int64
+}
+
+func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, universe []string) (*live, error) {
+	n := s.seq.Add(1)
+	l := &live{
+		s: s, m: m, mode: mode,
+		prefix: fmt.Sprintf("sctl-%s-%d-", s.run, n),
+		suffix: fmt.Sprintf("_sctl%s_%d", s.run, n),
+		shas:   map[string]string{},
+		known:  map[string]bool{},
+	}
+	for _, k := range universe {
+		l.known[k] = true
+	}
+	if err := l.cleanKeys(ctx); err != nil {
+		return nil, err
+	}
+	switch mode {
+	case ModeEval:
+		for _, sc := range m.Scripts {
+			r, err := l.do(ctx, "SCRIPT", "LOAD", string(sc.Source))
+			if err != nil {
+				return nil, err
+			}
+			if r.Kind == verify.Bulk {
+				l.shas[sc.Name] = r.Str
+			}
+			// A script that does not compile has no SHA: Call sends EVAL
+			// and the compile error comes back as the step's reply.
+		}
+	case ModeFunction:
+		l.lib = m.LibraryName() + l.suffix
+		var b strings.Builder
+		fmt.Fprintf(&b, "#!lua name=%s\n", l.lib)
+		for _, sc := range m.Scripts {
+			b.WriteString("\n")
+			b.WriteString(manifest.FunctionBlock(m.FunctionName(sc.Name)+l.suffix, sc.Source, sc.Flags))
+		}
+		r, err := l.do(ctx, "FUNCTION", "LOAD", b.String())
+		if err != nil {
+			return nil, err
+		}
+		if r.Kind == verify.Error {
+			l.lib = ""
+			return nil, &ScriptError{Mode: ModeFunction, Reply: l.unmap(r).Str}
+		}
+	}
+	l.start = time.Now()
+	return l, nil
+}
+
+// close deletes the run's keys and functions library.
+func (l *live) close(ctx context.Context) error {
+	err := l.cleanKeys(ctx)
+	if l.lib != "" {
+		if _, ferr := l.do(ctx, "FUNCTION", "DELETE", l.lib); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	return err
+}
+
+func (l *live) cleanKeys(ctx context.Context) error {
+	for k := range l.known {
+		if _, err := l.do(ctx, "DEL", l.mapKey(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapKey gives key the run's prefix inside its hash tag.
+func (l *live) mapKey(key string) string {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			return key[:i+1] + l.prefix + key[i+1:]
+		}
+	}
+	return l.prefix + key
+}
+
+// unmap removes the run's prefix and suffix from every string in r.
+func (l *live) unmap(r verify.Reply) verify.Reply {
+	switch r.Kind {
+	case verify.Bulk, verify.Status, verify.Error:
+		r.Str = strings.ReplaceAll(strings.ReplaceAll(r.Str, l.prefix, ""), l.suffix, "")
+	case verify.Array:
+		elems := make([]verify.Reply, len(r.Elems))
+		for i, e := range r.Elems {
+			elems[i] = l.unmap(e)
+		}
+		r.Elems = elems
+	}
+	return r
+}
+
+// do sends one command and converts the reply exactly. err is a
+// connection or protocol failure, never an error reply.
+func (l *live) do(ctx context.Context, args ...string) (r verify.Reply, err error) {
+	return l.doKeys(ctx, args, nil, nil)
+}
+
+func (l *live) doKeys(ctx context.Context, head, keys, tail []string) (r verify.Reply, err error) {
+	defer func() {
+		// rueidis's cluster builder panics on keys in different slots.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("live %s: %v", l.s.Addr, p)
+		}
+	}()
+	c := l.s.client
+	cmd := c.B().Arbitrary(head...).Keys(keys...).Args(tail...).Build()
+	res := c.Do(ctx, cmd)
+	if err := res.NonRedisError(); err != nil {
+		return verify.Reply{}, fmt.Errorf("live %s: %w", l.s.Addr, err)
+	}
+	msg, _ := res.ToMessage()
+	return verify.FromMessage(msg)
+}
+
+func (l *live) Put(ctx context.Context, k Key) error {
+	key := l.mapKey(k.Name)
+	var r verify.Reply
+	var err error
+	switch k.Type {
+	case "hash":
+		args := []string{"HSET", key}
+		for f, v := range k.Hash {
+			args = append(args, f, v)
+		}
+		if _, err = l.do(ctx, "DEL", key); err == nil {
+			r, err = l.do(ctx, args...)
+		}
+		if err == nil && r.Kind != verify.Error && k.PTTL >= 0 {
+			r, err = l.do(ctx, "PEXPIRE", key, strconv.FormatInt(k.PTTL, 10))
+		}
+	default:
+		if k.PTTL >= 0 {
+			r, err = l.do(ctx, "SET", key, k.Value, "PX", strconv.FormatInt(k.PTTL, 10))
+		} else {
+			r, err = l.do(ctx, "SET", key, k.Value)
+		}
+	}
+	if err == nil && r.Kind == verify.Error {
+		err = fmt.Errorf("live %s: %s", l.s.Addr, r.Str)
+	}
+	return err
+}
+
+func (l *live) Call(ctx context.Context, script string, keys, args []string) (verify.Reply, error) {
+	mapped := make([]string, len(keys))
+	for i, k := range keys {
+		mapped[i] = l.mapKey(k)
+	}
+	n := strconv.Itoa(len(keys))
+	var r verify.Reply
+	var err error
+	switch l.mode {
+	case ModeFunction:
+		r, err = l.doKeys(ctx, []string{"FCALL", l.m.FunctionName(script) + l.suffix, n}, mapped, args)
+	default:
+		sha, ok := l.shas[script]
+		if ok {
+			r, err = l.doKeys(ctx, []string{"EVALSHA", sha, n}, mapped, args)
+		}
+		if !ok || (err == nil && r.Kind == verify.Error && strings.HasPrefix(r.Str, "NOSCRIPT")) {
+			r, err = l.doKeys(ctx, []string{"EVAL", string(l.m.Script(script).Source), n}, mapped, args)
+		}
+	}
+	if err != nil {
+		return verify.Reply{}, err
+	}
+	return l.unmap(r), nil
+}
+
+func (l *live) Do(ctx context.Context, args []string) (verify.Reply, error) {
+	mapped := make([]string, len(args))
+	for i, a := range args {
+		if i > 0 && l.known[a] {
+			a = l.mapKey(a)
+		}
+		mapped[i] = a
+	}
+	r, err := l.do(ctx, mapped...)
+	if err != nil {
+		return r, err
+	}
+	return l.unmap(r), nil
+}
+
+// Sleep waits for real: the server's clock cannot be advanced.
+func (l *live) Sleep(ctx context.Context, ms int64) error {
+	l.virtual += ms
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Drift is how many ms the real clock ran ahead of the scenario's virtual
+// clock since the run started: the slack a live TTL may show.
+func (l *live) Drift() int64 {
+	return max(time.Since(l.start).Milliseconds()-l.virtual, 0)
+}
+
+func (l *live) Get(ctx context.Context, key string) (Key, bool, error) {
+	mk := l.mapKey(key)
+	t, err := l.do(ctx, "TYPE", mk)
+	if err != nil {
+		return Key{}, false, err
+	}
+	k := Key{Name: key, Type: t.Str}
+	var r verify.Reply
+	switch t.Str {
+	case "none":
+		return Key{}, false, nil
+	case "string":
+		r, err = l.do(ctx, "GET", mk)
+		k.Value = r.Str
+	case "hash":
+		r, err = l.do(ctx, "HGETALL", mk)
+		k.Hash = map[string]string{}
+		for i := 0; i+1 < len(r.Elems); i += 2 {
+			k.Hash[r.Elems[i].Str] = r.Elems[i+1].Str
+		}
+	}
+	if err != nil {
+		return Key{}, false, err
+	}
+	p, err := l.do(ctx, "PTTL", mk)
+	if err != nil {
+		return Key{}, false, err
+	}
+	if p.Int == -2 { // expired between TYPE and PTTL
+		return Key{}, false, nil
+	}
+	k.PTTL = p.Int
+	return k, true, nil
+}

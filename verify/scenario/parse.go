@@ -1,0 +1,691 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads and parses the scenario file at path and reads the control
+// scripts it names (relative to the file's folder). It does not bind the
+// scenario to a manifest: call Bind.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	s, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	var errs Errors
+	for i := range s.Controls {
+		c := &s.Controls[i]
+		src, err := os.ReadFile(filepath.Join(filepath.Dir(path), filepath.FromSlash(c.File)))
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			errs = append(errs, &Error{File: path, Line: c.Line, Field: "control." + c.Script, Msg: fmt.Sprintf("cannot read %s: %v", c.File, err)})
+			continue
+		}
+		c.Source = src
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return s, nil
+}
+
+// Parse parses scenario data as if read from file. Every problem is
+// reported, each with its line, as an Errors value.
+func Parse(file string, data []byte) (*Scenario, error) {
+	p := &parser{file: file}
+	s := p.parse(data)
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return s, nil
+}
+
+// ParseKeys parses a keyspace document: a mapping from key name to
+//
+//	value: <string>            a string key, or
+//	hash: {field: value, ...}  a hash key,
+//	ttl_ms: <ms>               optional remaining time to live
+//
+// the format of a scenario's "keys:" section and of "scriptctl eval
+// --state". Key names are taken literally.
+func ParseKeys(file string, data []byte) ([]Key, error) {
+	p := &parser{file: file}
+	root := p.document(data)
+	var keys []Key
+	if root != nil {
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			return nil, nil
+		}
+		keys = p.keys(root, "")
+	}
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return keys, nil
+}
+
+type parser struct {
+	file string
+	errs Errors
+}
+
+func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
+	e := &Error{File: p.file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line = n.Line
+	}
+	p.errs = append(p.errs, e)
+}
+
+// document decodes exactly one YAML document and returns its root node, or
+// nil after reporting the problem.
+func (p *parser) document(data []byte) *yaml.Node {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			p.errorf(nil, "", "empty file")
+			return nil
+		}
+		p.yamlError(err)
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		p.errorf(&extra, "", "more than one YAML document: keep one per file")
+		return nil
+	} else if err != io.EOF {
+		p.yamlError(err)
+		return nil
+	}
+	if len(doc.Content) == 0 {
+		p.errorf(&doc, "", "empty document")
+		return nil
+	}
+	if hasAlias(doc.Content[0], 0) {
+		p.errorf(doc.Content[0], "", "YAML anchors and aliases are not supported: write each value out")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+func hasAlias(n *yaml.Node, depth int) bool {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" || depth > 200 {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) yamlError(err error) {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		for _, msg := range te.Errors {
+			p.errs = append(p.errs, &Error{File: p.file, Msg: msg})
+		}
+		return
+	}
+	msg := err.Error()
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
+		if i := strings.Index(rest, ":"); i > 0 {
+			line, _ = strconv.Atoi(rest[:i])
+			msg = strings.TrimSpace(rest[i+1:])
+		}
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	p.errs = append(p.errs, &Error{File: p.file, Line: line, Msg: "YAML syntax: " + msg})
+}
+
+var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "workers", "control", "steps"}
+
+func (p *parser) parse(data []byte) *Scenario {
+	root := p.document(data)
+	if root == nil {
+		return nil
+	}
+	s := &Scenario{File: p.file, Line: root.Line, Vars: map[string]string{}}
+	base := filepath.Base(p.file)
+	s.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
+	if root.Kind != yaml.MappingNode {
+		p.errorf(root, "", "a scenario must be a YAML mapping, not %s", kindName(root))
+		return nil
+	}
+	f := p.fields(root, "", scenarioFields...)
+	if n := f["name"]; n != nil {
+		if v := p.str(n, "name"); v != "" {
+			s.Name = v
+		} else if n.Tag == "!!str" {
+			p.errorf(n, "name", "must not be empty")
+		}
+	}
+	if n := f["description"]; n != nil {
+		s.Description = p.str(n, "description")
+	}
+	if n := f["caller"]; n != nil {
+		s.Caller = p.str(n, "caller")
+		s.callerLine = n.Line
+	}
+	if n := f["vars"]; n != nil {
+		for _, kv := range p.pairs(n, "vars") {
+			name := kv[0].Value
+			if !isIdent(name) {
+				p.errorf(kv[0], "vars."+name, "invalid variable name %q: use letters, digits and underscore", name)
+			}
+			if name == "token" || name == "key" {
+				p.errorf(kv[0], "vars."+name, "%q is reserved", name)
+			}
+			s.Vars[name] = p.text(kv[1], "vars."+name)
+		}
+	}
+	if n := f["keys"]; n != nil {
+		s.Keys = p.keys(n, "keys")
+	}
+	if n := f["workers"]; n != nil {
+		for _, kv := range p.pairs(n, "workers") {
+			field := "workers." + kv[0].Value
+			w := Worker{Name: kv[0].Value, Line: kv[0].Line}
+			if !isIdent(w.Name) {
+				p.errorf(kv[0], field, "invalid worker name %q: use letters, digits and underscore", w.Name)
+			}
+			wf := p.fields(kv[1], field, "token")
+			if wf["token"] == nil {
+				if kv[1].Kind == yaml.MappingNode {
+					p.errorf(kv[1], field+".token", "required field is missing")
+				}
+			} else {
+				w.Token = p.text(wf["token"], field+".token")
+			}
+			s.Workers = append(s.Workers, w)
+		}
+	}
+	if n := f["control"]; n != nil {
+		for _, kv := range p.pairs(n, "control") {
+			field := "control." + kv[0].Value
+			c := Control{Script: kv[0].Value, Line: kv[0].Line}
+			c.File = p.str(kv[1], field)
+			if c.File == "" && kv[1].Tag == "!!str" {
+				p.errorf(kv[1], field, "must name an unsafe variant, e.g. controls/publish_unconditional.lua")
+			}
+			if filepath.IsAbs(c.File) {
+				p.errorf(kv[1], field, "must be relative to the scenario's folder")
+			}
+			s.Controls = append(s.Controls, c)
+		}
+		if n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+			p.errorf(n, "control", "must replace at least one script")
+		}
+	}
+	if n := f["steps"]; n == nil {
+		p.errorf(root, "steps", "required field is missing")
+	} else if n.Kind != yaml.SequenceNode {
+		p.errorf(n, "steps", "must be a list, not %s", kindName(n))
+	} else {
+		if len(n.Content) == 0 {
+			p.errorf(n, "steps", "at least one step is required")
+		}
+		for i, sn := range n.Content {
+			if st := p.step(sn, fmt.Sprintf("steps[%d]", i+1)); st != nil {
+				s.Steps = append(s.Steps, st)
+			}
+		}
+	}
+	p.checkWorkers(s)
+	return s
+}
+
+// checkWorkers checks that steps name declared workers and that
+// regressions appear exactly in control scenarios.
+func (p *parser) checkWorkers(s *Scenario) {
+	known := map[string]bool{}
+	for _, w := range s.Workers {
+		known[w.Name] = true
+	}
+	regressions := 0
+	for i, st := range s.Steps {
+		field := fmt.Sprintf("steps[%d]", i+1)
+		if st.Worker != "" && !known[st.Worker] {
+			p.errorf(&yaml.Node{Line: st.Line}, field+".worker", "unknown worker %q: declare it under workers", st.Worker)
+		}
+		if st.Regression != nil {
+			regressions++
+			if len(s.Controls) == 0 {
+				p.errorf(&yaml.Node{Line: st.Regression.Line}, field+".regression", "only a control scenario (with a control: section) declares a regression")
+			}
+		}
+	}
+	if len(s.Controls) > 0 && regressions == 0 && len(s.Steps) > 0 {
+		p.errorf(&yaml.Node{Line: s.Line}, "control", "a control scenario must declare the regression it reaches: add a regression: block to a step")
+	}
+}
+
+var stepFields = []string{"name", "worker", "call", "keys", "args", "sleep_ms", "do", "expect", "regression"}
+
+func (p *parser) step(n *yaml.Node, field string) *Step {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, field, "a step must be a mapping, not %s", kindName(n))
+		return nil
+	}
+	st := &Step{Line: n.Line, argLines: map[string]int{}}
+	f := p.fields(n, field, stepFields...)
+	if v := f["name"]; v != nil {
+		st.Name = p.str(v, field+".name")
+	}
+	if v := f["worker"]; v != nil {
+		st.Worker = p.str(v, field+".worker")
+	}
+	actions := 0
+	for _, a := range []string{"call", "sleep_ms", "do"} {
+		if f[a] != nil {
+			actions++
+		}
+	}
+	if actions != 1 {
+		p.errorf(n, field, "a step does exactly one of call, sleep_ms or do (found %d)", actions)
+	}
+	switch {
+	case f["call"] != nil:
+		st.Kind = StepCall
+		st.Script = p.str(f["call"], field+".call")
+		if v := f["keys"]; v != nil {
+			st.keysSet = true
+			switch v.Kind {
+			case yaml.SequenceNode:
+				st.KeyArgs = []string{}
+				for i, c := range v.Content {
+					st.KeyArgs = append(st.KeyArgs, p.text(c, fmt.Sprintf("%s.keys[%d]", field, i+1)))
+				}
+			case yaml.MappingNode:
+				st.KeyMap = map[string]string{}
+				for _, kv := range p.pairs(v, field+".keys") {
+					st.KeyMap[kv[0].Value] = p.text(kv[1], field+".keys."+kv[0].Value)
+					st.argLines["key:"+kv[0].Value] = kv[0].Line
+				}
+			default:
+				p.errorf(v, field+".keys", "must be a list of keys or a mapping from key name to key, not %s", kindName(v))
+			}
+		}
+		if v := f["args"]; v != nil {
+			switch v.Kind {
+			case yaml.SequenceNode:
+				st.argsList = true
+				st.ArgList = []string{}
+				for i, c := range v.Content {
+					st.ArgList = append(st.ArgList, p.text(c, fmt.Sprintf("%s.args[%d]", field, i+1)))
+				}
+			case yaml.MappingNode:
+				st.ArgMap = map[string]string{}
+				for _, kv := range p.pairs(v, field+".args") {
+					st.ArgMap[kv[0].Value] = p.text(kv[1], field+".args."+kv[0].Value)
+					st.argLines[kv[0].Value] = kv[0].Line
+				}
+			default:
+				p.errorf(v, field+".args", "must be a list of args or a mapping from arg name to value, not %s", kindName(v))
+			}
+		}
+	case f["sleep_ms"] != nil:
+		st.Kind = StepSleep
+		st.SleepMS = p.posInt(f["sleep_ms"], field+".sleep_ms", false)
+	case f["do"] != nil:
+		st.Kind = StepDo
+		v := f["do"]
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			p.errorf(v, field+".do", "must be a non-empty list: [COMMAND, arg, ...]")
+		} else {
+			for i, c := range v.Content {
+				st.Command = append(st.Command, p.text(c, fmt.Sprintf("%s.do[%d]", field, i+1)))
+			}
+		}
+	}
+	if st.Kind != StepCall {
+		for _, k := range []string{"keys", "args"} {
+			if v := f[k]; v != nil {
+				p.errorf(v, field+"."+k, "only a call step takes %s", k)
+			}
+		}
+	}
+	if v := f["expect"]; v != nil {
+		st.Expect = p.expect(v, field+".expect")
+	}
+	if v := f["regression"]; v != nil {
+		st.Regression = p.expect(v, field+".regression")
+		if st.Regression != nil && st.Regression.Reply == nil && len(st.Regression.Keys) == 0 {
+			p.errorf(v, field+".regression", "must check the reply or at least one key")
+		}
+	}
+	return st
+}
+
+func (p *parser) expect(n *yaml.Node, field string) *Expect {
+	e := &Expect{Line: n.Line}
+	f := p.fields(n, field, "reply", "keys")
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	if v := f["reply"]; v != nil {
+		e.Reply = p.reply(v, field+".reply", 0)
+	}
+	if v := f["keys"]; v != nil {
+		for _, kv := range p.pairs(v, field+".keys") {
+			if ke := p.keyExpect(kv[0], kv[1], field+".keys."+kv[0].Value); ke != nil {
+				e.Keys = append(e.Keys, *ke)
+			}
+		}
+	}
+	return e
+}
+
+func (p *parser) keyExpect(k, v *yaml.Node, field string) *KeyExpect {
+	ke := &KeyExpect{Ref: k.Value, Line: k.Line}
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value == "absent" {
+		ke.Absent = true
+		return ke
+	}
+	if v.Kind != yaml.MappingNode {
+		p.errorf(v, field, `must be "absent" or a mapping with value, hash and/or ttl_ms, not %s`, kindName(v))
+		return nil
+	}
+	f := p.fields(v, field, "value", "hash", "ttl_ms")
+	if f["value"] != nil && f["hash"] != nil {
+		p.errorf(v, field, "a key is a string (value) or a hash (hash), not both")
+	}
+	if n := f["value"]; n != nil {
+		s := p.text(n, field+".value")
+		ke.Value, ke.Type = &s, "string"
+	}
+	if n := f["hash"]; n != nil {
+		ke.Hash, ke.Type = p.hash(n, field+".hash"), "hash"
+	}
+	if n := f["ttl_ms"]; n != nil {
+		ke.TTL = p.ttl(n, field+".ttl_ms", true)
+	}
+	if len(v.Content) == 0 {
+		p.errorf(v, field, "check at least one of value, hash or ttl_ms, or write absent")
+	}
+	return ke
+}
+
+// ttl parses an expected TTL: 150, "none" (no expiry) or {min: a, max: b}.
+func (p *parser) ttl(n *yaml.Node, field string, allowNone bool) *TTLSpec {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value == "none" && allowNone:
+		return &TTLSpec{None: true}
+	case n.Kind == yaml.ScalarNode:
+		v := p.posInt(n, field, true)
+		return &TTLSpec{Min: v, Max: v}
+	case n.Kind == yaml.MappingNode:
+		f := p.fields(n, field, "min", "max")
+		t := &TTLSpec{Min: 0, Max: math.MaxInt64}
+		if f["min"] == nil && f["max"] == nil {
+			p.errorf(n, field, "a TTL range needs min and/or max")
+		}
+		if v := f["min"]; v != nil {
+			t.Min = p.posInt(v, field+".min", true)
+		}
+		if v := f["max"]; v != nil {
+			t.Max = p.posInt(v, field+".max", true)
+		}
+		if t.Min > t.Max {
+			p.errorf(n, field, "min %d is above max %d", t.Min, t.Max)
+		}
+		return t
+	}
+	p.errorf(n, field, `must be milliseconds, "none" or {min: ms, max: ms}, not %s`, kindName(n))
+	return nil
+}
+
+// reply parses an expected reply:
+//
+//	1                  integer        "text"/text  bulk string
+//	null               nil            [a, b]       array
+//	{status: OK}       status         {error: ERR x}  error (exact text)
+//	{error_prefix: WRONGTYPE}         an error whose text starts so
+//	{ttl_ms: 150}      an integer that is a remaining TTL (exact or {min,max})
+func (p *parser) reply(n *yaml.Node, field string, depth int) *ReplySpec {
+	r := &ReplySpec{Line: n.Line}
+	if depth > 32 {
+		p.errorf(n, field, "reply nested too deep")
+		return r
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			r.Kind = RNil
+		case "!!int":
+			v, err := strconv.ParseInt(n.Value, 10, 64)
+			if err != nil {
+				p.errorf(n, field, "integer reply %s is not a decimal 64-bit integer", n.Value)
+			}
+			r.Kind, r.Int = RInt, v
+		case "!!str":
+			r.Kind, r.Str = RBulk, n.Value
+		default:
+			p.errorf(n, field, "%s is not a Redis reply: quote it for a bulk string", kindName(n))
+		}
+	case yaml.SequenceNode:
+		r.Kind = RArray
+		r.Elems = []*ReplySpec{}
+		for i, c := range n.Content {
+			r.Elems = append(r.Elems, p.reply(c, fmt.Sprintf("%s[%d]", field, i+1), depth+1))
+		}
+	case yaml.MappingNode:
+		pairs := p.pairs(n, field)
+		if len(pairs) != 1 {
+			p.errorf(n, field, "a typed reply is one of {status: s}, {error: s}, {error_prefix: s}, {ttl_ms: ms}")
+			return r
+		}
+		k, v := pairs[0][0], pairs[0][1]
+		switch k.Value {
+		case "status":
+			r.Kind, r.Str = RStatus, p.text(v, field+".status")
+		case "error":
+			r.Kind, r.Str = RError, p.text(v, field+".error")
+			if r.Str == "" {
+				p.errorf(v, field+".error", "must not be empty")
+			}
+		case "error_prefix":
+			r.Kind, r.Str = RErrorPrefix, p.text(v, field+".error_prefix")
+			if r.Str == "" {
+				p.errorf(v, field+".error_prefix", "must not be empty")
+			}
+		case "ttl_ms":
+			r.Kind = RTTL
+			if t := p.ttl(v, field+".ttl_ms", false); t != nil {
+				r.TTL = *t
+			}
+		default:
+			p.errorf(k, field+"."+k.Value, "unknown reply type %q: want status, error, error_prefix or ttl_ms", k.Value)
+		}
+	}
+	return r
+}
+
+// keys parses a keyspace mapping (see ParseKeys).
+func (p *parser) keys(n *yaml.Node, field string) []Key {
+	out := []Key{}
+	for _, kv := range p.pairs(n, field) {
+		kf := join(field, kv[0].Value)
+		k := Key{Name: kv[0].Value, Line: kv[0].Line, PTTL: -1}
+		if k.Name == "" {
+			p.errorf(kv[0], kf, "empty key name")
+		}
+		f := p.fields(kv[1], kf, "value", "hash", "ttl_ms")
+		switch {
+		case f["value"] != nil && f["hash"] != nil:
+			p.errorf(kv[1], kf, "a key is a string (value) or a hash (hash), not both")
+		case f["value"] != nil:
+			k.Type, k.Value = "string", p.text(f["value"], kf+".value")
+		case f["hash"] != nil:
+			k.Type, k.Hash = "hash", p.hash(f["hash"], kf+".hash")
+			if f["hash"].Kind == yaml.MappingNode && len(k.Hash) == 0 {
+				p.errorf(f["hash"], kf+".hash", "a hash needs at least one field (Redis has no empty hash)")
+			}
+		default:
+			if kv[1].Kind == yaml.MappingNode {
+				p.errorf(kv[1], kf, "needs value (a string) or hash (a mapping)")
+			}
+		}
+		if v := f["ttl_ms"]; v != nil {
+			k.PTTL = p.posInt(v, kf+".ttl_ms", false)
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+func (p *parser) hash(n *yaml.Node, field string) map[string]string {
+	h := map[string]string{}
+	for _, kv := range p.pairs(n, field) {
+		h[kv[0].Value] = p.text(kv[1], field+"."+kv[0].Value)
+	}
+	return h
+}
+
+// fields checks that n is a mapping whose keys are among allowed, without
+// duplicates, and returns each value node by key.
+func (p *parser) fields(n *yaml.Node, path string, allowed ...string) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	for _, kv := range p.pairs(n, path) {
+		ok := false
+		for _, a := range allowed {
+			if kv[0].Value == a {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			p.errorf(kv[0], join(path, kv[0].Value), "unknown field %q: want one of %s", kv[0].Value, strings.Join(allowed, ", "))
+			continue
+		}
+		out[kv[0].Value] = kv[1]
+	}
+	return out
+}
+
+// pairs returns the key/value pairs of mapping n, reporting a non-mapping,
+// non-scalar keys and duplicates.
+func (p *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "must be a mapping, not %s", kindName(n))
+		return nil
+	}
+	var out [][2]*yaml.Node
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Tag == "!!null" || k.Tag == "!!bool" {
+			p.errorf(k, path, "mapping keys must be strings, not %s", kindName(k))
+			continue
+		}
+		if line, dup := seen[k.Value]; dup {
+			p.errorf(k, join(path, k.Value), "duplicate key %q (first at line %d)", k.Value, line)
+			continue
+		}
+		seen[k.Value] = k.Line
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	return out
+}
+
+func (p *parser) str(n *yaml.Node, field string) string {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		p.errorf(n, field, "must be a string, not %s", kindName(n))
+		return ""
+	}
+	return n.Value
+}
+
+// text returns a scalar's text exactly as written: 1e3 stays "1e3", 1.5
+// stays "1.5". Booleans and null are rejected (quote them), because YAML
+// would otherwise turn yes/no/~ into something the author did not write.
+func (p *parser) text(n *yaml.Node, field string) string {
+	if n.Kind != yaml.ScalarNode {
+		p.errorf(n, field, "must be a scalar, not %s", kindName(n))
+		return ""
+	}
+	switch n.Tag {
+	case "!!str", "!!int", "!!float":
+		return n.Value
+	}
+	p.errorf(n, field, "%s is ambiguous: quote it (\"%s\")", kindName(n), n.Value)
+	return ""
+}
+
+// posInt parses a positive (or, with zero, non-negative) decimal integer.
+func (p *parser) posInt(n *yaml.Node, field string, zero bool) int64 {
+	want := "a positive integer"
+	if zero {
+		want = "a non-negative integer"
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		p.errorf(n, field, "must be %s, not %s", want, kindName(n))
+		return 0
+	}
+	v, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil || v < 0 || (v == 0 && !zero) || strconv.FormatInt(v, 10) != n.Value {
+		p.errorf(n, field, "must be %s, not %s", want, n.Value)
+		return 0
+	}
+	return v
+}
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!str":
+			return fmt.Sprintf("the string %q", n.Value)
+		case "!!null":
+			return "null"
+		case "!!int", "!!float", "!!bool":
+			return fmt.Sprintf("%s %s", n.Tag[2:], n.Value)
+		}
+		return n.Value
+	}
+	return "nothing"
+}
+
+func isIdent(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return s != ""
+}

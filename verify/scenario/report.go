@@ -1,0 +1,263 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Summary is a one-line account of a result for a table: "7 steps",
+// "2 failures", "3 differences", the error.
+func (r *Result) Summary() string {
+	var fails, steps int
+	errText := ""
+	for _, run := range r.Runs {
+		fails += len(run.Failures)
+		if run.Variant == VariantManifest {
+			steps = len(run.Steps)
+		}
+		if run.Error != "" && errText == "" {
+			errText = run.Error
+		}
+	}
+	switch {
+	case r.Status == StatusError:
+		return firstLine(errText)
+	case errText != "":
+		return firstLine(errText)
+	case fails > 0:
+		return plural(fails, "failure")
+	case len(r.Differences) > 0:
+		return plural(len(r.Differences), "difference") + " from offline"
+	}
+	s := plural(steps, "step")
+	if r.Control {
+		s += ", control reached the regression"
+	}
+	if len(r.Live) > 0 {
+		s += ", live matches"
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// WriteProblems writes every failure, error and difference, one block per
+// result that did not pass, each line led by file:line.
+func (rep *Report) WriteProblems(w io.Writer) error {
+	ew := &errWriter{w: w}
+	for _, r := range rep.Results {
+		if r.Status == StatusPass {
+			continue
+		}
+		ew.printf("%s %s [%s] (%s)\n", strings.ToUpper(string(r.Status)), r.Name, r.Mode, r.File)
+		for _, run := range r.Runs {
+			tag := ""
+			if r.Control {
+				tag = " (" + run.Variant + ")"
+			}
+			if run.Error != "" {
+				ew.printf("  %s%s\n", run.Error, tag)
+			}
+			for _, f := range run.Failures {
+				ew.printf("  %s:%d: step %d%s: %s\n", r.File, f.Line, f.Step, tag, f.Message)
+			}
+		}
+		for _, d := range r.Differences {
+			tag := ""
+			if r.Control {
+				tag = " (" + d.Variant + ")"
+			}
+			ew.printf("  %s:%d: step %d%s: %s differs\n", r.File, d.Line, d.Step, tag, d.What)
+			ew.printf("      offline: %s\n      live:    %s\n", d.Offline, d.Live)
+		}
+	}
+	return ew.err
+}
+
+// WriteTrace writes every step of every run: the action, the reply and the
+// scenario's keys after it (value and TTL), offline and, when there is a
+// live run, live.
+func (rep *Report) WriteTrace(w io.Writer) error {
+	ew := &errWriter{w: w}
+	for _, r := range rep.Results {
+		ew.printf("=== %s [%s] %s (%s)\n", r.Name, r.Mode, r.Status, r.File)
+		for i, run := range r.Runs {
+			var lv *Run
+			if i < len(r.Live) {
+				lv = r.Live[i]
+			}
+			if r.Control {
+				ew.printf("--- %s scripts\n", run.Variant)
+			}
+			for j, st := range run.Steps {
+				ew.printf("step %d  line %d  %s\n", st.Index, st.Line, st.Action)
+				var ls *StepResult
+				if lv != nil && j < len(lv.Steps) {
+					ls = &lv.Steps[j]
+				}
+				writeStep(ew, "", st)
+				if ls != nil {
+					writeStep(ew, "live ", *ls)
+				}
+			}
+			if run.Error != "" {
+				ew.printf("stopped: %s\n", run.Error)
+			}
+		}
+	}
+	return ew.err
+}
+
+func writeStep(ew *errWriter, side string, st StepResult) {
+	if st.Error != "" {
+		ew.printf("  %serror: %s\n", side, st.Error)
+		return
+	}
+	if st.Reply != nil {
+		ew.printf("  %sreply: %s\n", side, st.Reply)
+	}
+	if len(st.State) == 0 {
+		ew.printf("  %skeys:  (none)\n", side)
+	}
+	for i, k := range st.State {
+		label := "keys: "
+		if i > 0 {
+			label = "      "
+		}
+		ew.printf("  %s%s %s = %s\n", side, label, k.Name, keyString(k))
+	}
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+// JSON output (docs/json.md, "scriptctl verify"). Consumers must ignore
+// unknown fields.
+
+type jsonReport struct {
+	FormatVersion int            `json:"format_version"`
+	Against       string         `json:"against,omitempty"`
+	Summary       map[string]int `json:"summary"`
+	Results       []jsonResult   `json:"results"`
+}
+
+type jsonResult struct {
+	File        string        `json:"file"`
+	Name        string        `json:"name"`
+	Mode        Mode          `json:"mode"`
+	Status      Status        `json:"status"`
+	Control     bool          `json:"control"`
+	Steps       int           `json:"steps"`
+	Errors      []string      `json:"errors,omitempty"`
+	Failures    []jsonFailure `json:"failures,omitempty"`
+	Differences []Difference  `json:"differences,omitempty"`
+	Trace       []jsonStep    `json:"trace,omitempty"`
+}
+
+type jsonFailure struct {
+	Variant string `json:"variant"`
+	Failure
+}
+
+type jsonStep struct {
+	Variant string    `json:"variant"`
+	Side    string    `json:"side"` // offline or live
+	Step    int       `json:"step"`
+	Line    int       `json:"line"`
+	Action  string    `json:"action"`
+	Reply   string    `json:"reply,omitempty"`
+	Error   string    `json:"error,omitempty"`
+	Keys    []jsonKey `json:"keys"`
+}
+
+type jsonKey struct {
+	Key   string            `json:"key"`
+	Type  string            `json:"type"`
+	Value *string           `json:"value,omitempty"`
+	Hash  map[string]string `json:"hash,omitempty"`
+	PTTL  int64             `json:"pttl_ms"`
+}
+
+// WriteJSON writes the report as one JSON document; with trace, every step
+// of every run is included.
+func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
+	out := jsonReport{FormatVersion: 1, Against: rep.Against, Summary: map[string]int{}, Results: []jsonResult{}}
+	for _, st := range []Status{StatusPass, StatusFail, StatusDiffers, StatusError} {
+		out.Summary[string(st)] = 0
+	}
+	for st, n := range rep.Counts() {
+		out.Summary[string(st)] = n
+	}
+	out.Summary["total"] = len(rep.Results)
+	for _, r := range rep.Results {
+		jr := jsonResult{File: r.File, Name: r.Name, Mode: r.Mode, Status: r.Status, Control: r.Control, Differences: r.Differences}
+		for i, run := range r.Runs {
+			if run.Variant == VariantManifest {
+				jr.Steps = len(run.Steps)
+			}
+			if run.Error != "" {
+				jr.Errors = append(jr.Errors, run.Error)
+			}
+			for _, f := range run.Failures {
+				jr.Failures = append(jr.Failures, jsonFailure{Variant: run.Variant, Failure: f})
+			}
+			if trace {
+				jr.Trace = append(jr.Trace, jsonSteps(run, "offline")...)
+				if i < len(r.Live) {
+					jr.Trace = append(jr.Trace, jsonSteps(r.Live[i], "live")...)
+				}
+			}
+		}
+		out.Results = append(out.Results, jr)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func jsonSteps(run *Run, side string) []jsonStep {
+	var out []jsonStep
+	for _, st := range run.Steps {
+		js := jsonStep{Variant: run.Variant, Side: side, Step: st.Index, Line: st.Line, Action: st.Action, Error: st.Error, Keys: []jsonKey{}}
+		if st.Reply != nil {
+			js.Reply = st.Reply.String()
+		}
+		keys := append([]Key(nil), st.State...)
+		sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
+		for _, k := range keys {
+			jk := jsonKey{Key: k.Name, Type: k.Type, PTTL: k.PTTL}
+			if k.Type == "hash" {
+				jk.Hash = k.Hash
+			} else {
+				v := k.Value
+				jk.Value = &v
+			}
+			js.Keys = append(js.Keys, jk)
+		}
+		out = append(out, js)
+	}
+	return out
+}

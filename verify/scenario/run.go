@@ -1,0 +1,366 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/verify"
+)
+
+// Mode is how scripts are invoked: EVAL of each script's source, or FCALL of
+// the functions in the library generated from the manifest.
+type Mode string
+
+const (
+	ModeEval     Mode = "eval"
+	ModeFunction Mode = "function"
+)
+
+// Modes is every mode, in report order.
+var Modes = []Mode{ModeEval, ModeFunction}
+
+// Backend executes a scenario's steps: the offline engine or a live server.
+// Keys are given as the scenario names them; a live backend maps them to
+// its own prefixed keys and back.
+type Backend interface {
+	Put(ctx context.Context, k Key) error
+	Call(ctx context.Context, script string, keys, args []string) (verify.Reply, error)
+	Do(ctx context.Context, args []string) (verify.Reply, error)
+	Sleep(ctx context.Context, ms int64) error
+	Get(ctx context.Context, key string) (Key, bool, error)
+}
+
+// ScriptError is a script that cannot be loaded or compiled: the scenario
+// cannot run, and verify exits 2.
+type ScriptError struct {
+	Script string // manifest script name, or "" for the whole library
+	Mode   Mode
+	Reply  string // the error reply of EVAL or FUNCTION LOAD
+}
+
+func (e *ScriptError) Error() string {
+	if e.Script == "" {
+		return fmt.Sprintf("functions library does not load: %s", e.Reply)
+	}
+	return fmt.Sprintf("script %s does not compile: %s", e.Script, e.Reply)
+}
+
+// Variant names which scripts a run uses.
+const (
+	VariantManifest = "manifest" // the manifest's scripts
+	VariantControl  = "control"  // the scenario's unsafe variants replace some scripts
+)
+
+// Run is one execution of a scenario's steps against one backend.
+type Run struct {
+	Variant  string       `json:"variant"`
+	Steps    []StepResult `json:"steps"`
+	Failures []Failure    `json:"failures,omitempty"`
+	// Error is set when the run stopped: a script that does not compile, or
+	// a step the offline engine cannot judge.
+	Error string `json:"error,omitempty"`
+
+	scriptErr bool
+}
+
+// StepResult is what one step did and the keyspace after it: the trace.
+type StepResult struct {
+	Index  int           `json:"step"`
+	Line   int           `json:"line"`
+	Action string        `json:"action"`
+	Reply  *verify.Reply `json:"-"`
+	State  []Key         `json:"-"` // the scenario's keys present after the step
+	Error  string        `json:"error,omitempty"`
+
+	drift int64 // live runs: ms the real clock ran ahead of the virtual one
+}
+
+// Failure is an expectation that did not hold.
+type Failure struct {
+	Step    int    `json:"step"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// ErrControlMissed is the failure of a negative control whose unsafe variant
+// did not produce the regression the scenario declares.
+const ErrControlMissed = "control did not reach the dangerous interleaving"
+
+// variant returns m with the scenario's control sources swapped in.
+func variant(m *manifest.Manifest, controls map[string][]byte) *manifest.Manifest {
+	if len(controls) == 0 {
+		return m
+	}
+	c := *m
+	c.Scripts = make([]*manifest.Script, len(m.Scripts))
+	for i, s := range m.Scripts {
+		if src, ok := controls[s.Name]; ok {
+			cp := *s
+			cp.Source = src
+			cp.SHA = manifest.SHA1Hex(src)
+			cp.File = s.File + " (control)"
+			s = &cp
+		}
+		c.Scripts[i] = s
+	}
+	return &c
+}
+
+// execute runs the bound scenario's steps on be. The returned error is an
+// environment failure (a live server that stopped answering); everything the
+// scripts do is in the Run.
+func (s *Scenario) execute(ctx context.Context, be Backend, control bool) (*Run, error) {
+	b := s.bound
+	if b == nil {
+		return nil, errors.New("scenario: run before Bind")
+	}
+	run := &Run{Variant: VariantManifest}
+	if control {
+		run.Variant = VariantControl
+	}
+	for _, k := range b.initial {
+		if err := be.Put(ctx, k); err != nil {
+			return nil, fmt.Errorf("set up key %q: %w", k.Name, err)
+		}
+	}
+	for i, st := range s.Steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		bs := b.steps[i]
+		sr := StepResult{Index: i + 1, Line: st.Line, Action: describe(st, bs)}
+		var reply verify.Reply
+		var err error
+		switch st.Kind {
+		case StepCall:
+			reply, err = be.Call(ctx, st.Script, bs.keys, bs.args)
+		case StepDo:
+			reply, err = be.Do(ctx, bs.cmd)
+		case StepSleep:
+			err = be.Sleep(ctx, st.SleepMS)
+		}
+		if err != nil {
+			var re *verify.RunError
+			var se *ScriptError
+			switch {
+			case errors.As(err, &se):
+				run.scriptErr = true
+				run.Error = err.Error()
+			case errors.As(err, &re):
+				run.Error = fmt.Sprintf("%s:%d: step %d cannot be judged offline: %v", s.File, st.Line, i+1, err)
+			default:
+				return nil, fmt.Errorf("step %d: %w", i+1, err)
+			}
+			sr.Error = err.Error()
+			run.Steps = append(run.Steps, sr)
+			return run, nil
+		}
+		if st.Kind != StepSleep {
+			r := reply
+			sr.Reply = &r
+			if st.Kind == StepCall && r.Kind == verify.Error && strings.HasPrefix(r.Str, "ERR Error compiling script") {
+				run.scriptErr = true
+				run.Error = (&ScriptError{Script: st.Script, Reply: r.Str}).Error()
+				run.Steps = append(run.Steps, sr)
+				return run, nil
+			}
+		}
+		for _, k := range b.universe {
+			got, ok, err := be.Get(ctx, k)
+			if err != nil {
+				return nil, fmt.Errorf("step %d: read key %q: %w", i+1, k, err)
+			}
+			if ok {
+				sr.State = append(sr.State, got)
+			}
+		}
+		if d, ok := be.(interface{ Drift() int64 }); ok {
+			sr.drift = d.Drift()
+		}
+		run.Steps = append(run.Steps, sr)
+		fail := func(line int, msg string) {
+			run.Failures = append(run.Failures, Failure{Step: i + 1, Line: line, Message: msg})
+		}
+		if bs.expect != nil {
+			for _, why := range bs.expect.check(sr) {
+				fail(bs.expect.line, why)
+			}
+		}
+		if bs.regression != nil {
+			whys := bs.regression.check(sr)
+			switch {
+			case control && len(whys) > 0:
+				fail(bs.regression.line, ErrControlMissed+": "+strings.Join(whys, "; "))
+			case !control && len(whys) == 0:
+				fail(bs.regression.line, "the manifest's scripts also reach the regression the control declares: the scenario cannot tell safe from unsafe")
+			}
+		}
+	}
+	return run, nil
+}
+
+func describe(st *Step, bs boundStep) string {
+	var b strings.Builder
+	if st.Worker != "" {
+		b.WriteString(st.Worker + ": ")
+	}
+	switch st.Kind {
+	case StepCall:
+		fmt.Fprintf(&b, "call %s keys=%s args=%s", st.Script, quoteList(bs.keys), quoteList(bs.args))
+	case StepDo:
+		fmt.Fprintf(&b, "do %s", quoteList(bs.cmd))
+	case StepSleep:
+		fmt.Fprintf(&b, "sleep %dms", st.SleepMS)
+	}
+	if st.Name != "" {
+		b.WriteString("  # " + st.Name)
+	}
+	return b.String()
+}
+
+func quoteList(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return "[" + strings.Join(q, " ") + "]"
+}
+
+// check returns why e does not hold after step sr, or nothing.
+func (e *boundExpect) check(sr StepResult) []string {
+	var whys []string
+	if e.reply != nil {
+		if sr.Reply == nil {
+			whys = append(whys, "reply: the step has no reply")
+		} else if !replyMatches(e.reply, *sr.Reply) {
+			whys = append(whys, fmt.Sprintf("reply: want %s, got %s", e.reply, sr.Reply))
+		}
+	}
+	for _, ke := range e.keys {
+		got, ok := find(sr.State, ke.key)
+		if why := ke.check(got, ok); why != "" {
+			whys = append(whys, fmt.Sprintf("key %q: %s", ke.key, why))
+		}
+	}
+	return whys
+}
+
+func find(state []Key, name string) (Key, bool) {
+	for _, k := range state {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// replyMatches reports whether r is the reply spec describes.
+func replyMatches(spec *ReplySpec, r verify.Reply) bool {
+	switch spec.Kind {
+	case RNil:
+		return r.Kind == verify.Nil
+	case RInt:
+		return r.Kind == verify.Int && r.Int == spec.Int
+	case RTTL:
+		return r.Kind == verify.Int && spec.TTL.Match(r.Int)
+	case RBulk:
+		return r.Kind == verify.Bulk && r.Str == spec.Str
+	case RStatus:
+		return r.Kind == verify.Status && r.Str == spec.Str
+	case RError:
+		return r.Kind == verify.Error && r.Str == spec.Str
+	case RErrorPrefix:
+		return r.Kind == verify.Error && strings.HasPrefix(r.Str, spec.Str)
+	case RArray:
+		if r.Kind != verify.Array || len(r.Elems) != len(spec.Elems) {
+			return false
+		}
+		for i, e := range spec.Elems {
+			if !replyMatches(e, r.Elems[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (ke boundKeyExpect) check(got Key, present bool) string {
+	if ke.Absent {
+		if present {
+			return "want absent, got " + keyString(got)
+		}
+		return ""
+	}
+	if !present {
+		return "want present, got absent"
+	}
+	var whys []string
+	if ke.Type != "" && got.Type != ke.Type {
+		return fmt.Sprintf("want a %s, got %s", ke.Type, keyString(got))
+	}
+	if ke.Value != nil && got.Value != *ke.Value {
+		whys = append(whys, fmt.Sprintf("value: want %q, got %q", *ke.Value, got.Value))
+	}
+	if ke.Hash != nil && !sameHash(ke.Hash, got.Hash) {
+		whys = append(whys, fmt.Sprintf("hash: want %s, got %s", hashString(ke.Hash), hashString(got.Hash)))
+	}
+	if ke.TTL != nil && !ke.TTL.Match(got.PTTL) {
+		whys = append(whys, fmt.Sprintf("ttl_ms: want %s, got %s", ke.TTL, pttlString(got.PTTL)))
+	}
+	return strings.Join(whys, ", ")
+}
+
+func sameHash(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func hashString(h map[string]string) string {
+	fields := make([]string, 0, len(h))
+	for f := range h {
+		fields = append(fields, f)
+	}
+	sort.Strings(fields)
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = fmt.Sprintf("%q: %q", f, h[f])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func pttlString(p int64) string {
+	if p < 0 {
+		return "none"
+	}
+	return fmt.Sprint(p)
+}
+
+// keyString is a key's state for traces and diffs: "tok" (ttl 150ms),
+// {"f": "v"} (no ttl).
+func keyString(k Key) string {
+	var v string
+	switch k.Type {
+	case "hash":
+		v = hashString(k.Hash)
+	case "string":
+		v = fmt.Sprintf("%q", k.Value)
+	default:
+		v = "(" + k.Type + ")"
+	}
+	if k.PTTL >= 0 {
+		return fmt.Sprintf("%s (ttl %dms)", v, k.PTTL)
+	}
+	return v + " (no ttl)"
+}

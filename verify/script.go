@@ -1,0 +1,255 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/slot"
+)
+
+// Script flags (shebang "#!lua flags=..." or register_function's flags).
+var scriptFlags = []string{"no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys"}
+
+// parseShebang is evalExtractShebangFlags: the flags of a "#!lua" first line
+// and the length of that line (its newline excluded), or the error text
+// Redis replies with (after "ERR ").
+func parseShebang(body []byte) (flags []string, n int, errText string) {
+	if !bytes.HasPrefix(body, []byte("#!")) {
+		return nil, 0, ""
+	}
+	end := bytes.IndexByte(body, '\n')
+	if end < 0 {
+		return nil, 0, "Invalid script shebang"
+	}
+	parts := strings.Fields(string(body[:end]))
+	if len(parts) == 0 {
+		return nil, 0, "Invalid engine in script shebang"
+	}
+	if parts[0] != "#!lua" {
+		return nil, 0, "Unexpected engine in script shebang: " + parts[0]
+	}
+	flags = []string{}
+	for _, p := range parts[1:] {
+		v, ok := strings.CutPrefix(p, "flags=")
+		if !ok {
+			return nil, 0, "Unknown lua shebang option: " + p
+		}
+		if v == "" {
+			continue
+		}
+		for _, f := range strings.Split(v, ",") {
+			if !isScriptFlag(f) {
+				return nil, 0, "Unexpected flag in script shebang: " + f
+			}
+			flags = append(flags, f)
+		}
+	}
+	return flags, end, ""
+}
+
+func isScriptFlag(f string) bool {
+	for _, x := range scriptFlags {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func hasFlag(flags []string, f string) bool {
+	for _, x := range flags {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// crossSlot is the reply a cluster gives before running a script whose
+// declared keys hash to different slots.
+func crossSlot(keys []string) (Reply, bool) {
+	for _, k := range keys[1:] {
+		if slot.Of(k) != slot.Of(keys[0]) {
+			return ErrorReply("CROSSSLOT Keys in request don't hash to the same slot"), true
+		}
+	}
+	return Reply{}, false
+}
+
+func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro bool) (Reply, error) {
+	sha := SHA1(src)
+	if len(keys) > 0 {
+		if r, bad := crossSlot(keys); bad {
+			return r, nil
+		}
+	}
+	flags, shebangLen, errText := parseShebang(src)
+	if errText != "" {
+		return ErrorReply("ERR " + errText), nil
+	}
+	body := src[shebangLen:]
+	proto, err := compile(body, "@user_script")
+	if err != nil {
+		return ErrorReply(sanitize("ERR Error compiling script (new function): " + err.Error())), nil
+	}
+	if flags != nil && !hasFlag(flags, "no-writes") && ro {
+		return ErrorReply("ERR Can not execute a script with write flag using *_ro command."), nil
+	}
+	runCtx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	r := &scriptRun{e: e, ctx: runCtx, name: sha, readOnly: ro || hasFlag(flags, "no-writes")}
+	r.setKeys(keys)
+	r.newState()
+	defer r.L.Close()
+	L := r.L
+	G := L.G.Global
+	G.RawSetString("KEYS", stringArray(L, keys))
+	G.RawSetString("ARGV", stringArray(L, args))
+	fn := r.instantiate(L, proto)
+	return r.call(fn)
+}
+
+func (r *scriptRun) setKeys(keys []string) {
+	r.keys = make(map[string]bool, len(keys))
+	for _, k := range keys {
+		r.keys[k] = true
+	}
+}
+
+func stringArray(L *lua.LState, ss []string) *lua.LTable {
+	t := L.CreateTable(len(ss), 0)
+	for i, s := range ss {
+		t.RawSetInt(i+1, lua.LString(s))
+	}
+	return t
+}
+
+// call runs fn with args under the run's deadline and converts the outcome
+// into the reply Redis sends, or a RunError.
+func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err error) {
+	L := r.L
+	L.SetContext(r.ctx)
+	defer L.RemoveContext()
+	top := L.GetTop()
+	defer L.SetTop(top)
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	perr := L.PCall(len(args), 1, L.NewFunction(r.errorHandler))
+	if re := r.judge(perr); re != nil {
+		return Reply{}, re
+	}
+	if perr != nil {
+		return r.errorReply(errorObject(perr))
+	}
+	return r.fromLua(L.Get(-1), 0)
+}
+
+// judge returns the RunError of a finished run, if any.
+func (r *scriptRun) judge(perr error) *RunError {
+	if r.runErr != nil {
+		return r.runErr
+	}
+	if err := r.ctx.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return &RunError{Code: CodeTimeout, Msg: fmt.Sprintf("script ran longer than the offline limit of %s", r.e.timeout)}
+		}
+		return &RunError{Code: CodeTimeout, Msg: "run canceled: " + err.Error()}
+	}
+	if perr != nil && isStackOverflow(perr) {
+		return &RunError{Code: CodeStackOverflow, Msg: "stack overflow: Lua call depth exceeded the offline limit"}
+	}
+	var ae *lua.ApiError
+	if errors.As(perr, &ae) && ae.Type == lua.ApiErrorPanic {
+		return &RunError{Code: CodeNotImplemented, Msg: "not implemented offline: internal engine error: " + ae.Error()}
+	}
+	return nil
+}
+
+// errorHandler is Redis's __redis__err__handler: it turns any error into a
+// table {err=..., source=..., line=...}, the position being the function
+// that raised the error, or its caller when that is a Go (C) function.
+func (r *scriptRun) errorHandler(L *lua.LState) int {
+	obj := L.Get(1)
+	var t *lua.LTable
+	switch x := obj.(type) {
+	case *lua.LTable:
+		t = x
+	default:
+		t = L.NewTable()
+		var s string
+		switch v := obj.(type) {
+		case lua.LString:
+			s = luaMessage(string(v))
+		case lua.LNumber:
+			s = luaNumber(float64(v))
+		case *lua.LNilType:
+			s = "nil"
+		default:
+			s = v.String()
+		}
+		t.RawSetString("err", lua.LString("ERR "+s))
+	}
+	for level := 1; level <= 2; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+			break
+		}
+		if dbg.What == "G" || dbg.CurrentLine < 0 {
+			continue
+		}
+		src := dbg.Source
+		if full, ok := r.sources[src]; ok {
+			src = full
+		}
+		t.RawSetString("source", lua.LString(src))
+		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+		break
+	}
+	L.Push(t)
+	return 1
+}
+
+// errorReply builds the error reply of a failed run from the handler's
+// table: "<err> script: <name>, on <source>:<line>.".
+func (r *scriptRun) errorReply(obj lua.LValue) (Reply, error) {
+	t, ok := obj.(*lua.LTable)
+	if !ok {
+		return ErrorReply(sanitize("ERR Error running script " + r.name + ", " + luaToString(obj))), nil
+	}
+	msg, ok := luaStringField(t, "err")
+	if !ok {
+		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "error() with a table that has no string err field crashes redis-server 7.0.15 (segfault in luaCallFunction)"}
+	}
+	text := msg
+	src, okSrc := luaStringField(t, "source")
+	line, okLine := luaStringField(t, "line")
+	if okSrc && okLine {
+		text += " script: " + r.name + ", on " + src + ":" + line + "."
+	}
+	return ErrorReply(sanitize(text)), nil
+}
+
+// luaStringField reads t.name when it is a string or a number (lua_isstring).
+func luaStringField(t *lua.LTable, name string) (string, bool) {
+	switch v := t.RawGetString(name).(type) {
+	case lua.LString:
+		return string(v), true
+	case lua.LNumber:
+		if float64(v) == float64(int64(v)) {
+			return strconv.FormatInt(int64(v), 10), true
+		}
+		return luaNumber(float64(v)), true
+	}
+	return "", false
+}
