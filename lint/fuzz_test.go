@@ -37,7 +37,7 @@ func FuzzLint(f *testing.F) {
 			d = nil
 		}
 		ds := Source("f.lua", []byte(src), d)
-		lines := strings.Count(src, "\n") + 1
+		lines := len(splitLines(src))
 		for _, x := range ds {
 			if x.Pos.File != "f.lua" || x.Pos.Line < 1 || x.Pos.Line > lines || x.Pos.Col < 1 {
 				t.Errorf("bad position %v for %q", x, src)

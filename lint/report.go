@@ -36,6 +36,7 @@ func WriteJSON(w io.Writer, ds []Diagnostic) error {
 		out = append(out, JSONDiagnostic{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: d.Severity, Code: d.Code, Message: d.Message})
 	}
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
@@ -143,6 +144,7 @@ func WriteSARIF(w io.Writer, ds []Diagnostic, version string) error {
 	}
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
 }

@@ -50,7 +50,7 @@ type token struct {
 
 func newPass(path string, src []byte, decl *Decl) *Pass {
 	p := &Pass{File: path, Source: src, Decl: decl, cursor: map[int]int{}, tokens: map[int][]token{}}
-	p.lines = strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	p.lines = splitLines(string(src))
 	p.Shebang, p.HasShebang, p.ShebangErr = manifest.Shebang(src)
 	body := manifest.StripShebang(src)
 	p.tokenize(body)
@@ -60,6 +60,25 @@ func newPass(path string, src []byte, decl *Decl) *Pass {
 		p.Facts = track(p)
 	}
 	return p
+}
+
+// splitLines splits src at line breaks as Lua counts them: "\n", "\r",
+// "\r\n" and "\n\r" each end one line.
+func splitLines(src string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c != '\n' && c != '\r' {
+			continue
+		}
+		out = append(out, src[start:i])
+		if i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r') && src[i+1] != c {
+			i++
+		}
+		start = i + 1
+	}
+	return append(out, src[start:])
 }
 
 func (p *Pass) parse(body []byte) {
@@ -138,9 +157,7 @@ func (p *Pass) locate(line, typ int, str string) Pos {
 
 // pos converts a byte column to a character column.
 func (p *Pass) pos(line, byteCol int) Pos {
-	if line < 1 {
-		line = 1
-	}
+	line = max(1, min(line, len(p.lines)))
 	col := byteCol
 	if line <= len(p.lines) {
 		l := p.lines[line-1]

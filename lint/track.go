@@ -1,7 +1,7 @@
 package lint
 
 import (
-		"strconv"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/gopher-lua/ast"
@@ -88,6 +88,7 @@ type Value struct {
 	How        string // how a built value was made, for messages
 	builtin    string // a known global: "redis", "redis.call", "KEYS", ...
 	lenOf      string // #KEYS or #ARGV
+	errReply   bool   // redis.error_reply(...) or {err = ...}
 }
 
 func join(a, b Value) Value {
@@ -144,7 +145,9 @@ type state struct {
 	vals    map[*binding]Value
 	checked uint64
 	dead    bool
-	writes  []*Call
+	errExit bool    // dead because the path raised or returned an error reply
+	writes  []*Call // writes on some path here, not yet followed by a check
+	base    int     // len(parent.writes) when the branch started
 }
 
 func (s *state) get(b *binding) (Value, bool) {
@@ -160,7 +163,7 @@ func (s *state) set(b *binding, v Value) { s.vals[b] = v }
 
 // branch returns an overlay state for a path starting at s.
 func (s *state) branch() *state {
-	return &state{parent: s, vals: map[*binding]Value{}, checked: s.checked, dead: s.dead, writes: s.writes[:len(s.writes):len(s.writes)]}
+	return &state{parent: s, vals: map[*binding]Value{}, checked: s.checked, dead: s.dead, writes: s.writes[:len(s.writes):len(s.writes)], base: len(s.writes)}
 }
 
 // merge joins the live paths among outs, overlays on s, into s. When no
@@ -173,7 +176,10 @@ func (s *state) merge(outs ...*state) {
 		}
 	}
 	if len(live) == 0 {
-		s.dead = true
+		s.dead, s.errExit = true, true
+		for _, o := range outs {
+			s.errExit = s.errExit && o.errExit
+		}
 		return
 	}
 	assigned := map[*binding]bool{}
@@ -201,27 +207,18 @@ func (s *state) merge(outs ...*state) {
 	s.writes = live[0].writes
 	for _, o := range live[1:] {
 		s.checked &= o.checked
-		for _, w := range o.writes {
-			if !containsCall(s.writes, w) {
-				s.writes = append(s.writes, w)
-			}
+		// Every branch starts from the same writes; add what o added.
+		if o.base <= len(o.writes) {
+			s.writes = append(s.writes[:len(s.writes):len(s.writes)], o.writes[o.base:]...)
 		}
 	}
-	s.dead = false
-}
-
-func containsCall(cs []*Call, c *Call) bool {
-	for _, x := range cs {
-		if x == c {
-			return true
-		}
-	}
-	return false
+	s.dead, s.errExit = false, false
 }
 
 // mentions collects what a condition looks at.
 type mentions struct {
 	args  uint64
+	argc  bool // #ARGV
 	reply bool
 }
 
@@ -269,11 +266,10 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 			st.set(sc.declare(n), vals[i])
 		}
 	case *ast.FuncCallStmt:
-		v := t.expr(s.Expr, sc, st)
-		_ = v
+		t.expr(s.Expr, sc, st)
 		if call, ok := s.Expr.(*ast.FuncCallExpr); ok && call.Receiver == nil {
 			if b := t.calleeBuiltin(call, sc); b == "error" {
-				st.dead = true
+				st.dead, st.errExit = true, true
 			}
 		}
 	case *ast.DoBlockStmt:
@@ -353,7 +349,10 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 	case *ast.ReturnStmt:
 		t.p.locate(s.Line(), parse.TReturn, "")
 		for _, e := range s.Exprs {
-			t.expr(e, sc, st)
+			v := t.expr(e, sc, st)
+			if v.errReply {
+				st.errExit = true
+			}
 		}
 		st.dead = true
 	case *ast.BreakStmt:
@@ -415,11 +414,17 @@ func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
 	case *ast.IdentExpr:
 		pos := t.p.locate(f.Line(), parse.TIdent, f.Value)
 		t.pos[f] = pos
-		if b := sc.lookup(f.Value); b != nil {
-			st.set(b, Value{O: FromUnknown})
-		} else if method {
+		b := sc.lookup(f.Value)
+		switch {
+		case method && b == nil && libTables[f.Value]:
+			t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: f.Value + "." + s.Name.Method, Pos: pos})
+		case method && b == nil:
 			t.globalRead(f.Value, pos, sc)
-		} else {
+		case method:
+			// function M:m() assigns a field of the local M.
+		case b != nil:
+			st.set(b, Value{O: FromUnknown})
+		default:
 			t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: f.Value, Pos: pos})
 		}
 	case *ast.AttrGetExpr:
@@ -441,9 +446,10 @@ func (t *tracker) ifStmt(s *ast.IfStmt, sc *scope, st *state) {
 	t.collect = saved
 	if saved != nil {
 		saved.args |= m.args
+		saved.argc = saved.argc || m.argc
 		saved.reply = saved.reply || m.reply
 	}
-	pure := m.args != 0 && !m.reply
+	pure := (m.args != 0 || m.argc) && !m.reply
 	thenSt, elseSt := st.branch(), st.branch()
 	if pure {
 		thenSt.checked |= m.args
@@ -451,7 +457,7 @@ func (t *tracker) ifStmt(s *ast.IfStmt, sc *scope, st *state) {
 	}
 	t.block(s.Then, sc.child(), thenSt)
 	t.block(s.Else, sc.child(), elseSt)
-	if pure && (thenSt.dead || elseSt.dead) {
+	if pure && (thenSt.dead && thenSt.errExit || elseSt.dead && elseSt.errExit) {
 		t.check(ifPos, st)
 	}
 	st.merge(thenSt, elseSt)
@@ -465,6 +471,7 @@ func (t *tracker) check(pos Pos, st *state) {
 			t.f.WriteChecks = append(t.f.WriteChecks, WriteCheck{Write: w, Check: pos})
 		}
 	}
+	st.writes = nil
 }
 
 // function walks a function body: parameters are unknown, upvalues keep
@@ -568,9 +575,12 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 	case *ast.TableExpr:
 		t.leaf(e, '{', "")
 		v := Value{}
+		isErr := false
 		for _, f := range e.Fields {
 			if f.Key != nil {
-				t.expr(f.Key, sc, st)
+				if k := t.expr(f.Key, sc, st); k.IsLit && k.Lit == "err" {
+					isErr = true
+				}
 			}
 			fv := t.expr(f.Value, sc, st)
 			if fv.builtin == "KEYS" {
@@ -588,7 +598,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		if v.O == 0 {
 			v.O = FromLiteral
 		}
-		v.IsLit, v.Lit, v.builtin = false, "", ""
+		v.IsLit, v.Lit, v.builtin, v.errReply = false, "", "", isErr
 		return v
 	case *ast.FuncCallExpr:
 		return t.call(e, sc, st)
@@ -627,6 +637,9 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 	case *ast.UnaryLenOpExpr:
 		v := t.expr(e.Expr, sc, st)
 		if v.builtin == "KEYS" || v.builtin == "ARGV" {
+			if v.builtin == "ARGV" && t.collect != nil {
+				t.collect.argc = true
+			}
 			return Value{O: FromLiteral, lenOf: v.builtin, How: "#" + v.builtin}
 		}
 		v.O |= FromBuilt
@@ -837,6 +850,8 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 			a.builtin, a.IsLit, a.Lit = "", false, ""
 		}
 		return a
+	case "redis.error_reply":
+		return Value{O: FromBuilt, How: "an error reply", errReply: true}
 	case "math.random":
 		t.f.Randoms = append(t.f.Randoms, Ref{Name: "math.random", Pos: t.posOf(e.Func)})
 		return Value{O: FromBuilt, How: "math.random"}

@@ -6,11 +6,6 @@ import (
 	"strings"
 )
 
-// ErrNoChange is not an error a command returns: doing nothing because
-// everything is loaded is success, reported as already_loaded. It is kept
-// for callers that want to tell "converged by this run" from "was already".
-var ErrNoChange = errors.New("loader: no change")
-
 // ErrInterrupted is the cause of a run stopped by its context (Ctrl-C)
 // between nodes.
 var ErrInterrupted = errors.New("loader: interrupted")

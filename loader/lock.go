@@ -62,6 +62,15 @@ func AcquireLock(ctx context.Context, t *Topology, library string, wait, ttl tim
 	key := LockKey(library)
 	n, err := t.owner(key)
 	if err != nil {
+		// No primary known: most likely because nodes are unreachable,
+		// which is the error worth reporting.
+		if down := t.Unreachable(); len(down) > 0 {
+			ne := &NodesError{}
+			for _, d := range down {
+				ne.Errs = append(ne.Errs, nodeErr(d))
+			}
+			return nil, nil, ne
+		}
 		return nil, nil, fmt.Errorf("deploy lock %s: %w", key, err)
 	}
 	if !n.OK() {

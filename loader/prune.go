@@ -69,9 +69,15 @@ func Prune(ctx context.Context, t *Topology, m *manifest.Manifest, opts PruneOpt
 	}
 	var fs []found
 	all := map[int]bool{}
-	for _, n := range t.Primaries() {
+	for _, n := range t.Nodes {
 		if !n.OK() {
-			ne.Errs = append(ne.Errs, nodeErr(n))
+			// An unreachable node may be a primary: prune cannot vouch for it.
+			if n.Role != RoleReplica {
+				ne.Errs = append(ne.Errs, nodeErr(n))
+			}
+			continue
+		}
+		if n.Role != RolePrimary {
 			continue
 		}
 		if !n.SupportsFunctions() {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -151,6 +152,10 @@ func (p *parser) parse(data []byte) {
 		p.errs = append(p.errs, &Error{File: p.file, Line: 1, Col: 1, Msg: "the manifest is empty: want schema, library, version and scripts"})
 		return
 	}
+	if line, col, msg := textPosition(data); msg != "" {
+		p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Msg: msg})
+		return
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err == io.EOF {
@@ -270,6 +275,28 @@ func (p *parser) yamlError(err error, data []byte) {
 	}
 	line = max(line, 1)
 	p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Msg: "invalid YAML: " + msg})
+}
+
+// textPosition finds the first byte of data that cannot appear in a YAML
+// manifest: invalid UTF-8 or a control character other than tab, LF and CR.
+// It returns its 1-based line and column (in characters) and a message, or
+// an empty message.
+func textPosition(data []byte) (line, col int, msg string) {
+	line, col = 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return line, col, fmt.Sprintf("the manifest is not valid UTF-8 (byte 0x%02x)", data[i])
+		case r == '\n':
+			line, col = line+1, 0
+		case r < 0x20 && r != '\t' && r != '\r' || r == 0x7f:
+			return line, col, fmt.Sprintf("control character %U is not allowed in YAML", r)
+		}
+		i += size
+		col++
+	}
+	return 0, 0, ""
 }
 
 // deref follows an alias to the node it names.

@@ -135,6 +135,28 @@ func TestLoadRepository(t *testing.T) {
 	}
 }
 
+func TestLoadWithBOM(t *testing.T) {
+	if _, err := loadIn(t, "\xef\xbb\xbf"+validManifest, defaultFiles()); err != nil {
+		t.Fatalf("a manifest with a UTF-8 byte order mark: %v", err)
+	}
+}
+
+func TestLoadUnreadableScript(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads files whatever their mode")
+	}
+	dir := writeTree(t, map[string]string{"manifest.yaml": validManifest, "get.lua": getLua, "put.lua": putLua})
+	if err := os.Chmod(filepath.Join(dir, "put.lua"), 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	_, err := Load("manifest.yaml")
+	want := "manifest.yaml:11:11: scripts.put.file: cannot read put.lua: permission denied"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %s", err, want)
+	}
+}
+
 func TestLoadAnchorsAndComments(t *testing.T) {
 	y := strings.Replace(validManifest, "keys: [lease]\n", "keys: &k [lease]\n", 1)
 	y = strings.Replace(y, "    args: []\n", "    args: *k # aliases resolve\n", 1)
@@ -172,6 +194,8 @@ var invalidManifests = []struct {
 	{"yaml parser error line", "schema: 1\nscripts:\n  - a\n  b: c\n", nil, []string{"manifest.yaml:3:1: invalid YAML: did not find expected '-' indicator"}},
 	{"yaml unknown anchor", "schema: 1\nlibrary: *lib\n", nil, []string{"manifest.yaml:2:10: invalid YAML: unknown anchor 'lib' referenced"}},
 	{"yaml unterminated string", "schema: 1\nlibrary: 'lib\n", nil, []string{"manifest.yaml:2:1: invalid YAML: found unexpected end of stream"}},
+	{"manifest not utf8", "schema: 1\nlibrary: caf\xe9\n", nil, []string{"manifest.yaml:2:13: the manifest is not valid UTF-8 (byte 0xe9)"}},
+	{"manifest control char", "schema: 1\nlibrary: l\x00\n", nil, []string{"manifest.yaml:2:11: control character U+0000 is not allowed in YAML"}},
 	{"not a mapping", "- a\n- b\n", nil, []string{"manifest.yaml:1:1: the manifest must be a YAML mapping, not a list"}},
 	{"two documents", validManifest + "---\nschema: 1\n", nil, []string{"manifest.yaml:22:1: a manifest holds one YAML document; remove the second one (after ---)"}},
 	{"unknown top field", edit("version: 3\n", "version: 3\nscirpts: {}\n"), nil, []string{`manifest.yaml:4:1: scirpts: unknown field "scirpts" (did you mean "scripts"?)`}},
@@ -450,5 +474,18 @@ func TestErrorsText(t *testing.T) {
 	two := append(one, &Error{File: "m.yaml", Msg: "worse"})
 	if got, want := two.Error(), "2 problems in m.yaml:\nm.yaml:3:10: version: bad\nm.yaml: worse"; got != want {
 		t.Errorf("two = %q, want %q", got, want)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"get", "get", 0}, {"gte", "get", 1}, {"get", "put", 2}, {"", "abc", 3}, {"scirpts", "scripts", 1}, {"flag", "flags", 1},
+	} {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
 	}
 }

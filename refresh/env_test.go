@@ -2,6 +2,7 @@ package refresh
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,11 +44,7 @@ func clusterEnv(t *testing.T) *env {
 
 func (e *env) loadFunctions(t *testing.T) {
 	t.Helper()
-	m, err := manifest.Load("../manifest.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib := string(m.FunctionsLibrary())
+	lib := string(loadManifest(t).FunctionsLibrary())
 	for _, p := range e.primaries {
 		p.MustDo("FUNCTION", "LOAD", "REPLACE", lib)
 	}
@@ -171,18 +168,14 @@ func value(v string) func(context.Context) ([]byte, error) {
 // a plain SET of the candidate, whatever the lease holds. Test only.
 func unconditionalPublish(c *Cache) {
 	c.publishFn = func(ctx context.Context, k keys, token, candidate, ttl string) (bool, error) {
+		px, err := strconv.ParseInt(ttl, 10, 64)
+		if err != nil {
+			return false, err
+		}
 		cl := c.r.client
-		err := cl.Do(ctx, cl.B().Set().Key(k.value).Value(candidate).PxMilliseconds(mustAtoi(ttl)).Build()).Error()
+		err = cl.Do(ctx, cl.B().Set().Key(k.value).Value(candidate).PxMilliseconds(px).Build()).Error()
 		return err == nil, err
 	}
-}
-
-func mustAtoi(s string) int64 {
-	var n int64
-	for _, c := range s {
-		n = n*10 + int64(c-'0')
-	}
-	return n
 }
 
 // maxGauge tracks the highest concurrency seen.
@@ -219,4 +212,13 @@ func (g *maxGauge) highest() int {
 
 func isHex(s string) bool {
 	return strings.Trim(s, "0123456789abcdef") == ""
+}
+
+func loadManifest(t testing.TB) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Load("../manifest.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

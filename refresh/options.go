@@ -131,8 +131,10 @@ type Options struct {
 	PollInterval time.Duration
 
 	// MaxConcurrentLoads bounds the loads from the origin running at once in
-	// this process, over every id, fallback loads included. Default
-	// DefaultMaxConcurrentLoads.
+	// this process, over every id, fallback loads included. A load waits
+	// for a slot as long as its Get's context allows; an owner that has to
+	// wait releases its lease first and acquires it again with a new token
+	// once it has a slot. Default DefaultMaxConcurrentLoads.
 	MaxConcurrentLoads int
 
 	// OnRejected is the rejected publication policy. Default RejectReread.

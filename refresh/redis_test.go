@@ -550,8 +550,11 @@ func testTokens(t *testing.T, e *env) {
 
 	loadingA, resumeA := make(chan struct{}), make(chan struct{})
 	doneA := goGet(c, idA, func(context.Context) ([]byte, error) {
-		if lease, _ := e.rawGet(t, ka.lease); lease != tokens[0] {
-			t.Errorf("lease of A = %q, want the first token %q", lease, tokens[0])
+		mu.Lock()
+		first := tokens[0]
+		mu.Unlock()
+		if lease, _ := e.rawGet(t, ka.lease); lease != first {
+			t.Errorf("lease of A = %q, want the first token %q", lease, first)
 		}
 		close(loadingA)
 		<-resumeA

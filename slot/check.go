@@ -200,13 +200,13 @@ func CheckWith(m *manifest.Manifest, opts Options) *Report {
 	}
 	r.Manifest = m.Path
 	for _, c := range m.Callers {
-		r.Warnings = append(r.Warnings, templateWarnings(m.Path, c)...)
+		r.Warnings = append(r.Warnings, templateWarnings(m, c)...)
 		for _, name := range c.Scripts {
 			s := m.Script(name)
 			if s == nil {
 				continue // manifest.Load reports it
 			}
-			var keys []Binding
+			keys := []Binding{}
 			for _, k := range s.Keys {
 				b := Binding{Name: k}
 				for _, kt := range c.Keys {
@@ -236,9 +236,19 @@ func CheckWith(m *manifest.Manifest, opts Options) *Report {
 	return r
 }
 
-// templateWarnings warns about the caller's templates one by one, and about
-// samples for placeholders no template uses.
-func templateWarnings(file string, c *manifest.Caller) []Warning {
+// templateWarnings warns about the caller's templates one by one (except
+// those only no-cluster scripts take), and about samples for placeholders no
+// template uses.
+func templateWarnings(m *manifest.Manifest, c *manifest.Caller) []Warning {
+	file := m.Path
+	onCluster := map[string]bool{}
+	for _, name := range c.Scripts {
+		if s := m.Script(name); s != nil && !s.HasFlag("no-cluster") {
+			for _, k := range s.Keys {
+				onCluster[k] = true
+			}
+		}
+	}
 	var ws []Warning
 	used := map[string]bool{}
 	for _, kt := range c.Keys {
@@ -246,12 +256,19 @@ func templateWarnings(file string, c *manifest.Caller) []Warning {
 		for _, p := range t.placeholders() {
 			used[p] = true
 		}
+		if !onCluster[kt.Name] {
+			continue
+		}
 		w := Warning{File: file, Line: kt.Line, Col: kt.Col, Field: "callers." + c.Name + ".keys." + kt.Name, Caller: c.Name}
 		sh := t.shape()
 		switch {
 		case !sh.found:
 			w.Code = WarnNoHashTag
-			w.Message = fmt.Sprintf("template %q has no hash tag: Redis hashes the whole key, so it shares a slot with another key only by chance (wrap the entity part in braces: {<id>})", kt.Template)
+			example := "{order-<id>}"
+			if ps := t.placeholders(); len(ps) > 0 {
+				example = "{" + ps[0] + "-<" + ps[0] + ">}"
+			}
+			w.Message = fmt.Sprintf("template %q has no hash tag: Redis hashes the whole key, so it shares a slot with another key only by chance (wrap the entity part in braces, e.g. %s)", kt.Template, example)
 		case len(sh.expr) == 0:
 			w.Code = WarnNoHashTag
 			w.Message = fmt.Sprintf("template %q starts its hash tag with an empty {}: Redis then hashes the whole key, so it shares a slot with another key only by chance", kt.Template)
@@ -342,37 +359,52 @@ func proveSameSlot(tmpls []template, keys []Binding, vs Values) proof {
 			distinct = append(distinct, i)
 		}
 	}
-	if len(tmpls) == 1 {
+	switch len(tmpls) {
+	case 0:
+		return proof{ok: true, reason: "the script takes no keys"}
+	case 1:
 		return proof{ok: true, reason: "the script takes one key"}
 	}
 	if len(distinct) == 1 {
 		return proof{ok: true, reason: "every key uses the same template"}
 	}
-	var first tagShape
+	example := "{order-<id>}"
+	for _, t := range tmpls {
+		if ps := t.placeholders(); len(ps) > 0 {
+			example = "{" + ps[0] + "-<" + ps[0] + ">}"
+			break
+		}
+	}
+	shapes := make([]tagShape, len(distinct))
 	for n, i := range distinct {
 		sh := tmpls[i].shape()
-		name := keys[i].Name
+		shapes[n] = sh
 		switch {
 		case !sh.found:
-			return proof{reason: fmt.Sprintf("%s has no hash tag", name),
-				hint: "wrap the part every key of the script shares in braces, e.g. lease:{order-<id>} and value:{order-<id>}"}
+			return proof{reason: fmt.Sprintf("%s has no hash tag", keys[i].Name),
+				hint: "give every key the script takes the same hash tag, starting with a literal, e.g. " + example}
 		case len(sh.expr) == 0:
-			return proof{reason: fmt.Sprintf("%s's hash tag {} is empty", name),
-				hint: "remove the empty {}: Redis only looks at the first '{' and hashes the whole key when the tag is empty"}
-		case vs == AnyValues && sh.placeholderBefore:
-			return proof{reason: fmt.Sprintf("a placeholder before the '{' of %s's hash tag can carry a brace and move the tag", name),
-				hint: "move the placeholders before the '{' into the hash tag or after it; or, when the application guarantees non-empty values without braces, check with plain values"}
-		case vs == AnyValues && sh.expr[0].ph != "":
-			return proof{reason: fmt.Sprintf("%s's hash tag %s starts with a placeholder: a value \"\" or one starting with '}' empties the tag and Redis hashes the whole key", name, sh),
-				hint: "start the hash tag with a literal, e.g. {order-<id>}; or, when the application guarantees non-empty values without braces, check with plain values"}
+			return proof{reason: fmt.Sprintf("%s's hash tag {} is empty", keys[i].Name),
+				hint: "remove the empty {}: Redis only looks at the first '{' and hashes the whole key when that tag is empty"}
 		}
-		if n == 0 {
-			first = sh
-			continue
-		}
+	}
+	first := shapes[0]
+	for n, sh := range shapes[1:] {
 		if !sameExpr(first.expr, sh.expr) {
-			return proof{reason: fmt.Sprintf("hash tags differ: %s in %s, %s in %s", first, keys[distinct[0]].Name, sh, name),
-				hint: "give every key the script takes the same hash tag"}
+			return proof{reason: fmt.Sprintf("hash tags differ: %s in %s, %s in %s", first, keys[distinct[0]].Name, sh, keys[distinct[n+1]].Name),
+				hint: "give every key the script takes the same hash tag, e.g. " + first.String()}
+		}
+	}
+	if vs == AnyValues {
+		for n, sh := range shapes {
+			if sh.placeholderBefore {
+				return proof{reason: fmt.Sprintf("a placeholder before the '{' of %s's hash tag can carry a brace and move the tag", keys[distinct[n]].Name),
+					hint: "move the placeholders before the '{' into the hash tag or after it; or, when the application guarantees non-empty values without braces, check with plain values"}
+			}
+		}
+		if ph := first.expr[0].ph; ph != "" {
+			return proof{reason: fmt.Sprintf("the hash tag %s starts with a placeholder: a value \"\" or one starting with '}' empties it and Redis hashes the whole key", first),
+				hint: fmt.Sprintf("start the hash tag with a literal, e.g. {%s-%s}; or, when the application guarantees non-empty values without braces, check with plain values", ph, first.String()[1:len(first.String())-1])}
 		}
 	}
 	if vs == AnyValues {

@@ -11,7 +11,7 @@ import (
 
 // pairManifest returns a manifest with one caller binding templates a and b
 // to the keys of a two-key script, and samples.
-func pairManifest(t *testing.T, a, b string, samples map[string][]string, flags ...string) *manifest.Manifest {
+func pairManifest(t testing.TB, a, b string, samples map[string][]string, flags ...string) *manifest.Manifest {
 	t.Helper()
 	if samples == nil {
 		samples = map[string][]string{}
@@ -207,6 +207,11 @@ func TestCheckNoCluster(t *testing.T) {
 	if c := r.Checks[0]; c.Status != Skipped || r.Failed() {
 		t.Fatalf("status %s, failed %v; want skipped", c.Status, r.Failed())
 	}
+	// Only "first" is taken by a script that runs on a cluster; "second"
+	// only by the no-cluster one, so its template draws no warning.
+	if len(r.Warnings) != 1 || r.Warnings[0].Field != "callers.svc.keys.first" || r.Warnings[0].Code != WarnNoHashTag {
+		t.Fatalf("warnings %v, want one no-hash-tag on first", r.Warnings)
+	}
 }
 
 func TestCheckWarningPositions(t *testing.T) {
@@ -249,6 +254,17 @@ func TestCheckDeterministic(t *testing.T) {
 	two, _ := json.Marshal(CheckManifest(m))
 	if string(one) != string(two) {
 		t.Fatalf("two runs differ:\n%s\n%s", one, two)
+	}
+}
+
+func TestCheckScriptWithoutKeys(t *testing.T) {
+	m := pairManifest(t, "{p<id>}:a", "{p<id>}:b", nil)
+	m.Scripts = append(m.Scripts, &manifest.Script{Name: "ping"})
+	m.Callers[0].Scripts = append(m.Callers[0].Scripts, "ping")
+	r := CheckManifest(m)
+	c := r.Checks[2]
+	if c.Script != "ping" || c.Status != Proven || c.Reason != "the script takes no keys" || c.Detail() != "no keys" {
+		t.Fatalf("script without keys: %+v", c)
 	}
 }
 
@@ -339,5 +355,46 @@ func FuzzProof(f *testing.F) {
 		if c.Status == Mismatch {
 			assertCounterexample(t, c, AnyValues)
 		}
+		// Rendering never panics and always names the script.
+		var out strings.Builder
+		r := &Report{Manifest: "m.yaml", Values: AnyValues, Checks: []Check{c}}
+		if err := r.WriteText(&out); err != nil || c.Detail() == "" && c.Status != Tested {
+			t.Fatalf("render: %v, detail %q", err, c.Detail())
+		}
+		if c.Status == Mismatch && !strings.Contains(out.String(), "script s: keys a, b can hash to different slots") {
+			t.Fatalf("text report lacks the mismatch:\n%s", out.String())
+		}
 	})
+}
+
+// BenchmarkCheck measures one check-keys run over a caller: a proof, and the
+// full search of a check no rule proves (samples, adversarial values and
+// DefaultRandom random assignments, none of which splits the keys).
+func BenchmarkCheck(b *testing.B) {
+	seen := map[int]string{}
+	var x, y string
+	for i := 0; x == ""; i++ {
+		s := fmt.Sprintf("t%d", i)
+		if prev, ok := seen[Of(s)]; ok {
+			x, y = prev, s
+		}
+		seen[Of(s)] = s
+	}
+	cases := []struct {
+		name string
+		a, b string
+	}{
+		{"proven", "catalog:{product-<id>}:lease", "catalog:{product-<id>}:value"},
+		{"full-search", "{" + x + "}:<id>:<n>", "{" + y + "}:<id>:<n>"},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			m := pairManifest(b, c.a, c.b, nil)
+			for b.Loop() {
+				if r := CheckManifest(m); r.Failed() {
+					b.Fatal("mismatch")
+				}
+			}
+		})
+	}
 }

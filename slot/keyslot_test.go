@@ -86,3 +86,73 @@ func TestOfMatchesClusterKeyslot(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAgreesWithRedis runs the keys check-keys reasons about through a
+// real cluster-enabled redis-server that serves every slot: a reported
+// counterexample's keys are refused with CROSSSLOT, and the keys of a proven
+// check, built from the adversarial values, are accepted.
+func TestCheckAgreesWithRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server")
+	}
+	srv := redistest.Standalone(t, redistest.WithArgs("--cluster-enabled", "yes"))
+	srv.MustDo("CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		info, err := srv.Do(context.Background(), "CLUSTER", "INFO").ToString()
+		if err == nil && strings.Contains(info, "cluster_state:ok") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cluster state not ok: %q %v", info, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c := srv.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	eval := func(keys []string) error {
+		return c.Do(ctx, c.B().Eval().Script("return 1").Numkeys(int64(len(keys))).Key(keys...).Build()).Error()
+	}
+
+	pairs := []struct {
+		a, b   string
+		values Values
+	}{
+		{"catalog:{product-<id>}:lease", "catalog:{product-<id>}:value", AnyValues},
+		{"c:{<id>}:lease", "c:{<id>}:value", AnyValues},
+		{"c:{<id>}:lease", "c:{<id>}:value", PlainValues},
+		{"<t>:{p<id>}:a", "<t>:{p<id>}:b", AnyValues},
+		{"<t>:{p<id>}:a", "<t>:{p<id>}:b", PlainValues},
+		{"{<id>-x}:a", "{<id>-x}:b", AnyValues},
+		{"lease:<id>", "value:<id>", AnyValues},
+		{"{}{<id>}:a", "{}{<id>}:b", AnyValues},
+		{"{p<a>}", "{p<b>}", AnyValues},
+	}
+	for _, p := range pairs {
+		r := CheckWith(pairManifest(t, p.a, p.b, nil), Options{Values: p.values})
+		ch := r.Checks[0]
+		switch ch.Status {
+		case Mismatch:
+			keys := []string{ch.Counterexample.Keys[0].Key, ch.Counterexample.Keys[1].Key}
+			err := eval(keys)
+			if err == nil || !strings.HasPrefix(err.Error(), "CROSSSLOT") {
+				t.Errorf("%q, %q: counterexample keys %q: Redis said %v, want CROSSSLOT", p.a, p.b, keys, err)
+			}
+		case Proven:
+			tmpls := []template{parseTemplate(p.a), parseTemplate(p.b)}
+			for _, v := range adversarial {
+				if !inValues(v, p.values) {
+					continue
+				}
+				vals := map[string]string{"id": v, "t": v, "a": v, "b": v}
+				keys := []string{tmpls[0].expand(vals), tmpls[1].expand(vals)}
+				if err := eval(keys); err != nil {
+					t.Errorf("%q, %q proven for %s: keys %q: Redis said %v", p.a, p.b, p.values, keys, err)
+				}
+			}
+		default:
+			t.Errorf("%q, %q: status %s", p.a, p.b, ch.Status)
+		}
+	}
+}

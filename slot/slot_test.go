@@ -1,6 +1,7 @@
 package slot
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -122,6 +123,23 @@ func TestHashTag(t *testing.T) {
 	}
 	if Of("{}a") == Of("{}b") {
 		t.Error(`"{}a" and "{}b" share a slot: an empty tag must hash the whole key`)
+	}
+}
+
+func TestLookupKeys(t *testing.T) {
+	l := LookupKeys([]string{"foo", "{foo}x", "bar", "x{foo}"})
+	if l.Same || len(l.Keys) != 4 || l.FormatVersion != "1" {
+		t.Fatalf("lookup: %+v", l)
+	}
+	if k := l.Keys[1]; k.Key != "{foo}x" || k.Slot != 12182 || k.Hashed != "foo" {
+		t.Errorf("key 1: %+v", k)
+	}
+	got := fmt.Sprint(l.Groups())
+	if want := "[{12182 [foo {foo}x x{foo}]} {5061 [bar]}]"; got != want {
+		t.Errorf("groups %s, want %s", got, want)
+	}
+	if !LookupKeys([]string{"{a}1", "{a}2"}).Same || !LookupKeys(nil).Same {
+		t.Error("keys of one slot (or none) are not Same")
 	}
 }
 

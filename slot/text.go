@@ -17,11 +17,17 @@ func (c Check) Detail() string {
 		if c.HashTag != "" {
 			return "hash tag " + c.HashTag
 		}
-		if len(c.Keys) == 1 {
+		switch len(c.Keys) {
+		case 0:
+			return "no keys"
+		case 1:
 			return "one key"
 		}
 		return "same template"
 	case Mismatch:
+		if c.Counterexample == nil {
+			return ""
+		}
 		var slots []string
 		for _, k := range c.Counterexample.Keys {
 			slots = append(slots, strconv.Itoa(k.Slot))
@@ -73,12 +79,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%s:%d:%d: %s: script %s: keys %s can hash to different slots: %s\n",
 			r.Manifest, line, col, field, c.Script, c.KeyNames(", "), c.Reason)
 		fmt.Fprintf(&b, "    counterexample: %s\n", formatValues(c.Counterexample.Values))
-		width := 0
+		nameWidth, keyWidth := 0, 0
 		for _, k := range c.Counterexample.Keys {
-			width = max(width, len(k.Name))
+			nameWidth = max(nameWidth, len(k.Name))
+			keyWidth = max(keyWidth, len(strconv.Quote(k.Key)))
 		}
 		for _, k := range c.Counterexample.Keys {
-			fmt.Fprintf(&b, "      %-*s  %s  slot %d\n", width, k.Name, strconv.Quote(k.Key), k.Slot)
+			fmt.Fprintf(&b, "      %-*s  %-*s  slot %d\n", nameWidth, k.Name, keyWidth, strconv.Quote(k.Key), k.Slot)
 		}
 		if c.Hint != "" {
 			fmt.Fprintf(&b, "    hint: %s\n", c.Hint)

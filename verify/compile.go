@@ -33,15 +33,22 @@ const catName = "\x00cat"
 // The error is the message Lua would put after "Error compiling script":
 // "user_script:1: ...".
 func compile(src []byte, source string) (*lua.FunctionProto, error) {
+	proto, _, err := compileSites(src, source)
+	return proto, err
+}
+
+// compileSites is compile that also returns the chunk's operand sites by
+// line, used to word runtime errors like Lua 5.1 (errwording.go).
+func compileSites(src []byte, source string) (*lua.FunctionProto, map[int][]site, error) {
 	name := chunkID(source)
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
-		return nil, errors.New(parseErrorText(err, name))
+		return nil, nil, errors.New(parseErrorText(err, name, src))
 	}
 	if msg := rejectGoto(chunk, name); msg != "" {
-		return nil, errors.New(msg)
+		return nil, nil, errors.New(msg)
 	}
-	rw := &rewriter{}
+	rw := &rewriter{sites: map[int][]site{}}
 	rw.block(chunk)
 	last := 1
 	if n := len(chunk); n > 0 {
@@ -56,9 +63,9 @@ func compile(src []byte, source string) (*lua.FunctionProto, error) {
 	fe.SetLastLine(last)
 	proto, err := lua.Compile(outer, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
+		return nil, nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
 	}
-	return proto, nil
+	return proto, rw.sites, nil
 }
 
 // chunkID is Lua 5.1's luaO_chunkid with LUA_IDSIZE 60: "@file" prints as
@@ -101,7 +108,7 @@ func chunkID(source string) string {
 // "name:line: message near 'token'". gopher-lua's parser only says "syntax
 // error", so the message is Lua 5.1's most common one, "unexpected symbol"
 // (a known divergence: Lua may say "'=' expected" or "'end' expected").
-func parseErrorText(err error, name string) string {
+func parseErrorText(err error, name string, src []byte) string {
 	var pe *parse.Error
 	if !errors.As(err, &pe) {
 		return name + ": " + strings.TrimSpace(err.Error())
@@ -109,10 +116,8 @@ func parseErrorText(err error, name string) string {
 	line := pe.Pos.Line
 	tok := pe.Token
 	if line == parse.EOF || line <= 0 {
-		line = pe.Pos.Line
-		if line <= 0 {
-			line = 1
-		}
+		// At the end of the chunk Lua reports the last line.
+		line = 1 + bytes.Count(src, []byte("\n"))
 		tok = "<eof>"
 	}
 	msg := pe.Message
@@ -229,6 +234,7 @@ func rejectGoto(chunk []ast.Stmt, name string) string {
 // scopes so an operand can be named the way Lua 5.1 names it in errors.
 type rewriter struct {
 	funcs []*funcScope
+	sites map[int][]site
 }
 
 type funcScope struct {
@@ -391,6 +397,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		call.SetLastLine(x.LastLine())
 		return call
 	case *ast.AttrGetExpr:
+		rw.addSite(site{kind: siteIndex, key: constKey(x.Key), obj: rw.operand(x.Object)}, x.Line())
 		x.Object = rw.expr(x.Object)
 		x.Key = rw.expr(x.Key)
 	case *ast.TableExpr:
@@ -399,6 +406,13 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			f.Value = rw.expr(f.Value)
 		}
 	case *ast.FuncCallExpr:
+		if x.Func != nil {
+			rw.addSite(site{kind: siteCall, obj: rw.operand(x.Func)}, x.Line())
+		} else {
+			recv := rw.operand(x.Receiver)
+			rw.addSite(site{kind: siteMethod, key: x.Method, obj: recv}, x.Line())
+			rw.addSite(site{kind: siteIndex, key: x.Method, obj: recv}, x.Line())
+		}
 		x.Func = rw.exprOrNil(x.Func)
 		x.Receiver = rw.exprOrNil(x.Receiver)
 		rw.exprs(x.Args)
@@ -407,8 +421,10 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 	case *ast.RelationalOpExpr:
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.ArithmeticOpExpr:
+		rw.addSite(site{kind: siteArith, key: x.Operator, obj: rw.operand(x.Lhs), obj2: rw.operand(x.Rhs)}, x.Line())
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
+		rw.addSite(site{kind: siteArith, key: "unm", obj: rw.operand(x.Expr), obj2: rw.operand(x.Expr)}, x.Line())
 		x.Expr = rw.expr(x.Expr)
 	case *ast.UnaryNotOpExpr:
 		x.Expr = rw.expr(x.Expr)
@@ -436,4 +452,47 @@ func (rw *rewriter) describe(e ast.Expr) ast.Expr {
 	out.SetLine(e.Line())
 	out.SetLastLine(e.LastLine())
 	return out
+}
+
+func (rw *rewriter) addSite(s site, line int) {
+	rw.sites[line] = append(rw.sites[line], s)
+}
+
+// constKey is the key of t.k / t["k"] / t[1] as gopher-lua prints it in
+// its index error, or "" when it is not a constant.
+func constKey(e ast.Expr) string {
+	switch k := e.(type) {
+	case *ast.StringExpr:
+		return k.Value
+	case *ast.NumberExpr:
+		return k.Value
+	}
+	return ""
+}
+
+// operand describes an expression the way Lua 5.1's getobjname would name
+// it, with a path to evaluate it at error time when it is a chain of names.
+func (rw *rewriter) operand(e ast.Expr) operand {
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		k := rw.kind(x.Value)
+		return operand{info: fmt.Sprintf("%s '%s'", k, x.Value), root: k, name: x.Value, ok: true}
+	case *ast.AttrGetExpr:
+		key := "?"
+		if k, ok := x.Key.(*ast.StringExpr); ok {
+			key = k.Value
+		}
+		o := rw.operand(x.Object)
+		out := operand{info: fmt.Sprintf("field '%s'", key)}
+		if o.ok && key != "?" {
+			out.root, out.name, out.ok = o.root, o.name, true
+			out.fields = append(append([]string(nil), o.fields...), key)
+		}
+		return out
+	case *ast.NumberExpr:
+		return operand{constNum: true}
+	case *ast.StringExpr:
+		return operand{constStr: x.Value, isConstStr: true}
+	}
+	return operand{}
 }

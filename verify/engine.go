@@ -32,6 +32,8 @@ type Engine struct {
 	db      *keyspace
 	rand    rand48
 	funcs   *functions
+	// warnings lists the approximations of the last run (Warnings).
+	warnings []string
 }
 
 // New returns an empty engine.
@@ -169,13 +171,22 @@ func SHA1(src []byte) string {
 // what a RESP2 client receives, error replies included. err is non-nil only
 // when the run cannot be judged offline; it is then a *RunError.
 func (e *Engine) Eval(ctx context.Context, src []byte, keys, args []string) (Reply, error) {
+	e.warnings = nil
 	return e.eval(ctx, src, keys, args, false)
 }
 
 // EvalRO is Eval as EVAL_RO: a write command fails the script.
 func (e *Engine) EvalRO(ctx context.Context, src []byte, keys, args []string) (Reply, error) {
+	e.warnings = nil
 	return e.eval(ctx, src, keys, args, true)
 }
+
+// Warnings returns the approximations detected during the last Eval,
+// EvalRO, FCall, FCallRO or FunctionLoad: a reply whose text the engine
+// could not make certain to match Redis (for example a compile error, whose
+// wording gopher-lua's parser does not give). An empty list means no known
+// divergence was hit.
+func (e *Engine) Warnings() []string { return append([]string(nil), e.warnings...) }
 
 // Do runs one command as a client sends it (outside any script), for
 // example Do(ctx, "SET", "k", "v"). EVAL, EVAL_RO, FCALL, FCALL_RO and

@@ -75,7 +75,7 @@ func (e *Engine) functionsState() *scriptRun {
 // setLoadGlobals points the shared globals at the load API (true) or at the
 // full sandbox (false).
 func (r *scriptRun) setLoadGlobals(loading bool) {
-	mt := r.L.GetMetatable(r.globals).(*lua.LTable)
+	mt := r.proxyMT[r.globals]
 	if loading {
 		mt.RawSetString("__index", r.e.funcs.api)
 	} else {
@@ -87,6 +87,7 @@ func (r *scriptRun) setLoadGlobals(loading bool) {
 // FunctionLoad runs FUNCTION LOAD [REPLACE] code. It replies with the
 // library name, or Redis's error.
 func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
+	e.warnings = nil
 	name, errText := libraryMeta(code)
 	if errText != "" {
 		return ErrorReply("ERR " + errText), nil
@@ -98,10 +99,12 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	}
 	r := e.functionsState()
 	end := bytes.IndexByte(code, '\n')
-	proto, err := compile(code[end:], "@user_function")
+	proto, sites, err := compileSites(code[end:], "@user_function")
 	if err != nil {
+		e.noteCompileError(err)
 		return ErrorReply(sanitize("ERR Error compiling function: " + err.Error())), nil
 	}
+	r.sites["user_function"] = sites
 	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
 	defer cancel()
 	r.ctx = ctx
@@ -319,6 +322,7 @@ func (e *Engine) FCallRO(ctx context.Context, fn string, keys, args []string) (R
 }
 
 func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro bool) (Reply, error) {
+	e.warnings = nil
 	if len(keys) > 0 {
 		if r, bad := crossSlot(keys); bad {
 			return r, nil

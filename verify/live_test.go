@@ -2,7 +2,7 @@ package verify
 
 import (
 	"context"
-	"strings"
+	"strconv"
 	"testing"
 
 	"github.com/redis/rueidis"
@@ -53,12 +53,13 @@ func TestLiveDifferential(t *testing.T) {
 	ctx := context.Background()
 	live := func(args ...string) Reply {
 		t.Helper()
-		msg := client.Do(ctx, client.B().Arbitrary(args...).Build())
-		r, err := FromMessage(msg.RedisMessage())
+		res := client.Do(ctx, client.B().Arbitrary(args...).Build())
+		if err := res.NonRedisError(); err != nil {
+			t.Fatalf("live %v: %v", args, err)
+		}
+		msg, _ := res.ToMessage()
+		r, err := FromMessage(msg)
 		if err != nil {
-			if msg.Error() != nil && !rueidis.IsRedisErr(msg.Error()) {
-				t.Fatalf("live %v: %v", args, msg.Error())
-			}
 			t.Fatalf("live %v: %v", args, err)
 		}
 		return r
@@ -110,6 +111,4 @@ func TestLiveDifferential(t *testing.T) {
 	}
 }
 
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n%10)))
-}
+func itoa(n int) string { return strconv.Itoa(n) }

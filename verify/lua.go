@@ -33,7 +33,9 @@ type scriptRun struct {
 
 	globals  *lua.LTable                 // the readonly _G proxy scripts see
 	readonly map[*lua.LTable]*lua.LTable // readonly proxy -> the table behind it
+	proxyMT  map[*lua.LTable]*lua.LTable // readonly proxy -> its metatable
 	sources  map[string]string           // short chunk id -> Lua source name
+	sites    map[string]map[int][]site   // short chunk id -> line -> operand sites
 	cat      *lua.LFunction              // the .. helper (compile.go)
 	runErr   *RunError                   // set once the run cannot be judged
 }
@@ -67,7 +69,9 @@ func (r *scriptRun) newState() {
 	})
 	r.L = L
 	r.readonly = map[*lua.LTable]*lua.LTable{}
+	r.proxyMT = map[*lua.LTable]*lua.LTable{}
 	r.sources = map[string]string{"user_script": "@user_script", "user_function": "@user_function"}
+	r.sites = map[string]map[int][]site{}
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -135,7 +139,6 @@ func (r *scriptRun) newState() {
 	}
 	r.globals = r.readonlyProxy(G)
 	G.RawSetString("_G", r.globals)
-	L.SetContext(r.ctx)
 	r.cat = L.NewFunction(r.concat)
 }
 
@@ -160,6 +163,7 @@ func (r *scriptRun) readonlyProxy(t *lua.LTable) *lua.LTable {
 	mt.RawSetString("__metatable", pub)
 	L.SetMetatable(p, mt)
 	r.readonly[p] = t
+	r.proxyMT[p] = mt
 	return p
 }
 
@@ -299,11 +303,20 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 			L.Push(L.Get(i))
 		}
 		base := L.GetTop() - top
-		err := L.PCall(top-1, lua.MultRet, nil)
+		err := L.PCall(top-1, lua.MultRet, L.NewFunction(r.rewordHandler))
 		if err != nil {
 			r.rethrow(L, err)
+			// Redis 7 replaces pcall: an error table's err field (what
+			// redis.call raises) becomes the error value itself.
+			obj := errorObject(err)
+			if t, ok := obj.(*lua.LTable); ok {
+				switch v := t.RawGetString("err").(type) {
+				case lua.LString, lua.LNumber:
+					obj = v
+				}
+			}
 			L.Push(lua.LFalse)
-			L.Push(errorObject(err))
+			L.Push(obj)
 			return 2
 		}
 		L.Insert(lua.LTrue, base+1)
@@ -440,13 +453,15 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 // loadChunk compiles s for loadstring/load: the function, or nil and the
 // error message.
 func (r *scriptRun) loadChunk(L *lua.LState, s, chunkname string) int {
-	proto, err := compile([]byte(s), chunkname)
+	proto, sites, err := compileSites([]byte(s), chunkname)
 	if err != nil {
+		r.warn("loadstring compile error text is approximated: %s", err)
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
 		return 2
 	}
 	r.sources[chunkID(chunkname)] = chunkname
+	r.sites[chunkID(chunkname)] = sites
 	L.Push(r.instantiate(L, proto))
 	return 1
 }
@@ -553,4 +568,24 @@ func concatString(v lua.LValue) (string, bool) {
 		return luaNumber(float64(x)), true
 	}
 	return "", false
+}
+
+// rewordHandler is the message handler of pcall: it words gopher-lua's
+// runtime errors like Lua 5.1 while the failing frame is still there.
+func (r *scriptRun) rewordHandler(L *lua.LState) int {
+	obj := L.Get(1)
+	if s, ok := obj.(lua.LString); ok {
+		msg, exact := r.reword(L, string(s), 1)
+		if !exact {
+			r.warn("error text approximated (gopher-lua wording): %s", msg)
+		}
+		obj = lua.LString(msg)
+	}
+	L.Push(obj)
+	return 1
+}
+
+// warn records an approximation the run could not avoid.
+func (r *scriptRun) warn(format string, args ...any) {
+	r.e.warnings = append(r.e.warnings, fmt.Sprintf(format, args...))
 }

@@ -94,8 +94,9 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 		return ErrorReply("ERR " + errText), nil
 	}
 	body := src[shebangLen:]
-	proto, err := compile(body, "@user_script")
+	proto, sites, err := compileSites(body, "@user_script")
 	if err != nil {
+		e.noteCompileError(err)
 		return ErrorReply(sanitize("ERR Error compiling script (new function): " + err.Error())), nil
 	}
 	if flags != nil && !hasFlag(flags, "no-writes") && ro {
@@ -106,6 +107,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	r := &scriptRun{e: e, ctx: runCtx, name: sha, readOnly: ro || hasFlag(flags, "no-writes")}
 	r.setKeys(keys)
 	r.newState()
+	r.sites["user_script"] = sites
 	defer r.L.Close()
 	L := r.L
 	G := L.G.Global
@@ -187,7 +189,11 @@ func (r *scriptRun) errorHandler(L *lua.LState) int {
 		var s string
 		switch v := obj.(type) {
 		case lua.LString:
-			s = luaMessage(string(v))
+			msg, exact := r.reword(L, string(v), 1)
+			if !exact {
+				r.warn("error text approximated (gopher-lua wording): %s", msg)
+			}
+			s = msg
 		case lua.LNumber:
 			s = luaNumber(float64(v))
 		case *lua.LNilType:
@@ -252,4 +258,14 @@ func luaStringField(t *lua.LTable, name string) (string, bool) {
 		return luaNumber(float64(v)), true
 	}
 	return "", false
+}
+
+// noteCompileError records that a compile error's text is approximated
+// unless it is one the engine words exactly (goto, labels).
+func (e *Engine) noteCompileError(err error) {
+	msg := err.Error()
+	if strings.Contains(msg, "'=' expected near") || strings.Contains(msg, "unexpected symbol near ':'") {
+		return
+	}
+	e.warnings = append(e.warnings, "compile error text is approximated (gopher-lua's parser only says \"syntax error\"): "+msg)
 }

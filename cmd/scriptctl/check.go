@@ -22,6 +22,7 @@ func init() { commands = append(commands, newCmdCheck) }
 var checkSteps = []checkStep{
 	{"manifest", checkManifestStep},
 	{"sum", checkSumStep},
+	{"check-keys", checkKeysStep},
 }
 
 type checkStep struct {
@@ -121,9 +122,10 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
 		Short: "Run every offline check: the pre-flight of a deploy",
 		Long: `Validate the manifest, then run every offline check on it, in order:
 
-  manifest  the manifest is valid (an invalid one exits 2 before any step)
-  sum       scripts.sum records the current version, and no script's bytes
-            changed while version did not
+  manifest    the manifest is valid (an invalid one exits 2 before any step)
+  sum         scripts.sum records the current version, and no script's bytes
+              changed while version did not
+  check-keys  the keys each caller binds to one script always share a slot
 
 Every step runs and reports; a step prints "ok" or its problems, one per line,
 as file:line:col: message. Warnings are reported but do not fail the check.

@@ -88,14 +88,7 @@ func runCheckKeys(_ context.Context, opts *checkKeysOptions) error {
 	} else {
 		t := opts.IO.NewTable("CALLER", "SCRIPT", "KEYS", "STATUS", "DETAIL")
 		for _, c := range r.Checks {
-			status := string(c.Status)
-			switch c.Status {
-			case slot.Mismatch:
-				status = opts.IO.Paint(iostreams.Red, status)
-			case slot.Tested:
-				status = opts.IO.Paint(iostreams.Yellow, status)
-			}
-			t.Row(c.Caller, c.Script, c.KeyNames(","), status, c.Detail())
+			t.Row(c.Caller, c.Script, c.KeyNames(","), string(c.Status), c.Detail())
 		}
 		if err := t.Render(); err != nil {
 			return err

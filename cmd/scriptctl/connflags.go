@@ -95,11 +95,10 @@ func (f *connFlags) settings() (s connect.Settings, fromEnv bool, err error) {
 	switch {
 	case f.PasswordFile != "":
 		s.Password, err = connect.ReadPasswordFile(f.PasswordFile)
-		s.PasswordFrom = "--password-file"
 	case os.Getenv("SCRIPTCTL_PASSWORD") != "":
-		s.Password, s.PasswordFrom = os.Getenv("SCRIPTCTL_PASSWORD"), "SCRIPTCTL_PASSWORD"
+		s.Password = os.Getenv("SCRIPTCTL_PASSWORD")
 	case os.Getenv("REDISCLI_AUTH") != "":
-		s.Password, s.PasswordFrom = os.Getenv("REDISCLI_AUTH"), "REDISCLI_AUTH"
+		s.Password = os.Getenv("REDISCLI_AUTH")
 	}
 	return s, fromEnv, err
 }
@@ -190,14 +189,14 @@ func (o *online) errString(err error) string {
 }
 
 // writeJSON writes v as indented JSON on stdout.
-func writeJSON(ios *iostreams.IOStreams, v any) error {
+func writeOnlineJSON(ios *iostreams.IOStreams, v any) error {
 	enc := json.NewEncoder(ios.Out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
 // dash returns s, or "-" when empty, for table cells.
-func dash(s string) string {
+func cellOrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
@@ -205,7 +204,7 @@ func dash(s string) string {
 }
 
 // shortSHA abbreviates a SHA for tables.
-func shortSHA(s string) string {
+func abbrevSHA(s string) string {
 	if len(s) > 12 {
 		return s[:12]
 	}
@@ -213,6 +212,6 @@ func shortSHA(s string) string {
 }
 
 // oneLine keeps a table cell on one line.
-func oneLine(s string) string {
+func oneLineCell(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -105,7 +105,7 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 		var perr error
 		switch {
 		case opts.Conn.Format == "json":
-			perr = writeJSON(opts.IO, o.deployJSON(rep, err))
+			perr = writeOnlineJSON(opts.IO, o.deployJSON(rep, err))
 		case rep.DryRun || len(rep.Nodes) == 0:
 			perr = o.planTable(opts.IO, rep.Plan)
 		default:
@@ -141,7 +141,7 @@ func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport)
 		}
 		errText := ""
 		if nr.Err != nil {
-			errText = oneLine(o.errString(nr.Err.Err))
+			errText = oneLineCell(o.errString(nr.Err.Err))
 			if nr.Err.Op != "connect" {
 				errText = nr.Err.Op + ": " + errText
 			}
@@ -150,7 +150,7 @@ func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport)
 		if !n.OK() && nr.Err != nil && nr.Err.Op == "connect" {
 			status = "unreachable"
 		}
-		t.Row(n.Addr, string(n.Role), dash(strings.Join(sc, ", ")), library, paintStatus(ios, status), dash(errText))
+		t.Row(n.Addr, string(n.Role), cellOrDash(strings.Join(sc, ", ")), library, paintStatus(ios, status), cellOrDash(errText))
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -230,7 +230,7 @@ func (o *online) deployJSON(rep *loader.DeployReport, err error) deployJSON {
 		if !nr.Node.OK() {
 			nj.Status = "unreachable"
 		} else if nr.Err != nil {
-			nj.Error = o.errString(nr.Err)
+			nj.Error = o.cfg.ScrubString(nr.Err.Op + ": " + nr.Err.Err.Error())
 		}
 		for _, it := range nr.Items {
 			nj.Items = append(nj.Items, deployItemJSON{Kind: it.Kind, Name: it.Name, SHA: it.SHA, Action: string(it.Action),

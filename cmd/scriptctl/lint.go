@@ -137,12 +137,13 @@ func lintFiles(opts *lintOptions) ([]lint.File, error) {
 	if err != nil {
 		var pe *os.PathError
 		missing := errors.As(err, &pe) && errors.Is(err, os.ErrNotExist)
-		if len(opts.Files) > 0 && missing && !opts.ManifestSet {
+		switch {
+		case missing && len(opts.Files) > 0 && !opts.ManifestSet:
 			m = nil // lint the files on their own
-		} else if errors.Is(err, manifest.ErrInvalid) {
-			return nil, err
-		} else {
+		case missing:
 			return nil, cmdutil.Usage(err, "'scriptctl lint -m path/to/manifest.yaml', or name the files to lint")
+		default:
+			return nil, cmdutil.Input(err)
 		}
 	}
 	if len(opts.Files) == 0 {
@@ -153,8 +154,13 @@ func lintFiles(opts *lintOptions) ([]lint.File, error) {
 		return files, nil
 	}
 	var files []lint.File
+	seen := map[string]bool{}
 	for _, f := range opts.Files {
 		lf := lint.File{Path: displayPath(f)}
+		if seen[lf.Path] {
+			continue
+		}
+		seen[lf.Path] = true
 		if m != nil {
 			for _, s := range m.Scripts {
 				if samePath(s.Path, f) {
@@ -187,4 +193,29 @@ func samePath(a, b string) bool {
 	aa, err1 := filepath.Abs(a)
 	bb, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && aa == bb
+}
+
+// checkLintStep is the lint step of scriptctl check: every script of the
+// manifest with its declarations. Errors are problems (exit 1), warnings
+// are reported only. Wire it into checkSteps as {"lint", checkLintStep}.
+func checkLintStep(ctx context.Context, m *manifest.Manifest) stepResult {
+	files := lint.ManifestFiles(m)
+	for i := range files {
+		files[i].Path = displayPath(files[i].Path)
+	}
+	ds, err := lint.Run(ctx, lint.Config{Files: files})
+	if err != nil {
+		if errors.Is(err, lint.ErrUnreadable) {
+			err = cmdutil.Input(err)
+		}
+		return stepResult{Err: err}
+	}
+	r := stepResult{}
+	for _, d := range ds {
+		r.Findings = append(r.Findings, checkFinding{Severity: string(d.Severity), File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Field: d.Code, Message: d.Message})
+	}
+	if len(ds) == 0 {
+		r.Summary = fmt.Sprintf("%d scripts, no findings", len(files))
+	}
+	return r
 }

@@ -75,7 +75,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 		return o.envErr(err)
 	}
 	if opts.Conn.Format == "json" {
-		err = writeJSON(opts.IO, o.planJSON(p))
+		err = writeOnlineJSON(opts.IO, o.planJSON(p))
 	} else {
 		err = o.planTable(opts.IO, p)
 	}
@@ -97,12 +97,12 @@ func (o *online) planTable(ios *iostreams.IOStreams, p *loader.PlanReport) error
 	for _, np := range p.Nodes {
 		n := np.Node
 		if !n.OK() {
-			t.Row(n.Addr, string(n.Role), dash(n.Version), "-", "-", ios.Paint(iostreams.Red, "unreachable"), oneLine(o.errString(n.Err)))
+			t.Row(n.Addr, string(n.Role), cellOrDash(n.Version), "-", "-", ios.Paint(iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
 			continue
 		}
 		for _, it := range np.Items {
 			counts[it.Action]++
-			t.Row(n.Addr, string(n.Role), n.Version, it.Kind, it.Name, paintAction(ios, it.Action), dash(oneLine(it.Detail)))
+			t.Row(n.Addr, string(n.Role), n.Version, it.Kind, it.Name, paintAction(ios, it.Action), cellOrDash(oneLineCell(it.Detail)))
 		}
 	}
 	if err := t.Render(); err != nil {

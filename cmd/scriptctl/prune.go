@@ -83,7 +83,7 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 	if r != nil {
 		var perr error
 		if opts.Conn.Format == "json" {
-			perr = writeJSON(opts.IO, o.pruneJSON(r, err))
+			perr = writeOnlineJSON(opts.IO, o.pruneJSON(r, err))
 		} else {
 			perr = o.pruneTable(opts.IO, r)
 		}
@@ -104,7 +104,7 @@ func (o *online) pruneTable(ios *iostreams.IOStreams, r *loader.PruneReport) err
 		case "failed":
 			res = ios.Paint(iostreams.Red, res)
 		}
-		t.Row(it.Node, it.Library, strconv.Itoa(it.Version), res, dash(oneLine(o.errString(it.Err))))
+		t.Row(it.Node, it.Library, strconv.Itoa(it.Version), res, cellOrDash(oneLineCell(o.errString(it.Err))))
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -116,11 +116,11 @@ func (o *online) pruneTable(ios *iostreams.IOStreams, r *loader.PruneReport) err
 	if r.DryRun {
 		verb = "would delete"
 	}
-	ios.Notice("Prune: keep version(s) %s; %s version(s) %s.", ints(r.Keep), verb, ints(r.Delete))
+	ios.Notice("Prune: keep version(s) %s; %s version(s) %s.", versionList(r.Keep), verb, versionList(r.Delete))
 	return nil
 }
 
-func ints(v []int) string {
+func versionList(v []int) string {
 	if len(v) == 0 {
 		return "none"
 	}
@@ -155,7 +155,7 @@ type pruneItemJSON struct {
 
 func (o *online) pruneJSON(r *loader.PruneReport, err error) pruneJSON {
 	out := pruneJSON{FormatVersion: jsonFormatVersion, Command: "prune", DryRun: r.DryRun, Library: r.Library,
-		Keep: nonNil(r.Keep), Delete: nonNil(r.Delete), Lock: r.Lock, Skipped: r.Skipped, Error: o.errString(err), Items: []pruneItemJSON{}}
+		Keep: intsOrEmpty(r.Keep), Delete: intsOrEmpty(r.Delete), Lock: r.Lock, Skipped: r.Skipped, Error: o.errString(err), Items: []pruneItemJSON{}}
 	if out.Skipped == nil {
 		out.Skipped = []string{}
 	}
@@ -165,7 +165,7 @@ func (o *online) pruneJSON(r *loader.PruneReport, err error) pruneJSON {
 	return out
 }
 
-func nonNil(v []int) []int {
+func intsOrEmpty(v []int) []int {
 	if v == nil {
 		return []int{}
 	}

@@ -79,7 +79,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		return o.envErr(err)
 	}
 	if opts.Conn.Format == "json" {
-		err = writeJSON(opts.IO, o.statusJSON(st))
+		err = writeOnlineJSON(opts.IO, o.statusJSON(st))
 	} else {
 		err = o.statusTable(opts.IO, st)
 	}
@@ -124,13 +124,13 @@ func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) 
 	for _, ns := range st.Nodes {
 		n := ns.Node
 		if !n.OK() {
-			t.Row(n.Addr, string(n.Role), "-", "-", "-", ios.Paint(iostreams.Red, "unreachable"), oneLine(o.errString(n.Err)))
+			t.Row(n.Addr, string(n.Role), "-", "-", "-", ios.Paint(iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
 			continue
 		}
 		for _, it := range ns.Items {
 			name := it.Name
 			if it.Kind == loader.KindScript {
-				name += " " + shortSHA(it.SHA)
+				name += " " + abbrevSHA(it.SHA)
 			}
 			state := string(it.State)
 			switch {
@@ -139,7 +139,7 @@ func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) 
 			case it.State == loader.StateLoaded:
 				state = ios.Paint(iostreams.Green, state)
 			}
-			t.Row(n.Addr, string(n.Role), it.Kind, name, strconv.Itoa(it.Version), state, dash(oneLine(it.Detail)))
+			t.Row(n.Addr, string(n.Role), it.Kind, name, strconv.Itoa(it.Version), state, cellOrDash(oneLineCell(it.Detail)))
 		}
 	}
 	return t.Render()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -180,4 +181,38 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 func scenarioName(path string) string {
 	base := path[strings.LastIndexAny(path, `/\`)+1:]
 	return strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
+}
+
+// checkVerifyStep is the verify step of scriptctl check: every scenario of
+// lua_test/ beside the manifest, offline, as EVAL and as FCALL. A
+// manifest without scenarios passes with a note; a malformed scenario or a
+// script that does not compile is invalid input (exit 2).
+func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
+	rep, err := scenario.Check(ctx, m)
+	if err != nil {
+		var errs scenario.Errors
+		if !errors.As(err, &errs) {
+			return stepResult{Err: cmdutil.Input(err)}
+		}
+		var fs []checkFinding
+		for _, e := range errs {
+			fs = append(fs, checkFinding{Severity: "error", File: e.File, Line: e.Line, Field: e.Field, Message: e.Msg})
+		}
+		return stepResult{Findings: fs, Err: cmdutil.Input(fmt.Errorf("invalid scenarios: %s", checkPlural(len(errs), "problem")))}
+	}
+	if len(rep.Results) == 0 {
+		return stepResult{Summary: "no lua_test/*.yaml scenarios beside the manifest"}
+	}
+	var fs []checkFinding
+	for _, p := range rep.Problems() {
+		fs = append(fs, checkFinding{Severity: "error", File: p.File, Line: p.Line, Message: p.Message})
+	}
+	res := stepResult{Findings: fs}
+	if rep.Malformed() {
+		res.Err = cmdutil.Input(errors.New("a script does not compile or load"))
+	}
+	if len(fs) == 0 {
+		res.Summary = fmt.Sprintf("%s passed as EVAL and FCALL", checkPlural(len(rep.Results)/2, "scenario"))
+	}
+	return res
 }

@@ -27,15 +27,14 @@ const DefaultTimeout = 5 * time.Second
 
 // Settings are the connection settings as the user gave them.
 type Settings struct {
-	URLs         []string // redis:// or rediss:// URLs; one per seed node
-	Password     string   // the password itself (from a file or the environment)
-	PasswordFrom string   // where Password came from, for messages: "--password-file", "SCRIPTCTL_PASSWORD"
-	TLSCA        string   // PEM file of CA certificates
-	TLSCert      string   // PEM client certificate
-	TLSKey       string   // PEM client key
-	TLSServer    string   // server name to verify instead of the URL host
-	TLSInsecure  bool     // skip certificate verification (explicit)
-	Timeout      time.Duration
+	URLs        []string // redis:// or rediss:// URLs; one per seed node
+	Password    string   // the password itself (from a file or the environment)
+	TLSCA       string   // PEM file of CA certificates
+	TLSCert     string   // PEM client certificate
+	TLSKey      string   // PEM client key
+	TLSServer   string   // server name to verify instead of the URL host
+	TLSInsecure bool     // skip certificate verification (explicit)
+	Timeout     time.Duration
 }
 
 // Config is what Settings resolve to: the seed addresses and the options
@@ -150,6 +149,9 @@ func parseURL(raw string) (parsedURL, error) {
 	if host == "" {
 		return p, fmt.Errorf("%q has no host", Redact(raw))
 	}
+	if !validHost(host) {
+		return p, fmt.Errorf("%q: invalid host %q", Redact(raw), host)
+	}
 	if port == "" {
 		port = "6379"
 	}
@@ -164,6 +166,19 @@ func parseURL(raw string) (parsedURL, error) {
 	}
 	p.addr = net.JoinHostPort(host, port)
 	return p, nil
+}
+
+// validHost accepts an IP address or a DNS name.
+func validHost(h string) bool {
+	if net.ParseIP(h) != nil {
+		return true
+	}
+	for _, r := range h {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return len(h) <= 253
 }
 
 // Redact returns raw with any password in a URL's userinfo replaced by
@@ -189,7 +204,7 @@ func tlsConfig(s Settings) (*tls.Config, error) {
 	if s.TLSCA != "" {
 		pem, err := os.ReadFile(s.TLSCA)
 		if err != nil {
-			return nil, inputf("--tls-ca: %v", err)
+			return nil, inputf("--tls-ca %s: %v", s.TLSCA, pathErr(err))
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
@@ -295,11 +310,7 @@ func (e *scrubbed) Unwrap() error { return e.err }
 func ReadPasswordFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return "", inputf("--password-file %s: %v", path, err)
+		return "", inputf("--password-file %s: %v", path, pathErr(err))
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	line = strings.TrimSuffix(line, "\r")
@@ -307,6 +318,15 @@ func ReadPasswordFile(path string) (string, error) {
 		return "", inputf("--password-file %s: the first line is empty", path)
 	}
 	return line, nil
+}
+
+// pathErr drops the operation and path an *os.PathError repeats.
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // SplitURLs splits a SCRIPTCTL_URL value: URLs separated by commas or

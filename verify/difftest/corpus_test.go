@@ -1,10 +1,10 @@
 package difftest
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -15,6 +15,7 @@ import (
 type Snippet struct {
 	Name       string     `yaml:"name"`
 	Script     string     `yaml:"script"`
+	ScriptFile string     `yaml:"file"` // instead of script: a file's exact bytes, path from the repository root
 	Keys       []string   `yaml:"keys"`
 	Args       []string   `yaml:"args"`
 	Setup      [][]string `yaml:"setup"`
@@ -28,12 +29,24 @@ type Snippet struct {
 // Pos is file:line of the snippet, for messages.
 func (s Snippet) Pos() string { return fmt.Sprintf("%s:%d", s.File, s.Line) }
 
-// parseCorpus reads one snippet file. Unknown fields, missing names or
-// scripts and empty commands are errors naming file:line and the field.
+var snippetFields = map[string]bool{
+	"name": true, "script": true, "file": true, "keys": true, "args": true,
+	"setup": true, "after": true, "no_function": true,
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// parseCorpus reads one snippet file. Syntax errors, unknown fields,
+// missing names or scripts and empty commands are errors naming file:line
+// and the field.
 func parseCorpus(file string, data []byte) ([]Snippet, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		msg := err.Error()
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			return nil, fmt.Errorf("%s:%s: %s", file, m[1], msg[len(m[0]):])
+		}
+		return nil, fmt.Errorf("%s: %s", file, strings.TrimPrefix(msg, "yaml: "))
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil
@@ -44,22 +57,25 @@ func parseCorpus(file string, data []byte) ([]Snippet, error) {
 	}
 	var out []Snippet
 	for _, n := range list.Content {
-		var s Snippet
-		var buf bytes.Buffer
-		enc := yaml.NewEncoder(&buf)
-		if err := enc.Encode(n); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", file, n.Line, err)
+		if n.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s:%d: want a snippet (name, script, ...)", file, n.Line)
 		}
-		dec := yaml.NewDecoder(&buf)
-		dec.KnownFields(true)
-		if err := dec.Decode(&s); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", file, n.Line, strings.TrimPrefix(err.Error(), "yaml: "))
+		for i := 0; i < len(n.Content); i += 2 {
+			if k := n.Content[i]; !snippetFields[k.Value] {
+				return nil, fmt.Errorf("%s:%d: unknown field %q (want name, script, file, keys, args, setup, after or no_function)", file, k.Line, k.Value)
+			}
+		}
+		var s Snippet
+		if err := n.Decode(&s); err != nil {
+			return nil, fmt.Errorf("%s:%d: %s", file, n.Line, strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  "))
 		}
 		s.File, s.Line = file, n.Line
 		switch {
 		case s.Name == "":
 			return nil, fmt.Errorf("%s:%d: field name: missing", file, n.Line)
-		case strings.TrimSpace(s.Script) == "":
+		case s.Script != "" && s.ScriptFile != "":
+			return nil, fmt.Errorf("%s:%d: snippet %q: fields script and file: use one", file, n.Line, s.Name)
+		case strings.TrimSpace(s.Script) == "" && s.ScriptFile == "":
 			return nil, fmt.Errorf("%s:%d: snippet %q: field script: missing", file, n.Line, s.Name)
 		}
 		for _, cmds := range [][][]string{s.Setup, s.After} {
@@ -74,8 +90,11 @@ func parseCorpus(file string, data []byte) ([]Snippet, error) {
 	return out, nil
 }
 
-// loadCorpus reads every testdata/snippets/*.yaml file; snippet names are
-// unique across files.
+// repoRoot is where a snippet's file path starts.
+const repoRoot = "../.."
+
+// loadCorpus reads every testdata/snippets/*.yaml file and the script files
+// snippets name; snippet names are unique across files.
 func loadCorpus(dir string) ([]Snippet, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
@@ -93,12 +112,20 @@ func loadCorpus(dir string) ([]Snippet, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range snips {
+		for i := range snips {
+			s := &snips[i]
+			if s.ScriptFile != "" {
+				src, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(s.ScriptFile)))
+				if err != nil {
+					return nil, fmt.Errorf("%s: snippet %q: field file: %w", s.Pos(), s.Name, err)
+				}
+				s.Script = string(src)
+			}
 			if prev, ok := seen[s.Name]; ok {
 				return nil, fmt.Errorf("%s: snippet name %q already used at %s", s.Pos(), s.Name, prev)
 			}
 			seen[s.Name] = s.Pos()
-			all = append(all, s)
+			all = append(all, *s)
 		}
 	}
 	return all, nil

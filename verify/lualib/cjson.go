@@ -173,7 +173,7 @@ func (c *cjsonLib) encode(L *lua.LState) int {
 }
 
 func encodeError(L *lua.LState, v lua.LValue, reason string) {
-	L.RaiseError("Cannot serialise %s: %s", v.Type().String(), reason)
+	raise(L, "Cannot serialise %s: %s", v.Type().String(), reason)
 }
 
 var cjsonEscapes = func() [256]string {
@@ -235,7 +235,7 @@ func (c *cjsonLib) appendData(L *lua.LState, b []byte, v lua.LValue, depth int) 
 	case *lua.LTable:
 		depth++
 		if depth > c.cfg.encodeMaxDepth {
-			L.RaiseError("Cannot serialise, excessive nesting (%d)", depth)
+			raise(L, "Cannot serialise, excessive nesting (%d)", depth)
 		}
 		if n := c.arrayLength(L, x); n > 0 {
 			b = append(b, '[')
@@ -281,29 +281,37 @@ func (c *cjsonLib) appendData(L *lua.LState, b []byte, v lua.LValue, depth int) 
 
 // arrayLength is lua_array_length: the largest index when every key is a
 // positive integer, -1 for an object (or a sparse array encoded as one).
+// The largest index is a C int: an index past 2^31-1 converts to INT_MIN
+// on x86-64, which makes the table an object.
 func (c *cjsonLib) arrayLength(L *lua.LState, t *lua.LTable) int {
-	max, items := 0.0, 0
+	max, items := int32(0), 0
 	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
 		n, ok := k.(lua.LNumber)
 		f := float64(n)
 		if !ok || f == 0 || math.Floor(f) != f || f < 1 {
 			return -1
 		}
-		if f > max {
-			max = f
+		if f > float64(max) {
+			max = cInt32(f)
 		}
 		items++
 	}
-	if c.cfg.sparseRatio > 0 && max > float64(items)*float64(c.cfg.sparseRatio) && max > float64(c.cfg.sparseSafe) {
+	if c.cfg.sparseRatio > 0 && int64(max) > int64(items)*int64(c.cfg.sparseRatio) && int(max) > c.cfg.sparseSafe {
 		if c.cfg.sparseConvert == 0 {
 			encodeError(L, t, "excessively sparse array")
 		}
 		return -1
 	}
-	if max > math.MaxInt32 {
-		return -1
-	}
 	return int(max)
+}
+
+// cInt32 is a C conversion from double to int on x86-64: truncation, and
+// INT_MIN when out of range.
+func cInt32(f float64) int32 {
+	if f != f || f >= 2147483648 || f <= -2147483649 {
+		return math.MinInt32
+	}
+	return int32(f)
 }
 
 // ===== decoding =====
@@ -583,13 +591,13 @@ func (p *jsonParser) throw(expected string, t *token) {
 	if t.typ == tError {
 		found = t.str
 	}
-	p.L.RaiseError("Expected %s but found %s at character %d", expected, found, t.index+1)
+	raise(p.L, "Expected %s but found %s at character %d", expected, found, t.index+1)
 }
 
 func (p *jsonParser) descend() {
 	p.depth++
 	if p.depth > p.c.cfg.decodeMaxDepth {
-		p.L.RaiseError("Found too many nested data structures (%d) at character %d", p.depth, p.ptr)
+		raise(p.L, "Found too many nested data structures (%d) at character %d", p.depth, p.ptr)
 	}
 }
 
@@ -673,7 +681,7 @@ func (c *cjsonLib) decode(L *lua.LState) int {
 	}
 	data := checkString(L, 1, "decode")
 	if len(data) >= 2 && (data[0] == 0 || data[1] == 0) {
-		L.RaiseError("JSON parser does not support UTF-16 or UTF-32")
+		raise(L, "JSON parser does not support UTF-16 or UTF-32")
 	}
 	p := &jsonParser{L: L, c: c, data: data}
 	var t token

@@ -252,7 +252,7 @@ func (c *msgpackCursor) decode() lua.LValue {
 			return num(math.Float64frombits(u(1, 8)), 9)
 		}
 	case 0xd9, 0xda, 0xdb:
-		hl := map[byte]int{0xd9: 1, 0xda: 2, 0xdb: 4}[t]
+		hl := 1 << (t - 0xd9) // length field: 1, 2 or 4 bytes
 		if c.need(1 + hl) {
 			n := int(u(1, hl))
 			if c.need(1 + hl + n) {
@@ -348,10 +348,10 @@ func msgpackUnpackFull(L *lua.LState, fname string, limit, offset int64) int {
 	s := checkString(L, 1, fname)
 	decodeAll := limit == 0 && offset == 0
 	if offset < 0 || limit < 0 {
-		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", int32(offset), int32(len(s)))
+		raise(L, "Invalid request to unpack with offset of %d and limit of %d.", int32(offset), int32(len(s)))
 	}
 	if offset > int64(len(s)) {
-		L.RaiseError("Start offset %d greater than input length %d.", int32(offset), int32(len(s)))
+		raise(L, "Start offset %d greater than input length %d.", int32(offset), int32(len(s)))
 	}
 	if decodeAll {
 		limit = math.MaxInt32
@@ -362,9 +362,9 @@ func msgpackUnpackFull(L *lua.LState, fname string, limit, offset int64) int {
 		v := c.decode()
 		switch c.err {
 		case mpEOF:
-			L.RaiseError("Missing bytes in input.")
+			raise(L, "Missing bytes in input.")
 		case mpBadFmt:
-			L.RaiseError("Bad data format in input.")
+			raise(L, "Bad data format in input.")
 		}
 		out = append(out, v)
 	}

@@ -6,10 +6,11 @@
 // rules its libraries apply (ToNumber).
 //
 // Each library follows the C original byte for byte where a script can
-// observe it: results, integer wrap-around, and error texts. Error messages
-// are raised with gopher-lua's RaiseError, so they carry the caller's
-// "user_script:N:" position like Redis's. It does not own the sandbox, the
-// redis.* API or the reply conversions (package verify does).
+// observe it: results, integer wrap-around, and error texts. Errors carry
+// the calling Lua function's "user_script:N: " position and the name the
+// function was called by, as luaL_error and luaL_argerror report them (no
+// position and '?' when called through pcall). It does not own the sandbox,
+// the redis.* API or the reply conversions (package verify does).
 //
 // One known gap: cjson and cmsgpack encode a table's hash part in gopher-lua's
 // iteration order (insertion order), which differs from Redis's Lua 5.1 hash
@@ -223,9 +224,41 @@ func typeName(L *lua.LState, n int) string {
 	return L.Get(n).Type().String()
 }
 
+// callSite returns what Lua 5.1's luaL_where(L, 1) and luaL_argerror
+// report for the running library function: the calling Lua function's
+// "source:line: " (empty when the caller is not Lua code, such as
+// pcall(cjson.decode, s)) and the name the function was called by (a
+// field, local or global name; "?" when unknown).
+func callSite(L *lua.LState, fname string) (where, name string) {
+	caller, ok := L.GetStack(1)
+	if !ok {
+		return "", "?"
+	}
+	if _, err := L.GetInfo("Sl", caller, lua.LNil); err != nil || caller.What == "G" {
+		return "", "?"
+	}
+	if caller.CurrentLine > 0 {
+		where = fmt.Sprintf("%s:%d: ", caller.Source, caller.CurrentLine)
+	}
+	name = fname
+	if self, ok := L.GetStack(0); ok {
+		if _, err := L.GetInfo("n", self, lua.LNil); err == nil && self.Name != "" && self.Name[0] != '(' && self.Name[0] != '<' {
+			name = self.Name
+		}
+	}
+	return where, name
+}
+
+// raise is luaL_error: the message prefixed with the caller's position.
+func raise(L *lua.LState, format string, args ...any) {
+	where, _ := callSite(L, "")
+	L.Error(lua.LString(where+fmt.Sprintf(format, args...)), 0)
+}
+
 // argError raises Lua 5.1's luaL_argerror text.
 func argError(L *lua.LState, n int, fname, msg string) {
-	L.RaiseError("bad argument #%d to '%s' (%s)", n, fname, msg)
+	where, name := callSite(L, fname)
+	L.Error(lua.LString(fmt.Sprintf("%sbad argument #%d to '%s' (%s)", where, n, name, msg)), 0)
 }
 
 func typeError(L *lua.LState, n int, fname, want string) {

@@ -57,7 +57,7 @@ func (f *structFormat) getnum(def int) int {
 	for f.pos < len(f.fmt) && isDigit(f.fmt[f.pos]) {
 		d := int(f.fmt[f.pos] - '0')
 		if a > math.MaxInt32/10 || a*10 > math.MaxInt32-d {
-			f.L.RaiseError("integral size overflow")
+			raise(f.L, "integral size overflow")
 		}
 		a = a*10 + d
 		f.pos++
@@ -83,7 +83,7 @@ func (f *structFormat) optsize(opt byte) int {
 	case 'i', 'I':
 		sz := f.getnum(4)
 		if sz > structMaxIntSize {
-			f.L.RaiseError("integral size %d is larger than limit of %d", sz, structMaxIntSize)
+			raise(f.L, "integral size %d is larger than limit of %d", sz, structMaxIntSize)
 		}
 		return sz
 	}
@@ -111,7 +111,7 @@ func (f *structFormat) control(opt byte, h *structHeader) {
 	case '!':
 		a := f.getnum(structMaxAlign)
 		if a <= 0 || a&(a-1) != 0 {
-			f.L.RaiseError("alignment %d is not a power of 2", a)
+			raise(f.L, "alignment %d is not a power of 2", a)
 		}
 		h.align = a
 	default:
@@ -283,7 +283,7 @@ func structUnpack(L *lua.LState) int {
 				}
 				n, ok := ToNumber(prev)
 				if !ok {
-					L.RaiseError("format 'c0' needs a previous size")
+					raise(L, "format 'c0' needs a previous size")
 				}
 				if len(out) > 0 {
 					out = out[:len(out)-1]
@@ -297,7 +297,7 @@ func structUnpack(L *lua.LState) int {
 		case 's':
 			e := strings.IndexByte(data[pos:], 0)
 			if e < 0 {
-				L.RaiseError("unfinished string in data")
+				raise(L, "unfinished string in data")
 			}
 			size = int64(e) + 1
 			out = append(out, lua.LString(data[pos:pos+size-1]))

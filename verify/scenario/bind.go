@@ -251,7 +251,7 @@ func (b *binder) lookup(ref string, line int, field string) (string, bool) {
 func (b *binder) call(st *Step, field string) (keys, args []string) {
 	sc := b.m.Script(st.Script)
 	if sc == nil {
-		b.errorf(st.Line, field+".call", "unknown script %q: the manifest declares %s", st.Script, b.scriptNames())
+		b.errorf(st.callLine, field+".call", "unknown script %q: the manifest declares %s", st.Script, b.scriptNames())
 		return nil, nil
 	}
 	switch {

@@ -123,14 +123,16 @@ func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, u
 			// and the compile error comes back as the step's reply.
 		}
 	case ModeFunction:
+		// The library offline runs load, renamed: same bytes line for line,
+		// so error texts that carry line numbers compare equal.
 		l.lib = m.LibraryName() + l.suffix
-		var b strings.Builder
-		fmt.Fprintf(&b, "#!lua name=%s\n", l.lib)
+		lib := string(m.FunctionsLibrary())
+		lib = strings.Replace(lib, "#!lua name="+m.LibraryName()+"\n", "#!lua name="+l.lib+"\n", 1)
 		for _, sc := range m.Scripts {
-			b.WriteString("\n")
-			b.WriteString(manifest.FunctionBlock(m.FunctionName(sc.Name)+l.suffix, sc.Source, sc.Flags))
+			fn := m.FunctionName(sc.Name)
+			lib = strings.Replace(lib, "function_name='"+fn+"'", "function_name='"+fn+l.suffix+"'", 1)
 		}
-		r, err := l.do(ctx, "FUNCTION", "LOAD", b.String())
+		r, err := l.do(ctx, "FUNCTION", "LOAD", lib)
 		if err != nil {
 			return nil, err
 		}

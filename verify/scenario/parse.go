@@ -309,6 +309,7 @@ func (p *parser) step(n *yaml.Node, field string) *Step {
 	case f["call"] != nil:
 		st.Kind = StepCall
 		st.Script = p.str(f["call"], field+".call")
+		st.callLine = f["call"].Line
 		if v := f["keys"]; v != nil {
 			st.keysSet = true
 			switch v.Kind {
@@ -368,14 +369,29 @@ func (p *parser) step(n *yaml.Node, field string) *Step {
 	}
 	if v := f["expect"]; v != nil {
 		st.Expect = p.expect(v, field+".expect")
+		setLine(st.Expect, n, "expect")
 	}
 	if v := f["regression"]; v != nil {
 		st.Regression = p.expect(v, field+".regression")
+		setLine(st.Regression, n, "regression")
 		if st.Regression != nil && st.Regression.Reply == nil && len(st.Regression.Keys) == 0 {
 			p.errorf(v, field+".regression", "must check the reply or at least one key")
 		}
 	}
 	return st
+}
+
+// setLine points e at the line of its key ("expect:"), where a reader
+// looks for it, rather than at its first field.
+func setLine(e *Expect, step *yaml.Node, key string) {
+	if e == nil {
+		return
+	}
+	for i := 0; i+1 < len(step.Content); i += 2 {
+		if step.Content[i].Value == key {
+			e.Line = step.Content[i].Line
+		}
+	}
 }
 
 func (p *parser) expect(n *yaml.Node, field string) *Expect {

@@ -136,7 +136,7 @@ func TestParseErrors(t *testing.T) {
 		{"float reply", "steps:\n  - sleep_ms: 1\n    expect:\n      reply: 1.5\n", []string{"float 1.5 is not a Redis reply: quote it"}},
 		{"bad ttl range", "steps:\n  - sleep_ms: 1\n    expect:\n      keys:\n        k: {ttl_ms: {min: 5, max: 1}}\n", []string{"x.yaml:5: steps[1].expect.keys.k.ttl_ms: min 5 is above max 1"}},
 		{"bad key expectation", "steps:\n  - sleep_ms: 1\n    expect:\n      keys:\n        k: gone\n", []string{`must be "absent" or a mapping`}},
-		{"regression without control", "steps:\n  - sleep_ms: 1\n    regression:\n      reply: 1\n", []string{"x.yaml:4: steps[1].regression: only a control scenario"}},
+		{"regression without control", "steps:\n  - sleep_ms: 1\n    regression:\n      reply: 1\n", []string{"x.yaml:3: steps[1].regression: only a control scenario"}},
 		{"control without regression", "control:\n  publish: c.lua\nsteps:\n  - sleep_ms: 1\n", []string{"a control scenario must declare the regression it reaches"}},
 		{"keys on sleep", "steps:\n  - sleep_ms: 1\n    args: [a]\n", []string{"x.yaml:3: steps[1].args: only a call step takes args"}},
 		{"empty do", "steps:\n  - do: []\n", []string{"x.yaml:2: steps[1].do: must be a non-empty list"}},

@@ -158,7 +158,7 @@ func (e *errWriter) printf(format string, args ...any) {
 // unknown fields.
 
 type jsonReport struct {
-	FormatVersion int            `json:"format_version"`
+	FormatVersion string         `json:"format_version"`
 	Against       string         `json:"against,omitempty"`
 	Summary       map[string]int `json:"summary"`
 	Results       []jsonResult   `json:"results"`
@@ -204,7 +204,7 @@ type jsonKey struct {
 // WriteJSON writes the report as one JSON document; with trace, every step
 // of every run is included.
 func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
-	out := jsonReport{FormatVersion: 1, Against: rep.Against, Summary: map[string]int{}, Results: []jsonResult{}}
+	out := jsonReport{FormatVersion: "1", Against: rep.Against, Summary: map[string]int{}, Results: []jsonResult{}}
 	for _, st := range []Status{StatusPass, StatusFail, StatusDiffers, StatusError} {
 		out.Summary[string(st)] = 0
 	}
@@ -258,6 +258,46 @@ func jsonSteps(run *Run, side string) []jsonStep {
 			js.Keys = append(js.Keys, jk)
 		}
 		out = append(out, js)
+	}
+	return out
+}
+
+// Problem is one failure, stopped run or live difference of a report, at a
+// position: what "scriptctl check" lists for its verify step.
+type Problem struct {
+	File    string
+	Line    int // 0 when the problem has no single line (a library that does not load)
+	Message string
+}
+
+// Problems lists every problem of the report, in result order. Each message
+// names the scenario, the mode and (for a negative control) the variant.
+func (rep *Report) Problems() []Problem {
+	var out []Problem
+	for _, r := range rep.Results {
+		if r.Status == StatusPass {
+			continue
+		}
+		head := fmt.Sprintf("scenario %q [%s]", r.Name, r.Mode)
+		for _, run := range r.Runs {
+			tag := ""
+			if r.Control {
+				tag = " (" + run.Variant + " scripts)"
+			}
+			if run.Error != "" {
+				line := 0
+				if n := len(run.Steps); n > 0 {
+					line = run.Steps[n-1].Line
+				}
+				out = append(out, Problem{File: r.File, Line: line, Message: head + tag + ": " + run.Error})
+			}
+			for _, f := range run.Failures {
+				out = append(out, Problem{File: r.File, Line: f.Line, Message: fmt.Sprintf("%s%s: step %d: %s", head, tag, f.Step, f.Message)})
+			}
+		}
+		for _, d := range r.Differences {
+			out = append(out, Problem{File: r.File, Line: d.Line, Message: fmt.Sprintf("%s: step %d: %s differs live: offline %s, live %s", head, d.Step, d.What, d.Offline, d.Live)})
+		}
 	}
 	return out
 }

@@ -186,16 +186,20 @@ func (s *Scenario) execute(ctx context.Context, be Backend, control bool) (*Run,
 			run.Failures = append(run.Failures, Failure{Step: i + 1, Line: line, Message: msg})
 		}
 		if bs.expect != nil {
-			for _, why := range bs.expect.check(sr) {
-				fail(bs.expect.line, why)
+			for _, m := range bs.expect.check(sr) {
+				fail(m.line, m.msg)
 			}
 		}
 		if bs.regression != nil {
-			whys := bs.regression.check(sr)
+			ms := bs.regression.check(sr)
 			switch {
-			case control && len(whys) > 0:
+			case control && len(ms) > 0:
+				whys := make([]string, len(ms))
+				for i, m := range ms {
+					whys[i] = m.msg
+				}
 				fail(bs.regression.line, ErrControlMissed+": "+strings.Join(whys, "; "))
-			case !control && len(whys) == 0:
+			case !control && len(ms) == 0:
 				fail(bs.regression.line, "the manifest's scripts also reach the regression the control declares: the scenario cannot tell safe from unsafe")
 			}
 		}
@@ -230,23 +234,30 @@ func quoteList(l []string) string {
 	return "[" + strings.Join(q, " ") + "]"
 }
 
-// check returns why e does not hold after step sr, or nothing.
-func (e *boundExpect) check(sr StepResult) []string {
-	var whys []string
+// mismatch is one way an expectation does not hold, at the line of the
+// expected reply or key.
+type mismatch struct {
+	line int
+	msg  string
+}
+
+// check returns how e does not hold after step sr, or nothing.
+func (e *boundExpect) check(sr StepResult) []mismatch {
+	var out []mismatch
 	if e.reply != nil {
 		if sr.Reply == nil {
-			whys = append(whys, "reply: the step has no reply")
+			out = append(out, mismatch{e.reply.Line, "reply: the step has no reply"})
 		} else if !replyMatches(e.reply, *sr.Reply) {
-			whys = append(whys, fmt.Sprintf("reply: want %s, got %s", e.reply, sr.Reply))
+			out = append(out, mismatch{e.reply.Line, fmt.Sprintf("reply: want %s, got %s", e.reply, sr.Reply)})
 		}
 	}
 	for _, ke := range e.keys {
 		got, ok := find(sr.State, ke.key)
 		if why := ke.check(got, ok); why != "" {
-			whys = append(whys, fmt.Sprintf("key %q: %s", ke.key, why))
+			out = append(out, mismatch{ke.Line, fmt.Sprintf("key %q: %s", ke.key, why)})
 		}
 	}
-	return whys
+	return out
 }
 
 func find(state []Key, name string) (Key, bool) {

@@ -71,6 +71,7 @@ type Step struct {
 	ArgList  []string          // StepCall: positional args (raw text) when "args:" is a list
 	ArgMap   map[string]string // StepCall: arg name -> value (raw text) when "args:" is a mapping
 	argLines map[string]int
+	callLine int
 	keysSet  bool
 	argsList bool
 

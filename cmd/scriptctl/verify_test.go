@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+func TestCheckVerifyStepBundled(t *testing.T) {
+	m, err := manifest.Load(filepath.Join("..", "..", "manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkVerifyStep(context.Background(), m)
+	if res.Err != nil || len(res.Findings) != 0 {
+		t.Fatalf("err %v, findings %v", res.Err, res.Findings)
+	}
+	if !strings.HasSuffix(res.Summary, "scenarios passed as EVAL and FCALL") {
+		t.Errorf("summary = %q", res.Summary)
+	}
+}
+
+func TestCheckVerifyStepFindings(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"manifest.yaml":   "schema: 1\nlibrary: t\nversion: 1\nscripts:\n  ping:\n    file: ping.lua\n    keys: []\n    args: [msg]\n",
+		"ping.lua":        "return ARGV[1]\n",
+		"lua_test/a.yaml": "steps:\n  - call: ping\n    args: [hi]\n    expect:\n      reply: bye\n",
+	}
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := manifest.Load(filepath.Join(dir, "manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkVerifyStep(context.Background(), m)
+	if res.Err != nil || len(res.Findings) != 2 {
+		t.Fatalf("err %v, findings %v", res.Err, res.Findings)
+	}
+	f := res.Findings[0]
+	if f.File != filepath.Join(dir, "lua_test", "a.yaml") || f.Line != 5 || f.Message != `scenario "a" [eval]: step 1: reply: want "bye", got "hi"` {
+		t.Errorf("finding = %+v", f)
+	}
+
+	os.WriteFile(filepath.Join(dir, "lua_test", "a.yaml"), []byte("steps: 1\n"), 0o644)
+	res = checkVerifyStep(context.Background(), m)
+	if cmdutil.ExitCode(res.Err) != cmdutil.ExitInput || len(res.Findings) != 1 || res.Findings[0].Line != 1 {
+		t.Errorf("malformed scenario: err %v, findings %+v", res.Err, res.Findings)
+	}
+}

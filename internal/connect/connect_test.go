@@ -1,0 +1,302 @@
+package connect
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
+)
+
+func TestResolve(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		urls     []string
+		envURL   bool
+		seeds    string
+		user     string
+		password string
+		err      string
+	}{
+		{name: "default port", urls: []string{"redis://10.0.0.1"}, seeds: "10.0.0.1:6379"},
+		{name: "several, deduplicated", urls: []string{"redis://a:7000", "redis://b:7001", "redis://a:7000"}, seeds: "a:7000 b:7001"},
+		{name: "user", urls: []string{"redis://deployer@a:1"}, seeds: "a:1", user: "deployer"},
+		{name: "ipv6", urls: []string{"redis://[::1]:7000"}, seeds: "[::1]:7000"},
+		{name: "db 0 is fine", urls: []string{"redis://a:1/0"}, seeds: "a:1"},
+		{name: "uppercase scheme", urls: []string{"REDIS://a:1"}, seeds: "a:1"},
+		{name: "password in a flag", urls: []string{"redis://u:s3cret@a:1"}, err: "a password in a URL shows in ps"},
+		{name: "password in the environment", urls: []string{"redis://u:s3cret@a:1"}, envURL: true, seeds: "a:1", user: "u", password: "s3cret"},
+		{name: "none", err: "no server given"},
+		{name: "scheme", urls: []string{"http://a:1"}, err: `unsupported scheme "http"`},
+		{name: "no scheme", urls: []string{"a:1"}, err: "is not a URL"},
+		{name: "no host", urls: []string{"redis://:1"}, err: "has no host"},
+		{name: "port", urls: []string{"redis://a:0"}, err: `invalid port "0"`},
+		{name: "database", urls: []string{"redis://a:1/2"}, err: "database 2"},
+		{name: "query", urls: []string{"redis://a:1?protocol=3"}, err: "query parameters are not supported"},
+		{name: "users differ", urls: []string{"redis://x@a:1", "redis://y@b:1"}, err: `user "y" differs`},
+		{name: "tls mix", urls: []string{"redis://a:1", "rediss://b:1"}, err: "mixing redis:// and rediss://"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Resolve(Settings{URLs: tc.urls}, tc.envURL)
+			if tc.err != "" {
+				var ie *InputError
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ie) {
+					t.Fatalf("err = %v, want an InputError containing %q", err, tc.err)
+				}
+				if strings.Contains(err.Error(), "s3cret") {
+					t.Fatalf("the password shows in %q", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(c.Seeds, " "); got != tc.seeds {
+				t.Errorf("seeds %q, want %q", got, tc.seeds)
+			}
+			opt := c.Option(c.Seeds[0])
+			if opt.Username != tc.user || opt.Password != tc.password {
+				t.Errorf("user %q password %q, want %q %q", opt.Username, opt.Password, tc.user, tc.password)
+			}
+			if !opt.ForceSingleClient || !opt.DisableCache || !opt.DisableRetry || c.Timeout != DefaultTimeout {
+				t.Errorf("options %+v", opt)
+			}
+		})
+	}
+}
+
+func TestPasswordPrecedence(t *testing.T) {
+	// An explicit password wins over one in an environment URL.
+	c, err := Resolve(Settings{URLs: []string{"redis://:fromurl@a:1"}, Password: "fromfile"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Option("a:1").Password; got != "fromfile" {
+		t.Fatalf("password %q, want fromfile", got)
+	}
+}
+
+func TestRedactAndScrub(t *testing.T) {
+	for in, want := range map[string]string{
+		"redis://u:pw@h:1":    "redis://u:xxxxx@h:1",
+		"redis://:pw@h:1":     "redis://:xxxxx@h:1",
+		"redis://u@h:1":       "redis://u@h:1",
+		"redis://h:1":         "redis://h:1",
+		"no url at all":       "no url at all",
+		"redis://u:p@w@h:1/x": "redis://u:xxxxx@h:1/x",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	c, _ := Resolve(Settings{URLs: []string{"redis://h:1"}, Password: "topsecret"}, false)
+	base := errors.New("auth topsecret failed")
+	err := c.Scrub(base)
+	if err.Error() != "auth xxxxx failed" || !errors.Is(err, base) {
+		t.Fatalf("Scrub = %q (Is %v)", err, errors.Is(err, base))
+	}
+	if got := c.ScrubString("a topsecret b"); got != "a xxxxx b" {
+		t.Fatalf("ScrubString = %q", got)
+	}
+}
+
+func TestReadPasswordFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if pw, err := ReadPasswordFile(write("a", "s3cret\r\nignored\n")); err != nil || pw != "s3cret" {
+		t.Fatalf("got %q, %v", pw, err)
+	}
+	if _, err := ReadPasswordFile(write("b", "\nx")); err == nil || !strings.Contains(err.Error(), "the first line is empty") {
+		t.Fatalf("empty first line: %v", err)
+	}
+	if _, err := ReadPasswordFile(filepath.Join(dir, "none")); err == nil || !strings.HasSuffix(err.Error(), "none: no such file or directory") {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+func TestSplitURLs(t *testing.T) {
+	got := SplitURLs(" redis://a:1, redis://b:2\tredis://c:3,,")
+	if strings.Join(got, "|") != "redis://a:1|redis://b:2|redis://c:3" {
+		t.Fatalf("SplitURLs = %q", got)
+	}
+}
+
+func TestDialUnreachableAndCancelled(t *testing.T) {
+	c, _ := Resolve(Settings{URLs: []string{"redis://127.0.0.1:1"}, Timeout: time.Second}, false)
+	if _, err := c.Dial(context.Background(), "127.0.0.1:1"); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("dial a closed port: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Dial(ctx, "127.0.0.1:1"); err == nil {
+		t.Fatal("dial with a cancelled context succeeded")
+	}
+}
+
+// TestTLS dials a TLS-only port of a real redis-server with a CA, a client
+// certificate, and the checks that must refuse.
+func TestTLS(t *testing.T) {
+	dir := t.TempDir()
+	ca, caKey := writeCA(t, dir)
+	writeLeaf(t, dir, "server", ca, caKey)
+	writeLeaf(t, dir, "client", ca, caKey)
+	port := freePort(t)
+	s := redistest.Standalone(t, redistest.WithArgs(
+		"--tls-port", strconv.Itoa(port),
+		"--tls-cert-file", filepath.Join(dir, "server.pem"),
+		"--tls-key-file", filepath.Join(dir, "server-key.pem"),
+		"--tls-ca-cert-file", filepath.Join(dir, "ca.pem"),
+		"--tls-auth-clients", "yes"))
+	_ = s
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	settings := Settings{URLs: []string{"rediss://" + addr}, TLSCA: filepath.Join(dir, "ca.pem"),
+		TLSCert: filepath.Join(dir, "client.pem"), TLSKey: filepath.Join(dir, "client-key.pem"), Timeout: 3 * time.Second}
+	c, err := Resolve(settings, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := c.Dial(context.Background(), addr)
+	if err != nil {
+		t.Fatalf("TLS dial: %v", err)
+	}
+	got, err := cl.Do(context.Background(), cl.B().Ping().Build()).ToString()
+	cl.Close()
+	if err != nil || got != "PONG" {
+		t.Fatalf("PING over TLS = %q, %v", got, err)
+	}
+
+	// Without the CA the server certificate is not trusted.
+	noCA := settings
+	noCA.TLSCA = ""
+	c, _ = Resolve(noCA, false)
+	if _, err := c.Dial(context.Background(), addr); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("dial without the CA: %v, want a certificate error", err)
+	}
+	// --tls-insecure skips the check (the client certificate still counts).
+	insecure := noCA
+	insecure.TLSInsecure = true
+	c, _ = Resolve(insecure, false)
+	cl, err = c.Dial(context.Background(), addr)
+	if err != nil {
+		t.Fatalf("dial with --tls-insecure: %v", err)
+	}
+	cl.Close()
+	// A wrong server name is refused.
+	wrongName := settings
+	wrongName.TLSServer = "redis.example"
+	c, _ = Resolve(wrongName, false)
+	if _, err := c.Dial(context.Background(), addr); err == nil {
+		t.Fatal("dial with a wrong --tls-server-name succeeded")
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func writeCA(t *testing.T, dir string) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "scriptctl test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, filepath.Join(dir, "ca.pem"), "CERTIFICATE", der)
+	cert, _ := x509.ParseCertificate(der)
+	return cert, key
+}
+
+func writeLeaf(t *testing.T, dir, name string, ca *x509.Certificate, caKey *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, filepath.Join(dir, name+".pem"), "CERTIFICATE", der)
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, filepath.Join(dir, name+"-key.pem"), "EC PRIVATE KEY", kder)
+}
+
+func writePEM(t *testing.T, path, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzParseURL(f *testing.F) {
+	for _, s := range []string{
+		"redis://127.0.0.1:6379", "rediss://u:pw@h:1/0", "redis://[::1]:7000", "redis://h", "http://x",
+		"redis://u:p@w@h:1", "redis://h:99999", "redis://h:1?x=1", "redis://%zz", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		p, err := parseURL(raw)
+		if err != nil {
+			// An error never repeats a password.
+			if _, rest, ok := strings.Cut(raw, "://"); ok {
+				if at := strings.LastIndex(rest, "@"); at > 0 {
+					if _, pw, ok := strings.Cut(rest[:at], ":"); ok && len(pw) >= 4 && strings.Contains(err.Error(), pw) && !strings.Contains(Redact(raw), pw) {
+						t.Fatalf("error %q repeats the password of %q", err, raw)
+					}
+				}
+			}
+			return
+		}
+		host, port, err := net.SplitHostPort(p.addr)
+		if err != nil || host == "" {
+			t.Fatalf("parseURL(%q) gave address %q", raw, p.addr)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			t.Fatalf("parseURL(%q) gave port %q", raw, port)
+		}
+	})
+}

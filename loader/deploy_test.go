@@ -1,0 +1,124 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
+)
+
+// TestDeployInterrupted cancels the context (as Ctrl-C does) when the first
+// node is done: the run stops between nodes, reports what was done, leaves
+// the other nodes untouched and releases the lock.
+func TestDeployInterrupted(t *testing.T) {
+	a, b, c := redistest.Standalone(t), redistest.Standalone(t), redistest.Standalone(t)
+	m := loadManifest(t, 1)
+	tp := topo(t, "", a, b, c)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	rep, err := Deploy(ctx, tp, m, DeployOptions{
+		Options:  Options{Parallel: 1},
+		Progress: func(string, ...any) { once.Do(cancel) },
+	})
+	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "after 1 of 3 nodes") {
+		t.Fatalf("deploy error = %v, want ErrInterrupted after 1 of 3 nodes", err)
+	}
+	var done []*redistest.Server
+	byAddr := map[string]*redistest.Server{a.Addr: a, b.Addr: b, c.Addr: c}
+	for _, nr := range rep.Nodes {
+		s := byAddr[nr.Node.Addr]
+		if nr.Interrupted {
+			for _, it := range nr.Items {
+				if it.Outcome != OutcomeSkipped {
+					t.Errorf("%s: %s %s: %s, want skipped", s.Addr, it.Kind, it.Name, it.Outcome)
+				}
+			}
+			for _, sc := range m.Scripts {
+				if v, _ := s.Do(context.Background(), "SCRIPT", "EXISTS", sc.SHA).AsIntSlice(); v[0] != 0 {
+					t.Errorf("%s: interrupted node has %s loaded", s.Addr, sc.Name)
+				}
+			}
+			continue
+		}
+		if nr.Status() != "ok" {
+			t.Errorf("%s: %s", s.Addr, nr.Status())
+		}
+		done = append(done, s)
+	}
+	if len(done) != 1 {
+		t.Fatalf("%d nodes done, want 1", len(done))
+	}
+	assertLoaded(t, m, done, nil)
+	owner, _ := tp.owner(LockKey(m.Library))
+	if _, held, _ := owner.conn.Get(context.Background(), LockKey(m.Library)); held {
+		t.Fatal("the lock was not released after the interruption")
+	}
+	// The rerun converges.
+	if _, err := Deploy(context.Background(), tp, m, DeployOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	assertLoaded(t, m, []*redistest.Server{a, b, c}, nil)
+}
+
+// TestDeployShaMismatch: a node whose SCRIPT LOAD answers another SHA is
+// aborted with a clear error (simulated by a manifest whose recorded SHA is
+// not the file's).
+func TestDeployShaMismatch(t *testing.T) {
+	s := redistest.Standalone(t)
+	m := loadManifest(t, 1)
+	bad := *m.Scripts[1]
+	bad.SHA = strings.Repeat("ab", 20)
+	m.Scripts[1] = &bad
+	tp := topo(t, "", s)
+	rep, err := Deploy(context.Background(), tp, m, DeployOptions{Options: Options{Mode: ModeScripts}})
+	var ne *NodesError
+	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "script load publish: publish: the node returned SHA fc8b776b71fe6b8221cd3f3c831499cd13951c0c, the file's bytes hash to abab") {
+		t.Fatalf("err = %v", err)
+	}
+	outcomes := []Outcome{}
+	for _, it := range rep.Nodes[0].Items {
+		outcomes = append(outcomes, it.Outcome)
+	}
+	if len(outcomes) != 3 || outcomes[0] != OutcomeLoaded || outcomes[1] != OutcomeFailed || outcomes[2] != OutcomeSkipped {
+		t.Fatalf("outcomes %v, want loaded failed skipped", outcomes)
+	}
+}
+
+func TestModes(t *testing.T) {
+	s := redistest.Standalone(t)
+	m := loadManifest(t, 1)
+	tp := topo(t, "", s)
+	ctx := context.Background()
+	if _, err := Deploy(ctx, tp, m, DeployOptions{Options: Options{Mode: ModeFunctions}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range m.Scripts {
+		if v, _ := s.Do(ctx, "SCRIPT", "EXISTS", sc.SHA).AsIntSlice(); v[0] != 0 {
+			t.Fatalf("--mode functions loaded script %s", sc.Name)
+		}
+	}
+	if rawLibrary(t, s, m.LibraryName()) == "" {
+		t.Fatal("--mode functions did not load the library")
+	}
+	p, err := Plan(ctx, tp, m, Options{Mode: ModeScripts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(p); got != "script acquire load, script publish load, script release load" {
+		t.Fatalf("--mode scripts plan: %s", got)
+	}
+	st, err := Status(ctx, tp, m, Options{Mode: ModeFunctions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Drift()) != 0 {
+		t.Fatalf("--mode functions status drift: %v", st.Drift())
+	}
+	if _, err := ParseMode("all"); err == nil {
+		t.Fatal("ParseMode(all) succeeded")
+	}
+}

@@ -1,0 +1,75 @@
+// Package refreshprom exposes the counters of a refresh.Cache as Prometheus
+// metrics. It is the only package that imports client_golang, so services
+// that do not use Prometheus do not depend on it. It reads Cache.Stats at
+// scrape time and keeps no state of its own.
+package refreshprom
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/scriptctl/scriptctl/refresh"
+)
+
+// StatsSource is what the collector reads: a *refresh.Cache.
+type StatsSource interface {
+	Stats() refresh.Stats
+}
+
+// Options name the metrics. With the zero value the metrics are
+// refresh_hits_total, refresh_publishes_total{result="rejected"} and so on.
+type Options struct {
+	Namespace string // prefix, such as "catalog": catalog_refresh_hits_total
+	// ConstLabels are added to every metric, such as {"cache":
+	// "product_summary"} when one process registers several caches.
+	ConstLabels prometheus.Labels
+}
+
+// Collector is a prometheus.Collector for one cache.
+type Collector struct {
+	src StatsSource
+
+	hits, misses, loads, loaderErrors, published, staleServed, waitTimeouts, admissionWaits *prometheus.Desc
+}
+
+// NewCollector returns a collector of src's counters; register it with
+// prometheus.MustRegister or a Registry.
+func NewCollector(src StatsSource, opts Options) *Collector {
+	desc := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc(prometheus.BuildFQName(opts.Namespace, "refresh", name), help, labels, opts.ConstLabels)
+	}
+	return &Collector{
+		src:            src,
+		hits:           desc("hits_total", "Gets whose first read found the cached value."),
+		misses:         desc("misses_total", "Gets whose first read found no cached value."),
+		loads:          desc("loads_total", "Loads from the origin, refreshes and wait-timeout fallback loads."),
+		loaderErrors:   desc("loader_errors_total", "Loads from the origin that returned an error."),
+		published:      desc("publishes_total", "Publications by result: accepted under a valid lease, or rejected because the lease was lost (the candidate was discarded).", "result"),
+		staleServed:    desc("stale_served_total", "Gets answered with a stale copy before its hard stale deadline."),
+		waitTimeouts:   desc("wait_timeouts_total", "Gets that reached the wait deadline while another owner held the lease."),
+		admissionWaits: desc("admission_waits_total", "Loads that waited for the process-wide MaxConcurrentLoads limit."),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.hits, c.misses, c.loads, c.loaderErrors, c.published, c.staleServed, c.waitTimeouts, c.admissionWaits} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.src.Stats()
+	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	counter(c.hits, s.Hits)
+	counter(c.misses, s.Misses)
+	counter(c.loads, s.Loads)
+	counter(c.loaderErrors, s.LoaderErrors)
+	counter(c.published, s.PublishesAccepted, "accepted")
+	counter(c.published, s.PublishesRejected, "rejected")
+	counter(c.staleServed, s.StaleServed)
+	counter(c.waitTimeouts, s.WaitTimeouts)
+	counter(c.admissionWaits, s.AdmissionWaits)
+}

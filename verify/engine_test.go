@@ -1,0 +1,221 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func evalT(t *testing.T, e *Engine, src string, keys, args []string) (Reply, error) {
+	t.Helper()
+	return e.Eval(context.Background(), []byte(src), keys, args)
+}
+
+func mustEval(t *testing.T, e *Engine, src string, keys, args []string) Reply {
+	t.Helper()
+	r, err := evalT(t, e, src, keys, args)
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	return r
+}
+
+func runErrCode(t *testing.T, err error) string {
+	t.Helper()
+	var re *RunError
+	if !errors.As(err, &re) {
+		t.Fatalf("want a *RunError, got %v", err)
+	}
+	return re.Code
+}
+
+func TestRunErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		keys      []string
+		code      string
+		msg       string
+	}{
+		{"infinite loop", "while true do end", nil, CodeTimeout, "offline limit"},
+		{"loop in pcall", "while true do pcall(function() while true do end end) end", nil, CodeTimeout, ""},
+		{"loop in coroutine", "coroutine.wrap(function() while true do end end)()", nil, CodeTimeout, ""},
+		{"recursion", "local function f(n) return 1 + f(n + 1) end return f(1)", nil, CodeStackOverflow, ""},
+		{"recursion in pcall", "local function f(n) return 1 + f(n + 1) end return {pcall(f, 1)}", nil, CodeStackOverflow, ""},
+		{"undeclared key", "return redis.call('GET', 'other')", []string{"k"}, CodeUndeclaredKey, `undeclared key "other"`},
+		{"undeclared in pcall", "return redis.pcall('GET', 'other')", nil, CodeUndeclaredKey, ""},
+		{"undeclared mset", "return redis.call('MSET', KEYS[1], 'v', 'x', 'v')", []string{"k"}, CodeUndeclaredKey, `"x"`},
+		{"not implemented", "return redis.call('ZADD', KEYS[1], 1, 'a')", []string{"k"}, CodeNotImplemented, "not implemented offline: ZADD"},
+		{"not implemented pcall", "return redis.pcall('lpush', KEYS[1], 'a')", []string{"k"}, CodeNotImplemented, "LPUSH"},
+		{"setresp 3", "redis.setresp(3) return 1", nil, CodeNotImplemented, "RESP2"},
+		{"error table without err", "error({})", nil, CodeServerCrash, "crashes"},
+		{"huge rep", "return string.rep('x', 1e9)", nil, CodeMemory, ""},
+		{"doubling concat", "local s = 'x' for i = 1, 40 do s = s .. s end return #s", nil, CodeMemory, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(Options{})
+			start := time.Now()
+			r, err := evalT(t, e, tc.src, tc.keys, nil)
+			if err == nil {
+				t.Fatalf("want RunError %s, got reply %s", tc.code, r)
+			}
+			if got := runErrCode(t, err); got != tc.code {
+				t.Fatalf("code %q, want %q (%v)", got, tc.code, err)
+			}
+			if !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("message %q does not contain %q", err.Error(), tc.msg)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("took %s", d)
+			}
+		})
+	}
+}
+
+func TestCrossSlot(t *testing.T) {
+	e := New(Options{})
+	r := mustEval(t, e, "return redis.call('SET', KEYS[1], 'v')", []string{"a", "b"}, nil)
+	if !r.Equal(ErrorReply("CROSSSLOT Keys in request don't hash to the same slot")) {
+		t.Fatalf("got %s", r)
+	}
+	if _, ok := e.Entry("a"); ok {
+		t.Fatal("script ran despite CROSSSLOT")
+	}
+	r = mustEval(t, e, "return redis.call('SET', KEYS[1], 'v')", []string{"{x}a", "{x}b"}, nil)
+	if !r.Equal(StatusReply("OK")) {
+		t.Fatalf("same slot: got %s", r)
+	}
+}
+
+func TestVirtualClockExpiry(t *testing.T) {
+	ctx := context.Background()
+	e := New(Options{Now: 1000})
+	if e.Now() != 1000 {
+		t.Fatalf("Now %d", e.Now())
+	}
+	mustEval(t, e, "return redis.call('SET', KEYS[1], 'v', 'PX', '100')", []string{"k"}, nil)
+	en, ok := e.Entry("k")
+	if !ok || en.PTTL != 100 || en.Value != "v" || en.Type != "string" {
+		t.Fatalf("entry %+v %v", en, ok)
+	}
+	e.Advance(99)
+	if r, _ := e.Do(ctx, "PTTL", "k"); !r.Equal(IntReply(1)) {
+		t.Fatalf("PTTL after 99ms: %s", r)
+	}
+	e.Advance(1)
+	if r, _ := e.Do(ctx, "GET", "k"); !r.Equal(NilReply()) {
+		t.Fatalf("GET after 100ms: %s", r)
+	}
+	if _, ok := e.Entry("k"); ok {
+		t.Fatal("expired key still listed")
+	}
+	if len(e.Entries()) != 0 {
+		t.Fatalf("entries %+v", e.Entries())
+	}
+	e.Advance(-50)
+	if e.Now() != 1100 {
+		t.Fatalf("clock ran backwards: %d", e.Now())
+	}
+}
+
+func TestTTLRounding(t *testing.T) {
+	ctx := context.Background()
+	e := New(Options{})
+	e.Do(ctx, "SET", "k", "v", "PX", "1500")
+	for _, tc := range []struct {
+		advance int64
+		ttl     int64
+	}{{0, 2}, {1, 1}, {498, 1}, {502, 0}, {498, 0}, {1, -2}} {
+		e.Advance(tc.advance)
+		if r, _ := e.Do(ctx, "TTL", "k"); !r.Equal(IntReply(tc.ttl)) {
+			t.Fatalf("after +%d: TTL %s, want %d", tc.advance, r, tc.ttl)
+		}
+	}
+}
+
+func TestPutEntries(t *testing.T) {
+	ctx := context.Background()
+	e := New(Options{})
+	e.Put(Entry{Key: "s", Type: "string", Value: "v", PTTL: 50})
+	e.Put(Entry{Key: "h", Type: "hash", Hash: map[string]string{"b": "2", "a": "1"}, PTTL: -1})
+	got := e.Entries()
+	if len(got) != 2 || got[0].Key != "h" || got[1].Key != "s" || got[1].PTTL != 50 || got[0].PTTL != -1 || got[0].Hash["b"] != "2" {
+		t.Fatalf("entries %+v", got)
+	}
+	r, _ := e.Do(ctx, "HGETALL", "h")
+	if !r.Equal(ArrayReply(BulkReply("a"), BulkReply("1"), BulkReply("b"), BulkReply("2"))) {
+		t.Fatalf("HGETALL %s", r)
+	}
+	// Entry returns a copy: changing it does not change the keyspace.
+	got[0].Hash["a"] = "x"
+	if r, _ := e.Do(ctx, "HGET", "h", "a"); !r.Equal(BulkReply("1")) {
+		t.Fatalf("HGET %s", r)
+	}
+}
+
+func TestErrorReplyFormat(t *testing.T) {
+	src := "local x = 1\nerror('boom')"
+	r := mustEval(t, New(Options{}), src, nil, nil)
+	want := "ERR user_script:2: boom script: " + SHA1([]byte(src)) + ", on @user_script:2."
+	if !r.Equal(ErrorReply(want)) {
+		t.Fatalf("got %s\nwant %s", r, want)
+	}
+}
+
+func TestNoWritesAndReadOnly(t *testing.T) {
+	ctx := context.Background()
+	e := New(Options{})
+	r, err := e.EvalRO(ctx, []byte("return redis.call('SET', KEYS[1], 'v')"), []string{"k"}, nil)
+	if err != nil || !strings.HasPrefix(r.Str, "ERR Write commands are not allowed from read-only scripts. script: ") {
+		t.Fatalf("EVAL_RO write: %s %v", r, err)
+	}
+	r, _ = e.EvalRO(ctx, []byte("#!lua\nreturn 1"), nil, nil)
+	if !r.Equal(ErrorReply("ERR Can not execute a script with write flag using *_ro command.")) {
+		t.Fatalf("EVAL_RO shebang: %s", r)
+	}
+	r, _ = e.EvalRO(ctx, []byte("#!lua flags=no-writes\nreturn redis.call('GET', KEYS[1])"), []string{"k"}, nil)
+	if !r.Equal(NilReply()) {
+		t.Fatalf("EVAL_RO no-writes read: %s", r)
+	}
+	if _, ok := e.Entry("k"); ok {
+		t.Fatal("read-only script wrote")
+	}
+}
+
+func TestRandomSequence(t *testing.T) {
+	// A fresh redis-server 7.0.15 answers 397, 841 to math.random(1000)
+	// twice, then 447, 319 in the next script: the generator is shared and
+	// never reseeded between scripts.
+	e := New(Options{})
+	r := mustEval(t, e, "return {math.random(1000), math.random(1000)}", nil, nil)
+	if !r.Equal(ArrayReply(IntReply(397), IntReply(841))) {
+		t.Fatalf("first: %s", r)
+	}
+	mustEval(t, e, "return math.random()", nil, nil)
+	r = mustEval(t, e, "return {math.random(1000), math.random(1000)}", nil, nil)
+	if !r.Equal(ArrayReply(IntReply(447), IntReply(319))) {
+		t.Fatalf("second: %s", r)
+	}
+}
+
+func TestDoScripts(t *testing.T) {
+	ctx := context.Background()
+	e := New(Options{})
+	r, err := e.Do(ctx, "EVAL", "return {KEYS[1], ARGV[1]}", "1", "k", "a")
+	if err != nil || !r.Equal(ArrayReply(BulkReply("k"), BulkReply("a"))) {
+		t.Fatalf("EVAL: %s %v", r, err)
+	}
+	r, _ = e.Do(ctx, "EVAL", "return 1", "2", "k")
+	if !r.Equal(ErrorReply("ERR Number of keys can't be greater than number of args")) {
+		t.Fatalf("numkeys: %s", r)
+	}
+	r, _ = e.Do(ctx, "FUNCTION", "LOAD", "#!lua name=l\nredis.register_function('f', function(keys, args) return keys[1] end)")
+	if !r.Equal(BulkReply("l")) {
+		t.Fatalf("FUNCTION LOAD: %s", r)
+	}
+	r, _ = e.Do(ctx, "FCALL", "f", "1", "k")
+	if !r.Equal(BulkReply("k")) {
+		t.Fatalf("FCALL: %s", r)
+	}
+}

@@ -1,0 +1,307 @@
+package verify
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/lualib"
+)
+
+// Runtime error wording. gopher-lua's VM words index, call and arithmetic
+// errors its own way and never names the operand; Lua 5.1 (and so Redis)
+// says "attempt to index local 'x' (a nil value)". At error time, while the
+// failing frame is still on the stack, the engine finds the failing operand
+// among the sites the compiler recorded on the failing line, evaluates the
+// candidates (locals, upvalues, globals, constant fields) and rewrites the
+// message. When it cannot tell which operand failed, the message keeps Lua
+// 5.1's shape without the name and the run gets a warning.
+
+type siteKind int
+
+const (
+	siteIndex siteKind = iota
+	siteCall
+	siteMethod
+	siteArith
+)
+
+// site is one operation on a line that can raise a type error.
+type site struct {
+	kind siteKind
+	key  string  // index key, method name or arithmetic operator
+	obj  operand // indexed object, callee, method receiver, left operand
+	obj2 operand // right operand of arithmetic
+}
+
+// operand is an expression as Lua 5.1 names it, and how to evaluate it.
+type operand struct {
+	info       string // "local 'x'", "field 'y'", ... or ""
+	ok         bool   // root/name/fields evaluate it
+	root       string // "local", "upvalue" or "global"
+	name       string
+	fields     []string
+	constNum   bool
+	constStr   string
+	isConstStr bool
+}
+
+var (
+	reIndex = regexp.MustCompile(`^attempt to index a non-table object\((\w+)\) with key '(.*)'$`)
+	reCall  = regexp.MustCompile(`^attempt to call a non-function object$`)
+	reArith = regexp.MustCompile(`^cannot perform (\w+) operation between (\w+) and (\w+)$`)
+	reCmp   = regexp.MustCompile(`^attempt to compare (\w+) with (\w+)$`)
+	rePos   = regexp.MustCompile(`^([^\n]*?:\d+: )(.*)$`)
+)
+
+var arithOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "pow": "^", "unm": "unm"}
+
+// reword rewrites a gopher-lua error message raised in the Lua frame at
+// stack level (seen from the running Go function) into Lua 5.1's words. It
+// returns the message and whether it is exact.
+func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) {
+	msg = luaMessage(msg)
+	pos, body := "", msg
+	if m := rePos.FindStringSubmatch(msg); m != nil {
+		pos, body = m[1], m[2]
+	}
+	if m := reCmp.FindStringSubmatch(body); m != nil {
+		if m[1] == m[2] {
+			return pos + fmt.Sprintf("attempt to compare two %s values", m[1]), true
+		}
+		return msg, true
+	}
+	im, cm, am := reIndex.FindStringSubmatch(body), reCall.FindStringSubmatch(body), reArith.FindStringSubmatch(body)
+	if body == "__unm undefined" {
+		am = []string{body, "unm", "", ""}
+	}
+	if im == nil && cm == nil && am == nil {
+		return msg, !strings.Contains(body, "non-table object") && !strings.Contains(body, "non-function object") && !strings.HasPrefix(body, "cannot perform")
+	}
+	dbg, ok := L.GetStack(level)
+	var sites []site
+	if ok {
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil {
+			sites = r.sites[dbg.Source][dbg.CurrentLine]
+		}
+	}
+	ev := &evaluator{r: r, L: L, dbg: dbg, ok: ok}
+	if ok {
+		for n := 1; n < 5; n++ {
+			name, val := L.GetLocal(dbg, n)
+			fmt.Println("DBG local", n, name, val)
+		}
+	}
+	switch {
+	case im != nil:
+		typ, key := im[1], im[2]
+		var cands []site
+		for _, s := range sites {
+			if s.kind == siteIndex && s.key == key {
+				cands = append(cands, s)
+			}
+		}
+		if s, exact := pick(cands, func(s site) bool { v, ok := ev.eval(s.obj); return ok && luaTypeName(v) == typ }, ev, func(s site) bool { return s.obj.ok }); s != nil {
+			return pos + typeError("index", s.obj.info, typ), exact
+		}
+		return pos + typeError("index", "", typ), false
+	case cm != nil:
+		var cands []site
+		for _, s := range sites {
+			if s.kind == siteCall || s.kind == siteMethod {
+				cands = append(cands, s)
+			}
+		}
+		notCallable := func(s site) bool {
+			v, ok := ev.callee(s)
+			if !ok {
+				return false
+			}
+			_, isFn := v.(*lua.LFunction)
+			return !isFn && L.GetMetaField(v, "__call") == lua.LNil
+		}
+		s, exact := pick(cands, notCallable, ev, func(s site) bool { _, ok := ev.callee(s); return ok })
+		if s == nil {
+			return pos + typeError("call", "", "nil"), false
+		}
+		typ := "nil"
+		if v, ok := ev.callee(*s); ok {
+			typ = luaTypeName(v)
+		}
+		info := s.obj.info
+		if s.kind == siteMethod {
+			info = fmt.Sprintf("method '%s'", s.key)
+		}
+		return pos + typeError("call", info, typ), exact
+	default:
+		op, lt, rt := am[1], am[2], am[3]
+		var cands []site
+		for _, s := range sites {
+			if s.kind == siteArith && s.key == arithOps[op] {
+				cands = append(cands, s)
+			}
+		}
+		// Lua blames the left operand unless it converts to a number.
+		blame := func(s site) (operand, string) {
+			if op == "unm" {
+				if v, ok := ev.eval(s.obj); ok {
+					return s.obj, luaTypeName(v)
+				}
+				return s.obj, lt
+			}
+			if lt != "number" && !(lt == "string" && leftConverts(ev, s)) {
+				return s.obj, lt
+			}
+			return s.obj2, rt
+		}
+		match := func(s site) bool {
+			o, typ := blame(s)
+			v, ok := ev.eval(o)
+			return ok && luaTypeName(v) == typ
+		}
+		if s, exact := pick(cands, match, ev, func(s site) bool { o, _ := blame(s); return o.ok }); s != nil {
+			o, typ := blame(*s)
+			return pos + typeError("perform arithmetic on", o.info, typ), exact
+		}
+		typ := lt
+		if lt == "number" || lt == "" {
+			typ = rt
+		}
+		if typ == "" {
+			typ = "nil"
+		}
+		return pos + typeError("perform arithmetic on", "", typ), false
+	}
+}
+
+func leftConverts(ev *evaluator, s site) bool {
+	if s.obj.isConstStr {
+		_, ok := lualib.ToNumber(lua.LString(s.obj.constStr))
+		return ok
+	}
+	v, ok := ev.eval(s.obj)
+	if !ok {
+		return false
+	}
+	_, conv := lualib.ToNumber(v)
+	return conv
+}
+
+// pick chooses the failing site: the only candidate, or the only one whose
+// evaluation shows the failure. exact reports that the choice is certain.
+func pick(cands []site, fails func(site) bool, _ *evaluator, evaluable func(site) bool) (*site, bool) {
+	if len(cands) == 0 {
+		return nil, false
+	}
+	var failing []site
+	allEvaluable := true
+	for _, s := range cands {
+		if !evaluable(s) {
+			allEvaluable = false
+			continue
+		}
+		if fails(s) {
+			failing = append(failing, s)
+		}
+	}
+	switch {
+	case len(failing) == 1 && allEvaluable:
+		return &failing[0], true
+	case len(failing) >= 1:
+		return &failing[0], false
+	case len(cands) == 1:
+		return &cands[0], true
+	}
+	return nil, false
+}
+
+func typeError(op, info, typ string) string {
+	if info == "" {
+		return fmt.Sprintf("attempt to %s a %s value", op, typ)
+	}
+	return fmt.Sprintf("attempt to %s %s (a %s value)", op, info, typ)
+}
+
+// evaluator reads operands from the failing frame.
+type evaluator struct {
+	r   *scriptRun
+	L   *lua.LState
+	dbg *lua.Debug
+	ok  bool
+}
+
+func (ev *evaluator) eval(o operand) (lua.LValue, bool) {
+	if !o.ok || !ev.ok {
+		return nil, false
+	}
+	var v lua.LValue
+	switch o.root {
+	case "local":
+		found := false
+		for n := 1; n < 250; n++ {
+			name, val := ev.L.GetLocal(ev.dbg, n)
+			if name == "" {
+				break
+			}
+			if name == o.name {
+				v, found = val, true
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	case "upvalue":
+		fn, err := ev.L.GetInfo("f", ev.dbg, lua.LNil)
+		f, isFn := fn.(*lua.LFunction)
+		if err != nil || !isFn {
+			return nil, false
+		}
+		found := false
+		for n := 1; n <= len(f.Upvalues); n++ {
+			if name, val := ev.L.GetUpvalue(f, n); name == o.name {
+				v, found = val, true
+				break
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	case "global":
+		v = ev.r.real(ev.r.globals).(*lua.LTable).RawGetString(o.name)
+		if v == lua.LNil {
+			if t, ok := ev.r.real(ev.r.globals).(*lua.LTable); ok {
+				v = t.RawGetString(o.name)
+			}
+		}
+	default:
+		return nil, false
+	}
+	for _, f := range o.fields {
+		t, ok := ev.r.real(v).(*lua.LTable)
+		if !ok {
+			return nil, false
+		}
+		v = t.RawGetString(f)
+	}
+	return v, true
+}
+
+// callee evaluates what a call site calls.
+func (ev *evaluator) callee(s site) (lua.LValue, bool) {
+	if s.kind == siteCall {
+		return ev.eval(s.obj)
+	}
+	recv, ok := ev.eval(s.obj)
+	if !ok {
+		return nil, false
+	}
+	switch x := ev.r.real(recv).(type) {
+	case *lua.LTable:
+		return x.RawGetString(s.key), true
+	case lua.LString:
+		return ev.r.real(ev.r.real(ev.r.globals).(*lua.LTable).RawGetString("string")).(*lua.LTable).RawGetString(s.key), true
+	}
+	return nil, false
+}

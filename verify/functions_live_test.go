@@ -1,0 +1,91 @@
+package verify
+
+import (
+	"context"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
+)
+
+const testLibrary = `#!lua name=lib1
+local function boom(keys, args) error('boom') end
+redis.register_function('boom', boom)
+redis.register_function{function_name='ro', callback=function(keys, args) return redis.call('set', keys[1], 'b') end, flags={'no-writes'}}
+redis.register_function{function_name='w', callback=function(keys, args) return {keys[1], args[1], #keys} end}
+redis.register_function{function_name='g', callback=function(keys, args) return KEYS end}
+redis.register_function{function_name='get', callback=function(keys, args) return redis.call('GET', keys[1]) end, flags={'no-writes'}}
+`
+
+// TestLiveFunctions compares FUNCTION LOAD and FCALL replies with a real
+// redis-server.
+func TestLiveFunctions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("live differential: needs redis-server")
+	}
+	srv := redistest.Standalone(t)
+	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{srv.Addr}, DisableCache: true, AlwaysRESP2: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	ctx := context.Background()
+	live := func(args ...string) Reply {
+		t.Helper()
+		res := client.Do(ctx, client.B().Arbitrary(args...).Build())
+		if err := res.NonRedisError(); err != nil {
+			t.Fatalf("live %v: %v", args, err)
+		}
+		msg, _ := res.ToMessage()
+		r, err := FromMessage(msg)
+		if err != nil {
+			t.Fatalf("live %v: %v", args, err)
+		}
+		return r
+	}
+	e := New(Options{})
+	steps := [][]string{
+		{"FUNCTION", "LOAD", testLibrary},
+		{"FUNCTION", "LOAD", testLibrary},
+		{"FUNCTION", "LOAD", "REPLACE", testLibrary},
+		{"FCALL", "boom", "0"},
+		{"FCALL", "ro", "1", "k"},
+		{"FCALL_RO", "w", "1", "k"},
+		{"FCALL", "w", "1", "k", "a"},
+		{"FCALL", "g", "0"},
+		{"FCALL_RO", "get", "1", "k"},
+		{"FCALL", "nosuch", "0"},
+		{"FUNCTION", "LOAD", "#!lua name=lib1\nredis.register_function('x', function() return 1 end)"},
+		{"FUNCTION", "LOAD", "#!lua name=lib2\nredis.register_function('boom', function() return 1 end)"},
+		{"FUNCTION", "LOAD", "#!lua name=lib3\nredis.call('get','x')"},
+		{"FUNCTION", "LOAD", "#!lua name=lib3\n"},
+		{"FUNCTION", "LOAD", "#!lua\n"},
+		{"FUNCTION", "LOAD", "#!lua name=a-b\n"},
+		{"FUNCTION", "LOAD", "return 1"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4\nx = 1"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4\nredis.register_function('a b', function() return 1 end)"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4\nredis.register_function('f1', function() return 1 end, 'x')"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4\nredis.register_function{function_name='f1', callback=function() return 1 end, flags={'bad'}}"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4 flags=no-writes\n"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4\nerror('x')"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4\nreturn 1 +"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4\nredis.register_function('f1', 1)"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4\nredis.register_function{function_name='f1', callback=function() return 1 end, foo=1}"},
+		{"FUNCTION", "LOAD", "#!lua name=lib4\nredis.register_function('f1', function() end) redis.register_function('f1', function() end)"},
+		{"FUNCTION", "LOAD", "#!lua name=lib5\nlocal v = redis.REDIS_VERSION\nredis.register_function('v5', function() return v end)"},
+		{"FCALL", "v5", "0"},
+		{"FUNCTION", "LOAD", "#!lua name=lib6\nlocal function helper() return string.upper('x') end\nredis.register_function('h6', function() return helper() end)"},
+		{"FCALL", "h6", "0"},
+	}
+	for _, s := range steps {
+		want := live(s...)
+		got, err := e.Do(ctx, s...)
+		if err != nil {
+			t.Fatalf("%q: %v (live %s)", s, err, want)
+		}
+		if !got.Equal(want) {
+			t.Errorf("%q:\noffline %s\nlive    %s", s, got, want)
+		}
+	}
+}

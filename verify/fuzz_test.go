@@ -1,0 +1,85 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// FuzzEval feeds arbitrary script bodies (shebang parser, Lua parser, goto
+// check, concat rewrite, sandbox) to the engine: it must answer with a reply
+// or a RunError, never panic or hang.
+func FuzzEval(f *testing.F) {
+	for _, s := range []string{
+		"return 1", "#!lua flags=no-writes\nreturn 1", "#!lua name=x\n", "#!", "goto x", "::a::",
+		"return 'a' .. 1 .. {}", "return string.format('%5.2f %q', 1, 'x')", "error({})",
+		"return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])", "return (", "local t = {} t[1] = t return t",
+		"return tostring(0.1 + 0.2)", "x = 1", "return loadstring('return 1')()",
+	} {
+		f.Add([]byte(s), "v", "100")
+	}
+	f.Fuzz(func(t *testing.T, src []byte, arg, ttl string) {
+		e := New(Options{Timeout: 50 * time.Millisecond})
+		r, err := e.Eval(context.Background(), src, []string{"{k}a", "{k}b"}, []string{arg, ttl})
+		if err != nil {
+			var re *RunError
+			if !errors.As(err, &re) || re.Code == "" {
+				t.Fatalf("error is not a RunError: %v", err)
+			}
+			return
+		}
+		_ = r.String()
+	})
+}
+
+// FuzzFunctionLoad feeds arbitrary library code to FUNCTION LOAD.
+func FuzzFunctionLoad(f *testing.F) {
+	for _, s := range []string{
+		"#!lua name=l\nredis.register_function('f', function(k, a) return 1 end)",
+		"#!lua name=l\nredis.register_function{function_name='f', callback=function() end, flags={'no-writes'}}",
+		"#!lua\n", "#!lua name=a-b\n", "return 1", "#!lua name=l name=m\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, code []byte) {
+		e := New(Options{Timeout: 50 * time.Millisecond})
+		r, err := e.FunctionLoad(code, false)
+		if err != nil {
+			var re *RunError
+			if !errors.As(err, &re) {
+				t.Fatalf("error is not a RunError: %v", err)
+			}
+			return
+		}
+		if r.Kind == Bulk {
+			if _, err := e.FCall(context.Background(), "f", nil, nil); err != nil {
+				var re *RunError
+				if !errors.As(err, &re) {
+					t.Fatalf("error is not a RunError: %v", err)
+				}
+			}
+		}
+	})
+}
+
+// FuzzDo feeds arbitrary commands to the keyspace.
+func FuzzDo(f *testing.F) {
+	f.Add("SET", "k", "v", "PX")
+	f.Add("EXPIRE", "k", "10", "NX")
+	f.Add("HINCRBY", "k", "f", "-9223372036854775808")
+	f.Add("GETEX", "k", "EXAT", "1")
+	f.Fuzz(func(t *testing.T, c, a1, a2, a3 string) {
+		e := New(Options{})
+		ctx := context.Background()
+		e.Do(ctx, "SET", "k", "1")
+		for _, args := range [][]string{{c}, {c, a1}, {c, a1, a2}, {c, a1, a2, a3}} {
+			if _, err := e.Do(ctx, args...); err != nil {
+				var re *RunError
+				if !errors.As(err, &re) {
+					t.Fatalf("%q: error is not a RunError: %v", args, err)
+				}
+			}
+		}
+	})
+}

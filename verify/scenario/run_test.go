@@ -1,0 +1,272 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/verify"
+)
+
+func TestBundledScenariosPassOffline(t *testing.T) {
+	m := repoManifest(t)
+	ss := bundled(t, m)
+	for _, mode := range Modes {
+		t.Run(string(mode), func(t *testing.T) {
+			rep, err := RunAll(context.Background(), m, ss, Options{Modes: []Mode{mode}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.OK() {
+				t.Errorf("bundled scenarios fail offline in %s mode:\n%s", mode, problems(rep))
+			}
+			// Beyond the scenario's own expectations: the seed incident's
+			// end state, read from the run itself.
+			for _, r := range rep.Results {
+				if r.Name != "paused writer is rejected" || len(r.Runs) == 0 {
+					continue
+				}
+				steps := r.Runs[0].Steps
+				if len(steps) != 6 {
+					t.Errorf("paused writer ran %d steps, want 6", len(steps))
+					continue
+				}
+				last := steps[len(steps)-1]
+				v, ok := find(last.State, "catalog:{product-42}:value")
+				if !ok || v.Value != "summary@rev8" {
+					t.Errorf("paused writer end state: value = %+v, %v; want CURRENT's summary@rev8", v, ok)
+				}
+				if rej := steps[4].Reply; rej == nil || !rej.Equal(verify.IntReply(0)) {
+					t.Errorf("OLD's late publish replied %v, want 0", rej)
+				}
+			}
+		})
+	}
+}
+
+// fixture writes a manifest with the repository's scripts plus extra files
+// into a temp dir and returns the loaded manifest.
+func fixture(t *testing.T, files map[string]string) *manifest.Manifest {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"acquire.lua", "publish.lua", "release.lua"} {
+		src, err := os.ReadFile(filepath.Join("..", "..", "lua", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, "lua", name), string(src))
+	}
+	mf, err := os.ReadFile(filepath.Join("..", "..", "manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "manifest.yaml"), string(mf))
+	for name, src := range files {
+		write(t, filepath.Join(dir, name), src)
+	}
+	m, err := manifest.Load(filepath.Join(dir, "manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runFixture(t *testing.T, m *manifest.Manifest, modes ...Mode) *Report {
+	t.Helper()
+	paths, err := Discover(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := LoadAll(m, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RunAll(context.Background(), m, ss, Options{Modes: modes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func problems(rep *Report) string {
+	var buf bytes.Buffer
+	rep.WriteProblems(&buf)
+	return buf.String()
+}
+
+const lateWriter = `caller: catalog_summary
+vars: {id: "1"}
+workers:
+  old: {token: tok-old}
+  cur: {token: tok-cur}
+steps:
+  - worker: old
+    call: acquire
+    args: {lease_ttl_ms: 100}
+  - sleep_ms: 100
+  - worker: cur
+    call: acquire
+    args: {lease_ttl_ms: 1000}
+  - worker: cur
+    call: publish
+    args: {candidate: new, cache_ttl_ms: 5000}
+  - worker: old
+    call: publish
+    args: {candidate: old, cache_ttl_ms: 5000}
+`
+
+func TestFailedExpectationsNameTheLine(t *testing.T) {
+	m := fixture(t, map[string]string{"lua_test/late.yaml": lateWriter + `    expect:
+      reply: 1
+      keys:
+        value: {value: old, ttl_ms: {min: 4000, max: 4500}}
+        lease: {value: tok-cur}
+`})
+	rep := runFixture(t, m, ModeEval)
+	r := rep.Results[0]
+	if r.Status != StatusFail || rep.OK() {
+		t.Fatalf("status %s, want fail", r.Status)
+	}
+	out := problems(rep)
+	for _, want := range []string{
+		"FAIL late [eval]",
+		"late.yaml:21: step 5: reply: want 1, got 0",
+		`late.yaml:23: step 5: key "catalog:{product-1}:value": value: want "old", got "new", ttl_ms: want 4000..4500, got 5000`,
+		`late.yaml:24: step 5: key "catalog:{product-1}:lease": want present, got absent`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("problems\n%s\nlack %q", out, want)
+		}
+	}
+}
+
+func TestControlThatMissesFails(t *testing.T) {
+	safe, _ := os.ReadFile(filepath.Join("..", "..", "lua", "publish.lua"))
+	m := fixture(t, map[string]string{
+		"lua_test/controls/not_unsafe.lua": string(safe),
+		"lua_test/ctl.yaml": "control: {publish: controls/not_unsafe.lua}\n" + lateWriter + `    regression:
+      reply: 1
+      keys: {value: {value: old}}
+`,
+	})
+	rep := runFixture(t, m, ModeEval)
+	r := rep.Results[0]
+	if r.Status != StatusFail {
+		t.Fatalf("status %s, want fail", r.Status)
+	}
+	out := problems(rep)
+	want := "ctl.yaml:21: step 5 (control): " + ErrControlMissed + ": reply: want 1, got 0"
+	if !strings.Contains(out, want) {
+		t.Errorf("problems\n%s\nlack %q", out, want)
+	}
+	if strings.Contains(out, "(manifest)") {
+		t.Errorf("the manifest run should pass:\n%s", out)
+	}
+}
+
+func TestControlWhoseRegressionTheSafeScriptAlsoReachesFails(t *testing.T) {
+	unsafe, _ := os.ReadFile(filepath.Join("..", "..", "lua_test", "controls", "publish_unconditional.lua"))
+	m := fixture(t, map[string]string{
+		"lua_test/controls/u.lua": string(unsafe),
+		"lua_test/ctl.yaml": "control: {publish: controls/u.lua}\n" + lateWriter + `    regression:
+      keys: {lease: absent}
+`,
+	})
+	rep := runFixture(t, m, ModeEval)
+	out := problems(rep)
+	if rep.Results[0].Status != StatusFail || !strings.Contains(out, "step 5 (manifest): the manifest's scripts also reach the regression") {
+		t.Errorf("status %s, problems:\n%s", rep.Results[0].Status, out)
+	}
+}
+
+func TestScriptThatDoesNotCompileIsMalformed(t *testing.T) {
+	m := fixture(t, map[string]string{
+		"lua/release.lua":       "if then\n",
+		"lua_test/release.yaml": "vars: {id: '1'}\nsteps:\n  - call: release\n    args: [t]\n",
+	})
+	rep := runFixture(t, m, ModeEval)
+	if !rep.Malformed() || rep.Results[0].Status != StatusError {
+		t.Fatalf("status %s, want error; problems:\n%s", rep.Results[0].Status, problems(rep))
+	}
+	if out := problems(rep); !strings.Contains(out, "script release does not compile: ERR Error compiling script") {
+		t.Errorf("problems:\n%s", out)
+	}
+}
+
+func TestStepTheEngineCannotJudgeFails(t *testing.T) {
+	m := fixture(t, map[string]string{
+		"lua/release.lua":       "return redis.call('GET', 'somewhere:else')\n",
+		"lua_test/release.yaml": "vars: {id: '1'}\nsteps:\n  - call: release\n    args: [t]\n  - sleep_ms: 5\n",
+	})
+	rep := runFixture(t, m, ModeEval)
+	r := rep.Results[0]
+	if r.Status != StatusFail || rep.Malformed() {
+		t.Fatalf("status %s, want fail", r.Status)
+	}
+	if len(r.Runs[0].Steps) != 1 {
+		t.Errorf("the run went on after a step it could not judge: %d steps", len(r.Runs[0].Steps))
+	}
+	if out := problems(rep); !strings.Contains(out, "release.yaml:3: step 1 cannot be judged offline") {
+		t.Errorf("problems:\n%s", out)
+	}
+}
+
+func TestJSONReport(t *testing.T) {
+	m := repoManifest(t)
+	ss := bundled(t, m)[:1]
+	rep, err := RunAll(context.Background(), m, ss, Options{Modes: []Mode{ModeEval}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf, true); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		FormatVersion string         `json:"format_version"`
+		Summary       map[string]int `json:"summary"`
+		Results       []struct {
+			File, Name, Mode, Status string
+			Steps                    int
+			Trace                    []struct {
+				Side, Action, Reply string
+				Step                int
+				Keys                []struct {
+					Key   string
+					Value *string
+					PTTL  int64 `json:"pttl_ms"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if doc.FormatVersion != "1" || doc.Summary["total"] != 1 || doc.Summary["pass"] != 1 || len(doc.Results) != 1 {
+		t.Fatalf("report:\n%s", buf.String())
+	}
+	r := doc.Results[0]
+	if r.Status != "pass" || r.Mode != "eval" || r.Steps != len(r.Trace) || r.Steps == 0 {
+		t.Errorf("result: %+v", r)
+	}
+	// acquire_busy: the first step takes the lease for 1000 ms.
+	first := r.Trace[0]
+	if first.Side != "offline" || first.Reply != `["acquired"]` || len(first.Keys) != 1 || *first.Keys[0].Value != "tok-first-2e90" || first.Keys[0].PTTL != 1000 {
+		t.Errorf("first step: %+v", first)
+	}
+}
