@@ -26,6 +26,7 @@ type rule struct {
 	summary       string
 	help          string
 	needsManifest bool
+	withoutParse  bool // runs even when the script does not parse
 	run           func(p *Pass, r *rule) []Diagnostic
 }
 

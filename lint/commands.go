@@ -21,6 +21,9 @@ type cmdInfo struct {
 	forbidden string
 	// random: the reply is not a function of the data set.
 	random bool
+	// movable: the command reads keys that no argument position names
+	// (SORT BY/GET patterns).
+	movable bool
 }
 
 type keyRange struct{ first, last, step int }
@@ -51,7 +54,12 @@ func init() {
 		"HVALS", "HGETALL", "HSTRLEN", "HSCAN", "ZSCORE", "ZMSCORE", "ZCARD", "ZCOUNT", "ZRANGE", "ZRANGEBYSCORE",
 		"ZREVRANGE", "ZREVRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZRANK", "ZREVRANK", "ZLEXCOUNT",
 		"ZSCAN", "XLEN", "XRANGE", "XREVRANGE", "XPENDING", "GEODIST", "GEOHASH", "GEOPOS", "GEOSEARCH",
-		"GEORADIUS_RO", "GEORADIUSBYMEMBER_RO", "SORT_RO", "LCS")
+		"GEORADIUS_RO", "GEORADIUSBYMEMBER_RO")
+	def(cmdInfo{keys: two}, "LCS")
+	// SORT_RO ... BY/GET patterns read keys no argument names.
+	def(cmdInfo{keys: one, movable: true}, "SORT_RO")
+	// A shard channel routes like a key (COMMAND INFO lists it as one).
+	def(cmdInfo{keys: one}, "SPUBLISH")
 	def(cmdInfo{keys: all}, "MGET", "EXISTS", "TOUCH", "SINTER", "SUNION", "SDIFF", "PFCOUNT")
 	def(cmdInfo{keys: one, write: true}, "SET", "SETNX", "SETEX", "PSETEX", "GETSET", "GETDEL", "GETEX",
 		"APPEND", "INCR", "INCRBY", "INCRBYFLOAT", "DECR", "DECRBY", "SETRANGE", "EXPIRE", "PEXPIRE",
@@ -59,7 +67,8 @@ func init() {
 		"RPUSHX", "LPOP", "RPOP", "LSET", "LREM", "LTRIM", "LINSERT", "SADD", "SREM", "HSET", "HSETNX", "HMSET",
 		"HDEL", "HINCRBY", "HINCRBYFLOAT", "ZADD", "ZREM", "ZINCRBY", "ZREMRANGEBYRANK", "ZREMRANGEBYSCORE",
 		"ZREMRANGEBYLEX", "ZPOPMIN", "ZPOPMAX", "XADD", "XDEL", "XTRIM", "XACK", "XCLAIM", "XAUTOCLAIM",
-		"XSETID", "PFADD", "GEOADD", "MOVE")
+		"XSETID", "PFADD", "GEOADD", "MOVE", "RESTORE-ASKING")
+	def(cmdInfo{keys: second, write: true}, "PFDEBUG")
 	def(cmdInfo{keys: pairKeys, write: true}, "MSET", "MSETNX")
 	def(cmdInfo{keys: all, write: true}, "DEL", "UNLINK", "PFMERGE", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE")
 	def(cmdInfo{keys: two, write: true}, "RENAME", "RENAMENX", "COPY", "RPOPLPUSH", "LMOVE", "SMOVE",
@@ -82,8 +91,7 @@ func init() {
 	def(cmdInfo{keys: one, random: true, write: true}, "SPOP")
 	def(cmdInfo{random: true}, "TIME", "RANDOMKEY")
 	// Keyless commands a script may run.
-	def(cmdInfo{}, "PING", "ECHO", "DBSIZE", "LASTSAVE", "INFO", "SELECT", "COMMAND", "ROLE", "SCAN")
-	def(cmdInfo{}, "PUBLISH", "SPUBLISH")
+	def(cmdInfo{}, "PING", "ECHO", "DBSIZE", "LASTSAVE", "INFO", "SELECT", "COMMAND", "SCAN", "PUBLISH")
 
 	// Forbidden.
 	forbid := func(reason string, names ...string) {
@@ -102,7 +110,7 @@ func init() {
 		"EVALSHA_RO", "FCALL", "FCALL_RO")
 	forbid("server administration does not belong in a script", "CONFIG", "DEBUG", "SHUTDOWN", "MONITOR",
 		"SAVE", "BGSAVE", "BGREWRITEAOF", "REPLICAOF", "SLAVEOF", "SYNC", "PSYNC", "ACL", "MODULE", "CLIENT",
-		"CLUSTER", "FAILOVER", "MIGRATE", "RESET", "AUTH", "HELLO")
+		"CLUSTER", "FAILOVER", "MIGRATE", "RESET", "AUTH", "HELLO", "ROLE", "QUIT", "REPLCONF")
 	forbid("a script cannot subscribe: it runs to completion and returns one reply", "SUBSCRIBE",
 		"PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE")
 	forbid("a script is already atomic; transactions are not allowed inside it", "MULTI", "EXEC",

@@ -63,7 +63,7 @@ func TestCommandTableMatchesRedis(t *testing.T) {
 		if got := slices.Contains(ci.flags, "write"); got != info.write {
 			t.Errorf("%s: Redis write flag %v, table %v", name, got, info.write)
 		}
-		movable := info.numkeys > 0 || info.streams || len(info.kwKey) > 0
+		movable := info.numkeys > 0 || info.streams || len(info.kwKey) > 0 || info.movable
 		if got := slices.Contains(ci.flags, "movablekeys"); got != movable {
 			t.Errorf("%s: Redis movablekeys %v, table %v", name, got, movable)
 		}

@@ -143,8 +143,8 @@ func Source(path string, src []byte, decl *Decl) []Diagnostic {
 		if r.needsManifest && decl == nil {
 			continue
 		}
-		if p.Chunk == nil && r.code != "syntax" && r.code != "shebang-flags" && r.code != "bad-suppression" {
-			continue
+		if p.Facts == nil && !r.withoutParse {
+			continue // the script does not parse: only syntax and the line-based rules run
 		}
 		out = append(out, a.Analyze(p)...)
 	}

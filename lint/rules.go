@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(&rule{code: "syntax", severity: Error,
+	register(&rule{code: "syntax", severity: Error, withoutParse: true,
 		summary: "The script does not parse as Redis's Lua 5.1",
 		help: "Redis compiles the script with Lua 5.1 and rejects it before it runs. Lua 5.2+ syntax " +
 			"that gopher-lua accepts (goto and ::labels::) is an error too. Fix the syntax; use a loop " +
@@ -100,14 +100,14 @@ func init() {
 			"writing script's effects differ between runs, so a replayed or retried call does not do " +
 			"the same thing. Pass the value in ARGV from the caller instead.",
 		run: runNondeterministic})
-	register(&rule{code: "shebang-flags", severity: Error,
+	register(&rule{code: "shebang-flags", severity: Error, withoutParse: true,
 		summary: "Unknown shebang flags, or flags that differ from the manifest",
 		help: "A '#!lua flags=...' first line sets the flags Redis applies under EVAL/EVALSHA; the " +
 			"manifest's flags are what FCALL gets. Unknown flags are rejected by Redis, and flags that " +
 			"differ make the same script behave differently depending on how it is called. Use only " +
 			strings.Join(manifest.ScriptFlags, ", ") + " and keep them equal to the manifest.",
 		run: runShebang})
-	register(&rule{code: "bad-suppression", severity: Error,
+	register(&rule{code: "bad-suppression", severity: Error, withoutParse: true,
 		summary: "A scriptctl:ignore comment without a known code or a reason",
 		help: "A suppression is written '-- scriptctl:ignore <code> <reason>' on the line of the finding " +
 			"or the line above. One without a reason, or naming an unknown code, suppresses nothing.",
@@ -256,6 +256,14 @@ func (p *Pass) describe(table string, mask uint64) string {
 	return strings.Join(parts, ", ")
 }
 
+// via names the call site a call inside a helper was reached from.
+func (c *Call) via() string {
+	if c.Via.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (in a function called at line %d)", c.Via.Line)
+}
+
 func (c *Call) lit(i int) (string, bool) {
 	if i < 1 || i > len(c.Args) {
 		return "", false
@@ -278,6 +286,8 @@ func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 			v := a.V
 			var why string
 			switch {
+			case v.O&FromArgv != 0 && v.O&FromBuilt != 0:
+				why = "is built by " + v.How + " from " + p.describe("ARGV", v.Args)
 			case v.O&FromArgv != 0:
 				why = "comes from " + p.describe("ARGV", v.Args)
 			case v.O&FromReply != 0:
@@ -290,14 +300,14 @@ func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 			case v.O&FromLiteral != 0 && v.IsLit && v.O == FromLiteral:
 				why = fmt.Sprintf("is the literal %q", v.Lit)
 			case v.O&FromLiteral != 0:
-				why = "may be a constant (" + v.How + ")"
-				if v.How == "" {
-					why = "may be a constant"
+				why = "may be a constant"
+				if v.How != "" {
+					why = "may be " + v.How
 				}
 			default:
 				continue
 			}
-			out = append(out, r.at(a.Pos, "key argument %d of %s %s, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", i, c.Name, why))
+			out = append(out, r.at(a.Pos, "key argument %d of %s %s%s, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", i, c.Name, why, c.via()))
 		}
 	}
 	return out
@@ -464,7 +474,7 @@ func runUnvalidatedTTL(p *Pass, r *rule) []Diagnostic {
 				if s, ok := c.lit(i - 1); ok && i > 2 {
 					what = strings.ToUpper(s) + " of " + c.Name
 				}
-				out = append(out, r.at(a.Pos, "%s reaches %s without a check on every path before it; validate it and return redis.error_reply first", p.describe("ARGV", miss), what))
+				out = append(out, r.at(a.Pos, "%s reaches %s%s without a check on every path before it; validate it and return redis.error_reply first", p.describe("ARGV", miss), what, c.via()))
 			}
 		}
 	}
@@ -474,7 +484,7 @@ func runUnvalidatedTTL(p *Pass, r *rule) []Diagnostic {
 func runWriteBeforeValidation(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
 	for _, wc := range p.Facts.WriteChecks {
-		out = append(out, r.at(wc.Write.Pos, "%s runs before the ARGV check at line %d: when the check rejects the call, this write stays (scripts do not roll back)", wc.Write.Name, wc.Check.Line))
+		out = append(out, r.at(wc.Write.Pos, "%s%s runs before the ARGV check at line %d: when the check rejects the call, this write stays (scripts do not roll back)", wc.Write.Name, wc.Write.via(), wc.Check.Line))
 	}
 	return out
 }

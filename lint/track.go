@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,6 +55,9 @@ type Call struct {
 	// (unpack(...), a call, ...) whose count is unknown.
 	Open   bool
 	InLoop bool
+	// Via is the outermost call site when the call was reached by
+	// following a call of a local function; zero otherwise.
+	Via Pos
 	// Checked is the set of ARGV indexes (bit n for ARGV[n], bit 0 for a
 	// dynamic index) checked on every path to the call.
 	Checked uint64
@@ -89,6 +93,14 @@ type Value struct {
 	builtin    string // a known global: "redis", "redis.call", "KEYS", ...
 	lenOf      string // #KEYS or #ARGV
 	errReply   bool   // redis.error_reply(...) or {err = ...}
+	fn         *funcVal
+}
+
+// funcVal is a function value whose body is known: a local function or a
+// function expression, with the scope it was defined in.
+type funcVal struct {
+	expr *ast.FunctionExpr
+	sc   *scope
 }
 
 func join(a, b Value) Value {
@@ -102,7 +114,18 @@ func join(a, b Value) Value {
 	if a.builtin == b.builtin {
 		v.builtin = a.builtin
 	}
+	if a.fn == b.fn {
+		v.fn = a.fn
+	}
 	return v
+}
+
+// quote names a literal string for messages, shortened when long.
+func quote(s string) string {
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return "the literal " + strconv.Quote(s)
 }
 
 func bit(n int) uint64 {
@@ -228,11 +251,39 @@ type tracker struct {
 	loop     int
 	collect  *mentions
 	pos      map[ast.Expr]Pos
+	locs     map[locKey]Pos
 	reported map[*Call]bool
+	// inlining: the functions being walked for a call site, innermost
+	// last, and what their returns produced.
+	stack []*ast.FunctionExpr
+	via   []Pos // the call sites of the functions on stack
+	ret   *exits
+	// inlines counts the calls followed so far: past maxInlines calls are
+	// no longer followed, which bounds the work on pathological scripts.
+	inlines int
+}
+
+// locKey identifies one token lookup of one syntax node, so walking a
+// function body again (for another call site) finds the same positions.
+type locKey struct {
+	node any
+	typ  int
+	str  string
+}
+
+// loc returns the position of the token typ/str of node on line.
+func (t *tracker) loc(node any, line, typ int, str string) Pos {
+	k := locKey{node, typ, str}
+	if p, ok := t.locs[k]; ok {
+		return p
+	}
+	p := t.p.locate(line, typ, str)
+	t.locs[k] = p
+	return p
 }
 
 func track(p *Pass) *Facts {
-	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, reported: map[*Call]bool{}}
+	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}}
 	st := &state{vals: map[*binding]Value{}}
 	t.block(p.Chunk, (&scope{}).child(), st)
 	return t.f
@@ -250,13 +301,13 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 		t.assign(s, sc, st)
 	case *ast.LocalAssignStmt:
 		for _, n := range s.Names {
-			t.p.locate(s.Line(), parse.TIdent, n)
+			t.loc(s, s.Line(), parse.TIdent, n)
 		}
 		if len(s.Names) == 1 && len(s.Exprs) == 1 {
 			if fn, ok := s.Exprs[0].(*ast.FunctionExpr); ok {
 				// local function f: f is visible in its own body.
 				b := sc.declare(s.Names[0])
-				st.set(b, Value{O: FromUnknown})
+				st.set(b, Value{O: FromUnknown, fn: &funcVal{fn, sc}})
 				t.function(fn, sc, st, false)
 				return
 			}
@@ -275,7 +326,7 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 	case *ast.DoBlockStmt:
 		t.block(s.Stmts, sc.child(), st)
 	case *ast.WhileStmt:
-		t.p.locate(s.Line(), parse.TWhile, "")
+		t.loc(s, s.Line(), parse.TWhile, "")
 		t.expr(s.Condition, sc, st)
 		body := st.branch()
 		t.loop++
@@ -284,7 +335,7 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 		body.dead = false
 		st.merge(st.branch(), body)
 	case *ast.RepeatStmt:
-		t.p.locate(s.Line(), parse.TRepeat, "")
+		t.loc(s, s.Line(), parse.TRepeat, "")
 		t.loop++
 		inner := sc.child()
 		t.block(s.Stmts, inner, st)
@@ -297,8 +348,8 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 	case *ast.IfStmt:
 		t.ifStmt(s, sc, st)
 	case *ast.NumberForStmt:
-		t.p.locate(s.Line(), parse.TFor, "")
-		t.p.locate(s.Line(), parse.TIdent, s.Name)
+		t.loc(s, s.Line(), parse.TFor, "")
+		t.loc(s, s.Line(), parse.TIdent, s.Name)
 		v := join(t.expr(s.Init, sc, st), t.expr(s.Limit, sc, st))
 		if s.Step != nil {
 			v = join(v, t.expr(s.Step, sc, st))
@@ -313,9 +364,9 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 		body.dead = false
 		st.merge(st.branch(), body)
 	case *ast.GenericForStmt:
-		t.p.locate(s.Line(), parse.TFor, "")
+		t.loc(s, s.Line(), parse.TFor, "")
 		for _, n := range s.Names {
-			t.p.locate(s.Line(), parse.TIdent, n)
+			t.loc(s, s.Line(), parse.TIdent, n)
 		}
 		vals := t.exprList(s.Exprs, 1, sc, st)
 		elem := Value{O: FromUnknown}
@@ -347,21 +398,28 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 	case *ast.FuncDefStmt:
 		t.funcDef(s, sc, st)
 	case *ast.ReturnStmt:
-		t.p.locate(s.Line(), parse.TReturn, "")
-		for _, e := range s.Exprs {
+		t.loc(s, s.Line(), parse.TReturn, "")
+		first := Value{O: FromLiteral, How: "nil"}
+		for i, e := range s.Exprs {
 			v := t.expr(e, sc, st)
 			if v.errReply {
 				st.errExit = true
 			}
+			if i == 0 {
+				first = v
+			}
+		}
+		if t.ret != nil {
+			t.ret.add(first, st)
 		}
 		st.dead = true
 	case *ast.BreakStmt:
 		st.dead = true
 	case *ast.LabelStmt:
-		pos := t.p.locate(s.Line(), parse.T2Colon, "")
+		pos := t.loc(s, s.Line(), parse.T2Colon, "")
 		t.f.Lua52 = append(t.f.Lua52, Ref{Name: "label ::" + s.Name + "::", Pos: pos})
 	case *ast.GotoStmt:
-		pos := t.p.locate(s.Line(), parse.TGoto, "")
+		pos := t.loc(s, s.Line(), parse.TGoto, "")
 		t.f.Lua52 = append(t.f.Lua52, Ref{Name: "goto", Pos: pos})
 	}
 }
@@ -374,7 +432,7 @@ func (t *tracker) assign(s *ast.AssignStmt, sc *scope, st *state) {
 	for i, l := range s.Lhs {
 		switch l := l.(type) {
 		case *ast.IdentExpr:
-			pos := t.p.locate(l.Line(), parse.TIdent, l.Value)
+			pos := t.loc(l, l.Line(), parse.TIdent, l.Value)
 			t.pos[l] = pos
 			if b := sc.lookup(l.Value); b != nil {
 				targets[i].b = b
@@ -404,7 +462,7 @@ func (t *tracker) assign(s *ast.AssignStmt, sc *scope, st *state) {
 }
 
 func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
-	t.p.locate(s.Line(), parse.TFunction, "")
+	t.loc(s, s.Line(), parse.TFunction, "")
 	method := s.Name.Func == nil
 	target := s.Name.Func
 	if method {
@@ -412,7 +470,7 @@ func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
 	}
 	switch f := target.(type) {
 	case *ast.IdentExpr:
-		pos := t.p.locate(f.Line(), parse.TIdent, f.Value)
+		pos := t.loc(f, f.Line(), parse.TIdent, f.Value)
 		t.pos[f] = pos
 		b := sc.lookup(f.Value)
 		switch {
@@ -423,7 +481,7 @@ func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
 		case method:
 			// function M:m() assigns a field of the local M.
 		case b != nil:
-			st.set(b, Value{O: FromUnknown})
+			st.set(b, Value{O: FromUnknown, fn: &funcVal{s.Func, sc}})
 		default:
 			t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: f.Value, Pos: pos})
 		}
@@ -438,7 +496,7 @@ func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
 }
 
 func (t *tracker) ifStmt(s *ast.IfStmt, sc *scope, st *state) {
-	ifPos := t.p.locate(s.Line(), parse.TIf, "")
+	ifPos := t.loc(s, s.Line(), parse.TIf, "")
 	m := &mentions{}
 	saved := t.collect
 	t.collect = m
@@ -485,14 +543,62 @@ func (t *tracker) function(fn *ast.FunctionExpr, sc *scope, st *state, method bo
 	}
 	if fn.ParList != nil {
 		for _, n := range fn.ParList.Names {
-			t.p.locate(fn.Line(), parse.TIdent, n)
+			t.loc(fn, fn.Line(), parse.TIdent, n)
 			body.set(inner.declare(n), Value{O: FromUnknown})
 		}
 	}
-	savedLoop, savedCollect := t.loop, t.collect
-	t.loop, t.collect = 0, nil
+	savedLoop, savedCollect, savedRet := t.loop, t.collect, t.ret
+	t.loop, t.collect, t.ret = 0, nil, nil
 	t.block(fn.Stmts, inner, body)
-	t.loop, t.collect = savedLoop, savedCollect
+	t.loop, t.collect, t.ret = savedLoop, savedCollect, savedRet
+}
+
+// maxInline bounds how deep calls of local functions are followed, and
+// maxInlines how many are followed in one script.
+const (
+	maxInline  = 3
+	maxInlines = 2000
+)
+
+// inline walks the body of a called local function with its parameters
+// bound to the call's arguments and the caller's flow state, so that keys,
+// TTLs and checks are followed into helpers. It returns what the function
+// returns; the caller continues with the ARGV checks and writes the
+// function's returns left.
+func (t *tracker) inline(at Pos, fv *funcVal, args []Arg, open bool, st *state) Value {
+	inner := fv.sc.child()
+	body := st.branch()
+	if fv.expr.ParList != nil {
+		for i, n := range fv.expr.ParList.Names {
+			v := Value{O: FromLiteral, How: "nil"}
+			switch {
+			case i < len(args):
+				v = args[i].V
+			case open && len(args) > 0:
+				v = args[len(args)-1].V
+				v.IsLit, v.Lit = false, ""
+			}
+			body.set(inner.declare(n), v)
+		}
+	}
+	savedRet, savedCollect := t.ret, t.collect
+	t.ret, t.collect = &exits{base: len(st.writes)}, nil
+	t.stack, t.via = append(t.stack, fv.expr), append(t.via, at)
+	t.block(fv.expr.Stmts, inner, body)
+	t.stack, t.via = t.stack[:len(t.stack)-1], t.via[:len(t.via)-1]
+	x := t.ret
+	t.ret, t.collect = savedRet, savedCollect
+	if !body.dead {
+		x.add(Value{O: FromLiteral, How: "nil"}, body)
+	}
+	if x.n == 0 {
+		return Value{O: FromUnknown} // it always raises
+	}
+	st.checked |= x.checked
+	st.writes = x.writes
+	v := x.v
+	v.errReply = false
+	return v
 }
 
 // exprList evaluates exprs and adjusts the values to n, expanding a final
@@ -536,6 +642,9 @@ func (t *tracker) expr(e ast.Expr, sc *scope, st *state) Value {
 }
 
 func (t *tracker) leaf(e ast.Expr, typ int, str string) Pos {
+	if p, ok := t.pos[e]; ok {
+		return p
+	}
 	pos := t.p.locate(e.Line(), typ, str)
 	t.pos[e] = pos
 	return pos
@@ -554,10 +663,12 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		return Value{O: FromLiteral, How: "nil"}
 	case *ast.NumberExpr:
 		t.leaf(e, parse.TNumber, e.Value)
-		return Value{O: FromLiteral, Lit: e.Value, IsLit: true}
+		return Value{O: FromLiteral, Lit: e.Value, IsLit: true, How: "the number " + e.Value}
 	case *ast.StringExpr:
-		t.pos[e] = t.locateString(e)
-		return Value{O: FromLiteral, Lit: e.Value, IsLit: true}
+		if _, ok := t.pos[e]; !ok {
+			t.pos[e] = t.locateString(e)
+		}
+		return Value{O: FromLiteral, Lit: e.Value, IsLit: true, How: quote(e.Value)}
 	case *ast.Comma3Expr:
 		t.leaf(e, parse.T3Comma, "")
 		return Value{O: FromUnknown}
@@ -612,7 +723,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		l := t.expr(e.Lhs, sc, st)
 		r := t.expr(e.Rhs, sc, st)
 		if l.IsLit && r.IsLit && l.O == FromLiteral && r.O == FromLiteral {
-			return Value{O: FromLiteral, Lit: l.Lit + r.Lit, IsLit: true}
+			return Value{O: FromLiteral, Lit: l.Lit + r.Lit, IsLit: true, How: quote(l.Lit + r.Lit)}
 		}
 		v := join(l, r)
 		v.O |= FromBuilt
@@ -626,7 +737,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 	case *ast.UnaryMinusOpExpr:
 		v := t.expr(e.Expr, sc, st)
 		if v.IsLit && v.O == FromLiteral {
-			return Value{O: FromLiteral, Lit: "-" + v.Lit, IsLit: true}
+			return Value{O: FromLiteral, Lit: "-" + v.Lit, IsLit: true, How: "the number -" + v.Lit}
 		}
 		v.O |= FromBuilt
 		v.How, v.builtin = "arithmetic", ""
@@ -648,7 +759,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 	case *ast.FunctionExpr:
 		t.leaf(e, parse.TFunction, "")
 		t.function(e, sc, st, false)
-		return Value{O: FromUnknown, How: "a function"}
+		return Value{O: FromUnknown, How: "a function", fn: &funcVal{e, sc}}
 	}
 	return Value{O: FromUnknown}
 }
@@ -773,7 +884,7 @@ func (t *tracker) calleeBuiltin(call *ast.FuncCallExpr, sc *scope) string {
 func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 	if e.Receiver != nil {
 		recv := t.expr(e.Receiver, sc, st)
-		t.p.locate(e.Line(), parse.TIdent, e.Method)
+		t.loc(e, e.Line(), parse.TIdent, e.Method)
 		args := make([]Value, len(e.Args))
 		for i, a := range e.Args {
 			args[i] = t.expr(a, sc, st)
@@ -793,6 +904,14 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 		args[i] = Arg{V: t.expr(a, sc, st), Pos: t.posOf(a)}
 	}
 	open := len(e.Args) > 0 && isMulti(e.Args[len(e.Args)-1])
+	if fv := fn.fn; fv != nil && fn.builtin == "" {
+		if len(t.stack) < maxInline && t.inlines < maxInlines && !slices.Contains(t.stack, fv.expr) {
+			t.inlines++
+			return t.inline(t.posOf(e.Func), fv, args, open, st)
+		}
+		t.escape(values(args))
+		return Value{O: FromUnknown}
+	}
 	switch fn.builtin {
 	case "redis.call", "redis.pcall":
 		return t.command(t.posOf(e.Func), args, open, st)
@@ -894,6 +1013,9 @@ func (t *tracker) escape(args []Value) {
 func (t *tracker) command(pos Pos, args []Arg, open bool, st *state) Value {
 	t.escape(values(args))
 	c := &Call{Pos: pos, Open: open, InLoop: t.loop > 0, Checked: st.checked}
+	if len(t.via) > 0 {
+		c.Via = t.via[0]
+	}
 	if len(args) > 0 {
 		if a := args[0].V; a.IsLit && a.O == FromLiteral {
 			c.Name = strings.ToUpper(a.Lit)
@@ -908,4 +1030,36 @@ func (t *tracker) command(pos Pos, args []Arg, open bool, st *state) Value {
 	}
 	t.f.Calls = append(t.f.Calls, c)
 	return Value{O: FromReply, How: "a reply of " + c.Name}
+}
+
+// exits accumulates what the returns of an inlined function produce.
+type exits struct {
+	n       int
+	v       Value
+	checked uint64
+	writes  []*Call
+	base    int // len(caller's writes): every exit starts with those
+}
+
+func (x *exits) add(v Value, st *state) {
+	if x.n == 0 {
+		x.v, x.checked = v, st.checked
+	} else {
+		x.v = join(x.v, v)
+		x.checked &= st.checked
+	}
+	switch {
+	case x.n == 0:
+		x.writes = st.writes
+	case len(x.writes) >= x.base && len(st.writes) >= x.base && (x.base == 0 || x.writes[x.base-1] == st.writes[x.base-1]):
+		// Both start with the caller's writes; add what this exit added.
+		x.writes = append(x.writes[:len(x.writes):len(x.writes)], st.writes[x.base:]...)
+	default: // a check in the function reported and dropped writes
+		for _, w := range st.writes {
+			if !slices.Contains(x.writes, w) {
+				x.writes = append(x.writes, w)
+			}
+		}
+	}
+	x.n++
 }

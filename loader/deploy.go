@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -161,8 +162,11 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 			rep.Nodes[i].Err = nodeErr(np.Node)
 		}
 	}
+	var progressMu sync.Mutex
 	progress := func(nr *NodeResult) {
 		if opts.Progress != nil {
+			progressMu.Lock()
+			defer progressMu.Unlock()
 			opts.Progress("%s %s: %s", nr.Node.Role, nr.Node.Addr, nr.Status())
 		}
 	}
@@ -175,11 +179,16 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 		if nr.Err != nil {
 			continue
 		}
+		acquired := false
 		select {
 		case sem <- struct{}{}:
+			acquired = true
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
+			if acquired {
+				<-sem
+			}
 			// Stop between nodes: what is not started stays untouched.
 			nr.Interrupted = true
 			for _, it := range np.Items {
@@ -212,19 +221,17 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 		if nr.Err != nil || nr.Interrupted || nr.Node.Role != RoleReplica {
 			continue
 		}
-		for j := range nr.Items {
-			if nr.Items[j].Kind == KindLibrary && nr.Items[j].Outcome == "" {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					confirmReplica(ctx, nr, j, code, replicaWait, failed[nr.Node.Primary])
-					progress(nr)
-				}()
-			}
-		}
-		if !hasPendingLibrary(nr) {
+		j := slices.IndexFunc(nr.Items, func(it ItemResult) bool { return it.Kind == KindLibrary && it.Outcome == "" })
+		if j < 0 {
 			progress(nr)
+			continue
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			confirmReplica(ctx, nr, j, code, replicaWait, failed[nr.Node.Primary])
+			progress(nr)
+		}()
 	}
 	wg.Wait()
 
@@ -252,15 +259,6 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 		return rep, &ne
 	}
 	return rep, nil
-}
-
-func hasPendingLibrary(nr *NodeResult) bool {
-	for _, it := range nr.Items {
-		if it.Kind == KindLibrary && it.Outcome == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // interrupted returns why ctx ended: ErrLockLost as such, a plain

@@ -175,21 +175,27 @@ func (n *conn) InfoServer(ctx context.Context) (map[string]string, error) {
 	return parseInfo(s), nil
 }
 
-// InfoReplicas returns the replicas INFO replication lists (slaveN lines),
-// whatever their state: ROLE lists only the online ones, and a replica in a
-// full sync still has a script cache to load.
-func (n *conn) InfoReplicas(ctx context.Context) ([]string, error) {
+// replicationInfo is what INFO replication says about a node.
+type replicationInfo struct {
+	ReplID   string   // master_replid: shared by a primary and its synced replicas
+	Replicas []string // slaveN lines, host:port, whatever their state
+}
+
+// InfoReplication runs INFO replication. It lists every replica, whatever
+// its state: ROLE lists only the online ones, and a replica in a full sync
+// still has a script cache to load.
+func (n *conn) InfoReplication(ctx context.Context) (replicationInfo, error) {
+	var r replicationInfo
 	s, err := n.do(ctx, n.c.B().Info().Section("replication").Build()).ToString()
 	if err != nil {
-		return nil, err
+		return r, err
 	}
-	var out []string
-	for k, v := range parseInfo(s) {
-		if !strings.HasPrefix(k, "slave") {
-			continue
-		}
-		if _, err := strconv.Atoi(k[len("slave"):]); err != nil {
-			continue
+	fields := parseInfo(s)
+	r.ReplID = fields["master_replid"]
+	for i := 0; ; i++ {
+		v, ok := fields["slave"+strconv.Itoa(i)]
+		if !ok {
+			break
 		}
 		var host, port string
 		for _, f := range strings.Split(v, ",") {
@@ -202,10 +208,10 @@ func (n *conn) InfoReplicas(ctx context.Context) ([]string, error) {
 			}
 		}
 		if host != "" && port != "" && port != "0" {
-			out = append(out, joinHostPort(host, port))
+			r.Replicas = append(r.Replicas, joinHostPort(host, port))
 		}
 	}
-	return out, nil
+	return r, nil
 }
 
 // ClusterNodes returns the text of CLUSTER NODES.

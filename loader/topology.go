@@ -62,8 +62,8 @@ type Topology struct {
 type Dialer func(ctx context.Context, addr string) (rueidis.Client, error)
 
 // Connect discovers the deployment from the seed addresses: in a cluster,
-// every node CLUSTER NODES lists; standalone, the seeds plus the replicas and
-// primaries their ROLE names. Every node is dialed once and asked ROLE and
+// every node CLUSTER NODES lists; standalone, the seeds plus the replicas
+// their INFO replication lists and the primaries their ROLE names. Every node is dialed once and asked ROLE and
 // INFO server. A node that cannot be reached is kept with its Err set, so
 // every command can name it. Connect fails only when the seeds disagree (a
 // mix of cluster and standalone servers, a Sentinel) or ctx ends.
@@ -183,8 +183,10 @@ type discovery struct {
 
 type probe struct {
 	*Node
-	mode     string // redis_mode: standalone, cluster, sentinel
-	replicas []string
+	mode     string   // redis_mode: standalone, cluster, sentinel
+	replicas []string // the replicas the node lists
+	replID   string   // master_replid
+	listedBy *probe   // the node whose replica list named this one, if discovered so
 }
 
 func (d *discovery) add(addr string, seed int) *probe {
@@ -279,17 +281,17 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 			p.Primary = r.Primary
 		}
 		p.replicas = r.Replicas
-		if p.Role == RolePrimary && p.mode != "cluster" {
-			if reps, err := cn.InfoReplicas(ctx); err == nil {
-				p.replicas = reps
+		if p.mode != "cluster" {
+			if ri, err := cn.InfoReplication(ctx); err == nil {
+				p.replicas, p.replID = ri.Replicas, ri.ReplID
 			}
 		}
 	}
 	p.conn = cn
 }
 
-// standalone follows ROLE: a primary's replicas and a replica's primary
-// join the node set, a few hops deep.
+// standalone follows replication links: the replicas a node lists and a
+// replica's primary join the node set, a few hops deep.
 func (d *discovery) standalone(ctx context.Context) {
 	for round := 0; round < 3; round++ {
 		before := len(d.nodes)
@@ -300,7 +302,7 @@ func (d *discovery) standalone(ctx context.Context) {
 			for _, r := range p.replicas {
 				if d.byAddr[r] == nil {
 					q := d.add(r, -1)
-					q.Role, q.Primary = RoleReplica, p.Addr
+					q.Role, q.Primary, q.listedBy = RoleReplica, p.Addr, p
 				}
 			}
 			if p.Primary != "" && d.byAddr[p.Primary] == nil {
@@ -313,15 +315,38 @@ func (d *discovery) standalone(ctx context.Context) {
 		}
 		d.probeNew(ctx)
 	}
-	// A replica's primary as the replica names it may be spelled
-	// differently from the seed: point it at the node we know.
+	// A replica names its primary as configured (a hostname, say), which
+	// may not be how the primary was given: match them by replication ID.
+	byReplID := map[string]*probe{}
 	for _, p := range d.nodes {
-		if p.Role == RoleReplica {
-			if n := d.byAddr[p.Primary]; n != nil {
-				p.Primary = n.Addr
-			}
+		if p.OK() && p.Role == RolePrimary && p.replID != "" {
+			byReplID[p.replID] = p
 		}
 	}
+	reachable := map[*probe]int{}
+	for _, p := range d.nodes {
+		if p.Role != RoleReplica {
+			continue
+		}
+		if prim := byReplID[p.replID]; p.OK() && prim != nil {
+			p.Primary = prim.Addr
+			reachable[prim]++
+		} else if n := d.byAddr[p.Primary]; n != nil {
+			p.Primary = n.Addr
+		}
+	}
+	// A replica announces an address of its own choosing. When it cannot be
+	// dialed but the primary's replicas are all accounted for among the
+	// nodes given, it is one of them under another name: drop it.
+	var keep []*probe
+	for _, p := range d.nodes {
+		if !p.OK() && p.seed < 0 && p.listedBy != nil && reachable[p.listedBy] >= len(p.listedBy.replicas) {
+			delete(d.byAddr, p.Addr)
+			continue
+		}
+		keep = append(keep, p)
+	}
+	d.nodes = keep
 }
 
 // cluster reads CLUSTER NODES from the first reachable cluster node and

@@ -181,3 +181,32 @@ func FuzzLibraryVersion(f *testing.F) {
 		}
 	})
 }
+
+// TestReplicaAnnouncingAnotherAddress: a replica that announces an address
+// scriptctl cannot dial is reported when only the primary is given, and
+// recognised as the replica given by --url otherwise.
+func TestReplicaAnnouncingAnotherAddress(t *testing.T) {
+	p, r := redistest.Replicated(t, fastRepl, redistest.WithArgs("--replica-announce-ip", "127.0.0.2"))
+	m := loadManifest(t, 1)
+
+	tp := topo(t, "", p)
+	if len(tp.Nodes) != 2 || tp.Nodes[1].OK() || !strings.HasPrefix(tp.Nodes[1].Addr, "127.0.0.2:") {
+		t.Fatalf("primary only: nodes %d, second %+v", len(tp.Nodes), tp.Nodes[len(tp.Nodes)-1])
+	}
+	if _, err := Deploy(context.Background(), tp, m, DeployOptions{}); err == nil || !strings.Contains(err.Error(), "127.0.0.2:") {
+		t.Fatalf("deploy with an unreachable replica: %v", err)
+	}
+
+	tp = topo(t, "", p, r)
+	if len(tp.Nodes) != 2 || !tp.Nodes[1].OK() || tp.Nodes[1].Addr != r.Addr || tp.Nodes[1].Primary != p.Addr {
+		var got []string
+		for _, n := range tp.Nodes {
+			got = append(got, n.Addr)
+		}
+		t.Fatalf("primary and replica given: nodes %v", got)
+	}
+	if _, err := Deploy(context.Background(), tp, m, DeployOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	assertLoaded(t, m, []*redistest.Server{p}, []*redistest.Server{r})
+}

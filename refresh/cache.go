@@ -13,8 +13,8 @@
 // loads; otherwise it runs the embedded script bodies (package lua) with
 // EVALSHA and falls back to EVAL on NOSCRIPT. It does not fence writes to
 // other systems, does not prove that a loader read the latest source
-// revision, and does not survive a failover that loses a lease: see the
-// README section "Using the scripts from Go".
+// revision, and guarantees nothing across a failover that loses a lease:
+// see the README section "Using the scripts from Go".
 package refresh
 
 import (

@@ -187,9 +187,9 @@ func TestPolicyStrings(t *testing.T) {
 	}
 }
 
-// FuzzTemplates: New never panics, and when it accepts two templates every
+// FuzzKeyTemplates: New never panics, and when it accepts two templates every
 // id it accepts puts both keys in one slot.
-func FuzzTemplates(f *testing.F) {
+func FuzzKeyTemplates(f *testing.F) {
 	f.Add(DefaultLeaseKey, DefaultValueKey, "42")
 	f.Add("{<id>}:lease", "{<id>}:value", "}x")
 	f.Add("a{<id>}", "b{<id>}c", "{")

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/lua"
 )
 
 // TestRedis runs every scenario against a real redis-server: standalone and
@@ -33,7 +37,7 @@ func TestRedis(t *testing.T) {
 		{"Stale", testStale},
 		{"HitAndMiss", testHitAndMiss},
 		{"BadStoredValue", testBadStoredValue},
-		{"NoScript", testNoScript},
+		{"CallPaths", testCallPaths},
 		{"FunctionNotLoaded", testFunctionNotLoaded},
 	}
 	for _, deploy := range []struct {
@@ -423,8 +427,10 @@ func testAdmissionLimit(t *testing.T, e *env) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if m := g.highest(); m > limit || m != limit {
-		t.Fatalf("max concurrent loads %d, limit %d", m, limit)
+	// Above the limit is the failure under test; below it means the
+	// barrier above did not hold.
+	if m := g.highest(); m != limit {
+		t.Fatalf("max concurrent loads %d, want exactly the limit %d", m, limit)
 	}
 	s := c.Stats()
 	if loads.Load() != keys || s.Loads != keys || s.PublishesAccepted != keys || s.Hits+s.Misses != gets || s.WaitTimeouts != 0 {
@@ -711,8 +717,9 @@ func testBadStoredValue(t *testing.T, e *env) {
 }
 
 // After SCRIPT FLUSH (a restart, a failover to a replica never loaded) the
-// EVALSHA fails with NOSCRIPT and the EVAL fallback runs the body.
-func testNoScript(t *testing.T, e *env) {
+// EVALSHA fails with NOSCRIPT and the EVAL fallback runs the body; deployed
+// scripts run by SHA, and Functions by FCALL.
+func testCallPaths(t *testing.T, e *env) {
 	c := e.newCache(t, Options{})
 	for _, p := range e.primaries {
 		p.MustDo("SCRIPT", "FLUSH")
@@ -725,6 +732,61 @@ func testNoScript(t *testing.T, e *env) {
 	if stored, _ := e.storedPayload(t, k.value); stored != "v" {
 		t.Fatalf("stored %q", stored)
 	}
+	// With the scripts deployed (SCRIPT LOAD on every primary), a cold Get
+	// runs acquire and publish by SHA only; with Functions, by FCALL only.
+	for _, p := range e.primaries {
+		for _, name := range []string{"acquire.lua", "publish.lua", "release.lua"} {
+			p.MustDo("SCRIPT", "LOAD", string(lua.MustSource(name)))
+		}
+	}
+	for _, mode := range modes {
+		c := e.newCache(t, Options{Functions: mode.functions})
+		for _, p := range e.primaries {
+			p.MustDo("CONFIG", "RESETSTAT")
+		}
+		if _, err := c.Get(context.Background(), "calls-"+mode.name+"-"+e.name, value("v")); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, p := range e.primaries {
+			for cmd, n := range commandCalls(t, p) {
+				got[cmd] += n
+			}
+		}
+		want := map[string]int{"evalsha": 2}
+		if mode.functions {
+			want = map[string]int{"fcall": 2}
+		}
+		for _, cmd := range []string{"eval", "evalsha", "fcall"} {
+			if got[cmd] != want[cmd] {
+				t.Errorf("%s: %d %s calls, want %d (all: %v)", mode.name, got[cmd], cmd, want[cmd], got)
+			}
+		}
+	}
+}
+
+// commandCalls returns the calls per command from INFO commandstats.
+func commandCalls(t *testing.T, s *redistest.Server) map[string]int {
+	t.Helper()
+	info, err := s.Do(context.Background(), "INFO", "commandstats").ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, line := range strings.Split(info, "\n") {
+		// cmdstat_get:calls=1,usec=2,...
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(rest, ",")
+		v, err := strconv.Atoi(n)
+		if err != nil {
+			t.Fatalf("INFO commandstats line %q", line)
+		}
+		out[strings.TrimPrefix(name, "cmdstat_")] = v
+	}
+	return out
 }
 
 func testFunctionNotLoaded(t *testing.T, e *env) {

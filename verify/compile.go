@@ -11,8 +11,8 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
-// catName is the hidden local that holds the concatenation helper in every
-// compiled chunk. It contains a NUL byte, so no script can name it.
+// catName is the hidden global that holds the concatenation helper. It
+// contains a NUL byte, so no script can name it.
 const catName = "\x00cat"
 
 // compile turns Lua source into a function prototype the way Redis's Lua 5.1
@@ -26,9 +26,8 @@ const catName = "\x00cat"
 //   - every a .. b becomes a call of a hidden helper that formats numbers
 //     with %.14g (gopher-lua's VM would use Go's formatting) and names the
 //     operand in its error like Lua 5.1 ("local 'x'");
-//   - the chunk is wrapped as: local <helper> = ...; return function(...)
-//     <chunk> end, so the helper is an upvalue no script can reach. Call the
-//     result with the helper to get the script's function.
+//   - the helper is a global whose name holds a NUL byte, so no script can
+//     name it; next and pairs skip it.
 //
 // The error is the message Lua would put after "Error compiling script":
 // "user_script:1: ...".
@@ -50,18 +49,7 @@ func compileSites(src []byte, source string) (*lua.FunctionProto, map[int][]site
 	}
 	rw := &rewriter{sites: map[int][]site{}}
 	rw.block(chunk)
-	last := 1
-	if n := len(chunk); n > 0 {
-		last = chunk[n-1].LastLine()
-	}
-	outer := []ast.Stmt{
-		&ast.LocalAssignStmt{Names: []string{catName}, Exprs: []ast.Expr{&ast.Comma3Expr{}}},
-		&ast.ReturnStmt{Exprs: []ast.Expr{&ast.FunctionExpr{ParList: &ast.ParList{HasVargs: true}, Stmts: chunk}}},
-	}
-	fe := outer[1].(*ast.ReturnStmt).Exprs[0]
-	fe.SetLine(0)
-	fe.SetLastLine(last)
-	proto, err := lua.Compile(outer, name)
+	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
 	}
@@ -429,6 +417,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 	case *ast.UnaryNotOpExpr:
 		x.Expr = rw.expr(x.Expr)
 	case *ast.UnaryLenOpExpr:
+		rw.addSite(site{kind: siteLen, obj: rw.operand(x.Expr)}, x.Line())
 		x.Expr = rw.expr(x.Expr)
 	case *ast.FunctionExpr:
 		rw.function(x, x.ParList.Names)

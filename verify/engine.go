@@ -32,6 +32,8 @@ type Engine struct {
 	db      *keyspace
 	rand    rand48
 	funcs   *functions
+	evalRun *scriptRun          // the EVAL sandbox, built on first use
+	scripts map[string]compiled // compiled scripts by SHA
 	// warnings lists the approximations of the last run (Warnings).
 	warnings []string
 }
@@ -46,6 +48,7 @@ func New(opts Options) *Engine {
 		e.timeout = DefaultTimeout
 	}
 	e.db = newKeyspace(e)
+	e.scripts = map[string]compiled{}
 	e.rand.x = rand48Init
 	e.funcs = newFunctions()
 	return e

@@ -219,3 +219,49 @@ func TestDoScripts(t *testing.T) {
 		t.Fatalf("FCALL: %s", r)
 	}
 }
+
+func TestSandboxReuse(t *testing.T) {
+	ctx := context.Background()
+	e := New(Options{Timeout: 100 * time.Millisecond})
+	if _, err := e.Eval(ctx, []byte("while true do end"), nil, nil); err == nil {
+		t.Fatal("want timeout")
+	}
+	r := mustEval(t, e, "return {#KEYS, #ARGV, KEYS[1]}", []string{"a"}, nil)
+	if !r.Equal(ArrayReply(IntReply(1), IntReply(0), BulkReply("a"))) {
+		t.Fatalf("after timeout: %s", r)
+	}
+	r = mustEval(t, e, "return {#KEYS, #ARGV}", nil, []string{"x", "y"})
+	if !r.Equal(ArrayReply(IntReply(0), IntReply(2))) {
+		t.Fatalf("KEYS leaked: %s", r)
+	}
+	// A cached script compiled once runs again with the same SHA in errors.
+	src := "error('again')"
+	for range 2 {
+		r = mustEval(t, e, src, nil, nil)
+		if !r.Equal(ErrorReply("ERR user_script:1: again script: " + SHA1([]byte(src)) + ", on @user_script:1.")) {
+			t.Fatalf("cached: %s", r)
+		}
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	e := New(Options{})
+	mustEval(t, e, "return 1 +", nil, nil)
+	if w := e.Warnings(); len(w) != 1 || !strings.Contains(w[0], "compile error text is approximated") {
+		t.Fatalf("compile warning: %q", w)
+	}
+	mustEval(t, e, "return 1", nil, nil)
+	if w := e.Warnings(); len(w) != 0 {
+		t.Fatalf("warnings not reset: %q", w)
+	}
+	// Several index operations on one line: the failing one is found by
+	// its key and named like Lua 5.1 names it.
+	r := mustEval(t, e, "local t = {} return t.a.b + t.c.d", nil, nil)
+	if !strings.Contains(r.Str, "attempt to index field 'a' (a nil value)") {
+		t.Fatalf("reply %s", r)
+	}
+	mustEval(t, e, "goto x", nil, nil)
+	if w := e.Warnings(); len(w) != 0 {
+		t.Fatalf("goto is exact: %q", w)
+	}
+}

@@ -26,6 +26,7 @@ const (
 	siteCall
 	siteMethod
 	siteArith
+	siteLen
 )
 
 // site is one operation on a line that can raise a type error.
@@ -77,7 +78,7 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	if body == "__unm undefined" {
 		am = []string{body, "unm", "", ""}
 	}
-	if im == nil && cm == nil && am == nil {
+	if im == nil && cm == nil && am == nil && body != "__len undefined" {
 		return msg, !strings.Contains(body, "non-table object") && !strings.Contains(body, "non-function object") && !strings.HasPrefix(body, "cannot perform")
 	}
 	dbg, ok := L.GetStack(level)
@@ -88,11 +89,32 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 		}
 	}
 	ev := &evaluator{r: r, L: L, dbg: dbg, ok: ok}
-	if ok {
-		for n := 1; n < 5; n++ {
-			name, val := L.GetLocal(dbg, n)
-			fmt.Println("DBG local", n, name, val)
+	if body == "__len undefined" {
+		var cands []site
+		for _, s := range sites {
+			if s.kind == siteLen {
+				cands = append(cands, s)
+			}
 		}
+		isBad := func(s site) bool {
+			v, ok := ev.eval(s.obj)
+			if !ok {
+				return false
+			}
+			switch v.(type) {
+			case *lua.LTable, lua.LString:
+				return false
+			}
+			return true
+		}
+		if s, exact := pick(cands, isBad, ev, func(s site) bool { return s.obj.ok }); s != nil {
+			typ := "nil"
+			if v, ok := ev.eval(s.obj); ok {
+				typ = luaTypeName(v)
+			}
+			return pos + typeError("get length of", s.obj.info, typ), exact
+		}
+		return pos + "attempt to get length of a nil value", false
 	}
 	switch {
 	case im != nil:
@@ -239,19 +261,15 @@ func (ev *evaluator) eval(o operand) (lua.LValue, bool) {
 	var v lua.LValue
 	switch o.root {
 	case "local":
-		found := false
-		for n := 1; n < 250; n++ {
-			name, val := ev.L.GetLocal(ev.dbg, n)
-			if name == "" {
-				break
-			}
-			if name == o.name {
-				v, found = val, true
-			}
-		}
-		if !found {
+		reg := ev.localRegister(o.name)
+		if reg == 0 {
 			return nil, false
 		}
+		name, val := ev.L.GetLocal(ev.dbg, reg)
+		if name == "" {
+			return nil, false
+		}
+		v = val
 	case "upvalue":
 		fn, err := ev.L.GetInfo("f", ev.dbg, lua.LNil)
 		f, isFn := fn.(*lua.LFunction)
@@ -304,4 +322,34 @@ func (ev *evaluator) callee(s site) (lua.LValue, bool) {
 		return ev.r.real(ev.r.real(ev.r.globals).(*lua.LTable).RawGetString("string")).(*lua.LTable).RawGetString(s.key), true
 	}
 	return nil, false
+}
+
+// localRegister finds the register (1-based) of the local called name that
+// is active on the failing line, or 0. gopher-lua does not expose the
+// failing instruction, so the line stands for it: the local active at the
+// line's last instruction wins.
+func (ev *evaluator) localRegister(name string) int {
+	fn, err := ev.L.GetInfo("f", ev.dbg, lua.LNil)
+	f, ok := fn.(*lua.LFunction)
+	if err != nil || !ok || f.Proto == nil {
+		return 0
+	}
+	p := f.Proto
+	line := ev.dbg.CurrentLine
+	best := 0
+	for pc, l := range p.DbgSourcePositions {
+		if l != line {
+			continue
+		}
+		reg := 0
+		for _, loc := range p.DbgLocals {
+			if loc.StartPc <= pc && pc < loc.EndPc {
+				reg++
+				if loc.Name == name {
+					best = reg
+				}
+			}
+		}
+	}
+	return best
 }

@@ -66,6 +66,7 @@ func (e *Engine) functionsState() *scriptRun {
 	L.SetMetatable(rt, errMT)
 	L.SetMetatable(api, errMT)
 	api.RawSetString("redis", r.readonlyProxy(rt))
+	api.RawSetString(catName, r.cat)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"
 	fs.run = r
@@ -397,4 +398,3 @@ func (e *Engine) doFunction(args []string) (Reply, error) {
 	}
 	return e.FunctionLoad([]byte(rest[0]), replace)
 }
-

@@ -32,6 +32,10 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 	mth := G.RawGetString("math").(*lua.LTable)
 	tbl := G.RawGetString("table").(*lua.LTable)
 
+	// gopher-lua uses the string table as the strings' metatable; Lua 5.1
+	// has a separate metatable {__index = string} (set in newState, once the
+	// string table is readonly).
+	str.RawSetString("__index", lua.LNil)
 	str.RawSetString("format", L.NewFunction(strFormat))
 	if gm := str.RawGetString("gmatch"); gm != lua.LNil {
 		str.RawSetString("gfind", gm)

@@ -137,8 +137,18 @@ func (r *scriptRun) newState() {
 			G.RawSetString(lib, r.readonlyProxy(t))
 		}
 	}
+	// Strings' metatable {__index = string}: gopher-lua reads it raw, so it
+	// is a plain table; getmetatable('') returns a readonly view of it.
+	smt := L.NewTable()
+	smt.RawSetString("__index", G.RawGetString("string"))
+	view := L.NewTable()
+	view.RawSetString("__index", G.RawGetString("string"))
+	smt.RawSetString("__metatable", r.readonlyProxy(view))
+	L.SetMetatable(lua.LString(""), smt)
 	r.globals = r.readonlyProxy(G)
 	G.RawSetString("_G", r.globals)
+	r.cat = L.NewFunction(r.concat)
+	G.RawSetString(catName, r.cat)
 	r.cat = L.NewFunction(r.concat)
 }
 
@@ -380,6 +390,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		t := L.CheckTable(1)
 		real := r.real(t).(*lua.LTable)
 		k, v := real.Next(L.Get(2))
+		if k == lua.LString(catName) {
+			k, v = real.Next(k)
+		}
 		if k == lua.LNil {
 			L.Push(lua.LNil)
 			return 1
@@ -466,16 +479,11 @@ func (r *scriptRun) loadChunk(L *lua.LState, s, chunkname string) int {
 	return 1
 }
 
-// instantiate runs a compiled wrapper to get the chunk's function, whose
-// globals are the readonly _G.
+// instantiate makes the function of a compiled chunk, whose globals are the
+// readonly _G.
 func (r *scriptRun) instantiate(L *lua.LState, proto *lua.FunctionProto) *lua.LFunction {
-	outer := L.NewFunctionFromProto(proto)
-	outer.Env = r.globals
-	L.Push(outer)
-	L.Push(r.cat)
-	L.Call(1, 1)
-	fn := L.Get(-1).(*lua.LFunction)
-	L.Pop(1)
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = r.globals
 	return fn
 }
 

@@ -94,28 +94,60 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 		return ErrorReply("ERR " + errText), nil
 	}
 	body := src[shebangLen:]
-	proto, sites, err := compileSites(body, "@user_script")
-	if err != nil {
-		e.noteCompileError(err)
-		return ErrorReply(sanitize("ERR Error compiling script (new function): " + err.Error())), nil
+	c, ok := e.scripts[sha]
+	if !ok {
+		proto, sites, err := compileSites(body, "@user_script")
+		if err != nil {
+			e.noteCompileError(err)
+			return ErrorReply(sanitize("ERR Error compiling script (new function): " + err.Error())), nil
+		}
+		c = compiled{proto, sites}
+		if len(e.scripts) >= maxCachedScripts {
+			clear(e.scripts)
+		}
+		e.scripts[sha] = c
 	}
+	proto, sites := c.proto, c.sites
 	if flags != nil && !hasFlag(flags, "no-writes") && ro {
 		return ErrorReply("ERR Can not execute a script with write flag using *_ro command."), nil
 	}
 	runCtx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
-	r := &scriptRun{e: e, ctx: runCtx, name: sha, readOnly: ro || hasFlag(flags, "no-writes")}
+	// One sandbox serves every EVAL of the engine, like Redis's single Lua
+	// state: its globals are readonly, so a script cannot leave anything
+	// behind but garbage. It is rebuilt after a run that could not be
+	// judged.
+	r := e.evalRun
+	if r == nil {
+		r = &scriptRun{e: e, ctx: runCtx}
+		r.newState()
+		e.evalRun = r
+	}
+	r.ctx, r.name, r.runErr = runCtx, sha, nil
+	r.readOnly = ro || hasFlag(flags, "no-writes")
 	r.setKeys(keys)
-	r.newState()
-	r.sites["user_script"] = sites
-	defer r.L.Close()
+	r.sites = map[string]map[int][]site{"user_script": sites}
 	L := r.L
 	G := L.G.Global
 	G.RawSetString("KEYS", stringArray(L, keys))
 	G.RawSetString("ARGV", stringArray(L, args))
 	fn := r.instantiate(L, proto)
-	return r.call(fn)
+	rep, err := r.call(fn)
+	if err != nil {
+		r.L.Close()
+		e.evalRun = nil
+	}
+	return rep, err
 }
+
+// compiled is a script in the engine's script cache (like Redis's, keyed by
+// SHA).
+type compiled struct {
+	proto *lua.FunctionProto
+	sites map[int][]site
+}
+
+const maxCachedScripts = 1000
 
 func (r *scriptRun) setKeys(keys []string) {
 	r.keys = make(map[string]bool, len(keys))

@@ -358,3 +358,42 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestLoaderLeastPrivilege deploys, checks status and prunes as an ACL user
+// that may run only the commands README's "Deploying" section lists.
+func TestLoaderLeastPrivilege(t *testing.T) {
+	acl := []string{"--user", "deployer", "on", ">deploy-pw", "~scriptctl:lock:*", "-@all",
+		"+info", "+role", "+cluster|nodes", "+script|load", "+script|exists",
+		"+function|load", "+function|list", "+function|delete",
+		"+set", "+get", "+pttl", "+eval", "+pexpire", "+del"}
+	s := redistest.Standalone(t, redistest.WithArgs(acl...))
+	t.Setenv("SCRIPTCTL_URL", "redis://deployer@"+s.Addr)
+	t.Setenv("SCRIPTCTL_PASSWORD", "deploy-pw")
+	t.Setenv("REDISCLI_AUTH", "")
+	path := loaderProject(t, "1")
+	loaderExpect(t, 0, "deploy", "-m", path)
+	loaderExpect(t, 0, "status", "-m", path)
+	loaderExpect(t, 0, "plan", "-m", path, "--exit-code")
+	setVersion(t, path, "2")
+	loaderExpect(t, 0, "deploy", "-m", path)
+	loaderExpect(t, 0, "prune", "-m", path, "--keep", "1")
+	if got := libraries(t, s); !slices.Equal(got, []string{"catalog_refresh_v2"}) {
+		t.Fatalf("libraries after prune: %v", got)
+	}
+	// status and plan need only the read commands.
+	s.MustDo("ACL", "SETUSER", "viewer", "on", ">deploy-pw", "-@all", "+info", "+role", "+cluster|nodes", "+script|exists", "+function|list")
+	t.Setenv("SCRIPTCTL_URL", "redis://viewer@"+s.Addr)
+	loaderExpect(t, 0, "status", "-m", path)
+	loaderExpect(t, 0, "plan", "-m", path, "--exit-code")
+
+	// Without +script|load the deploy fails on that node, named, exit 3.
+	t.Setenv("SCRIPTCTL_URL", "redis://reader@"+s.Addr)
+	s.MustDo("ACL", "SETUSER", "reader", "on", ">deploy-pw", "~scriptctl:lock:*", "-@all", "+info", "+role", "+script|exists",
+		"+function|list", "+set", "+get", "+pttl", "+eval", "+pexpire", "+del")
+	s.MustDo("SCRIPT", "FLUSH")
+	res := loaderExpect(t, 3, "deploy", "-m", path)
+	if !strings.Contains(res.errOut, s.Addr+": script load acquire: NOPERM") {
+		t.Fatalf("stderr:\n%s", res.errOut)
+	}
+	loaderExpect(t, 1, "status", "-m", path)
+}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -38,7 +41,8 @@ offline Redis 7 engine, as EVAL and as FCALL of the generated Functions
 library (--mode both, the default). The format is documented in
 lua_test/README.md.
 
-Without SCENARIO arguments every lua_test/*.yaml beside the manifest runs.
+Without SCENARIO arguments every lua_test/*.yaml beside the manifest runs; a
+folder argument runs the *.yaml files in it.
 
 A scenario with a control: section runs twice: with the manifest's scripts,
 where its regression: blocks must not hold, and with the unsafe variants it
@@ -88,7 +92,10 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	paths := opts.Scenarios
+	paths, err := scenarioPaths(opts.Scenarios)
+	if err != nil {
+		return cmdutil.Input(err)
+	}
 	if len(paths) == 0 {
 		if paths, err = scenario.Discover(m); err != nil {
 			return cmdutil.Input(err)
@@ -174,6 +181,28 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 			c[scenario.StatusPass], c[scenario.StatusFail], c[scenario.StatusDiffers], c[scenario.StatusError])
 	}
 	return nil
+}
+
+// scenarioPaths expands folder arguments to the *.yaml files in them.
+func scenarioPaths(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, a) // Load reports a missing file with its name
+			continue
+		}
+		found, err := filepath.Glob(filepath.Join(a, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("no scenarios: no *.yaml in %s", a)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
 }
 
 // scenarioName is a scenario file's name without folder and extension, the

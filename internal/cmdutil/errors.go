@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -63,8 +64,8 @@ func wrap(code int, err error) error {
 }
 
 // ExitCode maps an error returned by a command to its exit code: an
-// ExitError's code; an invalid manifest exits 2; anything else (a failed
-// connection, a timeout, an interrupted run) exits 3.
+// ExitError's code; an invalid manifest or an unreadable input file exits 2;
+// anything else (a failed connection, a timeout, an interrupted run) exits 3.
 func ExitCode(err error) int {
 	if err == nil {
 		return ExitOK
@@ -74,6 +75,12 @@ func ExitCode(err error) int {
 		return ee.Code
 	}
 	if errors.Is(err, manifest.ErrInvalid) {
+		return ExitInput
+	}
+	// A file the user named (manifest, script, scenario, state) that cannot
+	// be read is invalid input, not a failed environment.
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return ExitInput
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

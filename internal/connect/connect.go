@@ -238,7 +238,6 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 		AlwaysRESP2:       true,
 		ConnWriteTimeout:  c.Timeout,
 		Dialer:            net.Dialer{Timeout: c.Timeout},
-		ClientName:        "scriptctl",
 	}
 	if c.tlsConfig != nil {
 		tc := c.tlsConfig.Clone()

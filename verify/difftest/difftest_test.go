@@ -22,6 +22,7 @@ const corpusDir = "testdata/snippets"
 var knownDivergences = map[string]string{
 	"edge-cjson-object-three-keys": "table iteration order: cjson.encode writes an object's keys in gopher-lua's order (insertion order), Redis's Lua 5.1 in its hash-table order",
 	"edge-pairs-order-two-keys":    "table iteration order: pairs/next visit a table's hash keys in gopher-lua's order (insertion order), not Lua 5.1's hash-table order",
+	"edge-cjson-null-metatable":    "cjson.null carries a metatable offline (its __tostring prints Redis's \"userdata: (nil)\"); Redis's lightuserdata has none",
 }
 
 // functionName is the function each snippet becomes in function mode.

@@ -694,4 +694,3 @@ func (c *cjsonLib) decode(L *lua.LState) int {
 	L.Push(v)
 	return 1
 }
-

@@ -2,6 +2,7 @@ package lualib
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
@@ -14,12 +15,27 @@ import (
 
 const msgpackMaxNesting = 16
 
-func newCmsgpack(L *lua.LState) *lua.LTable {
+// msgpackKeySlack: a decoded map's integer key may exceed twice the number
+// of integer keys before it by this much; past that, gopher-lua's dense
+// array would grow out of proportion to the input (see
+// Options.Unsupported).
+const msgpackKeySlack = 1 << 16
+
+func newCmsgpack(L *lua.LState, opts Options) *lua.LTable {
 	t := L.NewTable()
 	t.RawSetString("pack", L.NewFunction(msgpackPack))
-	t.RawSetString("unpack", L.NewFunction(msgpackUnpack))
-	t.RawSetString("unpack_one", L.NewFunction(msgpackUnpackOne))
-	t.RawSetString("unpack_limit", L.NewFunction(msgpackUnpackLimit))
+	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
+		return msgpackUnpackFull(L, opts, "unpack", 0, 0)
+	}))
+	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {
+		offset := optInteger(L, 2, "unpack_one", 0)
+		return msgpackUnpackFull(L, opts, "unpack_one", 1, offset)
+	}))
+	t.RawSetString("unpack_limit", L.NewFunction(func(L *lua.LState) int {
+		limit := checkInteger(L, 2, "unpack_limit")
+		offset := optInteger(L, 3, "unpack_limit", 0)
+		return msgpackUnpackFull(L, opts, "unpack_limit", limit, offset)
+	}))
 	t.RawSetString("_NAME", lua.LString("cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
 	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
@@ -167,10 +183,11 @@ const (
 )
 
 type msgpackCursor struct {
-	L   *lua.LState
-	s   string
-	p   int
-	err msgpackErr
+	L    *lua.LState
+	opts Options
+	s    string
+	p    int
+	err  msgpackErr
 }
 
 func (c *msgpackCursor) left() int { return len(c.s) - c.p }
@@ -323,6 +340,7 @@ func (c *msgpackCursor) array(n int) lua.LValue {
 
 func (c *msgpackCursor) hash(n int) lua.LValue {
 	t := c.L.NewTable()
+	maxKey, intKeys := 0.0, 0
 	for i := 0; i < n; i++ {
 		k := c.decode()
 		if c.err != mpOK {
@@ -336,15 +354,24 @@ func (c *msgpackCursor) hash(n int) lua.LValue {
 			// Raised by lua_settable inside C code: no position.
 			c.L.Error(lua.LString("table index is nil"), 0)
 		}
-		if f, ok := k.(lua.LNumber); ok && math.IsNaN(float64(f)) {
-			c.L.Error(lua.LString("table index is NaN"), 0)
+		if f, ok := k.(lua.LNumber); ok {
+			if math.IsNaN(float64(f)) {
+				c.L.Error(lua.LString("table index is NaN"), 0)
+			}
+			if x := float64(f); x >= 1 && x < float64(lua.MaxArrayIndex) && x == math.Trunc(x) {
+				if x > maxKey+1 && x > float64(2*intKeys+msgpackKeySlack) {
+					c.opts.Unsupported(c.L, fmt.Sprintf("not available offline: cmsgpack.unpack of a map with integer key %.0f far past its other keys", x))
+				}
+				maxKey = math.Max(maxKey, x)
+				intKeys++
+			}
 		}
 		t.RawSet(k, v)
 	}
 	return t
 }
 
-func msgpackUnpackFull(L *lua.LState, fname string, limit, offset int64) int {
+func msgpackUnpackFull(L *lua.LState, opts Options, fname string, limit, offset int64) int {
 	s := checkString(L, 1, fname)
 	decodeAll := limit == 0 && offset == 0
 	if offset < 0 || limit < 0 {
@@ -356,7 +383,7 @@ func msgpackUnpackFull(L *lua.LState, fname string, limit, offset int64) int {
 	if decodeAll {
 		limit = math.MaxInt32
 	}
-	c := &msgpackCursor{L: L, s: s, p: int(offset)}
+	c := &msgpackCursor{L: L, opts: opts, s: s, p: int(offset)}
 	var out []lua.LValue
 	for cnt := int64(0); c.left() > 0 && cnt < limit; cnt++ {
 		v := c.decode()
@@ -382,17 +409,4 @@ func msgpackUnpackFull(L *lua.LState, fname string, limit, offset int64) int {
 		return len(out) + 1
 	}
 	return len(out)
-}
-
-func msgpackUnpack(L *lua.LState) int { return msgpackUnpackFull(L, "unpack", 0, 0) }
-
-func msgpackUnpackOne(L *lua.LState) int {
-	offset := optInteger(L, 2, "unpack_one", 0)
-	return msgpackUnpackFull(L, "unpack_one", 1, offset)
-}
-
-func msgpackUnpackLimit(L *lua.LState) int {
-	limit := checkInteger(L, 2, "unpack_limit")
-	offset := optInteger(L, 3, "unpack_limit", 0)
-	return msgpackUnpackFull(L, "unpack_limit", limit, offset)
 }

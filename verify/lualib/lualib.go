@@ -28,11 +28,28 @@ import (
 
 // Open registers the global tables bit, cjson, struct and cmsgpack in L.
 // The engine calls it once per state, after the base libraries.
-func Open(L *lua.LState) {
+func Open(L *lua.LState) { OpenWith(L, Options{}) }
+
+// Options configure the libraries of one state.
+type Options struct {
+	// Unsupported is called when a library meets input that gopher-lua
+	// cannot hold the way Lua 5.1 does, so the run cannot be judged
+	// offline: today, a cmsgpack map whose integer key lies far past the
+	// keys before it (gopher-lua stores integer keys below 2^26 in a
+	// dense array, so one such key costs up to a gigabyte). It must not
+	// return (raise or panic). Nil raises a Lua error with msg.
+	Unsupported func(L *lua.LState, msg string)
+}
+
+// OpenWith is Open with options.
+func OpenWith(L *lua.LState, opts Options) {
+	if opts.Unsupported == nil {
+		opts.Unsupported = func(L *lua.LState, msg string) { L.RaiseError("%s", msg) }
+	}
 	L.SetGlobal("bit", newBit(L))
 	L.SetGlobal("cjson", newCJSON(L))
 	L.SetGlobal("struct", newStruct(L))
-	L.SetGlobal("cmsgpack", newCmsgpack(L))
+	L.SetGlobal("cmsgpack", newCmsgpack(L, opts))
 }
 
 // FormatNumber converts a Lua number to a string the way Redis's Lua 5.1

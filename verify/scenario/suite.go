@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 
@@ -40,7 +41,8 @@ type Result struct {
 type Options struct {
 	Modes []Mode  // default: Modes (eval and function)
 	Live  *Server // when set, every run is repeated on the server and compared
-	// Parallel bounds concurrent live runs (they mostly sleep); default 4.
+	// Parallel bounds concurrent runs; default 4 live (runs mostly wait),
+	// min(GOMAXPROCS, 4) offline.
 	Parallel int
 }
 
@@ -120,10 +122,11 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 			rep.Results = append(rep.Results, &Result{File: s.File, Name: s.Name, Mode: mode, Control: len(s.Controls) > 0, Scenario: s})
 		}
 	}
-	par := 1
-	if opts.Live != nil {
-		par = opts.Parallel
-		if par <= 0 {
+	par := opts.Parallel
+	if par <= 0 {
+		// Offline runs are CPU-bound; live runs mostly wait.
+		par = min(runtime.GOMAXPROCS(0), 4)
+		if opts.Live != nil {
 			par = 4
 		}
 	}

@@ -1,0 +1,406 @@
+// Package evalrun runs one Lua script once, the way `redis-cli --eval`
+// does: offline in the verify engine, on a live server, or on both with the
+// replies and the stored keys compared. It owns the redis-cli --eval
+// argument syntax, the generated one-function library of function mode, the
+// keyspace a run starts from and leaves, and the text and JSON reports of
+// `scriptctl eval`. It does not parse flags, dial servers (package connect)
+// or format replies itself (package rediscli).
+package evalrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/verify"
+	"github.com/scriptctl/scriptctl/verify/scenario"
+)
+
+// Mode is how the script runs: as EVAL, or as FCALL of a generated library.
+type Mode string
+
+const (
+	ModeEval     Mode = "eval"
+	ModeFunction Mode = "function"
+)
+
+// ParseMode checks a --mode value.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case ModeEval, ModeFunction:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("invalid mode %q: want eval or function", s)
+}
+
+// LibraryName and FunctionName name the library function mode generates:
+// the script becomes the only function of library scriptctl_eval, called
+// as FCALL scriptctl_eval numkeys key... arg.... A live run loads it with
+// FUNCTION LOAD (no REPLACE) and deletes it afterwards.
+const (
+	LibraryName  = "scriptctl_eval"
+	FunctionName = "scriptctl_eval"
+)
+
+// SplitArgs splits the words after the script file the way redis-cli
+// --eval does: the first word that is exactly "," separates the keys from
+// the args; without one every word is a key; later lone commas are args;
+// "a,b" is one word.
+func SplitArgs(words []string) (keys, args []string) {
+	keys, args = []string{}, []string{}
+	for i, w := range words {
+		if w == "," {
+			return append(keys, words[:i]...), append(args, words[i+1:]...)
+		}
+	}
+	return append(keys, words...), args
+}
+
+// Library returns the Functions library of function mode for src: the
+// script's body (shebang line blanked, line numbers kept) registered as
+// FunctionName with the shebang's flags. A shebang that names another engine
+// or an unknown option is an error: it has no function equivalent.
+func Library(src []byte) ([]byte, error) {
+	flags, _, err := manifest.Shebang(src)
+	if err != nil {
+		return nil, fmt.Errorf("function mode: %w", err)
+	}
+	lib := "#!lua name=" + LibraryName + "\n" + manifest.FunctionBlock(FunctionName, src, flags)
+	return []byte(lib), nil
+}
+
+// Request is one run.
+type Request struct {
+	Source []byte         // the script's exact bytes
+	Keys   []string       // KEYS
+	Args   []string       // ARGV
+	Mode   Mode           // eval (default) or function
+	State  []scenario.Key // initial keyspace (--state)
+	Now    int64          // offline clock start, Unix ms; 0 means verify.DefaultNow
+	// Timeout bounds the offline run; 0 means verify.DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Step names what produced a Side's reply.
+const (
+	StepEval         = "eval"
+	StepFCall        = "fcall"
+	StepFunctionLoad = "function_load" // the generated library did not load
+)
+
+// Side is the outcome of a run on one side.
+type Side struct {
+	Name  string       // "offline" or "live"
+	Addr  string       // live: host:port, never a password
+	Step  string       // StepEval, StepFCall or StepFunctionLoad
+	Reply verify.Reply // what a RESP2 client received (error replies included)
+	// RunErr is set (and Reply is not) when the offline engine could not
+	// judge the run: a command it does not implement, an undeclared key, a
+	// timeout.
+	RunErr *verify.RunError
+	// Warnings are the engine's known approximations hit by this run.
+	Warnings []string
+	// Keys are the run's keys after it: the declared KEYS and the --state
+	// keys that exist, sorted by name.
+	Keys []scenario.Key
+	// Keyspace is the whole keyspace after an offline run (for --save).
+	Keyspace []scenario.Key
+}
+
+// HasReply reports whether the side produced a Redis reply.
+func (s *Side) HasReply() bool { return s.RunErr == nil }
+
+// touched returns the keys a run is inspected on: the declared keys and
+// the state's, sorted, without duplicates.
+func (r *Request) touched() []string {
+	names := append([]string(nil), r.Keys...)
+	for _, k := range r.State {
+		names = append(names, k.Name)
+	}
+	sort.Strings(names)
+	return slices.Compact(names)
+}
+
+// Offline runs req in a fresh verify engine seeded with req.State. The
+// error is non-nil only when ctx ends or the library cannot be generated;
+// a run the engine cannot judge is reported in Side.RunErr.
+func Offline(ctx context.Context, req Request) (*Side, error) {
+	e := verify.New(verify.Options{Now: req.Now, Timeout: req.Timeout})
+	for _, k := range req.State {
+		e.Put(k.Entry())
+	}
+	side := &Side{Name: "offline", Step: StepEval}
+	var r verify.Reply
+	var err error
+	if req.Mode == ModeFunction {
+		lib, lerr := Library(req.Source)
+		if lerr != nil {
+			return nil, lerr
+		}
+		side.Step = StepFunctionLoad
+		r, err = e.FunctionLoad(lib, false)
+		if err == nil && r.Kind != verify.Error {
+			side.Step = StepFCall
+			r, err = e.FCall(ctx, FunctionName, req.Keys, req.Args)
+		}
+	} else {
+		r, err = e.Eval(ctx, req.Source, req.Keys, req.Args)
+	}
+	side.Warnings = e.Warnings()
+	if err != nil {
+		var re *verify.RunError
+		if !errors.As(err, &re) {
+			return nil, err
+		}
+		side.RunErr = re
+	} else {
+		side.Reply = r
+	}
+	for _, name := range req.touched() {
+		if en, ok := e.Entry(name); ok {
+			side.Keys = append(side.Keys, scenario.KeyOf(en))
+		}
+	}
+	for _, en := range e.Entries() {
+		side.Keyspace = append(side.Keyspace, scenario.KeyOf(en))
+	}
+	return side, nil
+}
+
+// Conn is a live server as a run needs it: one command in, its exact
+// RESP2 reply out. err is a connection or protocol failure, never an error
+// reply.
+type Conn interface {
+	Do(ctx context.Context, args ...string) (verify.Reply, error)
+}
+
+// RueidisConn adapts a rueidis client, which must speak RESP2
+// (ClientOption.AlwaysRESP2) for the replies redis-cli shows. timeout
+// bounds each command; 0 means none.
+func RueidisConn(c rueidis.Client, timeout time.Duration) Conn {
+	return rueidisConn{c: c, timeout: timeout}
+}
+
+type rueidisConn struct {
+	c       rueidis.Client
+	timeout time.Duration
+}
+
+func (c rueidisConn) Do(ctx context.Context, args ...string) (verify.Reply, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	res := c.c.Do(ctx, c.c.B().Arbitrary(args...).Build())
+	if err := res.NonRedisError(); err != nil {
+		return verify.Reply{}, err
+	}
+	msg, _ := res.ToMessage()
+	return verify.FromMessage(msg)
+}
+
+// LiveError is a live run that failed outside the script: the connection
+// dropped, or the --state keys could not be written.
+type LiveError struct {
+	Op   string // what was being done, e.g. "write --state key \"lease\""
+	Addr string
+	Err  error
+}
+
+func (e *LiveError) Error() string { return fmt.Sprintf("%s on %s: %v", e.Op, e.Addr, e.Err) }
+func (e *LiveError) Unwrap() error { return e.Err }
+
+// Live runs req on the server behind conn (addr names it in messages):
+// the --state keys are written first (each replaced), then the script runs
+// as EVAL, or its generated library is loaded, called with FCALL and
+// deleted again. The declared and state keys are read back afterwards.
+func Live(ctx context.Context, conn Conn, addr string, req Request) (*Side, error) {
+	side := &Side{Name: "live", Addr: addr, Step: StepEval}
+	do := func(op string, args ...string) (verify.Reply, error) {
+		r, err := conn.Do(ctx, args...)
+		if err != nil {
+			return r, &LiveError{Op: op, Addr: addr, Err: err}
+		}
+		return r, nil
+	}
+	for _, k := range req.State {
+		if err := putLive(do, k); err != nil {
+			var le *LiveError
+			if errors.As(err, &le) && le.Addr == "" {
+				le.Addr = addr
+			}
+			return nil, err
+		}
+	}
+	var lib []byte
+	if req.Mode == ModeFunction {
+		var err error
+		if lib, err = Library(req.Source); err != nil {
+			return nil, err
+		}
+	}
+	call := func(cmd, name string) []string {
+		a := []string{cmd, name, strconv.Itoa(len(req.Keys))}
+		return append(append(a, req.Keys...), req.Args...)
+	}
+	if req.Mode == ModeFunction {
+		side.Step = StepFunctionLoad
+		r, err := do("FUNCTION LOAD", "FUNCTION", "LOAD", string(lib))
+		if err != nil {
+			return nil, err
+		}
+		side.Reply = r
+		if r.Kind != verify.Error {
+			side.Step = StepFCall
+			side.Reply, err = do("FCALL", call("FCALL", FunctionName)...)
+			// Leave the server as it was, even when FCALL failed.
+			if _, derr := do("FUNCTION DELETE", "FUNCTION", "DELETE", LibraryName); err == nil {
+				err = derr
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		var err error
+		if side.Reply, err = do("EVAL", call("EVAL", string(req.Source))...); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range req.touched() {
+		k, ok, err := getLive(do, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			side.Keys = append(side.Keys, k)
+		}
+	}
+	return side, nil
+}
+
+type doFunc func(op string, args ...string) (verify.Reply, error)
+
+// putLive replaces one key on the server with its --state value and TTL.
+func putLive(do doFunc, k scenario.Key) error {
+	op := fmt.Sprintf("write --state key %q", k.Name)
+	cmds := [][]string{{"DEL", k.Name}}
+	if k.Type == "hash" {
+		fields := make([]string, 0, len(k.Hash))
+		for f := range k.Hash {
+			fields = append(fields, f)
+		}
+		sort.Strings(fields) // the order the offline engine stores them in
+		hset := []string{"HSET", k.Name}
+		for _, f := range fields {
+			hset = append(hset, f, k.Hash[f])
+		}
+		cmds = append(cmds, hset)
+	} else {
+		cmds = append(cmds, []string{"SET", k.Name, k.Value})
+	}
+	if k.PTTL > 0 {
+		cmds = append(cmds, []string{"PEXPIRE", k.Name, strconv.FormatInt(k.PTTL, 10)})
+	}
+	for _, c := range cmds {
+		r, err := do(op, c...)
+		if err != nil {
+			return err
+		}
+		if r.Kind == verify.Error {
+			return &LiveError{Op: op, Err: errors.New(r.Str)}
+		}
+	}
+	return nil
+}
+
+// getLive reads one key back: its type, value and PTTL. Types other than
+// string and hash are reported by type only.
+func getLive(do doFunc, name string) (scenario.Key, bool, error) {
+	op := fmt.Sprintf("read key %q", name)
+	t, err := do(op, "TYPE", name)
+	if err != nil || t.Str == "none" || t.Kind == verify.Error {
+		return scenario.Key{}, false, err
+	}
+	k := scenario.Key{Name: name, Type: t.Str, PTTL: -1}
+	switch t.Str {
+	case "string":
+		r, err := do(op, "GET", name)
+		if err != nil {
+			return k, false, err
+		}
+		k.Value = r.Str
+	case "hash":
+		r, err := do(op, "HGETALL", name)
+		if err != nil {
+			return k, false, err
+		}
+		k.Hash = map[string]string{}
+		for i := 0; i+1 < len(r.Elems); i += 2 {
+			k.Hash[r.Elems[i].Str] = r.Elems[i+1].Str
+		}
+	}
+	p, err := do(op, "PTTL", name)
+	if err != nil {
+		return k, false, err
+	}
+	if p.Kind == verify.Int && p.Int >= 0 {
+		k.PTTL = p.Int
+	}
+	return k, true, nil
+}
+
+// InputError is a request that cannot run at all (a shebang function mode
+// cannot turn into flags); the CLI maps it to exit 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Options is one eval: the request, and where to run it.
+type Options struct {
+	Request
+	File    string // the script file as given, for the report
+	Offline bool   // run in the offline engine
+	Live    Conn   // run on this server too (nil: not)
+	Addr    string // the live server's host:port, for messages
+}
+
+// Run runs the request offline, live, or both (then compares the replies
+// and keys). Errors: *InputError (exit 2), *LiveError or a context error
+// (the environment failed, exit 3).
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	if opts.Mode == "" {
+		opts.Mode = ModeEval
+	}
+	if opts.Mode == ModeFunction {
+		if _, err := Library(opts.Source); err != nil {
+			return nil, &InputError{Err: err}
+		}
+	}
+	res := &Result{File: opts.File, SHA1: verify.SHA1(opts.Source), Mode: opts.Mode, Keys: opts.Keys, Args: opts.Args}
+	var err error
+	if opts.Offline {
+		if res.Offline, err = Offline(ctx, opts.Request); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Live != nil {
+		start := time.Now()
+		if res.Live, err = Live(ctx, opts.Live, opts.Addr, opts.Request); err != nil {
+			return nil, err
+		}
+		// A live TTL may trail the offline one by the real time the run
+		// took, plus scheduling slack.
+		res.Compare(time.Since(start).Milliseconds() + 25)
+	}
+	return res, nil
+}

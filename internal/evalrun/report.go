@@ -1,0 +1,392 @@
+package evalrun
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/scriptctl/scriptctl/internal/rediscli"
+	"github.com/scriptctl/scriptctl/verify"
+	"github.com/scriptctl/scriptctl/verify/scenario"
+)
+
+// Result is one eval: the offline side, the live side, or both.
+type Result struct {
+	File    string // the script file as given ("-" for stdin)
+	SHA1    string // SHA1 of the script's exact bytes, as Redis computes it
+	Mode    Mode
+	Keys    []string
+	Args    []string
+	Offline *Side
+	Live    *Side
+	// Differences is set by Compare when both sides ran.
+	Differences []Difference
+}
+
+// Difference is one way the live side differs from the offline side.
+type Difference struct {
+	What    string // "reply" or "key <name>"
+	Offline string // the offline reply or key, one line
+	Live    string
+}
+
+// Compare fills r.Differences from the two sides: the replies (a run the
+// engine cannot judge differs from any reply), then every declared or
+// state key: presence, type, value, and TTL (a live TTL may trail the
+// offline one by up to drift ms, the real time the live run took).
+func (r *Result) Compare(drift int64) {
+	off, lv := r.Offline, r.Live
+	r.Differences = nil
+	if off == nil || lv == nil {
+		return
+	}
+	if !off.HasReply() || !off.Reply.Equal(lv.Reply) || off.Step != lv.Step {
+		r.Differences = append(r.Differences, Difference{What: "reply", Offline: off.replyLine(), Live: lv.replyLine()})
+	}
+	names := map[string]bool{}
+	for _, k := range off.Keys {
+		names[k.Name] = true
+	}
+	for _, k := range lv.Keys {
+		names[k.Name] = true
+	}
+	for _, name := range sortedKeys(names) {
+		o, ook := findKey(off.Keys, name)
+		l, lok := findKey(lv.Keys, name)
+		if ook != lok || (ook && !sameKey(o, l, drift)) {
+			r.Differences = append(r.Differences, Difference{What: "key " + name, Offline: keyLine(o, ook), Live: keyLine(l, lok)})
+		}
+	}
+}
+
+// Differ reports whether Compare found a difference.
+func (r *Result) Differ() bool { return len(r.Differences) > 0 }
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func findKey(keys []scenario.Key, name string) (scenario.Key, bool) {
+	for _, k := range keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return scenario.Key{}, false
+}
+
+func sameKey(o, l scenario.Key, drift int64) bool {
+	if o.Type != l.Type || o.Value != l.Value || !maps.Equal(o.Hash, l.Hash) {
+		return false
+	}
+	if (o.PTTL < 0) != (l.PTTL < 0) {
+		return false
+	}
+	return o.PTTL < 0 || (l.PTTL <= o.PTTL && o.PTTL-l.PTTL <= drift)
+}
+
+// keyLine is a key on one line: "value" (ttl 150ms), a hash, or absent.
+func keyLine(k scenario.Key, ok bool) string {
+	if !ok {
+		return "absent"
+	}
+	var b strings.Builder
+	switch k.Type {
+	case "string":
+		b.WriteString(rediscli.Quote(k.Value))
+	case "hash":
+		b.WriteString("hash {")
+		for i, f := range sortedFields(k.Hash) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(rediscli.Quote(f) + ": " + rediscli.Quote(k.Hash[f]))
+		}
+		b.WriteString("}")
+	default:
+		b.WriteString("a " + k.Type)
+	}
+	if k.PTTL >= 0 {
+		fmt.Fprintf(&b, " (ttl %dms)", k.PTTL)
+	} else {
+		b.WriteString(" (no ttl)")
+	}
+	return b.String()
+}
+
+func sortedFields(h map[string]string) []string {
+	out := make([]string, 0, len(h))
+	for f := range h {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// replyLine is the side's outcome on one line.
+func (s *Side) replyLine() string {
+	if s.RunErr != nil {
+		return "cannot run offline: " + s.RunErr.Msg
+	}
+	line := strings.TrimSuffix(rediscli.Format(s.Reply), "\n")
+	if strings.Contains(line, "\n") {
+		line = s.Reply.String()
+	}
+	if s.Step == StepFunctionLoad {
+		line = "FUNCTION LOAD: " + line
+	}
+	return line
+}
+
+// Text is the side's reply as redis-cli --no-raw prints it, or, for a run
+// the engine cannot judge, "" (the caller reports RunErr).
+func (s *Side) Text() string {
+	if s.RunErr != nil {
+		return ""
+	}
+	return rediscli.Format(s.Reply)
+}
+
+// WriteText writes the report redis-cli's way. One side: its reply exactly
+// as redis-cli --no-raw prints it (nothing for a run the engine cannot
+// judge). Both sides and no difference: the reply once. Both sides that
+// differ: each side under a heading, then the differences.
+func (r *Result) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	switch {
+	case r.Offline != nil && r.Live != nil && r.Differ():
+		ew.printf("offline:\n%s", sideText(r.Offline))
+		ew.printf("live %s:\n%s", r.Live.Addr, sideText(r.Live))
+		ew.printf("differences:\n")
+		for _, d := range r.Differences {
+			ew.printf("  %s: offline %s, live %s\n", d.What, d.Offline, d.Live)
+		}
+	case r.Offline != nil:
+		ew.printf("%s", r.Offline.Text())
+	case r.Live != nil:
+		ew.printf("%s", r.Live.Text())
+	}
+	return ew.err
+}
+
+func sideText(s *Side) string {
+	if s.RunErr != nil {
+		return "cannot run offline: " + s.RunErr.Msg + " (" + s.RunErr.Code + ")\n"
+	}
+	t := s.Text()
+	if s.Step == StepFunctionLoad {
+		t = "FUNCTION LOAD " + t
+	}
+	return t
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+// JSONFormatVersion is the format_version of the JSON report.
+const JSONFormatVersion = "1"
+
+type jsonResult struct {
+	FormatVersion string       `json:"format_version"`
+	File          string       `json:"file"`
+	SHA1          string       `json:"sha1"`
+	Mode          Mode         `json:"mode"`
+	Keys          []string     `json:"keys"`
+	Args          []string     `json:"args"`
+	Offline       *jsonSide    `json:"offline,omitempty"`
+	Live          *jsonSide    `json:"live,omitempty"`
+	Differ        *bool        `json:"differ,omitempty"`
+	Differences   []Difference `json:"differences,omitempty"`
+}
+
+type jsonSide struct {
+	Addr     string        `json:"addr,omitempty"`
+	Step     string        `json:"step"`
+	Reply    *JSONReply    `json:"reply,omitempty"`
+	Text     string        `json:"text,omitempty"`
+	RunError *jsonRunError `json:"run_error,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+	Keys     []jsonKey     `json:"keys"`
+}
+
+type jsonRunError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type jsonKey struct {
+	Key         string            `json:"key"`
+	Type        string            `json:"type"`
+	Value       *string           `json:"value,omitempty"`
+	ValueBase64 string            `json:"value_base64,omitempty"`
+	Hash        map[string]string `json:"hash,omitempty"`
+	PTTL        int64             `json:"pttl_ms"`
+}
+
+// MarshalJSON uses the field names of the table in docs/json.md.
+func (d Difference) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		What    string `json:"what"`
+		Offline string `json:"offline"`
+		Live    string `json:"live"`
+	}{d.What, d.Offline, d.Live})
+}
+
+// JSONReply is a typed reply: {"type": "integer", "value": 1},
+// {"type": "bulk", "value": "text"} (or "base64" for bytes that are not
+// UTF-8), {"type": "status", ...}, {"type": "error", ...}, {"type": "nil"},
+// {"type": "array", "elements": [...]}.
+type JSONReply struct {
+	Type     string      `json:"type"`
+	Value    any         `json:"value,omitempty"`
+	Base64   string      `json:"base64,omitempty"`
+	Elements []JSONReply `json:"elements,omitempty"`
+}
+
+// ReplyJSON converts a reply to its JSON form.
+func ReplyJSON(r verify.Reply) JSONReply {
+	j := JSONReply{Type: r.Kind.String()}
+	switch r.Kind {
+	case verify.Int:
+		j.Value = r.Int
+	case verify.Bulk, verify.Status, verify.Error:
+		if utf8.ValidString(r.Str) {
+			j.Value = r.Str
+		} else {
+			j.Base64 = base64.StdEncoding.EncodeToString([]byte(r.Str))
+		}
+	case verify.Array:
+		j.Elements = make([]JSONReply, len(r.Elems))
+		for i, e := range r.Elems {
+			j.Elements[i] = ReplyJSON(e)
+		}
+	}
+	return j
+}
+
+// MarshalJSON keeps "elements": [] on an empty array.
+func (j JSONReply) MarshalJSON() ([]byte, error) {
+	type plain JSONReply
+	if j.Type == "array" {
+		if j.Elements == nil {
+			j.Elements = []JSONReply{}
+		}
+		return json.Marshal(struct {
+			Type     string      `json:"type"`
+			Elements []JSONReply `json:"elements"`
+		}{j.Type, j.Elements})
+	}
+	return json.Marshal(plain(j))
+}
+
+func sideJSON(s *Side) *jsonSide {
+	if s == nil {
+		return nil
+	}
+	j := &jsonSide{Addr: s.Addr, Step: s.Step, Warnings: s.Warnings, Keys: []jsonKey{}}
+	if s.RunErr != nil {
+		j.RunError = &jsonRunError{Code: s.RunErr.Code, Message: s.RunErr.Msg}
+	} else {
+		rj := ReplyJSON(s.Reply)
+		j.Reply = &rj
+		j.Text = s.Text()
+	}
+	for _, k := range s.Keys {
+		jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, PTTL: k.PTTL}
+		if k.Type == "string" {
+			if utf8.ValidString(k.Value) {
+				v := k.Value
+				jk.Value = &v
+			} else {
+				jk.ValueBase64 = base64.StdEncoding.EncodeToString([]byte(k.Value))
+			}
+		}
+		j.Keys = append(j.Keys, jk)
+	}
+	return j
+}
+
+// WriteJSON writes the report as one JSON document (docs/json.md).
+func (r *Result) WriteJSON(w io.Writer) error {
+	j := jsonResult{
+		FormatVersion: JSONFormatVersion,
+		File:          r.File,
+		SHA1:          r.SHA1,
+		Mode:          r.Mode,
+		Keys:          nonNil(r.Keys),
+		Args:          nonNil(r.Args),
+		Offline:       sideJSON(r.Offline),
+		Live:          sideJSON(r.Live),
+		Differences:   r.Differences,
+	}
+	if r.Offline != nil && r.Live != nil {
+		d := r.Differ()
+		j.Differ = &d
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// SaveKeys writes keys to path in the scenario keyspace format
+// (scenario.WriteKeys) atomically: a temporary file in the same folder,
+// synced, then renamed over path, so a reader never sees half a file.
+func SaveKeys(path string, keys []scenario.Key) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if keys == nil {
+		keys = []scenario.Key{}
+	}
+	if err = scenario.WriteKeys(f, keys); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
