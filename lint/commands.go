@@ -21,6 +21,9 @@ type cmdInfo struct {
 	forbidden string
 	// random: the reply is not a function of the data set.
 	random bool
+	// mayReplicate: not a write, but Redis propagates it (PUBLISH,
+	// PFCOUNT), so a no-writes script may not run it either.
+	mayReplicate bool
 	// movable: the command reads keys that no argument position names
 	// (SORT BY/GET patterns).
 	movable bool
@@ -59,8 +62,9 @@ func init() {
 	// SORT_RO ... BY/GET patterns read keys no argument names.
 	def(cmdInfo{keys: one, movable: true}, "SORT_RO")
 	// A shard channel routes like a key (COMMAND INFO lists it as one).
-	def(cmdInfo{keys: one}, "SPUBLISH")
-	def(cmdInfo{keys: all}, "MGET", "EXISTS", "TOUCH", "SINTER", "SUNION", "SDIFF", "PFCOUNT")
+	def(cmdInfo{keys: one, mayReplicate: true}, "SPUBLISH")
+	def(cmdInfo{keys: all}, "MGET", "EXISTS", "TOUCH", "SINTER", "SUNION", "SDIFF")
+	def(cmdInfo{keys: all, mayReplicate: true}, "PFCOUNT")
 	def(cmdInfo{keys: one, write: true}, "SET", "SETNX", "SETEX", "PSETEX", "GETSET", "GETDEL", "GETEX",
 		"APPEND", "INCR", "INCRBY", "INCRBYFLOAT", "DECR", "DECRBY", "SETRANGE", "EXPIRE", "PEXPIRE",
 		"EXPIREAT", "PEXPIREAT", "PERSIST", "RESTORE", "SETBIT", "BITFIELD", "LPUSH", "RPUSH", "LPUSHX",
@@ -91,7 +95,8 @@ func init() {
 	def(cmdInfo{keys: one, random: true, write: true}, "SPOP")
 	def(cmdInfo{random: true}, "TIME", "RANDOMKEY")
 	// Keyless commands a script may run.
-	def(cmdInfo{}, "PING", "ECHO", "DBSIZE", "LASTSAVE", "INFO", "SELECT", "COMMAND", "SCAN", "PUBLISH")
+	def(cmdInfo{}, "PING", "ECHO", "DBSIZE", "LASTSAVE", "INFO", "SELECT", "COMMAND", "SCAN")
+	def(cmdInfo{mayReplicate: true}, "PUBLISH")
 
 	// Forbidden.
 	forbid := func(reason string, names ...string) {

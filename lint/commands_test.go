@@ -23,7 +23,8 @@ var containers = map[string]string{"OBJECT": "OBJECT|ENCODING", "XINFO": "XINFO|
 // of a real redis-server: the key range (first, last, step) of every
 // command with fixed key positions, "movablekeys" for those whose keys
 // follow numkeys or a keyword, the write flag, the nondeterministic_output
-// tip of the random commands, and that no command Redis marks noscript is
+// tip of the random commands, the may_replicate flag (a no-writes script
+// may not run those either), and that no command Redis marks noscript is
 // allowed.
 func TestCommandTableMatchesRedis(t *testing.T) {
 	srv := redistest.Standalone(t)
@@ -63,6 +64,9 @@ func TestCommandTableMatchesRedis(t *testing.T) {
 		if got := slices.Contains(ci.flags, "write"); got != info.write {
 			t.Errorf("%s: Redis write flag %v, table %v", name, got, info.write)
 		}
+		if slices.Contains(ci.flags, "may_replicate") && !info.mayReplicate {
+			t.Errorf("%s: Redis flags it may_replicate, the table does not", name)
+		}
 		movable := info.numkeys > 0 || info.streams || len(info.kwKey) > 0 || info.movable
 		if got := slices.Contains(ci.flags, "movablekeys"); got != movable {
 			t.Errorf("%s: Redis movablekeys %v, table %v", name, got, movable)
@@ -77,6 +81,36 @@ func TestCommandTableMatchesRedis(t *testing.T) {
 		if info.random && !slices.Contains(ci.tips, "nondeterministic_output") {
 			t.Errorf("%s: table says random, Redis has no nondeterministic_output tip (tips %v)", name, ci.tips)
 		}
+	}
+}
+
+// TestReadonlyScriptRejects runs each command the table marks
+// mayReplicate in a no-writes script on a real server: Redis must reject
+// it as a write, and accept a plain read in the same script.
+func TestReadonlyScriptRejects(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	calls := map[string]string{
+		"PUBLISH":  "redis.call('PUBLISH', 'channel', 'm')",
+		"SPUBLISH": "redis.call('SPUBLISH', KEYS[1], 'm')",
+		"PFCOUNT":  "redis.call('PFCOUNT', KEYS[1])",
+	}
+	for name, info := range commands {
+		if !info.mayReplicate {
+			continue
+		}
+		call, ok := calls[name]
+		if !ok {
+			t.Errorf("%s: no probe call", name)
+			continue
+		}
+		err := srv.Do(ctx, "EVAL", "#!lua flags=no-writes\nreturn "+call, "1", "k").Error()
+		if err == nil || !strings.Contains(err.Error(), "Write commands are not allowed from read-only scripts") {
+			t.Errorf("%s in a no-writes script: got %v, want the read-only error", name, err)
+		}
+	}
+	if err := srv.Do(ctx, "EVAL", "#!lua flags=no-writes\nreturn redis.call('GET', KEYS[1])", "1", "k").Error(); err != nil && !strings.Contains(err.Error(), "nil") {
+		t.Errorf("GET in a no-writes script: %v", err)
 	}
 }
 

@@ -2,17 +2,19 @@ package lint
 
 import "strings"
 
-// redisGlobals are the globals a Redis 7.0-7.2 script can read: the
-// allow-lists of src/script_lua.c (libraries, the redis API, Lua builtins)
-// plus KEYS and ARGV. os is absent (7.4 adds only os.clock); print,
-// dofile, loadfile, require, module, package, io and debug are absent too.
+// redisGlobals are the globals a Redis 7.0 script can read, as a real
+// redis-server 7.0.15 lists them (TestGlobalsMatchRedis): the allow-lists of
+// src/script_lua.c (libraries, the redis API, Lua builtins) plus KEYS and
+// ARGV. os is absent (7.4 adds only os.clock); so are print, dofile,
+// loadfile, require, module, package, io, debug, and the deprecated
+// getfenv, setfenv and newproxy.
 var redisGlobals = setOf(
 	"string", "cjson", "bit", "cmsgpack", "math", "table", "struct",
 	"redis", "__redis__err__handler",
-	"xpcall", "tostring", "getfenv", "setmetatable", "next", "assert", "tonumber", "rawequal",
+	"xpcall", "tostring", "setmetatable", "next", "assert", "tonumber", "rawequal",
 	"collectgarbage", "getmetatable", "rawset", "pcall", "coroutine", "type", "_G", "select",
-	"unpack", "gcinfo", "pairs", "rawget", "loadstring", "ipairs", "_VERSION", "setfenv", "load",
-	"error", "newproxy",
+	"unpack", "gcinfo", "pairs", "rawget", "loadstring", "ipairs", "_VERSION", "load",
+	"error",
 	"KEYS", "ARGV",
 )
 
@@ -27,6 +29,9 @@ var missingGlobals = map[string]string{
 	"module":   "module is not available in Redis scripts",
 	"package":  "package is not available in Redis scripts",
 	"debug":    "debug is not available in Redis scripts",
+	"getfenv":  "getfenv is not available in Redis scripts (removed for sandboxing)",
+	"setfenv":  "setfenv is not available in Redis scripts (removed for sandboxing)",
+	"newproxy": "newproxy is not available in Redis scripts (removed for sandboxing)",
 }
 
 // libFields are the fields of the library tables whose contents are fixed
@@ -36,7 +41,7 @@ var libFields = map[string]map[string]bool{
 	"redis": setOf("call", "pcall", "error_reply", "status_reply", "sha1hex", "log", "LOG_DEBUG",
 		"LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "setresp", "set_repl", "REPL_ALL", "REPL_AOF",
 		"REPL_REPLICA", "REPL_SLAVE", "REPL_NONE", "replicate_commands", "breakpoint", "debug",
-		"acl_check_cmd", "REDIS_VERSION", "REDIS_VERSION_NUM", "register_function"),
+		"acl_check_cmd", "REDIS_VERSION", "REDIS_VERSION_NUM"),
 	"string": setOf("byte", "char", "dump", "find", "format", "gfind", "gmatch", "gsub", "len", "lower",
 		"match", "rep", "reverse", "sub", "upper"),
 	"table": setOf("concat", "foreach", "foreachi", "getn", "insert", "maxn", "remove", "setn", "sort"),

@@ -362,8 +362,14 @@ func runWriteInReadonly(p *Pass, r *rule) []Diagnostic {
 	}
 	var out []Diagnostic
 	for _, c := range p.Facts.Calls {
-		if c.info != nil && c.info.write && c.info.forbidden == "" {
+		if c.info == nil || c.info.forbidden != "" {
+			continue
+		}
+		switch {
+		case c.info.write:
 			out = append(out, r.at(c.Pos, "%s writes, but the script is flagged no-writes: Redis rejects it with \"Write commands are not allowed from read-only scripts\"", c.Name))
+		case c.info.mayReplicate:
+			out = append(out, r.at(c.Pos, "%s is replicated, which Redis counts as a write: the no-writes script fails with \"Write commands are not allowed from read-only scripts\"", c.Name))
 		}
 	}
 	return out

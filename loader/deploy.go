@@ -316,7 +316,7 @@ func applyNode(ctx context.Context, np *NodePlan, nr *NodeResult, m *manifest.Ma
 				res.Err = err
 			case !strings.EqualFold(name, it.Name):
 				res.Err = fmt.Errorf("the node loaded library %q, want %q", name, it.Name)
-			case strings.HasPrefix(it.Detail, "replace"):
+			case it.Replace:
 				res.Outcome = OutcomeReplaced
 			default:
 				res.Outcome = OutcomeLoaded

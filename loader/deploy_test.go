@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -120,5 +121,44 @@ func TestModes(t *testing.T) {
 	}
 	if _, err := ParseMode("all"); err == nil {
 		t.Fatal("ParseMode(all) succeeded")
+	}
+}
+
+// TestOlderServerSkipsFunctions: a server older than 7.0 (simulated by the
+// version discovery read) gets the script cache only, with a notice, and
+// status does not count the missing library as drift.
+func TestOlderServerSkipsFunctions(t *testing.T) {
+	for v, want := range map[string]bool{"6.2.14": false, "7.0.15": true, "7.2.4": true, "8.0.0": true, "": false, "x.y": false} {
+		if got := (&Node{Version: v}).SupportsFunctions(); got != want {
+			t.Errorf("SupportsFunctions(%q) = %v, want %v", v, got, want)
+		}
+	}
+	s := redistest.Standalone(t)
+	m := loadManifest(t, 1)
+	tp := topo(t, "", s)
+	tp.Nodes[0].Version = "6.2.14"
+	var notices []string
+	opts := Options{Notice: func(format string, args ...any) { notices = append(notices, fmt.Sprintf(format, args...)) }}
+	rep, err := Deploy(context.Background(), tp, m, DeployOptions{Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "functions skipped on 1 node(s) older than Redis 7.0") {
+		t.Fatalf("notices %q", notices)
+	}
+	items := rep.Nodes[0].Items
+	if len(items) != 4 || items[3].Kind != KindLibrary || items[3].Action != ActionUnsupported || items[3].Outcome != OutcomeUnsupported {
+		t.Fatalf("items %+v", items)
+	}
+	if rawLibrary(t, s, m.LibraryName()) != "" {
+		t.Fatal("the library was loaded on an 'older' server")
+	}
+	assertScripts(t, m, []*redistest.Server{s})
+	st, err := Status(context.Background(), tp, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Drift()) != 0 || st.Nodes[0].Items[3].State != StateUnsupported {
+		t.Fatalf("status drift %v items %+v", st.Drift(), st.Nodes[0].Items)
 	}
 }

@@ -56,6 +56,8 @@ type Item struct {
 	SHA    string // scripts: SHA1 of the file's exact bytes
 	Action Action
 	Detail string // why, for anything but already_loaded
+	// Replace is set on a library loaded over different code (--replace).
+	Replace bool
 }
 
 // NodePlan is the plan for one node. A node that could not be reached has
@@ -234,7 +236,7 @@ func planNode(ctx context.Context, np *NodePlan, m *manifest.Manifest, shas []st
 		case bytes.Equal(lib.Code, code):
 			it.Action = ActionAlreadyLoaded
 		case replace:
-			it.Action, it.Detail = ActionLoad, "replace: the loaded code differs from the manifest"
+			it.Action, it.Detail, it.Replace = ActionLoad, "replace: the loaded code differs from the manifest", true
 		default:
 			it.Action, it.Detail = ActionConflict, "loaded with different code: bump the manifest version or deploy --replace"
 		}

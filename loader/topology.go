@@ -393,6 +393,9 @@ func (d *discovery) cluster(ctx context.Context) error {
 			continue
 		}
 		n.slots = e.slots
+		if !n.OK() && e.failed && n.Err != nil {
+			n.Err = fmt.Errorf("%w (the cluster marks it failed; CLUSTER FORGET a node that is gone for good)", n.Err)
+		}
 		if !n.OK() || n.Role == RoleUnknown {
 			n.Role = RolePrimary
 			if !e.primary {

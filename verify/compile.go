@@ -40,12 +40,15 @@ func compile(src []byte, source string) (*lua.FunctionProto, error) {
 // line, used to word runtime errors like Lua 5.1 (errwording.go).
 func compileSites(src []byte, source string) (*lua.FunctionProto, map[int][]site, error) {
 	name := chunkID(source)
+	if err := checkSyntax51(src, name); err != nil {
+		return nil, nil, err
+	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
 		return nil, nil, errors.New(parseErrorText(err, name, src))
 	}
 	if msg := rejectGoto(chunk, name); msg != "" {
-		return nil, nil, errors.New(msg)
+		return nil, nil, &syntaxError{msg}
 	}
 	rw := &rewriter{sites: map[int][]site{}}
 	rw.block(chunk)
@@ -113,7 +116,20 @@ func parseErrorText(err error, name string, src []byte) string {
 	case strings.Contains(msg, "syntax error"):
 		msg = "unexpected symbol"
 	case strings.HasPrefix(msg, "unterminated string"):
-		msg = "unfinished string"
+		// Lua reports a string broken by a newline on its own line, the
+		// token being the text read so far with its opening quote; at the
+		// end of the chunk, near '<eof>'.
+		msg, tok, line = "unfinished string", "<eof>", 1+bytes.Count(src, []byte("\n"))
+		for _, q := range []string{"'", "\""} {
+			if i := bytes.Index(src, []byte(q+pe.Token+"\n")); i >= 0 {
+				tok, line = q+pe.Token, 1+bytes.Count(src[:i], []byte("\n"))
+				break
+			}
+		}
+	case strings.HasPrefix(msg, "unterminated multiline string"):
+		msg, tok, line = "unfinished long string", "<eof>", 1+bytes.Count(src, []byte("\n"))
+	case strings.HasPrefix(msg, "invalid multiline comment"):
+		msg, tok, line = "unfinished long comment", "<eof>", 1+bytes.Count(src, []byte("\n"))
 	}
 	if tok == "" {
 		tok = "<eof>"
@@ -227,10 +243,11 @@ type rewriter struct {
 
 type funcScope struct {
 	blocks [][]string
+	line   int // the line the function is defined on (0: the chunk)
 }
 
-func (rw *rewriter) enterFunc(params []string) {
-	rw.funcs = append(rw.funcs, &funcScope{blocks: [][]string{append([]string(nil), params...)}})
+func (rw *rewriter) enterFunc(params []string, line int) {
+	rw.funcs = append(rw.funcs, &funcScope{blocks: [][]string{append([]string(nil), params...)}, line: line})
 }
 
 func (rw *rewriter) leaveFunc() { rw.funcs = rw.funcs[:len(rw.funcs)-1] }
@@ -270,7 +287,7 @@ func (rw *rewriter) kind(n string) string {
 
 // block rewrites the top-level chunk.
 func (rw *rewriter) block(chunk []ast.Stmt) {
-	rw.enterFunc(nil)
+	rw.enterFunc(nil, 0)
 	rw.stmts(chunk)
 	rw.leaveFunc()
 }
@@ -352,7 +369,7 @@ func (rw *rewriter) stmt(s ast.Stmt) {
 }
 
 func (rw *rewriter) function(f *ast.FunctionExpr, params []string) {
-	rw.enterFunc(params)
+	rw.enterFunc(params, f.Line())
 	rw.stmts(f.Stmts)
 	rw.leaveFunc()
 }
@@ -444,6 +461,7 @@ func (rw *rewriter) describe(e ast.Expr) ast.Expr {
 }
 
 func (rw *rewriter) addSite(s site, line int) {
+	s.fnLine = rw.funcs[len(rw.funcs)-1].line
 	rw.sites[line] = append(rw.sites[line], s)
 }
 

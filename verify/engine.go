@@ -8,7 +8,19 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	lua "github.com/yuin/gopher-lua"
 )
+
+func init() {
+	// gopher-lua keeps every integer key below MaxArrayIndex in a dense
+	// array: t[60000000] = 1 would allocate about a gigabyte. Lua 5.1 puts
+	// such a key in the hash part; so does gopher-lua above this bound.
+	lua.MaxArrayIndex = maxArrayIndex
+}
+
+// maxArrayIndex bounds gopher-lua's dense array part (4M entries, 64 MB).
+const maxArrayIndex = 1 << 22
 
 // DefaultNow is the virtual clock's start when Options.Now is 0:
 // 2023-11-14T22:13:20Z in Unix milliseconds.

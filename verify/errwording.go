@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -31,10 +32,11 @@ const (
 
 // site is one operation on a line that can raise a type error.
 type site struct {
-	kind siteKind
-	key  string  // index key, method name or arithmetic operator
-	obj  operand // indexed object, callee, method receiver, left operand
-	obj2 operand // right operand of arithmetic
+	kind   siteKind
+	key    string  // index key, method name or arithmetic operator
+	obj    operand // indexed object, callee, method receiver, left operand
+	obj2   operand // right operand of arithmetic
+	fnLine int     // line of the enclosing function's definition (0: chunk)
 }
 
 // operand is an expression as Lua 5.1 names it, and how to evaluate it.
@@ -54,6 +56,7 @@ var (
 	reCall  = regexp.MustCompile(`^attempt to call a non-function object$`)
 	reArith = regexp.MustCompile(`^cannot perform (\w+) operation between (\w+) and (\w+)$`)
 	reCmp   = regexp.MustCompile(`^attempt to compare (\w+) with (\w+)$`)
+	reArg   = regexp.MustCompile(`^bad argument #(\d+) to '([^']+)' \((.*)\)$`)
 	rePos   = regexp.MustCompile(`^([^\n]*?:\d+: )(.*)$`)
 )
 
@@ -67,6 +70,18 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	pos, body := "", msg
 	if m := rePos.FindStringSubmatch(msg); m != nil {
 		pos, body = m[1], m[2]
+	}
+	if m := reArg.FindStringSubmatch(body); m != nil {
+		// Lua 5.1 does not count self when the function was called as a
+		// method: ('x'):rep() is "bad argument #1 to 'rep'".
+		if r.calledAsMethod(L, level+1, m[2]) {
+			n, _ := strconv.Atoi(m[1])
+			if n == 1 {
+				return pos + fmt.Sprintf("calling '%s' on bad self (%s)", m[2], m[3]), true
+			}
+			return pos + fmt.Sprintf("bad argument #%d to '%s' (%s)", n-1, m[2], m[3]), true
+		}
+		return msg, true
 	}
 	if m := reCmp.FindStringSubmatch(body); m != nil {
 		if m[1] == m[2] {
@@ -85,7 +100,11 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	var sites []site
 	if ok {
 		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil {
-			sites = r.sites[dbg.Source][dbg.CurrentLine]
+			for _, s := range r.sites[dbg.Source][dbg.CurrentLine] {
+				if s.fnLine == dbg.LineDefined {
+					sites = append(sites, s)
+				}
+			}
 		}
 	}
 	ev := &evaluator{r: r, L: L, dbg: dbg, ok: ok}
@@ -352,4 +371,29 @@ func (ev *evaluator) localRegister(name string) int {
 		}
 	}
 	return best
+}
+
+// calledAsMethod reports whether the Lua frame at level calls name only as
+// a method (obj:name()) on its current line.
+func (r *scriptRun) calledAsMethod(L *lua.LState, level int, name string) bool {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return false
+	}
+	if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+		return false
+	}
+	method := false
+	for _, s := range r.sites[dbg.Source][dbg.CurrentLine] {
+		if s.fnLine != dbg.LineDefined {
+			continue
+		}
+		switch {
+		case s.kind == siteMethod && s.key == name:
+			method = true
+		case s.kind == siteCall && strings.HasSuffix(s.obj.info, "'"+name+"'"):
+			return false
+		}
+	}
+	return method
 }

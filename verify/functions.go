@@ -55,6 +55,10 @@ func (e *Engine) functionsState() *scriptRun {
 	rt := L.NewTable()
 	rt.RawSetString("register_function", L.NewFunction(r.registerFunction))
 	full := r.real(r.real(r.globals).(*lua.LTable).RawGetString("redis")).(*lua.LTable)
+	// Script-only helpers Redis 7.0 does not give functions.
+	for _, k := range []string{"replicate_commands", "breakpoint", "debug"} {
+		full.RawSetString(k, lua.LNil)
+	}
 	for _, k := range []string{"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM"} {
 		rt.RawSetString(k, full.RawGetString(k))
 	}

@@ -77,6 +77,11 @@ func TestLiveFunctions(t *testing.T) {
 		{"FCALL", "v5", "0"},
 		{"FUNCTION", "LOAD", "#!lua name=lib6\nlocal function helper() return string.upper('x') end\nredis.register_function('h6', function() return helper() end)"},
 		{"FCALL", "h6", "0"},
+		{"FUNCTION", "LOAD", "#!lua name=lib7\nredis.register_function('r7', function() return redis.replicate_commands() end)\nredis.register_function('b7', function() return redis.breakpoint() end)\nredis.register_function('s7', function() return redis.setresp(2) end)\nredis.register_function('n7', function(keys) return tostring(0.1 + 0.2) .. #keys end)"},
+		{"FCALL", "r7", "0"},
+		{"FCALL", "b7", "0"},
+		{"FCALL", "s7", "0"},
+		{"FCALL", "n7", "1", "k"},
 	}
 	for _, s := range steps {
 		want := live(s...)

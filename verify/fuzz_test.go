@@ -1,10 +1,14 @@
 package verify
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/yuin/gopher-lua/parse"
 )
 
 // FuzzEval feeds arbitrary script bodies (shebang parser, Lua parser, goto
@@ -80,6 +84,35 @@ func FuzzDo(f *testing.F) {
 					t.Fatalf("%q: error is not a RunError: %v", args, err)
 				}
 			}
+		}
+	})
+}
+
+// FuzzSyntax51 checks the Lua 5.1 syntax checker: it returns an error in
+// Lua's "chunk:line: message" shape or nil, and never panics. When it
+// accepts a chunk, gopher-lua must parse it too unless the chunk uses goto
+// as a name (Lua 5.1 allows that, gopher-lua does not).
+func FuzzSyntax51(f *testing.F) {
+	for _, s := range []string{
+		"return 1", "local = 3", "if x then", "return [[abc", "return 'a\\300'", "for a b in c do end",
+		"local t = {a = 1, [2] = 3; 4}", "f{...}", "a.b:c'x'", "return -#not x ^ 2 .. 'y'",
+		"goto continue", "--[==[ comment ]==] return 0x10, 1e5, .5", "return 1..2",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		err := checkSyntax51(src, "user_script")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "user_script:") {
+				t.Fatalf("error without position: %q", err)
+			}
+			return
+		}
+		if bytes.Contains(src, []byte("goto")) {
+			return
+		}
+		if _, err := parse.Parse(bytes.NewReader(src), "user_script"); err != nil {
+			t.Logf("Lua 5.1 accepts, gopher-lua rejects: %q: %v", src, err)
 		}
 	})
 }

@@ -1,10 +1,13 @@
 package verify
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // rand48 is Redis's redisLrand48 (deps/lua: rand48.c), the generator behind
@@ -88,6 +91,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		return 0
 	}))
 	mth.RawSetString("mod", mth.RawGetString("fmod"))
+	mth.RawSetString("huge", lua.LNumber(math.Inf(1)))
 
 	tbl.RawSetString("concat", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
@@ -98,7 +102,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		for k := i; k <= j; k++ {
 			s, ok := concatString(t.RawGetInt(k))
 			if !ok {
-				L.RaiseError("invalid value (at index %d) in table for 'concat'", k)
+				L.RaiseError("invalid value (%s) at index %d in table for 'concat'", luaTypeName(t.RawGetInt(k)), k)
 			}
 			b.WriteString(s)
 			if k < j {
@@ -163,4 +167,96 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		}
 		return 0
 	}))
+	wrapArgChecks(str, stringArgs)
+	wrapArgChecks(mth, mathArgs)
+	wrapArgChecks(tbl, tableArgs)
+}
+
+// The arguments library functions require, for Lua 5.1's "got no value"
+// error: gopher-lua reads a missing argument as nil and says "got nil".
+var (
+	stringArgs = map[string][]string{
+		"byte": {"string"}, "find": {"string", "string"}, "format": {"string"},
+		"gmatch": {"string", "string"}, "gfind": {"string", "string"},
+		"gsub": {"string", "string", "string/function/table"}, "len": {"string"},
+		"lower": {"string"}, "match": {"string", "string"}, "rep": {"string", "number"},
+		"reverse": {"string"}, "sub": {"string", "number"}, "upper": {"string"},
+	}
+	mathArgs = map[string][]string{
+		"abs": {"number"}, "acos": {"number"}, "asin": {"number"}, "atan": {"number"},
+		"atan2": {"number", "number"}, "ceil": {"number"}, "cos": {"number"}, "cosh": {"number"},
+		"deg": {"number"}, "exp": {"number"}, "floor": {"number"}, "fmod": {"number", "number"},
+		"mod": {"number", "number"}, "frexp": {"number"}, "ldexp": {"number", "number"},
+		"log": {"number"}, "log10": {"number"}, "max": {"number"}, "min": {"number"},
+		"modf": {"number"}, "pow": {"number", "number"}, "rad": {"number"},
+		"randomseed": {"number"}, "sin": {"number"}, "sinh": {"number"}, "sqrt": {"number"},
+		"tan": {"number"}, "tanh": {"number"},
+	}
+	tableArgs = map[string][]string{
+		"concat": {"table"}, "insert": {"table"}, "remove": {"table"}, "sort": {"table"},
+		"getn": {"table"}, "maxn": {"table"}, "foreach": {"table", "function"},
+		"foreachi": {"table", "function"},
+	}
+)
+
+// wrapArgChecks makes the functions of lib raise Lua 5.1's error for a
+// missing required argument before running.
+func wrapArgChecks(lib *lua.LTable, specs map[string][]string) {
+	for name, want := range specs {
+		fn, ok := lib.RawGetString(name).(*lua.LFunction)
+		if !ok || !fn.IsG {
+			continue
+		}
+		orig, want := fn.GFunction, want
+		fn.GFunction = func(L *lua.LState) int {
+			top := L.GetTop()
+			for i, w := range want {
+				n := i + 1
+				if n > top {
+					if w == "string/function/table" {
+						L.ArgError(n, w+" expected")
+					}
+					L.ArgError(n, w+" expected, got no value")
+				}
+				v := L.Get(n)
+				if !argIs(v, w) {
+					if w == "string/function/table" {
+						L.ArgError(n, w+" expected")
+					}
+					L.ArgError(n, fmt.Sprintf("%s expected, got %s", w, luaTypeName(v)))
+				}
+				// A number where a string is expected converts with
+				// %.14g, not gopher-lua's Go formatting.
+				if f, isNum := v.(lua.LNumber); isNum && strings.HasPrefix(w, "string") {
+					L.Replace(n, lua.LString(luaNumber(float64(f))))
+				}
+			}
+			return orig(L)
+		}
+	}
+}
+
+// argIs is luaL_check*'s acceptance test for a declared argument type.
+func argIs(v lua.LValue, want string) bool {
+	switch want {
+	case "string":
+		_, ok := concatString(v)
+		return ok
+	case "number":
+		_, ok := lualib.ToNumber(v)
+		return ok
+	case "table":
+		_, ok := v.(*lua.LTable)
+		return ok
+	case "function":
+		_, ok := v.(*lua.LFunction)
+		return ok
+	case "string/function/table":
+		switch v.(type) {
+		case lua.LString, lua.LNumber, *lua.LTable, *lua.LFunction:
+			return true
+		}
+		return false
+	}
+	return true
 }

@@ -86,7 +86,9 @@ func (r *scriptRun) newState() {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
-	lualib.Open(L)
+	lualib.OpenWith(L, lualib.Options{Unsupported: func(L *lua.LState, msg string) {
+		r.fail(L, notImplemented("%s", msg))
+	}})
 	G := L.G.Global
 
 	// Base functions: Redis 7.0's set, nothing more.
@@ -468,7 +470,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 func (r *scriptRun) loadChunk(L *lua.LState, s, chunkname string) int {
 	proto, sites, err := compileSites([]byte(s), chunkname)
 	if err != nil {
-		r.warn("loadstring compile error text is approximated: %s", err)
+		if _, exact := err.(*syntaxError); !exact {
+			r.warn("loadstring compile error text is approximated: %s", err)
+		}
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
 		return 2

@@ -296,7 +296,8 @@ func luaStringField(t *lua.LTable, name string) (string, bool) {
 // unless it is one the engine words exactly (goto, labels).
 func (e *Engine) noteCompileError(err error) {
 	msg := err.Error()
-	if strings.Contains(msg, "'=' expected near") || strings.Contains(msg, "unexpected symbol near ':'") {
+	var exact *syntaxError
+	if errors.As(err, &exact) {
 		return
 	}
 	e.warnings = append(e.warnings, "compile error text is approximated (gopher-lua's parser only says \"syntax error\"): "+msg)

@@ -23,6 +23,7 @@ var checkSteps = []checkStep{
 	{"manifest", checkManifestStep},
 	{"sum", checkSumStep},
 	{"check-keys", checkKeysStep},
+	{"lint", checkLintStep},
 }
 
 type checkStep struct {

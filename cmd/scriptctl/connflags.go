@@ -188,14 +188,27 @@ func (o *online) errString(err error) string {
 	return o.cfg.ScrubString(err.Error())
 }
 
-// writeJSON writes v as indented JSON on stdout.
+// writeOnlineJSON writes v as indented JSON on stdout.
 func writeOnlineJSON(ios *iostreams.IOStreams, v any) error {
 	enc := json.NewEncoder(ios.Out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
-// dash returns s, or "-" when empty, for table cells.
+// colorCell paints a table cell. Every cell of a painted column, its header
+// included, goes through here with a two-digit color code ("" is the
+// default color, 39), so each carries the same number of invisible bytes
+// and the table stays aligned.
+func colorCell(ios *iostreams.IOStreams, code, text string) string {
+	if code == "" {
+		code = defaultColor
+	}
+	return ios.Paint(code, text)
+}
+
+const defaultColor = "39"
+
+// cellOrDash returns s, or "-" when empty, for table cells.
 func cellOrDash(s string) string {
 	if s == "" {
 		return "-"
@@ -203,7 +216,7 @@ func cellOrDash(s string) string {
 	return s
 }
 
-// shortSHA abbreviates a SHA for tables.
+// abbrevSHA abbreviates a SHA for tables.
 func abbrevSHA(s string) string {
 	if len(s) > 12 {
 		return s[:12]
@@ -211,7 +224,7 @@ func abbrevSHA(s string) string {
 	return s
 }
 
-// oneLine keeps a table cell on one line.
+// oneLineCell keeps a table cell on one line.
 func oneLineCell(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

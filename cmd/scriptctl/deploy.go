@@ -119,7 +119,7 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 }
 
 func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport) error {
-	t := ios.NewTable("NODE", "ROLE", "SCRIPTS", "LIBRARY", "RESULT", "ERROR")
+	t := ios.NewTable("NODE", "ROLE", "SCRIPTS", "LIBRARY", colorCell(ios, "", "RESULT"), "ERROR")
 	for _, nr := range rep.Nodes {
 		n := nr.Node
 		scripts := map[loader.Outcome]int{}
@@ -167,11 +167,11 @@ func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport)
 func paintStatus(ios *iostreams.IOStreams, s string) string {
 	switch s {
 	case "ok":
-		return ios.Paint(iostreams.Green, s)
+		return colorCell(ios, iostreams.Green, s)
 	case "failed", "unreachable":
-		return ios.Paint(iostreams.Red, s)
+		return colorCell(ios, iostreams.Red, s)
 	}
-	return ios.Paint(iostreams.Yellow, s)
+	return colorCell(ios, iostreams.Yellow, s)
 }
 
 // deployJSON is the --format json document of deploy (docs/json.md).

@@ -140,6 +140,8 @@ func lintFiles(opts *lintOptions) ([]lint.File, error) {
 		switch {
 		case missing && len(opts.Files) > 0 && !opts.ManifestSet:
 			m = nil // lint the files on their own
+		case missing && len(opts.Files) > 0:
+			return nil, cmdutil.Usage(err, "fix the -m path, or drop -m to lint the files on their own")
 		case missing:
 			return nil, cmdutil.Usage(err, "'scriptctl lint -m path/to/manifest.yaml', or name the files to lint")
 		default:

@@ -13,6 +13,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/slot"
 )
 
 // loaderResult is one in-process run of scriptctl.
@@ -396,4 +397,87 @@ func TestLoaderLeastPrivilege(t *testing.T) {
 		t.Fatalf("stderr:\n%s", res.errOut)
 	}
 	loaderExpect(t, 1, "status", "-m", path)
+}
+
+// TestLoaderTableOnTerminal: on a terminal the tables have a header and stay
+// aligned with colors on (every painted cell carries the same escapes).
+func TestLoaderTableOnTerminal(t *testing.T) {
+	s := redistest.Standalone(t)
+	t.Setenv("SCRIPTCTL_URL", "")
+	t.Setenv("SCRIPTCTL_PASSWORD", "")
+	t.Setenv("REDISCLI_AUTH", "")
+	path := loaderProject(t, "1")
+	ios, _, out, _ := iostreams.Test()
+	ios.StdoutTTY, ios.Color = true, true
+	// Mixed actions in one column: scripts loaded, the library not.
+	loaderExpect(t, 0, "deploy", "-m", path, "--url", s.URL(), "--mode", "scripts")
+	if code := run(context.Background(), ios, []string{"plan", "-m", path, "--url", s.URL(), "--url", "redis://127.0.0.1:1"}); code != 3 {
+		t.Fatalf("plan exit %d", code)
+	}
+	if !strings.Contains(out.String(), "\x1b[33mload\x1b[0m") {
+		t.Fatalf("no color on a terminal:\n%q", out.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(regexp.MustCompile("\x1b\\[[0-9]+m").ReplaceAllString(out.String(), ""), "\n"), "\n")
+	if len(lines) != 6 || !strings.HasPrefix(lines[0], "NODE") {
+		t.Fatalf("want a header and 5 rows:\n%s", strings.Join(lines, "\n"))
+	}
+	col := strings.Index(lines[0], "DETAIL")
+	for _, l := range lines[1:] {
+		if len(l) <= col || l[col-1] != ' ' || l[col] == ' ' {
+			t.Fatalf("DETAIL column not aligned at %d:\n%s", col, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+// TestLoaderCluster drives deploy and status on a 6-node cluster through the
+// CLI: one seed finds every node; a stopped primary makes deploy exit 3
+// naming it while the rest is loaded; after a restart a rerun converges.
+func TestLoaderCluster(t *testing.T) {
+	c := redistest.NewCluster(t)
+	t.Setenv("SCRIPTCTL_URL", "")
+	t.Setenv("SCRIPTCTL_PASSWORD", "")
+	t.Setenv("REDISCLI_AUTH", "")
+	path := loaderProject(t, "1")
+	m := loadFor(t, path)
+	seed := c.Primaries[0]
+	res := loaderExpect(t, 0, "deploy", "-m", path, "--url", seed.URL())
+	if n := strings.Count(res.out, "\tok\t"); n != 6 {
+		t.Fatalf("deploy: %d nodes ok, want 6:\n%s", n, res.out)
+	}
+	loaderExpect(t, 0, "status", "-m", path, "--url", seed.URL())
+
+	// Stop a primary other than the one holding the deploy lock's slot
+	// (Primaries[i] serves slots i*16384/3 .. (i+1)*16384/3-1).
+	lockPrimary := slot.Of("scriptctl:lock:{catalog_refresh}") * 3 / 16384
+	down := c.Primaries[(lockPrimary+1)%3]
+	up := c.Primaries[lockPrimary]
+	down.Stop()
+	setVersion(t, path, "2")
+	res = loaderExpect(t, 3, "deploy", "-m", path, "--url", seed.URL(), "--replica-wait", "2s")
+	if !strings.Contains(res.errOut, down.Addr+": connect: ") {
+		t.Fatalf("deploy stderr does not name the stopped primary %s:\n%s", down.Addr, res.errOut)
+	}
+	if !strings.Contains(res.out, down.Addr+"\t") || !strings.Contains(res.out, "\tunreachable\t") {
+		t.Fatalf("deploy table does not show the unreachable node:\n%s", res.out)
+	}
+	m2 := loadFor(t, path)
+	for _, p := range []*redistest.Server{up, c.Primaries[(lockPrimary+2)%3]} {
+		if got := libraries(t, p); !slices.Contains(got, m2.LibraryName()) {
+			t.Errorf("%s: %v, want %s loaded despite the stopped primary", p.Addr, got, m2.LibraryName())
+		}
+	}
+	down.Restart()
+	c.WaitOK()
+	loaderExpect(t, 0, "deploy", "-m", path, "--url", seed.URL())
+	res = loaderExpect(t, 0, "status", "-m", path, "--url", seed.URL(), "--format", "json")
+	for _, n := range c.Nodes() {
+		for _, s := range m.Scripts {
+			if !scriptExists(t, n, s.SHA) {
+				t.Errorf("%s: %s not cached after the rerun", n.Addr, s.Name)
+			}
+		}
+		if !strings.Contains(res.out, `"addr": "`+n.Addr+`"`) {
+			t.Errorf("status does not list %s", n.Addr)
+		}
+	}
 }

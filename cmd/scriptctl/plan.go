@@ -92,12 +92,12 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 }
 
 func (o *online) planTable(ios *iostreams.IOStreams, p *loader.PlanReport) error {
-	t := ios.NewTable("NODE", "ROLE", "REDIS", "KIND", "ITEM", "ACTION", "DETAIL")
+	t := ios.NewTable("NODE", "ROLE", "REDIS", "KIND", "ITEM", colorCell(ios, "", "ACTION"), "DETAIL")
 	counts := map[loader.Action]int{}
 	for _, np := range p.Nodes {
 		n := np.Node
 		if !n.OK() {
-			t.Row(n.Addr, string(n.Role), cellOrDash(n.Version), "-", "-", ios.Paint(iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
+			t.Row(n.Addr, string(n.Role), cellOrDash(n.Version), "-", "-", colorCell(ios, iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
 			continue
 		}
 		for _, it := range np.Items {
@@ -116,13 +116,13 @@ func (o *online) planTable(ios *iostreams.IOStreams, p *loader.PlanReport) error
 func paintAction(ios *iostreams.IOStreams, a loader.Action) string {
 	switch a {
 	case loader.ActionLoad:
-		return ios.Paint(iostreams.Yellow, string(a))
+		return colorCell(ios, iostreams.Yellow, string(a))
 	case loader.ActionConflict:
-		return ios.Paint(iostreams.Red, string(a))
+		return colorCell(ios, iostreams.Red, string(a))
 	case loader.ActionAlreadyLoaded:
-		return ios.Paint(iostreams.Green, string(a))
+		return colorCell(ios, iostreams.Green, string(a))
 	}
-	return string(a)
+	return colorCell(ios, "", string(a))
 }
 
 // planJSON is the --format json document of plan (docs/json.md).

@@ -95,15 +95,16 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 }
 
 func (o *online) pruneTable(ios *iostreams.IOStreams, r *loader.PruneReport) error {
-	t := ios.NewTable("NODE", "LIBRARY", "VERSION", "RESULT", "ERROR")
+	t := ios.NewTable("NODE", "LIBRARY", "VERSION", colorCell(ios, "", "RESULT"), "ERROR")
 	for _, it := range r.Items {
-		res := it.Outcome
-		switch res {
+		color := ""
+		switch it.Outcome {
 		case "deleted", "would_delete":
-			res = ios.Paint(iostreams.Yellow, res)
+			color = iostreams.Yellow
 		case "failed":
-			res = ios.Paint(iostreams.Red, res)
+			color = iostreams.Red
 		}
+		res := colorCell(ios, color, it.Outcome)
 		t.Row(it.Node, it.Library, strconv.Itoa(it.Version), res, cellOrDash(oneLineCell(o.errString(it.Err))))
 	}
 	if err := t.Render(); err != nil {

@@ -120,11 +120,11 @@ func readLedger(m *manifest.Manifest) (map[int]map[string]string, error) {
 }
 
 func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) error {
-	t := ios.NewTable("NODE", "ROLE", "KIND", "ITEM", "VERSION", "STATE", "DETAIL")
+	t := ios.NewTable("NODE", "ROLE", "KIND", "ITEM", "VERSION", colorCell(ios, "", "STATE"), "DETAIL")
 	for _, ns := range st.Nodes {
 		n := ns.Node
 		if !n.OK() {
-			t.Row(n.Addr, string(n.Role), "-", "-", "-", ios.Paint(iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
+			t.Row(n.Addr, string(n.Role), "-", "-", "-", colorCell(ios, iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
 			continue
 		}
 		for _, it := range ns.Items {
@@ -132,13 +132,14 @@ func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) 
 			if it.Kind == loader.KindScript {
 				name += " " + abbrevSHA(it.SHA)
 			}
-			state := string(it.State)
+			color := ""
 			switch {
 			case it.State.Drift():
-				state = ios.Paint(iostreams.Red, state)
+				color = iostreams.Red
 			case it.State == loader.StateLoaded:
-				state = ios.Paint(iostreams.Green, state)
+				color = iostreams.Green
 			}
+			state := colorCell(ios, color, string(it.State))
 			t.Row(n.Addr, string(n.Role), it.Kind, name, strconv.Itoa(it.Version), state, cellOrDash(oneLineCell(it.Detail)))
 		}
 	}

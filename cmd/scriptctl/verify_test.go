@@ -8,8 +8,33 @@ import (
 	"testing"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/manifest"
 )
+
+// TestVerifyAgainstLiveServer runs the CLI's differential on a throwaway
+// redis-server: every bundled scenario matches, and nothing is left behind.
+func TestVerifyAgainstLiveServer(t *testing.T) {
+	srv := redistest.Standalone(t, redistest.WithPassword("pw-never-printed"))
+	ios, _, out, errOut := iostreams.Test()
+	url := "redis://:pw-never-printed@" + srv.Addr
+	code := run(context.Background(), ios, []string{"verify", "-m", filepath.Join("..", "..", "manifest.yaml"), "--against", url, "--format", "json"})
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{`"against": "` + srv.Addr + `"`, `"total": 26`, `"pass": 26`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out.String()+errOut.String(), "pw-never-printed") {
+		t.Error("the password was printed")
+	}
+	if n, err := srv.Do(context.Background(), "DBSIZE").AsInt64(); err != nil || n != 0 {
+		t.Errorf("DBSIZE after verify = %d, %v; want 0", n, err)
+	}
+}
 
 func TestCheckVerifyStepBundled(t *testing.T) {
 	m, err := manifest.Load(filepath.Join("..", "..", "manifest.yaml"))

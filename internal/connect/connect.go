@@ -153,6 +153,11 @@ func parseURL(raw string) (parsedURL, error) {
 		return p, fmt.Errorf("%q: invalid host %q", Redact(raw), host)
 	}
 	if port == "" {
+		if strings.HasSuffix(u.Host, ":") {
+			// "host:" is a port left out by mistake (an unset variable, say),
+			// not a request for the default.
+			return p, fmt.Errorf("%q: empty port after %q", Redact(raw), host+":")
+		}
 		port = "6379"
 	}
 	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {

@@ -44,6 +44,7 @@ func TestResolve(t *testing.T) {
 		{name: "no scheme", urls: []string{"a:1"}, err: "is not a URL"},
 		{name: "no host", urls: []string{"redis://:1"}, err: "has no host"},
 		{name: "port", urls: []string{"redis://a:0"}, err: `invalid port "0"`},
+		{name: "empty port is not the default", urls: []string{"redis://127.0.0.1:"}, err: `empty port after "127.0.0.1:"`},
 		{name: "database", urls: []string{"redis://a:1/2"}, err: "database 2"},
 		{name: "query", urls: []string{"redis://a:1?protocol=3"}, err: "query parameters are not supported"},
 		{name: "users differ", urls: []string{"redis://x@a:1", "redis://y@b:1"}, err: `user "y" differs`},

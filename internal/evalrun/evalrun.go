@@ -86,6 +86,9 @@ type Request struct {
 	Now    int64          // offline clock start, Unix ms; 0 means verify.DefaultNow
 	// Timeout bounds the offline run; 0 means verify.DefaultTimeout.
 	Timeout time.Duration
+	// ClearKeys makes a live run delete the declared keys first, so it
+	// starts from the same keyspace as the offline run (--diff).
+	ClearKeys bool
 }
 
 // Step names what produced a Side's reply.
@@ -230,6 +233,13 @@ func Live(ctx context.Context, conn Conn, addr string, req Request) (*Side, erro
 			return r, &LiveError{Op: op, Addr: addr, Err: err}
 		}
 		return r, nil
+	}
+	if req.ClearKeys {
+		for _, k := range req.Keys {
+			if _, err := do(fmt.Sprintf("delete key %q", k), "DEL", k); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for _, k := range req.State {
 		if err := putLive(do, k); err != nil {

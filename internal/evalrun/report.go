@@ -61,7 +61,7 @@ func (r *Result) Compare(drift int64) {
 		o, ook := findKey(off.Keys, name)
 		l, lok := findKey(lv.Keys, name)
 		if ook != lok || (ook && !sameKey(o, l, drift)) {
-			r.Differences = append(r.Differences, Difference{What: "key " + name, Offline: keyLine(o, ook), Live: keyLine(l, lok)})
+			r.Differences = append(r.Differences, Difference{What: "key " + rediscli.Quote(name), Offline: keyLine(o, ook), Live: keyLine(l, lok)})
 		}
 	}
 }
@@ -138,7 +138,7 @@ func sortedFields(h map[string]string) []string {
 // replyLine is the side's outcome on one line.
 func (s *Side) replyLine() string {
 	if s.RunErr != nil {
-		return "cannot run offline: " + s.RunErr.Msg
+		return "no reply offline: " + s.RunErr.Msg
 	}
 	line := strings.TrimSuffix(rediscli.Format(s.Reply), "\n")
 	if strings.Contains(line, "\n") {
@@ -171,6 +171,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		ew.printf("live %s:\n%s", r.Live.Addr, sideText(r.Live))
 		ew.printf("differences:\n")
 		for _, d := range r.Differences {
+			if d.What == "reply" {
+				ew.printf("  reply (above)\n")
+				continue
+			}
 			ew.printf("  %s: offline %s, live %s\n", d.What, d.Offline, d.Live)
 		}
 	case r.Offline != nil:
@@ -183,7 +187,7 @@ func (r *Result) WriteText(w io.Writer) error {
 
 func sideText(s *Side) string {
 	if s.RunErr != nil {
-		return "cannot run offline: " + s.RunErr.Msg + " (" + s.RunErr.Code + ")\n"
+		return "no reply offline: " + s.RunErr.Msg + " (" + s.RunErr.Code + ")\n"
 	}
 	t := s.Text()
 	if s.Step == StepFunctionLoad {
@@ -359,6 +363,11 @@ func nonNil(s []string) []string {
 // (scenario.WriteKeys) atomically: a temporary file in the same folder,
 // synced, then renamed over path, so a reader never sees half a file.
 func SaveKeys(path string, keys []scenario.Key) (err error) {
+	for _, k := range keys {
+		if err := textOnly(k); err != nil {
+			return err
+		}
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -389,4 +398,27 @@ func SaveKeys(path string, keys []scenario.Key) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// textOnly checks that a key fits the state format, which holds UTF-8 text
+// only (YAML strings).
+func textOnly(k scenario.Key) error {
+	bad := func(what string) error {
+		return fmt.Errorf("key %s: %s is not UTF-8 text, which a state file cannot hold", rediscli.Quote(k.Name), what)
+	}
+	if !utf8.ValidString(k.Name) {
+		return bad("the name")
+	}
+	if !utf8.ValidString(k.Value) {
+		return bad("the value")
+	}
+	for f, v := range k.Hash {
+		if !utf8.ValidString(f) {
+			return bad("a field name")
+		}
+		if !utf8.ValidString(v) {
+			return bad("the value of field " + rediscli.Quote(f))
+		}
+	}
+	return nil
 }

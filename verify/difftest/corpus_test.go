@@ -21,6 +21,7 @@ type Snippet struct {
 	Setup      [][]string `yaml:"setup"`
 	After      [][]string `yaml:"after"`
 	NoFunction string     `yaml:"no_function"`
+	ReadOnly   bool       `yaml:"readonly"` // EVAL_RO; as a function: flags no-writes and FCALL_RO
 
 	File string `yaml:"-"`
 	Line int    `yaml:"-"`
@@ -31,7 +32,7 @@ func (s Snippet) Pos() string { return fmt.Sprintf("%s:%d", s.File, s.Line) }
 
 var snippetFields = map[string]bool{
 	"name": true, "script": true, "file": true, "keys": true, "args": true,
-	"setup": true, "after": true, "no_function": true,
+	"setup": true, "after": true, "no_function": true, "readonly": true,
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
@@ -62,7 +63,7 @@ func parseCorpus(file string, data []byte) ([]Snippet, error) {
 		}
 		for i := 0; i < len(n.Content); i += 2 {
 			if k := n.Content[i]; !snippetFields[k.Value] {
-				return nil, fmt.Errorf("%s:%d: unknown field %q (want name, script, file, keys, args, setup, after or no_function)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown field %q (want name, script, file, keys, args, setup, after, no_function or readonly)", file, k.Line, k.Value)
 			}
 		}
 		var s Snippet

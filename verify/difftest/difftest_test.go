@@ -29,8 +29,12 @@ var knownDivergences = map[string]string{
 const functionName = "difftest_f"
 
 // functionLibrary wraps a snippet's body as the only function of a library,
-// the way the manifest's generator wraps scripts.
-func functionLibrary(script string) string {
+// the way the manifest's generator wraps scripts; a read-only snippet's
+// function has the no-writes flag.
+func functionLibrary(script string, readonly bool) string {
+	if readonly {
+		return "#!lua name=difftest\nredis.register_function{function_name='" + functionName + "', flags={'no-writes'}, callback=function(KEYS, ARGV)\n" + script + "\nend}\n"
+	}
 	return "#!lua name=difftest\nredis.register_function('" + functionName + "', function(KEYS, ARGV)\n" + script + "\nend)\n"
 }
 
@@ -110,11 +114,18 @@ func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off 
 	for _, c := range s.Setup {
 		step(strings.Join(c, " "), l.run(t, c...), offline(e.Do(ctx, c...)))
 	}
-	if fcall {
-		lib := functionLibrary(s.Script)
+	switch {
+	case fcall:
+		lib := functionLibrary(s.Script, s.ReadOnly)
 		step("FUNCTION LOAD", l.run(t, "FUNCTION", "LOAD", lib), offline(e.FunctionLoad([]byte(lib), false)))
-		step("FCALL", l.run(t, evalArgs("FCALL", functionName, s.Keys, s.Args)...), offline(e.FCall(ctx, functionName, s.Keys, s.Args)))
-	} else {
+		cmd, call := "FCALL", e.FCall
+		if s.ReadOnly {
+			cmd, call = "FCALL_RO", e.FCallRO
+		}
+		step(cmd, l.run(t, evalArgs(cmd, functionName, s.Keys, s.Args)...), offline(call(ctx, functionName, s.Keys, s.Args)))
+	case s.ReadOnly:
+		step("EVAL_RO", l.run(t, evalArgs("EVAL_RO", s.Script, s.Keys, s.Args)...), offline(e.EvalRO(ctx, []byte(s.Script), s.Keys, s.Args)))
+	default:
 		step("EVAL", l.run(t, evalArgs("EVAL", s.Script, s.Keys, s.Args)...), offline(e.Eval(ctx, []byte(s.Script), s.Keys, s.Args)))
 	}
 	for _, c := range s.After {
@@ -164,8 +175,14 @@ func runCorpus(t *testing.T, fcall bool) {
 func TestEvalCorpus(t *testing.T) { runCorpus(t, false) }
 
 // TestFCallCorpus runs every snippet that can be a function body as FCALL
-// of a generated library, on both sides.
-func TestFCallCorpus(t *testing.T) { runCorpus(t, true) }
+// of a generated library, on both sides. -short skips it (EVAL covers the
+// same engine paths but the Functions API).
+func TestFCallCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the corpus runs as EVAL only")
+	}
+	runCorpus(t, true)
+}
 
 // TestCorpus checks the corpus itself: it parses, it has at least 200
 // snippets, and every known divergence names a snippet.

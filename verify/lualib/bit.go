@@ -32,15 +32,15 @@ func newBit(L *lua.LState) *lua.LTable {
 	return t
 }
 
-// ToBit converts a number to LuaBitOp's 32-bit value: the number plus
+// toBit converts a number to LuaBitOp's 32-bit value: the number plus
 // 2^52+2^51, whose low 32 mantissa bits are the number rounded to nearest
 // (ties to even) modulo 2^32.
-func ToBit(f float64) uint32 {
+func toBit(f float64) uint32 {
 	return uint32(math.Float64bits(f + 6755399441055744.0))
 }
 
 func barg(L *lua.LState, n int, fname string) uint32 {
-	return ToBit(checkNumber(L, n, fname))
+	return toBit(checkNumber(L, n, fname))
 }
 
 func bret(L *lua.LState, b uint32) int {
@@ -72,20 +72,17 @@ func bitShift(name string, op func(b uint32, n uint) uint32) lua.LGFunction {
 
 func bitTohex(L *lua.LState) int {
 	b := barg(L, 1, "tohex")
-	n := int32(8)
+	n := int64(8)
 	if L.GetTop() >= 2 {
-		n = int32(barg(L, 2, "tohex"))
+		n = int64(int32(barg(L, 2, "tohex")))
 	}
 	digits := "0123456789abcdef"
 	if n < 0 {
-		n = -n
+		n = -n // as compiled, -INT_MIN is 2^31: eight digits
 		digits = "0123456789ABCDEF"
 	}
 	if n > 8 {
 		n = 8
-	}
-	if n < 0 { // -MinInt32 is still negative: C's loop runs zero times
-		n = 0
 	}
 	buf := make([]byte, n)
 	for i := int(n) - 1; i >= 0; i-- {

@@ -25,6 +25,15 @@ func run(t testing.TB, src string) string {
 	L := lua.NewState()
 	defer L.Close()
 	Open(L)
+	// The engine's tostring prints numbers as Lua 5.1 does.
+	L.SetGlobal("tostring", L.NewFunction(func(L *lua.LState) int {
+		if n, ok := L.Get(1).(lua.LNumber); ok {
+			L.Push(lua.LString(FormatNumber(float64(n))))
+		} else {
+			L.Push(L.ToStringMeta(L.Get(1)))
+		}
+		return 1
+	}))
 	fn, err := L.Load(strings.NewReader(src), "user_script")
 	if err != nil {
 		t.Fatalf("compile %q: %v", src, err)

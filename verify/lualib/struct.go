@@ -243,15 +243,10 @@ func structUnpack(L *lua.LState) int {
 			if !signed {
 				res = float64(l)
 			} else {
-				if size > 0 {
-					shift := uint(size*8 - 1)
-					var mask uint64
-					if shift < 64 {
-						mask = ^uint64(0) << shift
-					}
-					if l&mask != 0 {
-						l |= mask
-					}
+				// C shifts by (size*8-1) mod 64 on x86-64, even past 8 bytes.
+				mask := ^uint64(0) << (uint(size*8-1) & 63)
+				if l&mask != 0 {
+					l |= mask
 				}
 				res = float64(int64(l))
 			}

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/connect"
+	"github.com/scriptctl/scriptctl/internal/evalrun"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/verify"
+	"github.com/scriptctl/scriptctl/verify/scenario"
+)
+
+func init() { commands = append(commands, newCmdEval) }
+
+type evalOptions struct {
+	IO      *iostreams.IOStreams
+	File    string
+	Words   []string // keys, then "," and args, as redis-cli --eval takes them
+	State   string
+	Save    string
+	Now     int64
+	Mode    string
+	Format  string
+	Against string
+	Diff    bool
+	Conn    connFlags // password, TLS and timeout for --against
+}
+
+const evalLong = `Run one Lua script once, exactly as "redis-cli --eval FILE KEY ... , ARG ..."
+runs it, but offline: in scriptctl's Redis 7.0 engine, with no server. The
+reply is printed byte for byte as redis-cli --no-raw prints it: (integer) 1,
+"bulk" with redis-cli's escaping, (nil), status text bare, (empty array),
+nested arrays numbered and indented, and error replies such as
+(error) ERR user_script:1: boom script: <sha>, on @user_script:1.
+with the real SHA1 of FILE's bytes and the real line.
+
+Arguments follow redis-cli --eval: the words after FILE are keys up to the
+first lone "," and args after it; without a lone comma every word is a key;
+later lone commas are args; "a,b" is one word. FILE "-" reads the script
+from stdin. The script is FILE's exact bytes (a trailing newline included),
+so its SHA1 is the one Redis computes. Put "--" before words that start with
+"-" (scriptctl eval -- f.lua k , -1): otherwise they read as flags.
+
+The keyspace starts empty, or as --state FILE describes it (the format of a
+scenario's keys: section: key: {value: v, ttl_ms: n} or key: {hash: {f: v}}),
+and --save FILE writes it after the run in the same format (atomically), so
+runs can be chained. The virtual clock starts at --now (Unix ms, default
+1700000000000; the wall clock with --diff); TIME and TTLs follow it.
+--mode function registers the script as the only function of a generated
+library "scriptctl_eval" (shebang flags become its flags) and calls it with
+FCALL scriptctl_eval.
+
+--against URL runs the same EVAL (or FUNCTION LOAD, FCALL and FUNCTION
+DELETE) on that server instead and prints its reply the same way; --state
+keys are written to it first, replacing keys of the same names. --diff runs
+offline and on --against (deleting the declared keys on the server first,
+so both sides start from the same keyspace), prints the reply once when both sides agree, and
+otherwise prints both sides and the differences (reply, and the value, type
+and TTL of every declared and --state key) and exits 1. Use a test server.
+
+Exit codes: 0 a reply was produced (an error reply included, as redis-cli
+does; with --diff: both sides agree), 1 --diff found a difference, or the
+offline engine could not judge the run (a command it does not implement, a
+key not declared in KEYS, a timeout: printed on stderr, never as a reply),
+2 unreadable input (missing file, malformed --state naming file:line, usage),
+3 the server was unreachable or failed (the password is never printed).`
+
+func newCmdEval(g *globalOptions) *cobra.Command {
+	opts := &evalOptions{IO: g.IO}
+	cmd := &cobra.Command{
+		Use:   "eval FILE [KEY ...] [, ARG ...]",
+		Short: "Run one script offline exactly as redis-cli --eval runs it live",
+		Long:  evalLong,
+		Example: `  scriptctl eval lua/acquire.lua 'catalog:{product-42}:lease' 'catalog:{product-42}:value' , tok-1 30000
+  scriptctl eval --state before.yaml --save after.yaml lua/publish.lua lease value , tok-1 summary 60000
+  scriptctl eval --mode function --format json lua/release.lua lease , tok-1
+  echo 'return redis.call("TIME")' | scriptctl eval --now 1700000000000 -
+  scriptctl eval --diff --against redis://127.0.0.1:6380 lua/acquire.lua lease value , tok 5000`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.check(cmd); err != nil {
+				return err
+			}
+			opts.File, opts.Words = args[0], args[1:]
+			return runEval(cmd.Context(), opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.State, "state", "", "initial keyspace `file` (scenario keys format)")
+	fs.StringVar(&opts.Save, "save", "", "write the keyspace after the run to `file` (atomically)")
+	fs.Int64Var(&opts.Now, "now", 0, "virtual clock start in Unix `ms` (default 1700000000000; the wall clock with --diff)")
+	fs.StringVar(&opts.Mode, "mode", "eval", "run as eval (EVAL) or function (FCALL of a generated library)")
+	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	fs.StringVar(&opts.Against, "against", "", "run on this server instead: redis://[user@]host:port or rediss://...")
+	fs.BoolVar(&opts.Diff, "diff", false, "run offline and on --against; exit 1 when they differ")
+	fs.StringVar(&opts.Conn.PasswordFile, "password-file", "", "read the --against password from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
+	fs.StringVar(&opts.Conn.TLSCA, "tls-ca", "", "PEM `file` of CA certificates (rediss:// URLs)")
+	fs.StringVar(&opts.Conn.TLSCert, "tls-cert", "", "PEM client certificate `file`")
+	fs.StringVar(&opts.Conn.TLSKey, "tls-key", "", "PEM client key `file`")
+	fs.StringVar(&opts.Conn.TLSServerName, "tls-server-name", "", "server `name` to verify instead of the URL's host")
+	fs.BoolVar(&opts.Conn.TLSInsecure, "tls-insecure", false, "do not verify the server certificate (explicit opt-in)")
+	fs.DurationVar(&opts.Conn.Timeout, "timeout", connect.DefaultTimeout, "bound on connecting to --against and on each command")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return cmdutil.Usage(err, "'scriptctl eval --help'; put -- before keys or args that start with '-'")
+	})
+	return cmd
+}
+
+// check validates the flags that need no I/O.
+func (o *evalOptions) check(cmd *cobra.Command) error {
+	usage := func(format string, args ...any) error {
+		return cmdutil.Usage(fmt.Errorf(format, args...), "'scriptctl eval --help'")
+	}
+	if err := checkFormat(cmd, o.Format, "text", "json"); err != nil {
+		return err
+	}
+	if _, err := evalrun.ParseMode(o.Mode); err != nil {
+		return usage("--mode: %v", err)
+	}
+	fs := cmd.Flags()
+	if fs.Changed("now") && o.Now <= 0 {
+		return usage("--now must be a positive Unix time in milliseconds, not %d", o.Now)
+	}
+	if o.Conn.Timeout <= 0 {
+		return usage("--timeout must be positive, not %s", o.Conn.Timeout)
+	}
+	if o.Diff && o.Against == "" {
+		return usage("--diff compares with a live server: give it with --against redis://host:port")
+	}
+	if o.Against != "" && !o.Diff {
+		for _, f := range []string{"save", "now"} {
+			if fs.Changed(f) {
+				return usage("--%s applies to the offline run, which --against alone skips: add --diff to run both", f)
+			}
+		}
+	}
+	if o.Against == "" {
+		for _, f := range []string{"password-file", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure", "timeout"} {
+			if fs.Changed(f) {
+				return usage("--%s applies to --against, which is not given", f)
+			}
+		}
+	}
+	return nil
+}
+
+func runEval(ctx context.Context, opts *evalOptions) error {
+	src, err := readScript(opts)
+	if err != nil {
+		return err
+	}
+	keys, args := evalrun.SplitArgs(opts.Words)
+	mode, _ := evalrun.ParseMode(opts.Mode)
+	ro := evalrun.Options{
+		Request: evalrun.Request{Source: src, Keys: keys, Args: args, Mode: mode, Now: opts.Now},
+		File:    opts.File,
+		Offline: opts.Against == "" || opts.Diff,
+	}
+	if opts.State != "" {
+		if ro.State, err = readState(opts.IO, opts.State); err != nil {
+			return err
+		}
+	}
+	var cfg *connect.Config
+	if opts.Against != "" {
+		if opts.Diff {
+			ro.ClearKeys = true
+			if opts.Now == 0 {
+				ro.Now = time.Now().UnixMilli()
+			}
+		}
+		var client interface{ Close() }
+		cfg, client, ro.Live, err = dialAgainst(ctx, opts)
+		if err != nil {
+			return err
+		}
+		defer client.Close()
+		ro.Addr = cfg.Seeds[0]
+	}
+	res, err := evalrun.Run(ctx, ro)
+	if err != nil {
+		var ie *evalrun.InputError
+		if errors.As(err, &ie) {
+			return cmdutil.Input(fmt.Errorf("%s: %w", opts.File, err))
+		}
+		if cfg != nil {
+			err = cfg.Scrub(err)
+		}
+		return cmdutil.Env(err)
+	}
+	off := res.Offline
+	if off != nil && opts.Format == "text" {
+		for _, w := range off.Warnings {
+			opts.IO.Notice("Warning: offline: %s", w)
+		}
+	}
+	if opts.Format == "json" {
+		err = res.WriteJSON(opts.IO.Out)
+	} else {
+		err = res.WriteText(opts.IO.Out)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.Save != "" {
+		if off.RunErr != nil {
+			opts.IO.Notice("Warning: --save %s not written: the run could not be judged offline", opts.Save)
+		} else if err := evalrun.SaveKeys(opts.Save, off.Keyspace); err != nil {
+			return cmdutil.Input(fmt.Errorf("--save: %w", err))
+		}
+	}
+	switch {
+	case res.Differ():
+		opts.IO.Notice("offline and %s differ", res.Live.Addr)
+		return cmdutil.Findings()
+	case off != nil && off.RunErr != nil:
+		if opts.Format == "json" {
+			return cmdutil.Findings()
+		}
+		return offlineRunError(off.RunErr)
+	}
+	return nil
+}
+
+// offlineRunError reports a run the engine cannot judge: not a reply,
+// exit 1.
+func offlineRunError(re *verify.RunError) error {
+	ee := &cmdutil.ExitError{Code: cmdutil.ExitFindings, Err: fmt.Errorf("no reply offline: %s", re.Msg)}
+	if re.Code == verify.CodeNotImplemented {
+		ee.Hint = "run it on a test server with --against redis://host:port"
+	}
+	return ee
+}
+
+// readScript reads FILE's exact bytes, or stdin for "-".
+func readScript(opts *evalOptions) ([]byte, error) {
+	if opts.File == "-" {
+		src, err := io.ReadAll(opts.IO.In)
+		if err != nil {
+			return nil, cmdutil.Input(fmt.Errorf("read script from stdin: %w", err))
+		}
+		return src, nil
+	}
+	src, err := os.ReadFile(opts.File)
+	if err != nil {
+		return nil, cmdutil.Input(fmt.Errorf("read script: %w", err))
+	}
+	return src, nil
+}
+
+// readState parses a --state file; every problem is printed with its
+// file:line, then exit 2.
+func readState(ios *iostreams.IOStreams, path string) ([]scenario.Key, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, cmdutil.Input(fmt.Errorf("read --state: %w", err))
+	}
+	keys, err := scenario.ParseKeys(path, data)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(ios.ErrOut, "Error: %s\n", line)
+		}
+		return nil, &cmdutil.ExitError{Code: cmdutil.ExitInput, Err: err, Silent: true}
+	}
+	return keys, nil
+}
+
+// dialAgainst connects to --against with the shared connection settings
+// (password from a file or the environment, TLS, timeout).
+func dialAgainst(ctx context.Context, opts *evalOptions) (*connect.Config, interface{ Close() }, evalrun.Conn, error) {
+	cf := opts.Conn
+	cf.URLs = []string{opts.Against}
+	s, _, err := cf.settings()
+	if err != nil {
+		return nil, nil, nil, connUsage(err, "eval")
+	}
+	cfg, err := connect.Resolve(s, false)
+	if err != nil {
+		// The shared settings name the flag --url; here it is --against.
+		if rest, ok := strings.CutPrefix(err.Error(), "--url"); ok {
+			err = &connect.InputError{Err: errors.New("--against" + strings.TrimPrefix(rest, " #1"))}
+		}
+		return nil, nil, nil, connUsage(err, "eval")
+	}
+	if len(cfg.Seeds) != 1 {
+		return nil, nil, nil, cmdutil.Usage(errors.New("--against takes one server"), "'scriptctl eval --help'")
+	}
+	addr := cfg.Seeds[0]
+	client, err := cfg.Dial(ctx, addr)
+	if err != nil {
+		return nil, nil, nil, cmdutil.Env(cfg.Scrub(fmt.Errorf("connect %s: %w", addr, err)))
+	}
+	return cfg, client, evalrun.RueidisConn(client, cfg.Timeout), nil
+}

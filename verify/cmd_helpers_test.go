@@ -1,0 +1,69 @@
+package verify
+
+import (
+	"context"
+	"maps"
+	"testing"
+)
+
+// cmdCase is one command-family test: set-up commands, one command run at
+// the virtual clock (plus advance ms first), its reply, and the stored
+// state of some keys afterwards (nil: the key must not exist).
+type cmdCase struct {
+	name    string
+	setup   [][]string
+	advance int64
+	cmd     []string
+	want    Reply
+	keys    map[string]*Entry
+}
+
+func runCmdCases(t *testing.T, cases []cmdCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := New(Options{Now: 1_000_000})
+			for _, s := range tc.setup {
+				if r, err := e.Do(ctx, s...); err != nil || r.Kind == Error {
+					t.Fatalf("setup %q: %s %v", s, r, err)
+				}
+			}
+			e.Advance(tc.advance)
+			got, err := e.Do(ctx, tc.cmd...)
+			if err != nil {
+				t.Fatalf("%q: %v", tc.cmd, err)
+			}
+			if !got.Equal(tc.want) {
+				t.Errorf("%q: reply %s, want %s", tc.cmd, got, tc.want)
+			}
+			for k, want := range tc.keys {
+				en, ok := e.Entry(k)
+				if want == nil {
+					if ok {
+						t.Errorf("key %q exists: %+v", k, en)
+					}
+					continue
+				}
+				want.Key = k
+				if !ok {
+					t.Errorf("key %q missing, want %+v", k, *want)
+					continue
+				}
+				if en.Type != want.Type || en.Value != want.Value || en.PTTL != want.PTTL || !maps.Equal(en.Hash, want.Hash) {
+					t.Errorf("key %q = %+v, want %+v", k, en, *want)
+				}
+			}
+		})
+	}
+}
+
+func str(v string, pttl int64) *Entry { return &Entry{Type: "string", Value: v, PTTL: pttl} }
+func hsh(pttl int64, kv ...string) *Entry {
+	h := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h[kv[i]] = kv[i+1]
+	}
+	return &Entry{Type: "hash", Hash: h, PTTL: pttl}
+}
+func gone() *Entry { return nil }

@@ -1,0 +1,794 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/lualib"
+)
+
+// A Lua 5.1 syntax checker (llex.c and lparser.c reduced to their error
+// paths). gopher-lua's parser accepts Lua 5.2's goto and only ever says
+// "syntax error"; this checker gives the message Lua 5.1 gives, so compile
+// errors read exactly as Redis prints them: "user_script:3: '<name>'
+// expected near '='", "'end' expected (to close 'if' at line 1) near
+// '<eof>'". It builds no tree: gopher-lua still compiles the chunk.
+
+// syntaxError is a Lua 5.1 compile error: "chunk:line: message".
+type syntaxError struct{ msg string }
+
+func (e *syntaxError) Error() string { return e.msg }
+
+// checkSyntax51 returns Lua 5.1's compile error for src, or nil.
+func checkSyntax51(src []byte, chunk string) (err error) {
+	p := &parser51{lx: lexer51{src: src, line: 1, chunk: chunk}}
+	defer func() {
+		if r := recover(); r != nil {
+			se, ok := r.(*syntaxError)
+			if !ok {
+				panic(r)
+			}
+			err = se
+		}
+	}()
+	p.lx.next()
+	p.fs = &funcState51{vararg: true}
+	p.block()
+	p.check(tkEOS)
+	return nil
+}
+
+// Tokens: single characters are their byte value; the rest follow.
+const (
+	tkAnd = 257 + iota
+	tkBreak
+	tkDo
+	tkElse
+	tkElseif
+	tkEnd
+	tkFalse
+	tkFor
+	tkFunction
+	tkIf
+	tkIn
+	tkLocal
+	tkNil
+	tkNot
+	tkOr
+	tkRepeat
+	tkReturn
+	tkThen
+	tkTrue
+	tkUntil
+	tkWhile
+	tkConcat
+	tkDots
+	tkEq
+	tkGe
+	tkLe
+	tkNe
+	tkNumber
+	tkName
+	tkString
+	tkEOS
+)
+
+var tokenNames51 = []string{
+	"and", "break", "do", "else", "elseif", "end", "false", "for", "function",
+	"if", "in", "local", "nil", "not", "or", "repeat", "return", "then", "true",
+	"until", "while", "..", "...", "==", ">=", "<=", "~=", "<number>", "<name>",
+	"<string>", "<eof>",
+}
+
+var keywords51 = func() map[string]int {
+	m := map[string]int{}
+	for i := tkAnd; i <= tkWhile; i++ {
+		m[tokenNames51[i-tkAnd]] = i
+	}
+	return m
+}()
+
+func token2str(t int) string {
+	if t < 257 {
+		if t < 32 || t == 127 {
+			return fmt.Sprintf("char(%d)", t)
+		}
+		return string([]byte{byte(t)})
+	}
+	return tokenNames51[t-257]
+}
+
+type lexer51 struct {
+	src   []byte
+	pos   int
+	line  int
+	chunk string
+
+	tok     int
+	tokText string // the text of a name, string or number as Lua saves it
+	tokLine int    // the line the current token was read on
+	ahead   int    // lookahead token, -1 when none
+	aheadTx string
+	lastLn  int // line of the last token consumed
+	hasLook bool
+}
+
+func (lx *lexer51) cur() int {
+	if lx.pos < len(lx.src) {
+		return int(lx.src[lx.pos])
+	}
+	return -1
+}
+
+func (lx *lexer51) errorf(msg string, token int, text string) {
+	s := fmt.Sprintf("%s:%d: %s", lx.chunk, lx.line, msg)
+	if token != 0 {
+		s += fmt.Sprintf(" near '%s'", lx.txtToken(token, text))
+	}
+	panic(&syntaxError{s})
+}
+
+func (lx *lexer51) txtToken(token int, text string) string {
+	switch token {
+	case tkName, tkString, tkNumber:
+		return text
+	}
+	return token2str(token)
+}
+
+func isNewline(c int) bool { return c == '\n' || c == '\r' }
+
+func (lx *lexer51) incLine() {
+	old := lx.cur()
+	lx.pos++
+	if c := lx.cur(); isNewline(c) && c != old {
+		lx.pos++
+	}
+	lx.line++
+}
+
+func (lx *lexer51) next() {
+	lx.lastLn = lx.line
+	if lx.hasLook {
+		lx.tok, lx.tokText, lx.hasLook = lx.ahead, lx.aheadTx, false
+		return
+	}
+	lx.tok, lx.tokText = lx.scan()
+}
+
+func (lx *lexer51) lookahead() int {
+	if !lx.hasLook {
+		lx.ahead, lx.aheadTx = lx.scan()
+		lx.hasLook = true
+	}
+	return lx.ahead
+}
+
+func isAlpha(c int) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+func isDigit51(c int) bool { return c >= '0' && c <= '9' }
+
+func (lx *lexer51) scan() (int, string) {
+	for {
+		c := lx.cur()
+		switch {
+		case c < 0:
+			return tkEOS, ""
+		case isNewline(c):
+			lx.incLine()
+		case c == ' ' || c == '\t' || c == '\f' || c == '\v':
+			lx.pos++
+		case c == '-':
+			lx.pos++
+			if lx.cur() != '-' {
+				return '-', ""
+			}
+			lx.pos++
+			if lx.cur() == '[' {
+				start := lx.pos
+				if sep := lx.skipSep(); sep >= 0 {
+					lx.readLongString(sep, false)
+					continue
+				}
+				lx.pos = start
+			}
+			for c := lx.cur(); c >= 0 && !isNewline(c); c = lx.cur() {
+				lx.pos++
+			}
+		case c == '[':
+			start := lx.pos
+			sep := lx.skipSep()
+			if sep >= 0 {
+				return tkString, lx.readLongString(sep, true)
+			}
+			if sep == -1 {
+				return '[', ""
+			}
+			lx.errorf("invalid long string delimiter", tkString, string(lx.src[start:lx.pos]))
+		case c == '=':
+			lx.pos++
+			if lx.cur() == '=' {
+				lx.pos++
+				return tkEq, ""
+			}
+			return '=', ""
+		case c == '<':
+			lx.pos++
+			if lx.cur() == '=' {
+				lx.pos++
+				return tkLe, ""
+			}
+			return '<', ""
+		case c == '>':
+			lx.pos++
+			if lx.cur() == '=' {
+				lx.pos++
+				return tkGe, ""
+			}
+			return '>', ""
+		case c == '~':
+			lx.pos++
+			if lx.cur() == '=' {
+				lx.pos++
+				return tkNe, ""
+			}
+			return '~', ""
+		case c == '"' || c == '\'':
+			return tkString, lx.readString(c)
+		case c == '.':
+			lx.pos++
+			if lx.cur() == '.' {
+				lx.pos++
+				if lx.cur() == '.' {
+					lx.pos++
+					return tkDots, ""
+				}
+				return tkConcat, ""
+			}
+			if !isDigit51(lx.cur()) {
+				return '.', ""
+			}
+			lx.pos--
+			return tkNumber, lx.readNumeral()
+		case isDigit51(c):
+			return tkNumber, lx.readNumeral()
+		case isAlpha(c):
+			start := lx.pos
+			for c := lx.cur(); isAlpha(c) || isDigit51(c); c = lx.cur() {
+				lx.pos++
+			}
+			word := string(lx.src[start:lx.pos])
+			if k, ok := keywords51[word]; ok {
+				return k, ""
+			}
+			return tkName, word
+		default:
+			lx.pos++
+			return c, ""
+		}
+	}
+}
+
+func (lx *lexer51) readNumeral() string {
+	start := lx.pos
+	for c := lx.cur(); isDigit51(c) || c == '.'; c = lx.cur() {
+		lx.pos++
+	}
+	if c := lx.cur(); c == 'e' || c == 'E' {
+		lx.pos++
+		if c := lx.cur(); c == '+' || c == '-' {
+			lx.pos++
+		}
+	}
+	for c := lx.cur(); isAlpha(c) || isDigit51(c); c = lx.cur() {
+		lx.pos++
+	}
+	text := string(lx.src[start:lx.pos])
+	if _, ok := lualib.ToNumber(lua.LString(text)); !ok {
+		lx.errorf("malformed number", tkNumber, text)
+	}
+	return text
+}
+
+// skipSep reads [===[ or ]===]: the count of '=' when the bracket repeats,
+// -1 for a lone bracket, -(count)-1 for "[=" not followed by '['.
+func (lx *lexer51) skipSep() int {
+	s := lx.cur()
+	lx.pos++
+	count := 0
+	for lx.cur() == '=' {
+		lx.pos++
+		count++
+	}
+	if lx.cur() == s {
+		lx.pos++
+		return count
+	}
+	return -count - 1
+}
+
+func (lx *lexer51) readLongString(sep int, isString bool) string {
+	var b strings.Builder
+	if isNewline(lx.cur()) {
+		lx.incLine()
+	}
+	for {
+		c := lx.cur()
+		switch {
+		case c < 0:
+			what := "unfinished long comment"
+			if isString {
+				what = "unfinished long string"
+			}
+			lx.errorf(what, tkEOS, "")
+		case c == ']':
+			start := lx.pos
+			if lx.skipSep() == sep {
+				return b.String()
+			}
+			b.Write(lx.src[start:lx.pos])
+
+		case isNewline(c):
+			b.WriteByte('\n')
+			lx.incLine()
+		default:
+			b.WriteByte(byte(c))
+			lx.pos++
+		}
+	}
+}
+
+func (lx *lexer51) readString(del int) string {
+	var b strings.Builder
+	b.WriteByte(byte(del))
+	lx.pos++
+	for lx.cur() != del {
+		c := lx.cur()
+		switch {
+		case c < 0:
+			lx.errorf("unfinished string", tkEOS, "")
+		case isNewline(c):
+			lx.errorf("unfinished string", tkString, b.String())
+		case c == '\\':
+			lx.pos++
+			e := lx.cur()
+			switch e {
+			case 'a':
+				b.WriteByte('\a')
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'v':
+				b.WriteByte('\v')
+			case '\n', '\r':
+				b.WriteByte('\n')
+				lx.incLine()
+				continue
+			case -1:
+				continue // unfinished string, reported above
+			default:
+				if !isDigit51(e) {
+					b.WriteByte(byte(e))
+					break
+				}
+				n := 0
+				for i := 0; i < 3 && isDigit51(lx.cur()); i++ {
+					n = n*10 + lx.cur() - '0'
+					lx.pos++
+				}
+				if n > 255 {
+					lx.errorf("escape sequence too large", tkString, b.String())
+				}
+				b.WriteByte(byte(n))
+				continue
+			}
+			lx.pos++
+		default:
+			b.WriteByte(byte(c))
+			lx.pos++
+		}
+	}
+	lx.pos++
+	b.WriteByte(byte(del))
+	return b.String()
+}
+
+// parser51 is lparser.c's recursive descent, checking only.
+type parser51 struct {
+	lx lexer51
+	fs *funcState51
+}
+
+type funcState51 struct {
+	vararg bool
+	loops  int
+	prev   *funcState51
+}
+
+func (p *parser51) errorExpected(t int) {
+	p.syntaxError(fmt.Sprintf("'%s' expected", token2str(t)))
+}
+
+func (p *parser51) syntaxError(msg string) {
+	p.lx.errorf(msg, p.lx.tok, p.lx.tokText)
+}
+
+func (p *parser51) testNext(t int) bool {
+	if p.lx.tok == t {
+		p.lx.next()
+		return true
+	}
+	return false
+}
+
+func (p *parser51) check(t int) {
+	if p.lx.tok != t {
+		p.errorExpected(t)
+	}
+}
+
+func (p *parser51) checkNext(t int) {
+	p.check(t)
+	p.lx.next()
+}
+
+func (p *parser51) checkMatch(what, who, where int) {
+	if !p.testNext(what) {
+		if where == p.lx.line {
+			p.errorExpected(what)
+		}
+		p.syntaxError(fmt.Sprintf("'%s' expected (to close '%s' at line %d)", token2str(what), token2str(who), where))
+	}
+}
+
+func (p *parser51) checkName() {
+	p.check(tkName)
+	p.lx.next()
+}
+
+func blockFollow(t int) bool {
+	switch t {
+	case tkElse, tkElseif, tkEnd, tkUntil, tkEOS:
+		return true
+	}
+	return false
+}
+
+// block is lparser.c's chunk: statements until a block end.
+func (p *parser51) block() {
+	last := false
+	for !last && !blockFollow(p.lx.tok) {
+		last = p.statement()
+		p.testNext(';')
+	}
+}
+
+func (p *parser51) statement() bool {
+	line := p.lx.line
+	switch p.lx.tok {
+	case tkIf:
+		p.lx.next()
+		p.cond()
+		p.checkNext(tkThen)
+		p.block()
+		for p.lx.tok == tkElseif {
+			p.lx.next()
+			p.cond()
+			p.checkNext(tkThen)
+			p.block()
+		}
+		if p.testNext(tkElse) {
+			p.block()
+		}
+		p.checkMatch(tkEnd, tkIf, line)
+	case tkWhile:
+		p.lx.next()
+		p.cond()
+		p.checkNext(tkDo)
+		p.loop(p.block)
+		p.checkMatch(tkEnd, tkWhile, line)
+	case tkDo:
+		p.lx.next()
+		p.block()
+		p.checkMatch(tkEnd, tkDo, line)
+	case tkFor:
+		p.lx.next()
+		p.checkName()
+		switch p.lx.tok {
+		case '=':
+			p.lx.next()
+			p.expr()
+			p.checkNext(',')
+			p.expr()
+			if p.testNext(',') {
+				p.expr()
+			}
+		case ',', tkIn:
+			for p.testNext(',') {
+				p.checkName()
+			}
+			p.checkNext(tkIn)
+			p.exprList()
+		default:
+			p.syntaxError("'=' or 'in' expected")
+		}
+		p.checkNext(tkDo)
+		p.loop(p.block)
+		p.checkMatch(tkEnd, tkFor, line)
+	case tkRepeat:
+		p.lx.next()
+		p.loop(p.block)
+		p.checkMatch(tkUntil, tkRepeat, line)
+		p.cond()
+	case tkFunction:
+		p.lx.next()
+		p.checkName()
+		for p.lx.tok == '.' {
+			p.lx.next()
+			p.checkName()
+		}
+		if p.testNext(':') {
+			p.checkName()
+		}
+		p.body(line)
+	case tkLocal:
+		p.lx.next()
+		if p.testNext(tkFunction) {
+			p.checkName()
+			p.body(p.lx.line)
+			return false
+		}
+		p.checkName()
+		for p.testNext(',') {
+			p.checkName()
+		}
+		if p.testNext('=') {
+			p.exprList()
+		}
+	case tkReturn:
+		p.lx.next()
+		if !blockFollow(p.lx.tok) && p.lx.tok != ';' {
+			p.exprList()
+		}
+		return true
+	case tkBreak:
+		p.lx.next()
+		if p.fs.loops == 0 {
+			p.syntaxError("no loop to break")
+		}
+		return true
+	default:
+		if k := p.suffixedExp(); k != expCall {
+			if k != expAssignable {
+				p.syntaxError("syntax error")
+			}
+			p.restAssign()
+		}
+	}
+	return false
+}
+
+func (p *parser51) loop(f func()) {
+	p.fs.loops++
+	f()
+	p.fs.loops--
+}
+
+func (p *parser51) cond() { p.expr() }
+
+type expKind int
+
+const (
+	expOther expKind = iota
+	expAssignable
+	expCall
+)
+
+func (p *parser51) restAssign() {
+	// The caller parsed one target that is not a call.
+	for p.testNext(',') {
+		if p.suffixedExp() != expAssignable {
+			p.syntaxError("syntax error")
+		}
+	}
+	p.checkNext('=')
+	p.exprList()
+}
+
+func (p *parser51) body(line int) {
+	p.fs = &funcState51{prev: p.fs}
+	p.checkNext('(')
+	if p.lx.tok != ')' {
+		for {
+			switch p.lx.tok {
+			case tkName:
+				p.lx.next()
+			case tkDots:
+				p.lx.next()
+				p.fs.vararg = true
+			default:
+				p.syntaxError("<name> or '...' expected")
+			}
+			if p.fs.vararg || !p.testNext(',') {
+				break
+			}
+		}
+	}
+	p.checkNext(')')
+	p.block()
+	p.checkMatch(tkEnd, tkFunction, line)
+	p.fs = p.fs.prev
+}
+
+func (p *parser51) exprList() {
+	p.expr()
+	for p.testNext(',') {
+		p.expr()
+	}
+}
+
+// primaryExp is a name or a parenthesized expression.
+func (p *parser51) primaryExp() expKind {
+	switch p.lx.tok {
+	case '(':
+		line := p.lx.line
+		p.lx.next()
+		p.expr()
+		p.checkMatch(')', '(', line)
+		return expOther
+	case tkName:
+		p.lx.next()
+		return expAssignable
+	}
+	p.syntaxError("unexpected symbol")
+	return expOther
+}
+
+// suffixedExp is lparser.c's primaryexp: a prefix and its suffixes.
+func (p *parser51) suffixedExp() expKind {
+	k := p.primaryExp()
+	for {
+		switch p.lx.tok {
+		case '.':
+			p.lx.next()
+			p.checkName()
+			k = expAssignable
+		case '[':
+			p.lx.next()
+			p.expr()
+			p.checkNext(']')
+			k = expAssignable
+		case ':':
+			p.lx.next()
+			p.checkName()
+			p.funcArgs()
+			k = expCall
+		case '(', tkString, '{':
+			p.funcArgs()
+			k = expCall
+		default:
+			return k
+		}
+	}
+}
+
+func (p *parser51) funcArgs() {
+	line := p.lx.line
+	switch p.lx.tok {
+	case '(':
+		if line != p.lx.lastLn {
+			p.syntaxError("ambiguous syntax (function call x new statement)")
+		}
+		p.lx.next()
+		if p.lx.tok != ')' {
+			p.exprList()
+		}
+		p.checkMatch(')', '(', line)
+	case '{':
+		p.constructor()
+	case tkString:
+		p.lx.next()
+	default:
+		p.syntaxError("function arguments expected")
+	}
+}
+
+func (p *parser51) constructor() {
+	line := p.lx.line
+	p.checkNext('{')
+	for p.lx.tok != '}' {
+		switch p.lx.tok {
+		case tkName:
+			if p.lx.lookahead() != '=' {
+				p.expr()
+			} else {
+				p.lx.next()
+				p.checkNext('=')
+				p.expr()
+			}
+		case '[':
+			p.lx.next()
+			p.expr()
+			p.checkNext(']')
+			p.checkNext('=')
+			p.expr()
+		default:
+			p.expr()
+		}
+		if !p.testNext(',') && !p.testNext(';') {
+			break
+		}
+	}
+	p.checkMatch('}', '{', line)
+}
+
+func (p *parser51) simpleExp() {
+	switch p.lx.tok {
+	case tkNumber, tkString, tkNil, tkTrue, tkFalse:
+		p.lx.next()
+	case tkDots:
+		if !p.fs.vararg {
+			p.syntaxError("cannot use '...' outside a vararg function")
+		}
+		p.lx.next()
+	case '{':
+		p.constructor()
+	case tkFunction:
+		p.lx.next()
+		p.body(p.lx.line)
+	default:
+		p.suffixedExp()
+	}
+}
+
+// Binary operator priorities (left, right) of Lua 5.1.
+func binaryPriority(t int) (int, int, bool) {
+	switch t {
+	case '+', '-':
+		return 6, 6, true
+	case '*', '/', '%':
+		return 7, 7, true
+	case '^':
+		return 10, 9, true
+	case tkConcat:
+		return 5, 4, true
+	case tkEq, tkNe, '<', tkLe, '>', tkGe:
+		return 3, 3, true
+	case tkAnd:
+		return 2, 2, true
+	case tkOr:
+		return 1, 1, true
+	}
+	return 0, 0, false
+}
+
+func (p *parser51) expr() { p.subExpr(0) }
+
+func (p *parser51) subExpr(limit int) {
+	switch p.lx.tok {
+	case tkNot, '-', '#':
+		p.lx.next()
+		p.subExpr(8)
+	default:
+		p.simpleExp()
+	}
+	for {
+		left, right, ok := binaryPriority(p.lx.tok)
+		if !ok || left <= limit {
+			return
+		}
+		p.lx.next()
+		p.subExpr(right)
+	}
+}
