@@ -24,6 +24,7 @@ var checkSteps = []checkStep{
 	{"sum", checkSumStep},
 	{"check-keys", checkKeysStep},
 	{"lint", checkLintStep},
+	{"verify", checkVerifyStep},
 }
 
 type checkStep struct {
@@ -127,12 +128,16 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
   sum         scripts.sum records the current version, and no script's bytes
               changed while version did not
   check-keys  the keys each caller binds to one script always share a slot
+  lint        static analysis of every script against the manifest
+              (errors fail the check, warnings are reported)
+  verify      every scenario in lua_test/ beside the manifest, offline, in
+              both modes (EVAL and FCALL)
 
 Every step runs and reports; a step prints "ok" or its problems, one per line,
 as file:line:col: message. Warnings are reported but do not fail the check.
 
 Exit status: 0 when every step passed, 1 when a step found a problem, 2 when
-the manifest or scripts.sum is invalid.`,
+the manifest, scripts.sum, a script or a scenario is invalid.`,
 		Example: `  scriptctl check
   scriptctl check -m deploy/manifest.yaml --format json`,
 		Args: noArgs,

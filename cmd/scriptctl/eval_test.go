@@ -17,7 +17,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/rediscli"
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )
 
@@ -94,7 +96,8 @@ func TestEvalCorpusCLI(t *testing.T) {
 	cli := redistest.CLI(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	ran, skipped := 0, map[string]int{}
+	ran, identical, skipped := 0, 0, map[string]int{}
+	var engineDiffers []string
 	for _, s := range snippets {
 		if reason := skipReason(s); reason != "" {
 			skipped[reason]++
@@ -135,13 +138,27 @@ func TestEvalCorpusCLI(t *testing.T) {
 			args := append([]string{"eval", "--now", strconv.FormatInt(now, 10), "--state", stateFile, "--save", saveFile, "--", script}, words...)
 			code := run(ctx, ios, args)
 			ran++
-			if corpusDivergences[s.Name] {
-				t.Logf("known divergence of the engine; not compared")
-				return
+			// The same run straight through the engine: what the CLI must
+			// print whatever Redis does.
+			engine := engineOutput(ctx, s, state, now)
+			noSave := code == 2 && strings.Contains(stderr.String(), "not UTF-8 text")
+			if stdout.String() != engine || (code != 0 && !noSave && !strings.HasPrefix(engine, "[run error")) {
+				t.Fatalf("scriptctl eval (exit %d) prints other bytes than the engine\n--- engine + rediscli.Format\n%s--- scriptctl eval\n%s--- stderr\n%s",
+					code, engine, stdout, stderr)
 			}
-			if code != 0 || stdout.String() != live {
+			if stdout.String() != live {
+				if corpusDivergences[s.Name] || engine != live {
+					// The engine itself differs from Redis here:
+					// verify/difftest reports (or lists) it.
+					engineDiffers = append(engineDiffers, s.Name)
+					return
+				}
 				t.Fatalf("scriptctl eval (exit %d) and redis-cli differ\n--- redis-cli --no-raw --eval\n%s--- scriptctl eval\n%s--- stderr\n%s--- script\n%s",
 					code, live, stdout, stderr, s.Script)
+			}
+			identical++
+			if noSave {
+				return
 			}
 			data, err := os.ReadFile(saveFile)
 			if err != nil {
@@ -156,9 +173,13 @@ func TestEvalCorpusCLI(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d snippets run through scriptctl eval and redis-cli; skipped: %v", ran, skipped)
-	if ran < 200 {
-		t.Errorf("only %d snippets ran, want at least 200", ran)
+	t.Logf("%d snippets run through scriptctl eval and redis-cli: %d identical, %d where the engine itself differs from Redis %v; skipped: %v",
+		ran, identical, len(engineDiffers), engineDiffers, skipped)
+	if identical < 200 {
+		t.Errorf("only %d snippets identical, want at least 200", identical)
+	}
+	if len(engineDiffers)*20 > ran {
+		t.Errorf("the engine differs from Redis on %d of %d snippets (more than 5%%): %v", len(engineDiffers), ran, engineDiffers)
 	}
 }
 
@@ -282,4 +303,29 @@ func writeFile(t *testing.T, path, data string) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// engineOutput runs a snippet straight through the engine, as redis-cli
+// would print it, or "[run error <code>]".
+func engineOutput(ctx context.Context, s corpusSnippet, state []scenario.Key, now int64) string {
+	e := verify.New(verify.Options{Now: now})
+	for _, k := range state {
+		e.Put(k.Entry())
+	}
+	r, err := e.Eval(ctx, []byte(s.Script), nonNilWords(s.Keys), nonNilWords(s.Args))
+	if err != nil {
+		var re *verify.RunError
+		if errors.As(err, &re) {
+			return "[run error " + re.Code + "]"
+		}
+		return "[error " + err.Error() + "]"
+	}
+	return rediscli.Format(r)
+}
+
+func nonNilWords(w []string) []string {
+	if w == nil {
+		return []string{}
+	}
+	return w
 }
