@@ -15,40 +15,48 @@ import (
 // contains a NUL byte, so no script can name it.
 const catName = "\x00cat"
 
-// compile turns Lua source into a function prototype the way Redis's Lua 5.1
+// arithName is the hidden global of the % and ^ helper: gopher-lua computes
+// % with Go's math.Mod (5 % 0 and x % inf differ from Lua 5.1's
+// a - floor(a/b)*b) and ^ with a NaN of the wrong sign.
+const arithName = "\x00arith"
+
+// compileSites turns Lua source into a function prototype the way Redis's Lua 5.1
 // would accept it. source is the chunk name Lua 5.1 gives the chunk
 // ("@user_script", or a loadstring chunk's text); the prototype is named by
 // its short form (luaO_chunkid), which is what error positions print.
 //
-// Three things differ from a plain gopher-lua compile:
-//   - goto and labels (Lua 5.2 syntax gopher-lua accepts) are rejected with
-//     the error Lua 5.1 gives for them;
+// What differs from a plain gopher-lua compile:
+//   - a Lua 5.1 syntax checker runs first (syntax51.go), so compile errors
+//     are Lua 5.1's, goto and labels included;
 //   - every a .. b becomes a call of a hidden helper that formats numbers
 //     with %.14g (gopher-lua's VM would use Go's formatting) and names the
 //     operand in its error like Lua 5.1 ("local 'x'");
-//   - the helper is a global whose name holds a NUL byte, so no script can
-//     name it; next and pairs skip it.
+//   - % and ^ become calls of a helper computing them like Lua 5.1;
+//   - a multiple assignment evaluates every value before assigning (gopher-
+//     lua 1.1.2 miscompiles a, b = b, a);
+//   - the helpers are globals whose names hold a NUL byte, so no script can
+//     name them; next and pairs skip them.
 //
 // The error is the message Lua would put after "Error compiling script":
-// "user_script:1: ...".
-func compile(src []byte, source string) (*lua.FunctionProto, error) {
-	proto, _, err := compileSites(src, source)
-	return proto, err
-}
-
-// compileSites is compile that also returns the chunk's operand sites by
-// line, used to word runtime errors like Lua 5.1 (errwording.go).
+// "user_script:1: ...". The sites are the chunk's operations by line, used to
+// word runtime errors like Lua 5.1 (errwording.go).
 func compileSites(src []byte, source string) (*lua.FunctionProto, map[int][]site, error) {
 	name := chunkID(source)
-	if err := checkSyntax51(src, name); err != nil {
+	ws, err := checkSyntax51(src, name)
+	if err != nil {
 		return nil, nil, err
+	}
+	if len(ws) > 0 {
+		// gopher-lua's lexer rejects \f and \v, which Lua 5.1 skips as
+		// white space: blank them (outside strings only).
+		src = append([]byte(nil), src...)
+		for _, i := range ws {
+			src[i] = ' '
+		}
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
 		return nil, nil, errors.New(parseErrorText(err, name, src))
-	}
-	if msg := rejectGoto(chunk, name); msg != "" {
-		return nil, nil, &syntaxError{msg}
 	}
 	rw := &rewriter{sites: map[int][]site{}}
 	rw.block(chunk)
@@ -137,103 +145,6 @@ func parseErrorText(err error, name string, src []byte) string {
 	return fmt.Sprintf("%s:%d: %s near '%s'", name, line, msg, tok)
 }
 
-// rejectGoto returns Lua 5.1's compile error for the first goto or label in
-// chunk: goto is a plain name in Lua 5.1, so "goto x" fails with "'=' expected
-// near 'x'", and "::" is an unexpected symbol.
-func rejectGoto(chunk []ast.Stmt, name string) string {
-	var msg string
-	var walk func([]ast.Stmt)
-	var expr func(ast.Expr)
-	walk = func(stmts []ast.Stmt) {
-		for _, s := range stmts {
-			if msg != "" {
-				return
-			}
-			switch s := s.(type) {
-			case *ast.GotoStmt:
-				msg = fmt.Sprintf("%s:%d: '=' expected near '%s'", name, s.Line(), s.Label)
-			case *ast.LabelStmt:
-				msg = fmt.Sprintf("%s:%d: unexpected symbol near ':'", name, s.Line())
-			case *ast.DoBlockStmt:
-				walk(s.Stmts)
-			case *ast.WhileStmt:
-				expr(s.Condition)
-				walk(s.Stmts)
-			case *ast.RepeatStmt:
-				walk(s.Stmts)
-				expr(s.Condition)
-			case *ast.IfStmt:
-				expr(s.Condition)
-				walk(s.Then)
-				walk(s.Else)
-			case *ast.NumberForStmt:
-				walk(s.Stmts)
-			case *ast.GenericForStmt:
-				walk(s.Stmts)
-			case *ast.FuncDefStmt:
-				walk(s.Func.Stmts)
-			case *ast.LocalAssignStmt:
-				for _, e := range s.Exprs {
-					expr(e)
-				}
-			case *ast.AssignStmt:
-				for _, e := range s.Rhs {
-					expr(e)
-				}
-			case *ast.ReturnStmt:
-				for _, e := range s.Exprs {
-					expr(e)
-				}
-			case *ast.FuncCallStmt:
-				expr(s.Expr)
-			}
-		}
-	}
-	expr = func(e ast.Expr) {
-		if msg != "" || e == nil {
-			return
-		}
-		switch e := e.(type) {
-		case *ast.FunctionExpr:
-			walk(e.Stmts)
-		case *ast.FuncCallExpr:
-			expr(e.Func)
-			expr(e.Receiver)
-			for _, a := range e.Args {
-				expr(a)
-			}
-		case *ast.TableExpr:
-			for _, f := range e.Fields {
-				expr(f.Key)
-				expr(f.Value)
-			}
-		case *ast.LogicalOpExpr:
-			expr(e.Lhs)
-			expr(e.Rhs)
-		case *ast.RelationalOpExpr:
-			expr(e.Lhs)
-			expr(e.Rhs)
-		case *ast.ArithmeticOpExpr:
-			expr(e.Lhs)
-			expr(e.Rhs)
-		case *ast.StringConcatOpExpr:
-			expr(e.Lhs)
-			expr(e.Rhs)
-		case *ast.UnaryMinusOpExpr:
-			expr(e.Expr)
-		case *ast.UnaryNotOpExpr:
-			expr(e.Expr)
-		case *ast.UnaryLenOpExpr:
-			expr(e.Expr)
-		case *ast.AttrGetExpr:
-			expr(e.Object)
-			expr(e.Key)
-		}
-	}
-	walk(chunk)
-	return msg
-}
-
 // rewriter replaces every concatenation with a call of the helper, tracking
 // scopes so an operand can be named the way Lua 5.1 names it in errors.
 type rewriter struct {
@@ -293,16 +204,45 @@ func (rw *rewriter) block(chunk []ast.Stmt) {
 }
 
 func (rw *rewriter) stmts(list []ast.Stmt) {
-	for _, s := range list {
-		rw.stmt(s)
+	for i, s := range list {
+		list[i] = rw.stmt(s)
 	}
 }
 
-func (rw *rewriter) stmt(s ast.Stmt) {
+// tmpName names the i-th temporary of a multiple assignment; the NUL byte
+// keeps it out of any script's reach.
+func tmpName(i int) string { return fmt.Sprintf("\x00t%d", i) }
+
+// stmt rewrites s and returns the statement to compile in its place.
+func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
 		rw.exprs(s.Lhs)
 		rw.exprs(s.Rhs)
+		if len(s.Lhs) > 1 {
+			// gopher-lua miscompiles a multiple assignment that reads a
+			// target (a, b = b, a gives 2, 2). Lua evaluates every value
+			// before assigning: do local t1, t2 = b, a; a, b = t1, t2 end.
+			names := make([]string, len(s.Lhs))
+			vals := make([]ast.Expr, len(s.Lhs))
+			for i := range s.Lhs {
+				names[i] = tmpName(i)
+				id := &ast.IdentExpr{Value: names[i]}
+				id.SetLine(s.Line())
+				id.SetLastLine(s.LastLine())
+				vals[i] = id
+			}
+			tmp := &ast.LocalAssignStmt{Names: names, Exprs: s.Rhs}
+			tmp.SetLine(s.Line())
+			tmp.SetLastLine(s.LastLine())
+			assign := &ast.AssignStmt{Lhs: s.Lhs, Rhs: vals}
+			assign.SetLine(s.Line())
+			assign.SetLastLine(s.LastLine())
+			block := &ast.DoBlockStmt{Stmts: []ast.Stmt{tmp, assign}}
+			block.SetLine(s.Line())
+			block.SetLastLine(s.LastLine())
+			return block
+		}
 	case *ast.LocalAssignStmt:
 		// "local function f" is parsed as a local assignment of a function
 		// expression; f is visible inside its own body.
@@ -310,7 +250,7 @@ func (rw *rewriter) stmt(s ast.Stmt) {
 			if _, ok := s.Exprs[0].(*ast.FunctionExpr); ok {
 				rw.declare(s.Names...)
 				rw.exprs(s.Exprs)
-				return
+				return s
 			}
 		}
 		rw.exprs(s.Exprs)
@@ -366,6 +306,7 @@ func (rw *rewriter) stmt(s ast.Stmt) {
 	case *ast.ReturnStmt:
 		rw.exprs(s.Exprs)
 	}
+	return s
 }
 
 func (rw *rewriter) function(f *ast.FunctionExpr, params []string) {
@@ -427,6 +368,22 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.ArithmeticOpExpr:
 		rw.addSite(site{kind: siteArith, key: x.Operator, obj: rw.operand(x.Lhs), obj2: rw.operand(x.Rhs)}, x.Line())
+		if x.Operator == "%" || x.Operator == "^" {
+			op := &ast.StringExpr{Value: x.Operator}
+			op.SetLine(x.Line())
+			op.SetLastLine(x.LastLine())
+			lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
+			call := &ast.FuncCallExpr{
+				Func:      &ast.IdentExpr{Value: arithName},
+				Args:      []ast.Expr{op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs)},
+				AdjustRet: true,
+			}
+			call.Func.SetLine(x.Line())
+			call.Func.SetLastLine(x.LastLine())
+			call.SetLine(x.Line())
+			call.SetLastLine(x.LastLine())
+			return call
+		}
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
 		rw.addSite(site{kind: siteArith, key: "unm", obj: rw.operand(x.Expr), obj2: rw.operand(x.Expr)}, x.Line())

@@ -34,27 +34,48 @@ func toLua(L *lua.LState, r Reply) lua.LValue {
 	return lua.LFalse
 }
 
-// errTable is luaPushErrorBuff: {err="CODE message"}, with "ERR" added when
-// the text has no code.
+// errTable is the error table of a command or script-layer error whose
+// text carries its code ("ERR syntax error", "WRONGTYPE ...").
 func errTable(L *lua.LState, text string) *lua.LTable {
-	text = strings.TrimPrefix(text, "-")
-	if !strings.Contains(text, " ") {
-		text = "ERR " + text
+	return errTableC(L, "-"+text)
+}
+
+// errTableC is luaPushErrorBuff: "-CODE message" keeps its code, any other
+// text gets "ERR"; the message is trimmed of CR and LF at both ends.
+func errTableC(L *lua.LState, raw string) *lua.LTable {
+	code, msg := "ERR", raw
+	if rest, ok := strings.CutPrefix(raw, "-"); ok {
+		msg = rest
+		if i := strings.IndexByte(rest, ' '); i >= 0 {
+			code, msg = rest[:i], rest[i+1:]
+		}
 	}
-	text = strings.TrimRight(text, "\r\n")
 	t := L.NewTable()
-	t.RawSetString("err", lua.LString(text))
+	t.RawSetString("err", lua.LString(code+" "+strings.Trim(msg, "\r\n")))
 	return t
 }
 
-// sanitize replaces CR and LF as Redis does in error and status replies.
+// sanitize replaces CR and LF with spaces, byte by byte, as Redis does in
+// error and status replies.
 func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\r' || r == '\n' {
-			return ' '
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c == '\r' || c == '\n' {
+			b[i] = ' '
 		}
-		return r
-	}, s)
+	}
+	return string(b)
+}
+
+// cString is what C sees of a Lua string: the bytes before the first NUL.
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // fromLua converts a script's return value: number -> integer (truncated
@@ -77,10 +98,11 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 			return Reply{}, notImplemented("a reply nested deeper than %d levels (Redis stops at its Lua stack limit)", maxReplyDepth)
 		}
 		if s, ok := x.RawGetString("err").(lua.LString); ok {
-			return ErrorReply(sanitize(string(s))), nil
+			// addReplyErrorFormat: trailing CR/LF trimmed, the rest mapped.
+			return ErrorReply(sanitize(strings.TrimRight(cString(string(s)), "\r\n"))), nil
 		}
 		if s, ok := x.RawGetString("ok").(lua.LString); ok {
-			return StatusReply(sanitize(string(s))), nil
+			return StatusReply(sanitize(cString(string(s)))), nil
 		}
 		elems := []Reply{}
 		for i := 1; ; i++ {

@@ -46,6 +46,7 @@ type Engine struct {
 	funcs   *functions
 	evalRun *scriptRun          // the EVAL sandbox, built on first use
 	scripts map[string]compiled // compiled scripts by SHA
+	sources map[string][]byte   // the script cache EVALSHA reads, by SHA
 	// warnings lists the approximations of the last run (Warnings).
 	warnings []string
 }
@@ -61,6 +62,7 @@ func New(opts Options) *Engine {
 	}
 	e.db = newKeyspace(e)
 	e.scripts = map[string]compiled{}
+	e.sources = map[string][]byte{}
 	e.rand.x = rand48Init
 	e.funcs = newFunctions()
 	return e
@@ -204,17 +206,20 @@ func (e *Engine) EvalRO(ctx context.Context, src []byte, keys, args []string) (R
 func (e *Engine) Warnings() []string { return append([]string(nil), e.warnings...) }
 
 // Do runs one command as a client sends it (outside any script), for
-// example Do(ctx, "SET", "k", "v"). EVAL, EVAL_RO, FCALL, FCALL_RO and
-// FUNCTION LOAD are accepted too.
+// example Do(ctx, "SET", "k", "v"). EVAL, EVAL_RO, EVALSHA, EVALSHA_RO,
+// SCRIPT LOAD/EXISTS/FLUSH, FCALL, FCALL_RO and FUNCTION LOAD are accepted
+// too.
 func (e *Engine) Do(ctx context.Context, args ...string) (Reply, error) {
 	if len(args) == 0 {
 		return ErrorReply("ERR empty command"), nil
 	}
 	switch strings.ToLower(args[0]) {
-	case "eval", "eval_ro", "fcall", "fcall_ro":
+	case "eval", "eval_ro", "evalsha", "evalsha_ro", "fcall", "fcall_ro":
 		return e.doScript(ctx, args)
 	case "function":
 		return e.doFunction(args)
+	case "script":
+		return e.doScriptCmd(args)
 	}
 	return e.exec(nil, args)
 }

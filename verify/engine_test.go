@@ -274,3 +274,23 @@ func TestWarnings(t *testing.T) {
 		t.Fatalf("goto is exact: %q", w)
 	}
 }
+
+func TestFunctionLoadTimeout(t *testing.T) {
+	e := New(Options{})
+	start := time.Now()
+	r, err := e.FunctionLoad([]byte("#!lua name=tl\nwhile true do end"), false)
+	if err != nil || !r.Equal(ErrorReply("ERR Error registering functions: ERR FUNCTION LOAD timeout")) {
+		t.Fatalf("got %s %v", r, err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("took %s", d)
+	}
+	// The engine still loads and runs libraries afterwards.
+	r, _ = e.FunctionLoad([]byte("#!lua name=ok\nredis.register_function('f', function() return 7 end)"), false)
+	if !r.Equal(BulkReply("ok")) {
+		t.Fatalf("load after timeout: %s", r)
+	}
+	if r, err := e.FCall(context.Background(), "f", nil, nil); err != nil || !r.Equal(IntReply(7)) {
+		t.Fatalf("fcall: %s %v", r, err)
+	}
+}

@@ -52,12 +52,13 @@ type operand struct {
 }
 
 var (
-	reIndex = regexp.MustCompile(`^attempt to index a non-table object\((\w+)\) with key '(.*)'$`)
-	reCall  = regexp.MustCompile(`^attempt to call a non-function object$`)
-	reArith = regexp.MustCompile(`^cannot perform (\w+) operation between (\w+) and (\w+)$`)
-	reCmp   = regexp.MustCompile(`^attempt to compare (\w+) with (\w+)$`)
-	reArg   = regexp.MustCompile(`^bad argument #(\d+) to '([^']+)' \((.*)\)$`)
-	rePos   = regexp.MustCompile(`^([^\n]*?:\d+: )(.*)$`)
+	reIndex    = regexp.MustCompile(`^attempt to index a non-table object\((\w+)\) with key '(.*)'$`)
+	reCall     = regexp.MustCompile(`^attempt to call a non-function object$`)
+	reArith    = regexp.MustCompile(`^cannot perform (\w+) operation between (\w+) and (\w+)$`)
+	reCmp      = regexp.MustCompile(`^attempt to compare (\w+) with (\w+)$`)
+	reArg      = regexp.MustCompile(`^bad argument #(\d+) to '([^']+)' \((.*)\)$`)
+	rePos      = regexp.MustCompile(`^([^\n]*?:\d+: )(.*)$`)
+	rePosParts = regexp.MustCompile(`^(.*):(\d+): $`)
 )
 
 var arithOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "pow": "^", "unm": "unm"}
@@ -70,6 +71,24 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	pos, body := "", msg
 	if m := rePos.FindStringSubmatch(msg); m != nil {
 		pos, body = m[1], m[2]
+	}
+	if pos != "" && level >= 0 && r.goCaller(L, level) {
+		// luaL_error names its caller's line; when the caller is itself a
+		// Go (C) function, as in pcall(setmetatable, t, {}), Lua 5.1 names
+		// no position at all.
+		return r.reword(L, body, level)
+	}
+	// A VM error raised while a Go (C) function runs, say a comparison
+	// inside table.sort, has no position in Lua 5.1 and names no variable.
+	if pos != "" && !strings.HasPrefix(body, "attempt to concatenate") {
+		if dbg, ok := L.GetStack(level); ok {
+			if _, err := L.GetInfo("S", dbg, lua.LNil); err == nil && dbg.What == "G" {
+				if reCmp.MatchString(body) || reIndex.MatchString(body) || reCall.MatchString(body) || reArith.MatchString(body) {
+					out, exact := r.reword(L, body, level)
+					return out, exact
+				}
+			}
+		}
 	}
 	if m := reArg.FindStringSubmatch(body); m != nil {
 		// Lua 5.1 does not count self when the function was called as a
@@ -96,8 +115,20 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	if im == nil && cm == nil && am == nil && body != "__len undefined" {
 		return msg, !strings.Contains(body, "non-table object") && !strings.Contains(body, "non-function object") && !strings.HasPrefix(body, "cannot perform")
 	}
-	dbg, ok := L.GetStack(level)
+	var dbg *lua.Debug
+	ok := false
+	if level >= 0 {
+		dbg, ok = L.GetStack(level)
+	}
 	var sites []site
+	if level < 0 {
+		// No stack (the error left a coroutine): the position names the
+		// chunk and line; every operation on that line is a candidate.
+		if m := rePosParts.FindStringSubmatch(pos); m != nil {
+			line, _ := strconv.Atoi(m[2])
+			sites = r.sites[m[1]][line]
+		}
+	}
 	if ok {
 		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil {
 			for _, s := range r.sites[dbg.Source][dbg.CurrentLine] {
@@ -396,4 +427,19 @@ func (r *scriptRun) calledAsMethod(L *lua.LState, level int, name string) bool {
 		}
 	}
 	return method
+}
+
+// goCaller reports whether the frame at level and its caller are both Go
+// functions.
+func (r *scriptRun) goCaller(L *lua.LState, level int) bool {
+	for _, l := range []int{level, level + 1} {
+		dbg, ok := L.GetStack(l)
+		if !ok {
+			return false
+		}
+		if _, err := L.GetInfo("S", dbg, lua.LNil); err != nil || dbg.What != "G" {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -14,6 +15,9 @@ import (
 // while a library loads, its reads go to a small API table (redis with
 // register_function, log and the version constants, nothing else); when a
 // function runs they go to the full sandbox.
+
+// loadTimeout is Redis's limit on running a library's top-level code.
+const loadTimeout = 500 * time.Millisecond
 
 type function struct {
 	name     string
@@ -71,6 +75,7 @@ func (e *Engine) functionsState() *scriptRun {
 	L.SetMetatable(api, errMT)
 	api.RawSetString("redis", r.readonlyProxy(rt))
 	api.RawSetString(catName, r.cat)
+	api.RawSetString(arithName, r.arith)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"
 	fs.run = r
@@ -110,7 +115,8 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 		return ErrorReply(sanitize("ERR Error compiling function: " + err.Error())), nil
 	}
 	r.sites["user_function"] = sites
-	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	// Redis stops a library's load after 500 ms (LOAD_TIMEOUT_MS).
+	ctx, cancel := context.WithTimeout(context.Background(), min(e.timeout, loadTimeout))
 	defer cancel()
 	r.ctx = ctx
 	r.runErr = nil
@@ -128,7 +134,7 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	fs.pending = nil
 	if re := r.judge(perr); re != nil {
 		if re.Code == CodeTimeout && ctx.Err() != nil {
-			return ErrorReply("ERR FUNCTION LOAD timeout"), nil
+			return ErrorReply("ERR Error registering functions: ERR FUNCTION LOAD timeout"), nil
 		}
 		return Reply{}, re
 	}
@@ -147,20 +153,22 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	if len(pending) == 0 {
 		return ErrorReply("ERR No functions registered"), nil
 	}
+	// Function names are global and case-insensitive (library names and a
+	// library's own function names are case-sensitive), as in Redis.
 	for _, f := range pending {
-		if other, ok := fs.funcs[f.name]; ok && (old == nil || other.lib != old.name) {
+		if other, ok := fs.funcs[strings.ToLower(f.name)]; ok && (old == nil || other.lib != old.name) {
 			return ErrorReply(fmt.Sprintf("ERR Function %s already exists", f.name)), nil
 		}
 	}
 	if old != nil {
 		for _, f := range old.funcs {
-			delete(fs.funcs, f.name)
+			delete(fs.funcs, strings.ToLower(f.name))
 		}
 	}
 	lib := &library{name: name, code: append([]byte(nil), code...), funcs: pending}
 	for _, f := range pending {
 		f.lib = name
-		fs.funcs[f.name] = f
+		fs.funcs[strings.ToLower(f.name)] = f // a later same-name-but-case wins
 	}
 	fs.libs[name] = lib
 	return BulkReply(name), nil
@@ -333,7 +341,7 @@ func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro
 			return r, nil
 		}
 	}
-	f, ok := e.funcs.funcs[name]
+	f, ok := e.funcs.funcs[strings.ToLower(name)]
 	if !ok {
 		return ErrorReply("ERR Function not found"), nil
 	}
@@ -376,6 +384,15 @@ func (e *Engine) doScript(ctx context.Context, args []string) (Reply, error) {
 		return e.Eval(ctx, []byte(args[1]), keys, rest)
 	case "eval_ro":
 		return e.EvalRO(ctx, []byte(args[1]), keys, rest)
+	case "evalsha", "evalsha_ro":
+		src, ok := e.sources[strings.ToLower(args[1])]
+		if !ok {
+			return ErrorReply("NOSCRIPT No matching script. Please use EVAL."), nil
+		}
+		if name == "evalsha_ro" {
+			return e.EvalRO(ctx, src, keys, rest)
+		}
+		return e.Eval(ctx, src, keys, rest)
 	case "fcall":
 		return e.FCall(ctx, args[1], keys, rest)
 	}
@@ -401,4 +418,49 @@ func (e *Engine) doFunction(args []string) (Reply, error) {
 		return errArity("function|load"), nil
 	}
 	return e.FunctionLoad([]byte(rest[0]), replace)
+}
+
+// doScriptCmd runs SCRIPT LOAD, SCRIPT EXISTS and SCRIPT FLUSH on the
+// engine's script cache.
+func (e *Engine) doScriptCmd(args []string) (Reply, error) {
+	if len(args) < 2 {
+		return errArity("script"), nil
+	}
+	switch sub := strings.ToLower(args[1]); sub {
+	case "load":
+		if len(args) != 3 {
+			return errArity("script|load"), nil
+		}
+		src := []byte(args[2])
+		if _, _, errText := parseShebang(src); errText != "" {
+			return ErrorReply("ERR " + errText), nil
+		}
+		_, n, _ := parseShebang(src)
+		if _, _, err := compileSites(src[n:], "@user_script"); err != nil {
+			e.noteCompileError(err)
+			return ErrorReply(sanitize("ERR Error compiling script (new function): " + err.Error())), nil
+		}
+		sha := SHA1(src)
+		e.sources[sha] = src
+		return BulkReply(sha), nil
+	case "exists":
+		if len(args) < 3 {
+			return errArity("script|exists"), nil
+		}
+		out := make([]Reply, 0, len(args)-2)
+		for _, sha := range args[2:] {
+			if _, ok := e.sources[strings.ToLower(sha)]; ok {
+				out = append(out, IntReply(1))
+			} else {
+				out = append(out, IntReply(0))
+			}
+		}
+		return ArrayReply(out...), nil
+	case "flush":
+		clear(e.sources)
+		clear(e.scripts)
+		return okReply, nil
+	default:
+		return Reply{}, notImplemented("SCRIPT %s", strings.ToUpper(sub))
+	}
 }

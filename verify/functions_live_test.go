@@ -82,6 +82,10 @@ func TestLiveFunctions(t *testing.T) {
 		{"FCALL", "b7", "0"},
 		{"FCALL", "s7", "0"},
 		{"FCALL", "n7", "1", "k"},
+		{"FCALL", "N7", "1", "k"},
+		{"FUNCTION", "LOAD", "#!lua name=LIB7\nredis.register_function('other', function() return 1 end)"},
+		{"FUNCTION", "LOAD", "#!lua name=lib8\nredis.register_function('R7', function() return 1 end)"},
+		{"FUNCTION", "LOAD", "#!lua name=lib9\nredis.register_function('a9', function() return 1 end) redis.register_function('A9', function() return 2 end)"},
 	}
 	for _, s := range steps {
 		want := live(s...)

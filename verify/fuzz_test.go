@@ -101,7 +101,7 @@ func FuzzSyntax51(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		err := checkSyntax51(src, "user_script")
+		_, err := checkSyntax51(src, "user_script")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "user_script:") {
 				t.Fatalf("error without position: %q", err)
@@ -113,6 +113,27 @@ func FuzzSyntax51(f *testing.F) {
 		}
 		if _, err := parse.Parse(bytes.NewReader(src), "user_script"); err != nil {
 			t.Logf("Lua 5.1 accepts, gopher-lua rejects: %q: %v", src, err)
+		}
+	})
+}
+
+// FuzzPatterns runs Lua 5.1 pattern matching (patterns.go) on arbitrary
+// subjects and patterns: a reply or a RunError, never a panic or a hang.
+func FuzzPatterns(f *testing.F) {
+	for _, s := range [][2]string{
+		{"THE (quick) fox", "%f[%a]%a+"}, {"abc", "[a"}, {"x(a(b)c)y", "%b()"}, {"key=val", "(%w+)=(%w+)"},
+		{"aaa", "^a-$"}, {"abc", "()b()"}, {"abc", "%1"}, {"a]b", "[]]"}, {"", "(.-)$"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	src := []byte("return {string.find(ARGV[1], ARGV[2]), string.match(ARGV[1], ARGV[2]), string.gsub(ARGV[1], ARGV[2], '<%0>')}")
+	e := New(Options{Timeout: 100 * time.Millisecond})
+	f.Fuzz(func(t *testing.T, subject, pattern string) {
+		if _, err := e.Eval(context.Background(), src, nil, []string{subject, pattern}); err != nil {
+			var re *RunError
+			if !errors.As(err, &re) {
+				t.Fatalf("error is not a RunError: %v", err)
+			}
 		}
 	})
 }

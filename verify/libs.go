@@ -40,13 +40,60 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 	// string table is readonly).
 	str.RawSetString("__index", lua.LNil)
 	str.RawSetString("format", L.NewFunction(strFormat))
-	if gm := str.RawGetString("gmatch"); gm != lua.LNil {
-		str.RawSetString("gfind", gm)
-	}
+	str.RawSetString("find", L.NewFunction(func(L *lua.LState) int { return r.strFindAux(L, true) }))
+	str.RawSetString("match", L.NewFunction(func(L *lua.LState) int { return r.strFindAux(L, false) }))
+	str.RawSetString("gmatch", L.NewFunction(r.strGmatch))
+	str.RawSetString("gfind", L.NewFunction(r.strGmatch))
+	str.RawSetString("gsub", L.NewFunction(r.strGsub))
 	str.RawSetString("dump", L.NewFunction(func(L *lua.LState) int {
 		L.CheckFunction(1)
 		L.RaiseError("unable to dump given function")
 		return 0
+	}))
+	// Byte-wise, like C's tolower/toupper in the "C" locale; gopher-lua's
+	// versions decode UTF-8 and replace invalid bytes.
+	byteMap := func(f func(byte) byte) lua.LGFunction {
+		return func(L *lua.LState) int {
+			b := []byte(L.CheckString(1))
+			for i, c := range b {
+				b[i] = f(c)
+			}
+			L.Push(lua.LString(b))
+			return 1
+		}
+	}
+	str.RawSetString("lower", L.NewFunction(byteMap(func(c byte) byte {
+		if c >= 'A' && c <= 'Z' {
+			return c + 32
+		}
+		return c
+	})))
+	str.RawSetString("upper", L.NewFunction(byteMap(func(c byte) byte {
+		if c >= 'a' && c <= 'z' {
+			return c - 32
+		}
+		return c
+	})))
+	str.RawSetString("reverse", L.NewFunction(func(L *lua.LState) int {
+		b := []byte(L.CheckString(1))
+		for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+			b[i], b[j] = b[j], b[i]
+		}
+		L.Push(lua.LString(b))
+		return 1
+	}))
+	str.RawSetString("char", L.NewFunction(func(L *lua.LState) int {
+		n := L.GetTop()
+		b := make([]byte, n)
+		for i := 1; i <= n; i++ {
+			c := cInt(checkNumber(L, i))
+			if c < 0 || c > 255 {
+				L.ArgError(i, "invalid value")
+			}
+			b[i-1] = byte(c)
+		}
+		L.Push(lua.LString(b))
+		return 1
 	}))
 	rep := str.RawGetString("rep").(*lua.LFunction)
 	str.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
@@ -90,6 +137,26 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		e.rand.seed(int32(L.CheckInt(1)))
 		return 0
 	}))
+	// glibc's log, fmod and pow return a NaN with the sign bit set (printed
+	// "-nan"); Go's return a positive one.
+	negNaN := func(f func(float64, float64) float64, two bool) lua.LGFunction {
+		return func(L *lua.LState) int {
+			x := checkNumber(L, 1)
+			y := 0.0
+			if two {
+				y = checkNumber(L, 2)
+			}
+			v := f(x, y)
+			if math.IsNaN(v) && !math.IsNaN(x) && !math.IsNaN(y) {
+				v = math.Copysign(math.NaN(), -1)
+			}
+			L.Push(lua.LNumber(v))
+			return 1
+		}
+	}
+	mth.RawSetString("log", L.NewFunction(negNaN(func(x, _ float64) float64 { return math.Log(x) }, false)))
+	mth.RawSetString("fmod", L.NewFunction(negNaN(math.Mod, true)))
+	mth.RawSetString("pow", L.NewFunction(negNaN(math.Pow, true)))
 	mth.RawSetString("mod", mth.RawGetString("fmod"))
 	mth.RawSetString("huge", lua.LNumber(math.Inf(1)))
 
@@ -115,21 +182,55 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		L.Push(lua.LString(b.String()))
 		return 1
 	}))
-	for _, name := range []string{"insert", "remove", "sort"} {
-		orig := tbl.RawGetString(name).(*lua.LFunction)
-		tbl.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
-			if r.isReadonly(L.Get(1)) {
-				roError(L)
+	tbl.RawSetString("insert", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		if r.isReadonly(t) {
+			roError(L)
+		}
+		e := t.Len() + 1
+		var pos int
+		switch L.GetTop() {
+		case 2:
+			pos = e
+		case 3:
+			pos = L.CheckInt(2)
+			if pos > e {
+				e = pos
 			}
-			top := L.GetTop()
-			L.Push(orig)
-			for i := 1; i <= top; i++ {
-				L.Push(L.Get(i))
+			for i := e; i > pos; i-- {
+				t.RawSetInt(i, t.RawGetInt(i-1))
 			}
-			L.Call(top, lua.MultRet)
-			return L.GetTop() - top
-		}))
-	}
+		default:
+			L.RaiseError("wrong number of arguments to 'insert'")
+		}
+		t.RawSetInt(pos, L.Get(L.GetTop()))
+		return 0
+	}))
+	tbl.RawSetString("remove", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		if r.isReadonly(t) {
+			roError(L)
+		}
+		e := t.Len()
+		pos := L.OptInt(2, e)
+		if pos < 1 || pos > e {
+			return 0
+		}
+		v := t.RawGetInt(pos)
+		for ; pos < e; pos++ {
+			t.RawSetInt(pos, t.RawGetInt(pos+1))
+		}
+		t.RawSetInt(e, lua.LNil)
+		L.Push(v)
+		return 1
+	}))
+	sort := tbl.RawGetString("sort").(*lua.LFunction).GFunction
+	tbl.RawSetString("sort", L.NewFunction(func(L *lua.LState) int {
+		if r.isReadonly(L.Get(1)) {
+			roError(L)
+		}
+		return sort(L) // same frame: errors name the script's line like Lua
+	}))
 	tbl.RawSetString("setn", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("'setn' is obsolete")
 		return 0
@@ -167,6 +268,73 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		}
 		return 0
 	}))
+	co := G.RawGetString("coroutine").(*lua.LTable)
+	resume := co.RawGetString("resume").(*lua.LFunction).GFunction
+	co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
+		th, ok := L.Get(1).(*lua.LState)
+		if !ok {
+			L.ArgError(1, "coroutine expected")
+		}
+		if st := L.Status(th); st != "suspended" {
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("cannot resume " + st + " coroutine"))
+			return 2
+		}
+		top := L.GetTop()
+		n := resume(L)
+		// An error inside the coroutine: its stack is gone, so word it
+		// from the failing line's operations alone.
+		if n == 2 && L.Get(top+1) == lua.LFalse {
+			if msg, ok := L.Get(-1).(lua.LString); ok {
+				out, exact := r.reword(L, string(msg), -1)
+				if !exact {
+					r.warn("error text approximated (gopher-lua wording): %s", out)
+				}
+				L.Pop(1)
+				L.Push(lua.LString(out))
+			}
+		}
+		return n
+	}))
+	resumeFn := co.RawGetString("resume").(*lua.LFunction).GFunction
+	create := co.RawGetString("create").(*lua.LFunction).GFunction
+	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+		L.CheckFunction(1)
+		create(L)
+		th := L.Get(-1)
+		L.Pop(1)
+		L.Push(L.NewFunction(func(L *lua.LState) int {
+			L.Insert(th, 1)
+			n := resumeFn(L)
+			if L.Get(-n) == lua.LFalse {
+				// auxwrap: the error again, a string prefixed with the
+				// caller's position.
+				obj := L.Get(-n + 1)
+				if s, ok := obj.(lua.LString); ok {
+					L.Error(lua.LString(luaWhere(L, 1)+string(s)), 0)
+				}
+				L.Error(obj, 0)
+			}
+			return n - 1
+		}))
+		return 1
+	}))
+	yield := co.RawGetString("yield").(*lua.LFunction).GFunction
+	co.RawSetString("yield", L.NewFunction(func(L *lua.LState) int {
+		if L == L.G.MainThread {
+			L.Error(lua.LString("attempt to yield across metamethod/C-call boundary"), 0)
+		}
+		return yield(L)
+	}))
+	co.RawSetString("status", L.NewFunction(func(L *lua.LState) int {
+		th, ok := L.Get(1).(*lua.LState)
+		if !ok {
+			L.ArgError(1, "coroutine expected")
+		}
+		L.Push(lua.LString(L.Status(th)))
+		return 1
+	}))
+
 	wrapArgChecks(str, stringArgs)
 	wrapArgChecks(mth, mathArgs)
 	wrapArgChecks(tbl, tableArgs)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 
@@ -37,6 +38,7 @@ type scriptRun struct {
 	sources  map[string]string           // short chunk id -> Lua source name
 	sites    map[string]map[int][]site   // short chunk id -> line -> operand sites
 	cat      *lua.LFunction              // the .. helper (compile.go)
+	arith    *lua.LFunction              // the % and ^ helper (compile.go)
 	runErr   *RunError                   // set once the run cannot be judged
 }
 
@@ -151,6 +153,8 @@ func (r *scriptRun) newState() {
 	G.RawSetString("_G", r.globals)
 	r.cat = L.NewFunction(r.concat)
 	G.RawSetString(catName, r.cat)
+	r.arith = L.NewFunction(r.arithOp)
+	G.RawSetString(arithName, r.arith)
 	r.cat = L.NewFunction(r.concat)
 }
 
@@ -218,6 +222,7 @@ var badArgRE = regexp.MustCompile(`bad argument #(\d+) to ([^ ('"]+) \(`)
 // they differ mechanically.
 func luaMessage(s string) string {
 	if strings.Contains(s, "bad argument #") {
+		s = strings.Replace(s, " to (anonymous) (", " to '?' (", 1)
 		s = badArgRE.ReplaceAllString(s, "bad argument #$1 to '$2' (")
 	}
 	return s
@@ -308,7 +313,19 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		return 0
 	})
 	set("pcall", func(L *lua.LState) int {
-		L.CheckAny(1)
+		// Redis's pcall calls its first argument (a boolean placeholder
+		// when there is none) and answers false with Lua's message when it
+		// cannot be called.
+		if L.GetTop() == 0 {
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("attempt to call a boolean value"))
+			return 2
+		}
+		if !callable(L, L.Get(1)) {
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("attempt to call a " + luaTypeName(L.Get(1)) + " value"))
+			return 2
+		}
 		top := L.GetTop()
 		L.Push(L.Get(1))
 		for i := 2; i <= top; i++ {
@@ -338,6 +355,19 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		fn := L.Get(1)
 		handler := L.Get(2)
 		hf, _ := handler.(*lua.LFunction)
+		if !callable(L, fn) {
+			msg := lua.LValue(lua.LString("attempt to call a " + luaTypeName(fn) + " value"))
+			if hf != nil {
+				L.Push(hf)
+				L.Push(msg)
+				L.Call(1, 1)
+				msg = L.Get(-1)
+				L.Pop(1)
+			}
+			L.Push(lua.LFalse)
+			L.Push(msg)
+			return 2
+		}
 		top := L.GetTop()
 		L.Push(fn)
 		err := L.PCall(0, lua.MultRet, hf)
@@ -391,8 +421,12 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 	next := L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		real := r.real(t).(*lua.LTable)
-		k, v := real.Next(L.Get(2))
-		if k == lua.LString(catName) {
+		key := L.Get(2)
+		if key != lua.LNil && real.RawGet(key) == lua.LNil {
+			L.Error(lua.LString("invalid key to 'next'"), 0)
+		}
+		k, v := real.Next(key)
+		for isHidden(k) {
 			k, v = real.Next(k)
 		}
 		if k == lua.LNil {
@@ -600,4 +634,65 @@ func (r *scriptRun) rewordHandler(L *lua.LState) int {
 // warn records an approximation the run could not avoid.
 func (r *scriptRun) warn(format string, args ...any) {
 	r.e.warnings = append(r.e.warnings, fmt.Sprintf(format, args...))
+}
+
+// callable reports whether v can be called: a function, or a value whose
+// metatable has __call.
+func callable(L *lua.LState, v lua.LValue) bool {
+	if _, ok := v.(*lua.LFunction); ok {
+		return true
+	}
+	return L.GetMetaField(v, "__call") != lua.LNil
+}
+
+// isHidden reports a key of the engine's hidden globals (a NUL first byte).
+func isHidden(k lua.LValue) bool {
+	s, ok := k.(lua.LString)
+	return ok && len(s) > 0 && s[0] == 0
+}
+
+// arithOp is % and ^ as Lua 5.1 computes them: a - floor(a/b)*b and C's
+// pow, strings converted like Lua, then __mod/__pow, then Lua's error.
+func (r *scriptRun) arithOp(L *lua.LState) int {
+	op := L.CheckString(1)
+	a, b := L.Get(2), L.Get(3)
+	x, aok := lualib.ToNumber(a)
+	y, bok := lualib.ToNumber(b)
+	if aok && bok {
+		var v float64
+		if op == "%" {
+			v = x - math.Floor(x/y)*y
+		} else {
+			v = math.Pow(x, y)
+			if math.IsNaN(v) && !math.IsNaN(x) && !math.IsNaN(y) {
+				v = math.Copysign(math.NaN(), -1)
+			}
+		}
+		L.Push(lua.LNumber(v))
+		return 1
+	}
+	event := "__mod"
+	if op == "^" {
+		event = "__pow"
+	}
+	mm := L.GetMetaField(a, event)
+	if mm == lua.LNil {
+		mm = L.GetMetaField(b, event)
+	}
+	if mm != lua.LNil {
+		L.Push(mm)
+		L.Push(a)
+		L.Push(b)
+		L.Call(2, 1)
+		return 1
+	}
+	bad, info := b, L.Get(5)
+	if !aok {
+		bad, info = a, L.Get(4)
+	}
+	if s, _ := info.(lua.LString); s != "" {
+		L.RaiseError("attempt to perform arithmetic on %s (a %s value)", s, luaTypeName(bad))
+	}
+	L.RaiseError("attempt to perform arithmetic on a %s value", luaTypeName(bad))
+	return 0
 }

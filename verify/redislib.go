@@ -32,7 +32,7 @@ func (r *scriptRun) redisTable() *lua.LTable {
 		if len(s) == 0 || s[0] != '-' {
 			s = "-" + s
 		}
-		L.Push(errTable(L, string(s)))
+		L.Push(errTableC(L, string(s)))
 		return 1
 	})
 	fn("status_reply", func(L *lua.LState) int {

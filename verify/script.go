@@ -84,6 +84,12 @@ func crossSlot(keys []string) (Reply, bool) {
 
 func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro bool) (Reply, error) {
 	sha := SHA1(src)
+	if _, ok := e.sources[sha]; !ok {
+		if len(e.sources) >= maxCachedScripts {
+			clear(e.sources)
+		}
+		e.sources[sha] = append([]byte(nil), src...)
+	}
 	if len(keys) > 0 {
 		if r, bad := crossSlot(keys); bad {
 			return r, nil
@@ -269,11 +275,11 @@ func (r *scriptRun) errorReply(obj lua.LValue) (Reply, error) {
 	if !ok {
 		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "error() with a table that has no string err field crashes redis-server 7.0.15 (segfault in luaCallFunction)"}
 	}
-	text := msg
+	text := cString(msg)
 	src, okSrc := luaStringField(t, "source")
 	line, okLine := luaStringField(t, "line")
 	if okSrc && okLine {
-		text += " script: " + r.name + ", on " + src + ":" + line + "."
+		text += " script: " + r.name + ", on " + cString(src) + ":" + line + "."
 	}
 	return ErrorReply(sanitize(text)), nil
 }

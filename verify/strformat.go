@@ -66,8 +66,9 @@ func strFormat(L *lua.LState) int {
 		spec := spec{flags: flags, width: atoiOr(width, -1), prec: atoiOr(prec, 0), hasPrec: hasPrec}
 		switch conv {
 		case 'c':
+			// C's sprintf output is read back with strlen: a NUL ends it.
 			n := checkNumber(L, arg)
-			b.WriteString(spec.pad(string([]byte{byte(cInt(n))}), false))
+			b.WriteString(cString(spec.pad(string([]byte{byte(cInt(n))}), false)))
 		case 'd', 'i':
 			n := cInt(checkNumber(L, arg))
 			b.WriteString(spec.integer(n, 'd'))

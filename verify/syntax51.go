@@ -21,8 +21,9 @@ type syntaxError struct{ msg string }
 
 func (e *syntaxError) Error() string { return e.msg }
 
-// checkSyntax51 returns Lua 5.1's compile error for src, or nil.
-func checkSyntax51(src []byte, chunk string) (err error) {
+// checkSyntax51 returns Lua 5.1's compile error for src, or nil, and the
+// offsets of form feeds and vertical tabs it skipped as white space.
+func checkSyntax51(src []byte, chunk string) (ws []int, err error) {
 	p := &parser51{lx: lexer51{src: src, line: 1, chunk: chunk}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -37,7 +38,7 @@ func checkSyntax51(src []byte, chunk string) (err error) {
 	p.fs = &funcState51{vararg: true}
 	p.block()
 	p.check(tkEOS)
-	return nil
+	return p.lx.ws, nil
 }
 
 // Tokens: single characters are their byte value; the rest follow.
@@ -113,6 +114,7 @@ type lexer51 struct {
 	aheadTx string
 	lastLn  int // line of the last token consumed
 	hasLook bool
+	ws      []int // offsets of \f and \v skipped as white space
 }
 
 func (lx *lexer51) cur() int {
@@ -180,7 +182,10 @@ func (lx *lexer51) scan() (int, string) {
 			return tkEOS, ""
 		case isNewline(c):
 			lx.incLine()
-		case c == ' ' || c == '\t' || c == '\f' || c == '\v':
+		case c == ' ' || c == '\t':
+			lx.pos++
+		case c == '\f' || c == '\v':
+			lx.ws = append(lx.ws, lx.pos)
 			lx.pos++
 		case c == '-':
 			lx.pos++

@@ -59,13 +59,18 @@ runs can be chained. The virtual clock starts at --now (Unix ms, default
 library "scriptctl_eval" (shebang flags become its flags) and calls it with
 FCALL scriptctl_eval.
 
+The engine is as strict as Redis Cluster: declared keys in different hash
+slots get the CROSSSLOT error reply, and a key the script touches without
+declaring it in KEYS stops the run (see exit code 1).
+
 --against URL runs the same EVAL (or FUNCTION LOAD, FCALL and FUNCTION
 DELETE) on that server instead and prints its reply the same way; --state
 keys are written to it first, replacing keys of the same names. --diff runs
 offline and on --against (deleting the declared keys on the server first,
-so both sides start from the same keyspace), prints the reply once when both sides agree, and
-otherwise prints both sides and the differences (reply, and the value, type
-and TTL of every declared and --state key) and exits 1. Use a test server.
+so both sides start from the same keyspace), prints the reply once when
+both sides agree, and otherwise prints both sides and the differences
+(reply, and the value, type and TTL of every declared and --state key) and
+exits 1. Use a test server.
 
 Exit codes: 0 a reply was produced (an error reply included, as redis-cli
 does; with --diff: both sides agree), 1 --diff found a difference, or the
@@ -80,11 +85,11 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 		Use:   "eval FILE [KEY ...] [, ARG ...]",
 		Short: "Run one script offline exactly as redis-cli --eval runs it live",
 		Long:  evalLong,
-		Example: `  scriptctl eval lua/acquire.lua 'catalog:{product-42}:lease' 'catalog:{product-42}:value' , tok-1 30000
-  scriptctl eval --state before.yaml --save after.yaml lua/publish.lua lease value , tok-1 summary 60000
+		Example: `  scriptctl eval lua/acquire.lua 'catalog:{p42}:lease' 'catalog:{p42}:value' , tok-1 30000
+  scriptctl eval --state before.yaml --save after.yaml lua/publish.lua '{p42}lease' '{p42}value' , tok-1 v1 60000
   scriptctl eval --mode function --format json lua/release.lua lease , tok-1
-  echo 'return redis.call("TIME")' | scriptctl eval --now 1700000000000 -
-  scriptctl eval --diff --against redis://127.0.0.1:6380 lua/acquire.lua lease value , tok 5000`,
+  echo 'return redis.call("TIME")' | scriptctl eval --now 1700000001234 -
+  scriptctl eval --diff --against redis://127.0.0.1:6380 lua/acquire.lua '{p}lease' '{p}value' , tok 5000`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.check(cmd); err != nil {

@@ -14,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
 	"gopkg.in/yaml.v3"
 
+	"github.com/scriptctl/scriptctl/internal/evalrun"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/rediscli"
 	"github.com/scriptctl/scriptctl/internal/redistest"
@@ -95,6 +97,10 @@ func TestEvalCorpusCLI(t *testing.T) {
 	srv := redistest.Standalone(t)
 	cli := redistest.CLI(t)
 	ctx := context.Background()
+	client := srv.Client()
+	do := func(args ...string) rueidis.RedisResult {
+		return client.Do(ctx, client.B().Arbitrary(args...).Build())
+	}
 	dir := t.TempDir()
 	ran, identical, skipped := 0, 0, map[string]int{}
 	var engineDiffers []string
@@ -105,12 +111,14 @@ func TestEvalCorpusCLI(t *testing.T) {
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			for _, c := range [][]string{{"FLUSHALL"}, {"SCRIPT", "FLUSH"}, {"FUNCTION", "FLUSH"}} {
-				srv.MustDo(c...)
+				if err := do(c...).Error(); err != nil {
+					t.Fatalf("%v: %v", c, err)
+				}
 			}
 			for _, c := range s.Setup {
-				srv.Do(ctx, c...) // an error reply is part of the snippet
+				do(c...) // an error reply is part of the snippet
 			}
-			state, ok := liveKeys(t, srv)
+			state, ok := liveKeys(t, do)
 			if !ok {
 				skipped["setup leaves keys a state file cannot hold"]++
 				return
@@ -132,7 +140,7 @@ func TestEvalCorpusCLI(t *testing.T) {
 			words := append(append(append([]string{}, s.Keys...), ","), s.Args...)
 			now := time.Now().UnixMilli()
 			live := runRedisCLI(t, cli, srv.Port, script, words)
-			after, _ := liveKeys(t, srv)
+			after, _ := liveKeys(t, do)
 
 			ios, _, stdout, stderr := iostreams.Test()
 			args := append([]string{"eval", "--now", strconv.FormatInt(now, 10), "--state", stateFile, "--save", saveFile, "--", script}, words...)
@@ -223,18 +231,17 @@ func runRedisCLI(t *testing.T, cli string, port int, script string, words []stri
 // something a state file cannot describe the same way: another type, a
 // TTL (it would drift between the two runs), or a hash whose fields are
 // not in sorted order (the engine stores state hashes sorted).
-func liveKeys(t *testing.T, srv *redistest.Server) (keys []scenario.Key, ok bool) {
+func liveKeys(t *testing.T, do func(args ...string) rueidis.RedisResult) (keys []scenario.Key, ok bool) {
 	t.Helper()
-	ctx := context.Background()
-	names, err := srv.Do(ctx, "KEYS", "*").AsStrSlice()
+	names, err := do("KEYS", "*").AsStrSlice()
 	if err != nil {
 		t.Fatal(err)
 	}
 	sort.Strings(names)
 	ok = true
 	for _, n := range names {
-		typ, _ := srv.Do(ctx, "TYPE", n).ToString()
-		pttl, _ := srv.Do(ctx, "PTTL", n).AsInt64()
+		typ, _ := do("TYPE", n).ToString()
+		pttl, _ := do("PTTL", n).AsInt64()
 		k := scenario.Key{Name: n, Type: typ, PTTL: -1}
 		if pttl >= 0 {
 			k.PTTL = pttl
@@ -242,12 +249,12 @@ func liveKeys(t *testing.T, srv *redistest.Server) (keys []scenario.Key, ok bool
 		}
 		switch typ {
 		case "string":
-			k.Value, _ = srv.Do(ctx, "GET", n).ToString()
+			k.Value, _ = do("GET", n).ToString()
 		case "hash":
 			// HKEYS and HVALS follow HGETALL's order, and are arrays in
 			// RESP3 too.
-			fields, _ := srv.Do(ctx, "HKEYS", n).AsStrSlice()
-			vals, _ := srv.Do(ctx, "HVALS", n).AsStrSlice()
+			fields, _ := do("HKEYS", n).AsStrSlice()
+			vals, _ := do("HVALS", n).AsStrSlice()
 			k.Hash = map[string]string{}
 			for i := range min(len(fields), len(vals)) {
 				k.Hash[fields[i]] = vals[i]
@@ -328,4 +335,196 @@ func nonNilWords(w []string) []string {
 		return []string{}
 	}
 	return w
+}
+
+// runEvalCLI runs scriptctl with args and returns its exit code and output.
+func runEvalCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	code = run(context.Background(), ios, args)
+	return code, out.String(), errOut.String()
+}
+
+// TestEvalAgainst drives --against and --diff through the CLI against a
+// real server: the replies printed, the exit codes, and what the server
+// holds afterwards.
+func TestEvalAgainst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server")
+	}
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	publish := filepath.Join(dir, "publish.lua")
+	writeFile(t, publish, `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+redis.call('DEL', KEYS[1])
+return 1
+`)
+	state := filepath.Join(dir, "state.yaml")
+	writeFile(t, state, "\"{p}lease\":\n  value: tok-old\n  ttl_ms: 60000\n")
+	url := "redis://" + srv.Addr
+	words := []string{"{p}lease", "{p}value", ",", "tok-old", "summary-v1", "60000"}
+
+	// --against alone: the state is written to the server, the script runs
+	// there, its reply printed as redis-cli prints it.
+	code, out, errOut := runEvalCLI(t, append([]string{"eval", "--against", url, "--state", state, publish}, words...)...)
+	if code != 0 || out != "(integer) 1\n" {
+		t.Fatalf("--against: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if v, _ := srv.Do(ctx, "GET", "{p}value").ToString(); v != "summary-v1" {
+		t.Errorf("server value = %q, want summary-v1", v)
+	}
+	if n, _ := srv.Do(ctx, "EXISTS", "{p}lease").AsInt64(); n != 0 {
+		t.Error("server lease still exists after publish")
+	}
+
+	// --diff, both modes: the same reply and keys on both sides, printed once.
+	for _, mode := range []string{"eval", "function"} {
+		code, out, errOut = runEvalCLI(t, append([]string{"eval", "--diff", "--mode", mode, "--against", url, "--state", state, publish}, words...)...)
+		if code != 0 || out != "(integer) 1\n" {
+			t.Errorf("--diff --mode %s: exit %d, stdout %q, stderr %q", mode, code, out, errOut)
+		}
+	}
+	if libs, _ := srv.Do(ctx, "FUNCTION", "LIST").ToArray(); len(libs) != 0 {
+		t.Errorf("the generated library was left on the server (%d libraries)", len(libs))
+	}
+
+	// --diff with a reply that cannot match (a table's address): exit 1,
+	// both sides shown.
+	addr := filepath.Join(dir, "addr.lua")
+	writeFile(t, addr, "return tostring({})\n")
+	code, out, errOut = runEvalCLI(t, "eval", "--diff", "--against", url, addr)
+	if code != 1 || !strings.HasPrefix(out, "offline:\n\"table: 0x") || !strings.Contains(out, "\nlive "+srv.Addr+":\n\"table: 0x") ||
+		!strings.HasSuffix(out, "differences:\n  reply (above)\n") || errOut != "offline and "+srv.Addr+" differ\n" {
+		t.Errorf("--diff differing: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	// A run the engine cannot judge (an undeclared key) differs from any
+	// reply: exit 1.
+	undeclared := filepath.Join(dir, "undeclared.lua")
+	writeFile(t, undeclared, "return redis.call('GET', 'elsewhere')\n")
+	code, out, _ = runEvalCLI(t, "eval", "--diff", "--against", url, undeclared)
+	if code != 1 || !strings.Contains(out, "offline:\nno reply offline: undeclared key \"elsewhere\"") || !strings.Contains(out, "live "+srv.Addr+":\n(nil)\n") {
+		t.Errorf("--diff undeclared key: exit %d, stdout %q", code, out)
+	}
+
+	// The same reply, but a stored key differs: an absolute expiry in the
+	// future of --now is in the past of the server's clock.
+	pxat := filepath.Join(dir, "pxat.lua")
+	writeFile(t, pxat, "return redis.call('SET', KEYS[1], 'v', 'PXAT', ARGV[1])\n")
+	code, out, _ = runEvalCLI(t, "eval", "--diff", "--now", "1700000000000", "--against", url, pxat, "{p}k", ",", "1700000060000")
+	want := "offline:\nOK\nlive " + srv.Addr + ":\nOK\ndifferences:\n  key \"{p}k\": offline \"v\" (ttl 60000ms), live absent\n"
+	if code != 1 || out != want {
+		t.Errorf("--diff key difference: exit %d, stdout\n%s\nwant\n%s", code, out, want)
+	}
+
+	// JSON: both sides with their keys, differ false.
+	code, out, errOut = runEvalCLI(t, append([]string{"eval", "--diff", "--format", "json", "--against", url, "--state", state, publish}, words...)...)
+	if code != 0 {
+		t.Fatalf("--diff json: exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{`"differ": false`, `"addr": "` + srv.Addr + `"`, `"key": "{p}value"`, `"value": "summary-v1"`, `"type": "integer"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--diff json lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestEvalAgainstPassword: the password comes from the environment or a
+// file, is never printed, and a wrong one is an environment failure.
+func TestEvalAgainstPassword(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server")
+	}
+	const secret = "s3cret-eval-pw"
+	srv := redistest.Standalone(t, redistest.WithPassword(secret))
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.lua")
+	writeFile(t, one, "return 1\n")
+	pwFile := filepath.Join(dir, "pw")
+	writeFile(t, pwFile, secret+"\n")
+	url := "redis://" + srv.Addr
+
+	code, out, errOut := runEvalCLI(t, "eval", "--against", url, "--password-file", pwFile, one)
+	if code != 0 || out != "(integer) 1\n" {
+		t.Errorf("--password-file: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	t.Setenv("REDISCLI_AUTH", secret)
+	code, out, errOut = runEvalCLI(t, "eval", "--diff", "--against", url, one)
+	if code != 0 || out != "(integer) 1\n" {
+		t.Errorf("REDISCLI_AUTH: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	t.Setenv("REDISCLI_AUTH", secret+"-wrong")
+	code, out, errOut = runEvalCLI(t, "eval", "--against", url, one)
+	if code != 3 || out != "" || !strings.Contains(errOut, "connect "+srv.Addr) || strings.Contains(errOut, secret) {
+		t.Errorf("wrong password: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestEvalCorpusFunctionCLI runs a third of the corpus (the snippets without
+// setup that can be a function body) through `scriptctl eval --mode
+// function` and through redis-cli loading the same generated library and
+// calling FCALL scriptctl_eval, and requires identical stdout: the FCALL
+// reply, or FUNCTION LOAD's error reply when the library does not load.
+func TestEvalCorpusFunctionCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server")
+	}
+	srv := redistest.Standalone(t)
+	cli := redistest.CLI(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	ran, identical := 0, 0
+	var engineDiffers []string
+	for i, s := range loadCorpusSnippets(t) {
+		if i%3 != 0 || s.NoFunction != "" || len(s.Setup) > 0 || skipReason(s) != "" {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			lib, err := evalrun.Library([]byte(s.Script))
+			if err != nil {
+				return // no function equivalent (tested in eval_function.txtar)
+			}
+			for _, c := range [][]string{{"FLUSHALL"}, {"SCRIPT", "FLUSH"}, {"FUNCTION", "FLUSH"}} {
+				srv.MustDo(c...)
+			}
+			script := filepath.Join(dir, "snippet.lua")
+			writeFile(t, script, s.Script)
+			redisCLI := func(args ...string) string {
+				cmd := exec.Command(cli, append([]string{"--no-raw", "-p", strconv.Itoa(srv.Port)}, args...)...)
+				out, _ := cmd.Output()
+				return string(out)
+			}
+			live := redisCLI("FUNCTION", "LOAD", string(lib))
+			if !strings.HasPrefix(live, "(error) ") {
+				live = redisCLI(append(append([]string{"FCALL", evalrun.FunctionName, strconv.Itoa(len(s.Keys))}, s.Keys...), s.Args...)...)
+			}
+			words := append(append(append([]string{}, s.Keys...), ","), s.Args...)
+			code, out, errOut := runEvalCLI(t, append([]string{"eval", "--mode", "function", "--", script}, words...)...)
+			ran++
+			e := verify.New(verify.Options{})
+			engine := ""
+			if r, err := e.FunctionLoad(lib, false); err != nil || r.Kind == verify.Error {
+				engine = rediscli.Format(r)
+			} else if r, err := e.FCall(ctx, evalrun.FunctionName, nonNilWords(s.Keys), nonNilWords(s.Args)); err == nil {
+				engine = rediscli.Format(r)
+			}
+			if engine != "" && out != engine {
+				t.Fatalf("scriptctl eval --mode function (exit %d) prints other bytes than the engine\n--- engine\n%s--- scriptctl eval\n%s--- stderr\n%s", code, engine, out, errOut)
+			}
+			if out != live {
+				if engine != live {
+					engineDiffers = append(engineDiffers, s.Name)
+					return
+				}
+				t.Fatalf("scriptctl eval --mode function (exit %d) and redis-cli FCALL differ\n--- redis-cli\n%s--- scriptctl eval\n%s--- stderr\n%s--- script\n%s", code, live, out, errOut, s.Script)
+			}
+			identical++
+		})
+	}
+	t.Logf("%d snippets as functions: %d identical, engine differences %v", ran, identical, engineDiffers)
+	if identical < 100 || len(engineDiffers)*20 > ran {
+		t.Errorf("%d of %d identical, engine differences %v", identical, ran, engineDiffers)
+	}
 }

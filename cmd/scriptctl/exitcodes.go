@@ -7,7 +7,9 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
   0  success: the check passed, the deploy converged, nothing to report
   1  the check ran and found a problem: lint findings at or above --fail-on,
      a failed scenario, drift in status, a slot mismatch, a plan with changes
-     under --exit-code, a --diff difference
+     under --exit-code, a --diff difference, an eval run the offline engine
+     cannot judge (a command not implemented offline, an undeclared key, a
+     timeout)
   2  invalid input: usage (unknown flag, missing argument), an invalid
      manifest, a script that does not parse, an unreadable file
   3  the environment failed: unreachable node, authentication, timeout, a

@@ -271,9 +271,10 @@ func Live(ctx context.Context, conn Conn, addr string, req Request) (*Side, erro
 		if r.Kind != verify.Error {
 			side.Step = StepFCall
 			side.Reply, err = do("FCALL", call("FCALL", FunctionName)...)
-			// Leave the server as it was, even when FCALL failed.
-			if _, derr := do("FUNCTION DELETE", "FUNCTION", "DELETE", LibraryName); err == nil {
-				err = derr
+			// Leave the server as it was, even when FCALL failed or the
+			// run was interrupted.
+			if _, derr := conn.Do(context.WithoutCancel(ctx), "FUNCTION", "DELETE", LibraryName); err == nil && derr != nil {
+				err = &LiveError{Op: "FUNCTION DELETE", Addr: addr, Err: derr}
 			}
 			if err != nil {
 				return nil, err

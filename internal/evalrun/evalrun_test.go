@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/verify"
@@ -329,4 +330,37 @@ func TestLiveStateError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), srv.Addr) || !errors.As(err, &le) || !strings.Contains(le.Op, "--state") {
 		t.Errorf("Live on a stopped server: %v", err)
 	}
+}
+
+// FuzzEval: any script and words run offline in both modes without a panic,
+// and the report writes in text and JSON, the JSON valid.
+func FuzzEval(f *testing.F) {
+	f.Add("return {1, 'a', {ok='OK'}}", "k , a")
+	f.Add("#!lua flags=no-writes\nreturn redis.call('SET', KEYS[1], 'v')", "k")
+	f.Add("#!python\nreturn 1", "")
+	f.Add("return redis.call('GET', 'x')", ",")
+	f.Add("error({})", "")
+	f.Fuzz(func(t *testing.T, src, words string) {
+		keys, args := SplitArgs(strings.Fields(words))
+		for _, mode := range []Mode{ModeEval, ModeFunction} {
+			res, err := Run(context.Background(), Options{
+				Request: Request{Source: []byte(src), Keys: keys, Args: args, Mode: mode, State: lease, Timeout: 50 * time.Millisecond},
+				Offline: true,
+			})
+			if err != nil {
+				var ie *InputError
+				if !errors.As(err, &ie) {
+					t.Fatalf("Run: %v", err)
+				}
+				continue
+			}
+			var text, js bytes.Buffer
+			if err := res.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			if err := res.WriteJSON(&js); err != nil || !json.Valid(js.Bytes()) {
+				t.Fatalf("WriteJSON: %v\n%s", err, js.String())
+			}
+		}
+	})
 }

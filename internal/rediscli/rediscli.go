@@ -15,6 +15,7 @@ import (
 // included: "(integer) 1", quoted bulk strings with redis-cli's escaping,
 // "(nil)", status text bare, "(error) <text>", "(empty array)", and arrays
 // numbered "1) " with nested elements indented under their parent's index.
+// Status and error texts end at a NUL byte, as redis-cli prints them.
 func Format(r verify.Reply) string {
 	var b strings.Builder
 	format(&b, r, "")
@@ -26,10 +27,10 @@ func format(b *strings.Builder, r verify.Reply, prefix string) {
 	switch r.Kind {
 	case verify.Error:
 		b.WriteString("(error) ")
-		b.WriteString(r.Str)
+		b.WriteString(cString(r.Str))
 		b.WriteByte('\n')
 	case verify.Status:
-		b.WriteString(r.Str)
+		b.WriteString(cString(r.Str))
 		b.WriteByte('\n')
 	case verify.Int:
 		b.WriteString("(integer) ")
@@ -64,6 +65,16 @@ func format(b *strings.Builder, r verify.Reply, prefix string) {
 	default:
 		b.WriteString("(unknown reply kind " + r.Kind.String() + ")\n")
 	}
+}
+
+// cString is s as C's string functions see it: up to its first NUL byte.
+// redis-cli prints status and error texts with %s and sdscat, so a NUL
+// ends them (bulk strings are printed with their length).
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // Quote is redis's sdscatrepr: s in double quotes, with \\ \" \n \r \t \a

@@ -22,6 +22,8 @@ type Snippet struct {
 	After      [][]string `yaml:"after"`
 	NoFunction string     `yaml:"no_function"`
 	ReadOnly   bool       `yaml:"readonly"` // EVAL_RO; as a function: flags no-writes and FCALL_RO
+	Library    string     `yaml:"library"`  // function mode only: this library's code, loaded as is
+	Function   string     `yaml:"function"` // with library: the function FCALL calls
 
 	File string `yaml:"-"`
 	Line int    `yaml:"-"`
@@ -33,6 +35,7 @@ func (s Snippet) Pos() string { return fmt.Sprintf("%s:%d", s.File, s.Line) }
 var snippetFields = map[string]bool{
 	"name": true, "script": true, "file": true, "keys": true, "args": true,
 	"setup": true, "after": true, "no_function": true, "readonly": true,
+	"library": true, "function": true,
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
@@ -63,7 +66,7 @@ func parseCorpus(file string, data []byte) ([]Snippet, error) {
 		}
 		for i := 0; i < len(n.Content); i += 2 {
 			if k := n.Content[i]; !snippetFields[k.Value] {
-				return nil, fmt.Errorf("%s:%d: unknown field %q (want name, script, file, keys, args, setup, after, no_function or readonly)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown field %q (want name, script, file, library, function, keys, args, setup, after, no_function or readonly)", file, k.Line, k.Value)
 			}
 		}
 		var s Snippet
@@ -74,6 +77,13 @@ func parseCorpus(file string, data []byte) ([]Snippet, error) {
 		switch {
 		case s.Name == "":
 			return nil, fmt.Errorf("%s:%d: field name: missing", file, n.Line)
+		case s.Library != "" && (s.Script != "" || s.ScriptFile != ""):
+			return nil, fmt.Errorf("%s:%d: snippet %q: field library: a library snippet has no script or file", file, n.Line, s.Name)
+		case s.Library != "" && s.Function == "":
+			return nil, fmt.Errorf("%s:%d: snippet %q: field function: missing (the function to call)", file, n.Line, s.Name)
+		case s.Library == "" && s.Function != "":
+			return nil, fmt.Errorf("%s:%d: snippet %q: field function: only with library", file, n.Line, s.Name)
+		case s.Library != "":
 		case s.Script != "" && s.ScriptFile != "":
 			return nil, fmt.Errorf("%s:%d: snippet %q: fields script and file: use one", file, n.Line, s.Name)
 		case strings.TrimSpace(s.Script) == "" && s.ScriptFile == "":

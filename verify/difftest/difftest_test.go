@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -92,6 +93,21 @@ func offline(r verify.Reply, err error) string {
 	return rediscli.Format(r)
 }
 
+// visible escapes the bytes of a transcript a terminal would not show
+// (control bytes but newline, and bytes >= 0x80) as \xHH, so a difference
+// in raw bytes shows in a failure message.
+func visible(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\n' || (c >= 0x20 && c < 0x7f) {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "\\x%02x", c)
+		}
+	}
+	return b.String()
+}
+
 func evalArgs(cmd, script string, keys, args []string) []string {
 	out := []string{cmd, script, strconv.Itoa(len(keys))}
 	out = append(out, keys...)
@@ -116,13 +132,16 @@ func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off 
 	}
 	switch {
 	case fcall:
-		lib := functionLibrary(s.Script, s.ReadOnly)
+		lib, fn := functionLibrary(s.Script, s.ReadOnly), functionName
+		if s.Library != "" {
+			lib, fn = s.Library, s.Function
+		}
 		step("FUNCTION LOAD", l.run(t, "FUNCTION", "LOAD", lib), offline(e.FunctionLoad([]byte(lib), false)))
 		cmd, call := "FCALL", e.FCall
 		if s.ReadOnly {
 			cmd, call = "FCALL_RO", e.FCallRO
 		}
-		step(cmd, l.run(t, evalArgs(cmd, functionName, s.Keys, s.Args)...), offline(call(ctx, functionName, s.Keys, s.Args)))
+		step(cmd, l.run(t, evalArgs(cmd, fn, s.Keys, s.Args)...), offline(call(ctx, fn, s.Keys, s.Args)))
 	case s.ReadOnly:
 		step("EVAL_RO", l.run(t, evalArgs("EVAL_RO", s.Script, s.Keys, s.Args)...), offline(e.EvalRO(ctx, []byte(s.Script), s.Keys, s.Args)))
 	default:
@@ -143,6 +162,9 @@ func runCorpus(t *testing.T, fcall bool) {
 	matched, diverged := 0, 0
 	for _, s := range snippets {
 		key := s.Name
+		if !fcall && s.Library != "" {
+			continue // a function library, not a script
+		}
 		if fcall {
 			if s.NoFunction != "" {
 				continue
@@ -163,7 +185,11 @@ func runCorpus(t *testing.T, fcall bool) {
 				diverged++
 				t.Logf("%s: known divergence: %s", s.Pos(), reason)
 			default:
-				t.Errorf("%s: snippet %q differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", s.Pos(), s.Name, live, off, s.Script)
+				src := s.Script
+				if s.Library != "" {
+					src = s.Library
+				}
+				t.Errorf("%s: snippet %q differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", s.Pos(), s.Name, visible(live), visible(off), src)
 			}
 		})
 	}
@@ -216,6 +242,9 @@ func TestParseCorpusErrors(t *testing.T) {
 		{"- script: return 1\n", "x.yaml:1: field name: missing"},
 		{"- name: a\n", `x.yaml:1: snippet "a": field script: missing`},
 		{"- name: a\n  script: x\n  file: y\n", `x.yaml:1: snippet "a": fields script and file: use one`},
+		{"- name: a\n  library: x\n", `x.yaml:1: snippet "a": field function: missing`},
+		{"- name: a\n  script: x\n  function: f\n", `x.yaml:1: snippet "a": field function: only with library`},
+		{"- name: a\n  library: x\n  function: f\n  script: y\n", `x.yaml:1: snippet "a": field library: a library snippet has no script or file`},
 		{"- name: a\n  script: return 1\n  setup: [[]]\n", `x.yaml:1: snippet "a": empty command`},
 		{"name: a\n", "x.yaml:1: want a list of snippets"},
 		{"- name: a\n  script: [1\n", "x.yaml:1: did not find expected"},

@@ -16,6 +16,9 @@
 //	             values and TTLs are checked
 //	readonly     run as EVAL_RO (a no-writes function and FCALL_RO)
 //	no_function  why the snippet cannot be a function body (a shebang)
+//	library      instead of script: a whole Functions library, loaded as
+//	             written and called in function mode only, with
+//	function     the function FCALL calls
 //
 // Both sides start empty: the server gets FLUSHALL, SCRIPT FLUSH (which
 // also resets library settings such as cjson's, kept in the Lua state) and

@@ -85,7 +85,31 @@ func TestRandomReplies(t *testing.T) {
 		t.Run(s.Name, func(t *testing.T) {
 			live, off := transcripts(t, l, s, false)
 			if live != off {
-				t.Errorf("seed %d, script %d differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", *randomSeed, i, live, off, s.Script)
+				t.Errorf("seed %d, script %d differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", *randomSeed, i, visible(live), visible(off), s.Script)
+			}
+		})
+	}
+}
+
+// TestRandomArguments passes random numbers and strings to redis.call
+// (number to argument conversion, integer parsing, error texts) and
+// requires both sides to agree, as EVAL.
+func TestRandomArguments(t *testing.T) {
+	g := replyGen{r: rand.New(rand.NewSource(*randomSeed))}
+	arg := func() string {
+		if g.r.Intn(2) == 0 {
+			return g.pick(genNumbers)
+		}
+		return g.pick(append(genStrings, "'12'", "' 12'", "'-0'", "'9223372036854775807'", "'1e3'", "'0x10'"))
+	}
+	l := startLive(t)
+	for i := 0; i < *randomCount/3; i++ {
+		script := fmt.Sprintf("redis.call('SET', KEYS[1], %s)\nreturn {redis.call('GET', KEYS[1]), redis.pcall('INCRBY', KEYS[1], %s), redis.pcall('EXPIRE', KEYS[1], %s), redis.call('TTL', KEYS[1])}", arg(), arg(), arg())
+		s := Snippet{Name: fmt.Sprintf("args-%d", i), Script: script, Keys: []string{"k"}}
+		t.Run(s.Name, func(t *testing.T) {
+			live, off := transcripts(t, l, s, false)
+			if live != off {
+				t.Errorf("seed %d, script %d differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", *randomSeed, i, visible(live), visible(off), s.Script)
 			}
 		})
 	}

@@ -12,9 +12,11 @@
 // position and '?' when called through pcall). It does not own the sandbox,
 // the redis.* API or the reply conversions (package verify does).
 //
-// One known gap: cjson and cmsgpack encode a table's hash part in gopher-lua's
+// Known gaps: cjson and cmsgpack encode a table's hash part in gopher-lua's
 // iteration order (insertion order), which differs from Redis's Lua 5.1 hash
-// order when a table has more than one non-array key.
+// order when a table has more than one non-array key; cjson.null is a
+// userdata with a metatable (its __tostring prints Redis's "userdata:
+// (nil)"), where Redis's lightuserdata has none.
 package lualib
 
 import (
