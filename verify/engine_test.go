@@ -273,6 +273,14 @@ func TestWarnings(t *testing.T) {
 	if w := e.Warnings(); len(w) != 0 {
 		t.Fatalf("goto is exact: %q", w)
 	}
+	mustEval(t, e, "local t = {x = 1, y = 2} local s = '' for k in pairs(t) do s = s .. k end return s", nil, nil)
+	if w := e.Warnings(); len(w) != 1 || !strings.Contains(w[0], "2 hash keys") {
+		t.Fatalf("hash order warning: %q", w)
+	}
+	mustEval(t, e, "local n = 0 for k in pairs({1, 2, 3, x = 1}) do n = n + 1 end return n", nil, nil)
+	if w := e.Warnings(); len(w) != 0 {
+		t.Fatalf("array with one hash key warned: %q", w)
+	}
 }
 
 func TestFunctionLoadTimeout(t *testing.T) {

@@ -422,6 +422,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		t := L.CheckTable(1)
 		real := r.real(t).(*lua.LTable)
 		key := L.Get(2)
+		if key == lua.LNil && real == t {
+			r.noteHashOrder(real)
+		}
 		if key != lua.LNil && real.RawGet(key) == lua.LNil {
 			L.Error(lua.LString("invalid key to 'next'"), 0)
 		}
@@ -631,9 +634,32 @@ func (r *scriptRun) rewordHandler(L *lua.LState) int {
 	return 1
 }
 
-// warn records an approximation the run could not avoid.
+// warn records an approximation the run could not avoid, once.
 func (r *scriptRun) warn(format string, args ...any) {
-	r.e.warnings = append(r.e.warnings, fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	for _, w := range r.e.warnings {
+		if w == msg {
+			return
+		}
+	}
+	r.e.warnings = append(r.e.warnings, msg)
+}
+
+// noteHashOrder warns when a script starts iterating a table with two or
+// more keys outside its array part: gopher-lua visits them in insertion
+// order, Lua 5.1 in its hash-node order, so the order may differ.
+func (r *scriptRun) noteHashOrder(t *lua.LTable) {
+	n := t.Len()
+	hashKeys := 0
+	t.ForEach(func(k, _ lua.LValue) {
+		if f, ok := k.(lua.LNumber); ok && float64(f) == float64(int(f)) && int(f) >= 1 && int(f) <= n {
+			return
+		}
+		hashKeys++
+	})
+	if hashKeys >= 2 {
+		r.warn("pairs/next over a table with %d hash keys: the iteration order follows insertion, Redis's Lua 5.1 order may differ", hashKeys)
+	}
 }
 
 // callable reports whether v can be called: a function, or a value whose

@@ -1,5 +1,5 @@
-// Package difftest holds the differential corpus of the offline engine: more
-// than 600 Lua snippets under testdata/snippets, each run through a real
+// Package difftest holds the differential corpus of the offline engine: about
+// 800 Lua snippets under testdata/snippets, each run through a real
 // redis-server with redis-cli --no-raw and through verify.Engine with
 // rediscli.Format, whose outputs must be byte-for-byte identical, as EVAL
 // (TestEvalCorpus) and as FCALL of a generated one-function library
