@@ -114,3 +114,42 @@ func TestRandomArguments(t *testing.T) {
 		})
 	}
 }
+
+// TestRandomFormats runs string.format with random flags, widths,
+// precisions and conversions on random numbers, as EVAL: the engine's C
+// printf against glibc's.
+func TestRandomFormats(t *testing.T) {
+	g := replyGen{r: rand.New(rand.NewSource(*randomSeed))}
+	spec := func() string {
+		var b strings.Builder
+		b.WriteByte('%')
+		for i := g.r.Intn(3); i > 0; i-- {
+			b.WriteByte("-+ #0"[g.r.Intn(5)])
+		}
+		if g.r.Intn(2) == 0 {
+			fmt.Fprintf(&b, "%d", g.r.Intn(25))
+		}
+		if g.r.Intn(2) == 0 {
+			fmt.Fprintf(&b, ".%d", g.r.Intn(20))
+		}
+		b.WriteByte("diouxXeEfgGc"[g.r.Intn(12)])
+		return b.String()
+	}
+	nums := append([]string{"0.5", "-0.5", "1.5", "2.5", "99.995", "1e-300", "123456.789", "-7", "255", "65", "1e20"}, genNumbers...)
+	l := startLive(t)
+	for i := 0; i < *randomCount/3; i++ {
+		var specs, args []string
+		for j := 0; j < 4; j++ {
+			specs = append(specs, spec())
+			args = append(args, g.pick(nums))
+		}
+		script := fmt.Sprintf("return string.format('[%s]', %s)", strings.Join(specs, "]["), strings.Join(args, ", "))
+		s := Snippet{Name: fmt.Sprintf("format-%d", i), Script: script}
+		t.Run(s.Name, func(t *testing.T) {
+			live, off := transcripts(t, l, s, false)
+			if live != off {
+				t.Errorf("seed %d, script %d differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", *randomSeed, i, visible(live), visible(off), s.Script)
+			}
+		})
+	}
+}
