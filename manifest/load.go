@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/scriptctl/scriptctl/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -178,9 +179,9 @@ func (p *parser) parse(data []byte) {
 		p.errs = append(p.errs, &Error{File: p.file, Line: 1, Col: 1, Msg: "the manifest is empty: want schema, library, version and scripts"})
 		return
 	}
-	root := deref(doc.Content[0])
+	root := yamlnode.Deref(doc.Content[0])
 	if root.Kind != yaml.MappingNode {
-		p.errorf(doc.Content[0], "", "the manifest must be a YAML mapping, not %s", kindName(doc.Content[0]))
+		p.errorf(doc.Content[0], "", "the manifest must be a YAML mapping, not %s", yamlnode.Describe(doc.Content[0]))
 		return
 	}
 	seen := p.fields(root, "", topFields)
@@ -197,7 +198,7 @@ func (p *parser) parse(data []byte) {
 	}
 	if n := seen["library"]; n != nil {
 		p.m.Library = p.str(n, "library")
-		if v := deref(n); p.m.Library == "" && isString(v) {
+		if v := yamlnode.Deref(n); p.m.Library == "" && isString(v) {
 			p.errorf(n, "library", "must not be empty")
 		} else if p.m.Library != "" && !isLibraryName(p.m.Library) {
 			p.errorf(n, "library", "invalid library name %q: use letters, digits and underscore", p.m.Library)
@@ -300,13 +301,6 @@ func textPosition(data []byte) (line, col int, msg string) {
 }
 
 // deref follows an alias to the node it names.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
 func isString(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!str" }
 
 // fields checks that n is a mapping with keys from allowed, without
@@ -315,7 +309,7 @@ func (p *parser) fields(n *yaml.Node, path string, allowed []string) map[string]
 	out := map[string]*yaml.Node{}
 	for _, kv := range p.pairs(n, path) {
 		k, v := kv[0], kv[1]
-		name := deref(k).Value
+		name := yamlnode.Deref(k).Value
 		if !slices.Contains(allowed, name) {
 			msg := fmt.Sprintf("unknown field %q", name)
 			if s := suggest(name, allowed); s != "" {
@@ -323,7 +317,7 @@ func (p *parser) fields(n *yaml.Node, path string, allowed []string) map[string]
 			} else {
 				msg += fmt.Sprintf(": want one of %s", strings.Join(allowed, ", "))
 			}
-			p.errorf(k, join(path, name), "%s", msg)
+			p.errorf(k, yamlnode.Join(path, name), "%s", msg)
 			continue
 		}
 		out[name] = v
@@ -334,26 +328,26 @@ func (p *parser) fields(n *yaml.Node, path string, allowed []string) map[string]
 // pairs returns the key/value node pairs of mapping n, reporting a non-mapping,
 // keys that are not strings and duplicate keys.
 func (p *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
-	m := deref(n)
+	m := yamlnode.Deref(n)
 	if m.Kind != yaml.MappingNode {
-		p.errorf(n, path, "must be a mapping, not %s", kindName(n))
+		p.errorf(n, path, "must be a mapping, not %s", yamlnode.Describe(n))
 		return nil
 	}
 	var out [][2]*yaml.Node
 	seen := map[string]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		dk := deref(k)
+		dk := yamlnode.Deref(k)
 		if dk.Kind == yaml.ScalarNode && dk.Tag == "!!merge" {
 			p.errorf(k, path, "merge keys (<<) are not supported: write the fields out")
 			continue
 		}
 		if dk.Kind != yaml.ScalarNode || (dk.Tag != "!!str" && dk.Tag != "!!int") {
-			p.errorf(k, path, "keys must be strings, not %s", kindName(k))
+			p.errorf(k, path, "keys must be strings, not %s", yamlnode.Describe(k))
 			continue
 		}
 		if line, dup := seen[dk.Value]; dup {
-			p.errorf(k, join(path, dk.Value), "duplicate key %q (first at line %d)", dk.Value, line)
+			p.errorf(k, yamlnode.Join(path, dk.Value), "duplicate key %q (first at line %d)", dk.Value, line)
 			continue
 		}
 		seen[dk.Value] = k.Line
@@ -364,9 +358,9 @@ func (p *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 
 // str returns the string scalar n, reporting anything else.
 func (p *parser) str(n *yaml.Node, field string) string {
-	v := deref(n)
+	v := yamlnode.Deref(n)
 	if !isString(v) {
-		msg := fmt.Sprintf("must be a string, not %s", kindName(n))
+		msg := fmt.Sprintf("must be a string, not %s", yamlnode.Describe(n))
 		if v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float" || v.Tag == "!!bool") {
 			msg += fmt.Sprintf(" (quote it: \"%s\")", v.Value)
 		}
@@ -378,9 +372,9 @@ func (p *parser) str(n *yaml.Node, field string) string {
 
 // posInt returns the positive decimal integer n, reporting anything else.
 func (p *parser) posInt(n *yaml.Node, field string) int {
-	v := deref(n)
+	v := yamlnode.Deref(n)
 	if v.Kind != yaml.ScalarNode || v.Tag != "!!int" {
-		msg := fmt.Sprintf("must be a positive integer, not %s", kindName(n))
+		msg := fmt.Sprintf("must be a positive integer, not %s", yamlnode.Describe(n))
 		if isString(v) && isDecimal(v.Value) {
 			msg += " (remove the quotes)"
 		}
@@ -416,9 +410,9 @@ func isDecimal(s string) bool {
 // strList returns the list of strings n; items that are not strings are
 // reported and returned as "". ok is false when n is not a list.
 func (p *parser) strList(n *yaml.Node, field string) (list []string, ok bool) {
-	v := deref(n)
+	v := yamlnode.Deref(n)
 	if v.Kind != yaml.SequenceNode {
-		p.errorf(n, field, "must be a list, not %s", kindName(n))
+		p.errorf(n, field, "must be a list, not %s", yamlnode.Describe(n))
 		return nil, false
 	}
 	out := make([]string, 0, len(v.Content))
@@ -429,25 +423,25 @@ func (p *parser) strList(n *yaml.Node, field string) (list []string, ok bool) {
 }
 
 // item returns the i-th item node of list n (which strList accepted).
-func item(n *yaml.Node, i int) *yaml.Node { return deref(n).Content[i] }
+func item(n *yaml.Node, i int) *yaml.Node { return yamlnode.Deref(n).Content[i] }
 
 var scriptFields = []string{"file", "keys", "args", "flags"}
 
 func (p *parser) scripts(n *yaml.Node) {
 	pairs := p.pairs(n, "scripts")
-	if v := deref(n); v.Kind == yaml.MappingNode && len(v.Content) == 0 {
+	if v := yamlnode.Deref(n); v.Kind == yaml.MappingNode && len(v.Content) == 0 {
 		p.errorf(n, "scripts", "at least one script is required")
 	}
 	for _, kv := range pairs {
 		k, v := kv[0], kv[1]
-		name := deref(k).Value
+		name := yamlnode.Deref(k).Value
 		field := "scripts." + name
 		s := &Script{Name: name, Line: k.Line, Keys: []string{}, Args: []string{}, Flags: []string{}}
 		if !isScriptName(name) {
 			p.errorf(k, field, "invalid script name %q: use lowercase letters, digits and underscore", name)
 		}
 		f := p.fields(v, field, scriptFields)
-		if deref(v).Kind != yaml.MappingNode {
+		if yamlnode.Deref(v).Kind != yaml.MappingNode {
 			p.m.Scripts = append(p.m.Scripts, s)
 			continue
 		}
@@ -458,13 +452,13 @@ func (p *parser) scripts(n *yaml.Node) {
 		}
 		if f["file"] != nil {
 			s.File = p.str(f["file"], field+".file")
-			if isString(deref(f["file"])) {
+			if isString(yamlnode.Deref(f["file"])) {
 				s.File = p.filePath(f["file"], field+".file", s.File)
 			}
 		}
 		if f["keys"] != nil {
 			s.Keys = p.names(f["keys"], field+".keys", "key")
-			if deref(f["keys"]).Kind != yaml.SequenceNode || slices.Contains(s.Keys, "") {
+			if yamlnode.Deref(f["keys"]).Kind != yaml.SequenceNode || slices.Contains(s.Keys, "") {
 				p.markBadKeys(name)
 			}
 		} else {
@@ -514,7 +508,7 @@ func (p *parser) names(n *yaml.Node, field, what string) []string {
 	seen := map[string]int{}
 	for i, name := range list {
 		c := item(n, i)
-		if !isString(deref(c)) {
+		if !isString(yamlnode.Deref(c)) {
 			continue // already reported
 		}
 		at := fmt.Sprintf("%s[%d]", field, i)
@@ -540,7 +534,7 @@ func (p *parser) flags(n *yaml.Node, field string) []string {
 	seen := map[string]bool{}
 	for i, fl := range list {
 		c := item(n, i)
-		if !isString(deref(c)) {
+		if !isString(yamlnode.Deref(c)) {
 			continue
 		}
 		at := fmt.Sprintf("%s[%d]", field, i)
@@ -650,7 +644,7 @@ var callerFields = []string{"scripts", "keys", "samples"}
 func (p *parser) callers(n *yaml.Node) {
 	for _, kv := range p.pairs(n, "callers") {
 		k, v := kv[0], kv[1]
-		name := deref(k).Value
+		name := yamlnode.Deref(k).Value
 		field := "callers." + name
 		c := &Caller{Name: name, Line: k.Line, Scripts: []string{}, Samples: map[string][]string{}}
 		p.m.Callers = append(p.m.Callers, c)
@@ -658,7 +652,7 @@ func (p *parser) callers(n *yaml.Node) {
 			p.errorf(k, field, "invalid caller name %q: use lowercase letters, digits, underscore and hyphen", name)
 		}
 		f := p.fields(v, field, callerFields)
-		if deref(v).Kind != yaml.MappingNode {
+		if yamlnode.Deref(v).Kind != yaml.MappingNode {
 			continue
 		}
 		// need maps each key name the caller's scripts declare to the
@@ -681,7 +675,7 @@ func (p *parser) callers(n *yaml.Node) {
 			seen := map[string]bool{}
 			for i, sn := range list {
 				c0 := item(f["scripts"], i)
-				if !isString(deref(c0)) {
+				if !isString(yamlnode.Deref(c0)) {
 					scriptsOK = false
 					continue
 				}
@@ -720,7 +714,7 @@ func (p *parser) callers(n *yaml.Node) {
 		bound := map[string]bool{}
 		if f["keys"] != nil {
 			for _, kv := range p.pairs(f["keys"], field+".keys") {
-				key := deref(kv[0]).Value
+				key := yamlnode.Deref(kv[0]).Value
 				kf := field + ".keys." + key
 				t := p.str(kv[1], kf)
 				bound[key] = true
@@ -734,7 +728,7 @@ func (p *parser) callers(n *yaml.Node) {
 					}
 					p.errorf(kv[0], kf, "%s", msg)
 				}
-				if !isString(deref(kv[1])) {
+				if !isString(yamlnode.Deref(kv[1])) {
 					templatesOK = false
 				} else {
 					names, msg := parseTemplate(t)
@@ -749,10 +743,10 @@ func (p *parser) callers(n *yaml.Node) {
 				c.Keys = append(c.Keys, KeyTemplate{Name: key, Template: t, Line: kv[1].Line, Col: kv[1].Column})
 			}
 		}
-		if f["keys"] != nil && deref(f["keys"]).Kind != yaml.MappingNode {
+		if f["keys"] != nil && yamlnode.Deref(f["keys"]).Kind != yaml.MappingNode {
 			templatesOK = false
 		}
-		if scriptsOK && deref(vOr(f["keys"], v)).Kind == yaml.MappingNode {
+		if scriptsOK && yamlnode.Deref(vOr(f["keys"], v)).Kind == yaml.MappingNode {
 			at := k
 			af := field + ".keys"
 			if f["keys"] != nil {
@@ -793,7 +787,7 @@ func (p *parser) samples(c *Caller, n *yaml.Node, field string, placeholders map
 	}
 	sort.Strings(names)
 	for _, kv := range p.pairs(n, field) {
-		name := deref(kv[0]).Value
+		name := yamlnode.Deref(kv[0]).Value
 		sf := field + "." + name
 		if known && !placeholders[name] {
 			msg := fmt.Sprintf("no key template of caller %s uses the placeholder <%s>", c.Name, name)

@@ -6,40 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"gopkg.in/yaml.v3"
 )
-
-func join(path, field string) string {
-	if path == "" {
-		return field
-	}
-	return path + "." + field
-}
-
-func kindName(n *yaml.Node) string {
-	n = deref(n)
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!str":
-			return fmt.Sprintf("the string %q", n.Value)
-		case "!!null":
-			return "null"
-		case "!!int", "!!float", "!!bool":
-			return fmt.Sprintf("%s %s", n.Tag[2:], n.Value)
-		}
-		if strings.HasPrefix(n.Tag, "!!") {
-			return fmt.Sprintf("%s %s", n.Tag[2:], n.Value)
-		}
-		return fmt.Sprintf("a value tagged %s", n.Tag)
-	}
-	return "an alias"
-}
 
 func isLibraryName(s string) bool {
 	for _, r := range s {

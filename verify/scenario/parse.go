@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/scriptctl/scriptctl/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
 
@@ -170,7 +171,7 @@ func (p *parser) parse(data []byte) *Scenario {
 	base := filepath.Base(p.file)
 	s.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
 	if root.Kind != yaml.MappingNode {
-		p.errorf(root, "", "a scenario must be a YAML mapping, not %s", kindName(root))
+		p.errorf(root, "", "a scenario must be a YAML mapping, not %s", yamlnode.Describe(root))
 		return nil
 	}
 	f := p.fields(root, "", scenarioFields...)
@@ -241,7 +242,7 @@ func (p *parser) parse(data []byte) *Scenario {
 	if n := f["steps"]; n == nil {
 		p.errorf(root, "steps", "required field is missing")
 	} else if n.Kind != yaml.SequenceNode {
-		p.errorf(n, "steps", "must be a list, not %s", kindName(n))
+		p.errorf(n, "steps", "must be a list, not %s", yamlnode.Describe(n))
 	} else {
 		if len(n.Content) == 0 {
 			p.errorf(n, "steps", "at least one step is required")
@@ -285,7 +286,7 @@ var stepFields = []string{"name", "worker", "call", "keys", "args", "sleep_ms", 
 
 func (p *parser) step(n *yaml.Node, field string) *Step {
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, field, "a step must be a mapping, not %s", kindName(n))
+		p.errorf(n, field, "a step must be a mapping, not %s", yamlnode.Describe(n))
 		return nil
 	}
 	st := &Step{Line: n.Line, argLines: map[string]int{}}
@@ -325,7 +326,7 @@ func (p *parser) step(n *yaml.Node, field string) *Step {
 					st.argLines["key:"+kv[0].Value] = kv[0].Line
 				}
 			default:
-				p.errorf(v, field+".keys", "must be a list of keys or a mapping from key name to key, not %s", kindName(v))
+				p.errorf(v, field+".keys", "must be a list of keys or a mapping from key name to key, not %s", yamlnode.Describe(v))
 			}
 		}
 		if v := f["args"]; v != nil {
@@ -343,7 +344,7 @@ func (p *parser) step(n *yaml.Node, field string) *Step {
 					st.argLines[kv[0].Value] = kv[0].Line
 				}
 			default:
-				p.errorf(v, field+".args", "must be a list of args or a mapping from arg name to value, not %s", kindName(v))
+				p.errorf(v, field+".args", "must be a list of args or a mapping from arg name to value, not %s", yamlnode.Describe(v))
 			}
 		}
 	case f["sleep_ms"] != nil:
@@ -420,7 +421,7 @@ func (p *parser) keyExpect(k, v *yaml.Node, field string) *KeyExpect {
 		return ke
 	}
 	if v.Kind != yaml.MappingNode {
-		p.errorf(v, field, `must be "absent" or a mapping with value, hash and/or ttl_ms, not %s`, kindName(v))
+		p.errorf(v, field, `must be "absent" or a mapping with value, hash and/or ttl_ms, not %s`, yamlnode.Describe(v))
 		return nil
 	}
 	f := p.fields(v, field, "value", "hash", "ttl_ms")
@@ -468,7 +469,7 @@ func (p *parser) ttl(n *yaml.Node, field string, allowNone bool) *TTLSpec {
 		}
 		return t
 	}
-	p.errorf(n, field, `must be milliseconds, "none" or {min: ms, max: ms}, not %s`, kindName(n))
+	p.errorf(n, field, `must be milliseconds, "none" or {min: ms, max: ms}, not %s`, yamlnode.Describe(n))
 	return nil
 }
 
@@ -499,7 +500,7 @@ func (p *parser) reply(n *yaml.Node, field string, depth int) *ReplySpec {
 		case "!!str":
 			r.Kind, r.Str = RBulk, n.Value
 		default:
-			p.errorf(n, field, "%s is not a Redis reply: quote it for a bulk string", kindName(n))
+			p.errorf(n, field, "%s is not a Redis reply: quote it for a bulk string", yamlnode.Describe(n))
 		}
 	case yaml.SequenceNode:
 		r.Kind = RArray
@@ -543,7 +544,7 @@ func (p *parser) reply(n *yaml.Node, field string, depth int) *ReplySpec {
 func (p *parser) keys(n *yaml.Node, field string) []Key {
 	out := []Key{}
 	for _, kv := range p.pairs(n, field) {
-		kf := join(field, kv[0].Value)
+		kf := yamlnode.Join(field, kv[0].Value)
 		k := Key{Name: kv[0].Value, Line: kv[0].Line, PTTL: -1}
 		if k.Name == "" {
 			p.errorf(kv[0], kf, "empty key name")
@@ -593,7 +594,7 @@ func (p *parser) fields(n *yaml.Node, path string, allowed ...string) map[string
 			}
 		}
 		if !ok {
-			p.errorf(kv[0], join(path, kv[0].Value), "unknown field %q: want one of %s", kv[0].Value, strings.Join(allowed, ", "))
+			p.errorf(kv[0], yamlnode.Join(path, kv[0].Value), "unknown field %q: want one of %s", kv[0].Value, strings.Join(allowed, ", "))
 			continue
 		}
 		out[kv[0].Value] = kv[1]
@@ -605,7 +606,7 @@ func (p *parser) fields(n *yaml.Node, path string, allowed ...string) map[string
 // non-scalar keys and duplicates.
 func (p *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "must be a mapping, not %s", kindName(n))
+		p.errorf(n, path, "must be a mapping, not %s", yamlnode.Describe(n))
 		return nil
 	}
 	var out [][2]*yaml.Node
@@ -613,11 +614,11 @@ func (p *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode || k.Tag == "!!null" || k.Tag == "!!bool" {
-			p.errorf(k, path, "mapping keys must be strings, not %s", kindName(k))
+			p.errorf(k, path, "mapping keys must be strings, not %s", yamlnode.Describe(k))
 			continue
 		}
 		if line, dup := seen[k.Value]; dup {
-			p.errorf(k, join(path, k.Value), "duplicate key %q (first at line %d)", k.Value, line)
+			p.errorf(k, yamlnode.Join(path, k.Value), "duplicate key %q (first at line %d)", k.Value, line)
 			continue
 		}
 		seen[k.Value] = k.Line
@@ -628,7 +629,7 @@ func (p *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 
 func (p *parser) str(n *yaml.Node, field string) string {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		p.errorf(n, field, "must be a string, not %s", kindName(n))
+		p.errorf(n, field, "must be a string, not %s", yamlnode.Describe(n))
 		return ""
 	}
 	return n.Value
@@ -639,14 +640,14 @@ func (p *parser) str(n *yaml.Node, field string) string {
 // would otherwise turn yes/no/~ into something the author did not write.
 func (p *parser) text(n *yaml.Node, field string) string {
 	if n.Kind != yaml.ScalarNode {
-		p.errorf(n, field, "must be a scalar, not %s", kindName(n))
+		p.errorf(n, field, "must be a scalar, not %s", yamlnode.Describe(n))
 		return ""
 	}
 	switch n.Tag {
 	case "!!str", "!!int", "!!float":
 		return n.Value
 	}
-	p.errorf(n, field, "%s is ambiguous: quote it (\"%s\")", kindName(n), n.Value)
+	p.errorf(n, field, "%s is ambiguous: quote it (\"%s\")", yamlnode.Describe(n), n.Value)
 	return ""
 }
 
@@ -657,7 +658,7 @@ func (p *parser) posInt(n *yaml.Node, field string, zero bool) int64 {
 		want = "a non-negative integer"
 	}
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		p.errorf(n, field, "must be %s, not %s", want, kindName(n))
+		p.errorf(n, field, "must be %s, not %s", want, yamlnode.Describe(n))
 		return 0
 	}
 	v, err := strconv.ParseInt(n.Value, 10, 64)
@@ -666,35 +667,6 @@ func (p *parser) posInt(n *yaml.Node, field string, zero bool) int64 {
 		return 0
 	}
 	return v
-}
-
-func join(path, field string) string {
-	if path == "" {
-		return field
-	}
-	return path + "." + field
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!str":
-			return fmt.Sprintf("the string %q", n.Value)
-		case "!!null":
-			return "null"
-		case "!!int", "!!float", "!!bool":
-			return fmt.Sprintf("%s %s", n.Tag[2:], n.Value)
-		}
-		return n.Value
-	}
-	return "nothing"
 }
 
 func isIdent(s string) bool {
