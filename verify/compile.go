@@ -20,6 +20,13 @@ const catName = "\x00cat"
 // a - floor(a/b)*b) and ^ with a NaN of the wrong sign.
 const arithName = "\x00arith"
 
+// forName is the hidden global of the numeric for helper: gopher-lua's VM
+// accepts only numbers as a for's initial value, limit and step, checks the
+// step before the limit and words its errors its own way. Lua 5.1 converts
+// strings ('1') and checks initial value, limit, step in that order once all
+// three are evaluated.
+const forName = "\x00for"
+
 // compileSites turns Lua source into a function prototype the way Redis's Lua 5.1
 // would accept it. source is the chunk name Lua 5.1 gives the chunk
 // ("@user_script", or a loadstring chunk's text); the prototype is named by
@@ -34,6 +41,8 @@ const arithName = "\x00arith"
 //   - % and ^ become calls of a helper computing them like Lua 5.1;
 //   - a multiple assignment evaluates every value before assigning (gopher-
 //     lua 1.1.2 miscompiles a, b = b, a);
+//   - a numeric for's header goes through a helper that converts and checks
+//     its values like Lua 5.1 (strings accepted, Lua 5.1's errors);
 //   - the helpers are globals whose names hold a NUL byte, so no script can
 //     name them; next and pairs skip them.
 //
@@ -42,15 +51,15 @@ const arithName = "\x00arith"
 // word runtime errors like Lua 5.1 (errwording.go).
 func compileSites(src []byte, source string) (*lua.FunctionProto, map[int][]site, error) {
 	name := chunkID(source)
-	ws, err := checkSyntax51(src, name)
+	info, err := checkSyntax51(src, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(ws) > 0 {
+	if len(info.ws) > 0 {
 		// gopher-lua's lexer rejects \f and \v, which Lua 5.1 skips as
 		// white space: blank them (outside strings only).
 		src = append([]byte(nil), src...)
-		for _, i := range ws {
+		for _, i := range info.ws {
 			src[i] = ' '
 		}
 	}
@@ -58,7 +67,7 @@ func compileSites(src []byte, source string) (*lua.FunctionProto, map[int][]site
 	if err != nil {
 		return nil, nil, errors.New(parseErrorText(err, name, src))
 	}
-	rw := &rewriter{sites: map[int][]site{}}
+	rw := &rewriter{sites: map[int][]site{}, forDo: info.forDo, forSeen: map[int]int{}}
 	rw.block(chunk)
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
@@ -148,8 +157,10 @@ func parseErrorText(err error, name string, src []byte) string {
 // rewriter replaces every concatenation with a call of the helper, tracking
 // scopes so an operand can be named the way Lua 5.1 names it in errors.
 type rewriter struct {
-	funcs []*funcScope
-	sites map[int][]site
+	funcs   []*funcScope
+	sites   map[int][]site
+	forDo   map[int][]int // syntaxInfo.forDo
+	forSeen map[int]int   // numeric fors rewritten so far, by 'for' line
 }
 
 type funcScope struct {
@@ -280,11 +291,13 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 		rw.stmts(s.Else)
 		rw.leaveBlock()
 	case *ast.NumberForStmt:
+		doLine := rw.forDoLine(s.Line())
 		s.Init = rw.expr(s.Init)
 		s.Limit = rw.expr(s.Limit)
 		if s.Step != nil {
 			s.Step = rw.expr(s.Step)
 		}
+		rw.numericFor(s, doLine)
 		rw.enterBlock(s.Name)
 		rw.stmts(s.Stmts)
 		rw.leaveBlock()
@@ -307,6 +320,56 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 		rw.exprs(s.Exprs)
 	}
 	return s
+}
+
+// forDoLine returns the line of the 'do' of the next numeric for starting
+// on line, in source order.
+func (rw *rewriter) forDoLine(line int) int {
+	n := rw.forSeen[line]
+	rw.forSeen[line] = n + 1
+	if lines := rw.forDo[line]; n < len(lines) {
+		return lines[n]
+	}
+	return line
+}
+
+// numericFor makes s's header Lua 5.1's: for i = a, b, c becomes
+// for i = F(a, b, c), F(), F(), where the hidden helper F evaluates nothing
+// itself: its first call gets the three values, converts them to numbers
+// or raises Lua 5.1's error (on the 'do' line, as Lua 5.1 does), and returns
+// the initial value; the next two return the limit and the step. A header
+// of number literals needs no helper.
+func (rw *rewriter) numericFor(s *ast.NumberForStmt, doLine int) {
+	if isNumberLiteral(s.Init) && isNumberLiteral(s.Limit) && (s.Step == nil || isNumberLiteral(s.Step)) {
+		return
+	}
+	step := s.Step
+	if step == nil {
+		one := &ast.NumberExpr{Value: "1"}
+		one.SetLine(doLine)
+		one.SetLastLine(doLine)
+		step = one
+	}
+	call := func(args ...ast.Expr) ast.Expr {
+		c := &ast.FuncCallExpr{Func: &ast.IdentExpr{Value: forName}, Args: args, AdjustRet: true}
+		c.Func.SetLine(doLine)
+		c.Func.SetLastLine(doLine)
+		c.SetLine(doLine)
+		c.SetLastLine(doLine)
+		return c
+	}
+	s.Init = call(s.Init, s.Limit, step)
+	s.Limit = call()
+	s.Step = call()
+}
+
+// isNumberLiteral reports whether e is a number constant, negated or not.
+func isNumberLiteral(e ast.Expr) bool {
+	if u, ok := e.(*ast.UnaryMinusOpExpr); ok {
+		e = u.Expr
+	}
+	_, ok := e.(*ast.NumberExpr)
+	return ok
 }
 
 func (rw *rewriter) function(f *ast.FunctionExpr, params []string) {

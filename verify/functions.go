@@ -76,6 +76,7 @@ func (e *Engine) functionsState() *scriptRun {
 	api.RawSetString("redis", r.readonlyProxy(rt))
 	api.RawSetString(catName, r.cat)
 	api.RawSetString(arithName, r.arith)
+	api.RawSetString(forName, r.forHelp)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"
 	fs.run = r

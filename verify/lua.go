@@ -39,6 +39,9 @@ type scriptRun struct {
 	sites    map[string]map[int][]site   // short chunk id -> line -> operand sites
 	cat      *lua.LFunction              // the .. helper (compile.go)
 	arith    *lua.LFunction              // the % and ^ helper (compile.go)
+	forHelp  *lua.LFunction              // the numeric for helper (compile.go)
+	forVals  [2]lua.LNumber              // its last loop's limit and step
+	forNext  int                         // which of forVals it returns next
 	runErr   *RunError                   // set once the run cannot be judged
 }
 
@@ -155,6 +158,8 @@ func (r *scriptRun) newState() {
 	G.RawSetString(catName, r.cat)
 	r.arith = L.NewFunction(r.arithOp)
 	G.RawSetString(arithName, r.arith)
+	r.forHelp = L.NewFunction(r.numericFor)
+	G.RawSetString(forName, r.forHelp)
 	r.cat = L.NewFunction(r.concat)
 }
 
@@ -675,6 +680,30 @@ func callable(L *lua.LState, v lua.LValue) bool {
 func isHidden(k lua.LValue) bool {
 	s, ok := k.(lua.LString)
 	return ok && len(s) > 0 && s[0] == 0
+}
+
+// numericFor is the hidden helper of a numeric for's header (see
+// rewriter.numericFor). Called with the initial value, limit and step, it
+// converts them like Lua 5.1's OP_FORPREP, raising its errors in its order,
+// keeps the limit and step, and returns the initial value; called with no
+// arguments, it returns the kept limit, then the step.
+func (r *scriptRun) numericFor(L *lua.LState) int {
+	if L.GetTop() == 0 {
+		L.Push(r.forVals[r.forNext&1])
+		r.forNext++
+		return 1
+	}
+	var v [3]float64
+	for i, what := range [...]string{"initial value", "limit", "step"} {
+		f, ok := lualib.ToNumber(L.Get(i + 1))
+		if !ok {
+			L.RaiseError("'for' %s must be a number", what)
+		}
+		v[i] = f
+	}
+	r.forVals, r.forNext = [2]lua.LNumber{lua.LNumber(v[1]), lua.LNumber(v[2])}, 0
+	L.Push(lua.LNumber(v[0]))
+	return 1
 }
 
 // arithOp is % and ^ as Lua 5.1 computes them: a - floor(a/b)*b and C's

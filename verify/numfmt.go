@@ -105,3 +105,25 @@ func cInt(f float64) int64 {
 	}
 	return int64(f)
 }
+
+// cUint converts a double to a C unsigned long as gcc compiles the cast on
+// x86-64: below 2^63 (NaN included: the comparison is unordered) it is the
+// signed conversion, so negative numbers wrap and NaN or anything below
+// -2^63 gives 0x8000000000000000; from 2^63 on it is the signed conversion
+// of n - 2^63 with the top bit flipped, which is 0 once n >= 2^64.
+// lualib's truncUint64 is the same cast for struct.
+func cUint(f float64) uint64 {
+	if !(f >= 9223372036854775808.0) {
+		return uint64(cInt(f))
+	}
+	return uint64(cInt(f-9223372036854775808.0)) ^ (1 << 63)
+}
+
+// cInt32 converts a double to a C int on x86-64: truncation, and INT_MIN
+// for NaN and anything out of range.
+func cInt32(f float64) int32 {
+	if !(f > -2147483649.0 && f < 2147483648.0) {
+		return math.MinInt32
+	}
+	return int32(f)
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // The redis table of Redis 7.0.15: call, pcall, error_reply, status_reply,
@@ -82,10 +84,13 @@ func (r *scriptRun) redisTable() *lua.LTable {
 	})
 	fn("set_repl", func(L *lua.LState) int {
 		if L.GetTop() != 1 {
-			L.Error(errTable(L, "ERR redis.set_repl() requires one argument."), 0)
+			// Redis 7.0.15's text says "two" although it wants one.
+			L.Error(errTable(L, "ERR redis.set_repl() requires two arguments."), 0)
 		}
-		n := int64(L.CheckNumber(1))
-		if n&^3 != 0 {
+		// lua_tonumber: anything that is not a number (or a string Lua
+		// converts) counts as 0, REPL_NONE.
+		f, _ := lualib.ToNumber(L.Get(1))
+		if cInt32(f)&^3 != 0 {
 			L.Error(errTable(L, "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."), 0)
 		}
 		return 0

@@ -66,14 +66,17 @@ func strFormat(L *lua.LState) int {
 		spec := spec{flags: flags, width: atoiOr(width, -1), prec: atoiOr(prec, 0), hasPrec: hasPrec}
 		switch conv {
 		case 'c':
-			// C's sprintf output is read back with strlen: a NUL ends it.
+			// The argument is cast to int (INT_MIN, low byte 0, when out of
+			// range), and C's sprintf output is read back with strlen: a
+			// NUL ends it.
 			n := checkNumber(L, arg)
-			b.WriteString(cString(spec.pad(string([]byte{byte(cInt(n))}), false)))
+			b.WriteString(cString(spec.pad(string([]byte{byte(cInt32(n))}), false)))
 		case 'd', 'i':
 			n := cInt(checkNumber(L, arg))
-			b.WriteString(spec.integer(n, 'd'))
+			b.WriteString(spec.integer(uint64(n), 'd'))
 		case 'o', 'u', 'x', 'X':
-			n := cInt(checkNumber(L, arg))
+			// Lua 5.1 casts to unsigned long, not long.
+			n := cUint(checkNumber(L, arg))
 			b.WriteString(spec.integer(n, conv))
 		case 'e', 'E', 'f', 'g', 'G':
 			n := checkNumber(L, arg)
@@ -204,12 +207,13 @@ func (s spec) pad(body string, zero bool) string {
 	return strings.Repeat(" ", n) + body
 }
 
-// integer formats a C long for %d, %o, %u, %x or %X.
-func (s spec) integer(n int64, conv byte) string {
+// integer formats a C long (%d, its bits in u) or unsigned long (%o, %u,
+// %x, %X).
+func (s spec) integer(u uint64, conv byte) string {
 	var digits, sign string
 	switch conv {
 	case 'd':
-		if n < 0 {
+		if n := int64(u); n < 0 {
 			sign = "-"
 			digits = strconv.FormatUint(uint64(-n), 10)
 			if n == -n { // MinInt64
@@ -224,23 +228,23 @@ func (s spec) integer(n int64, conv byte) string {
 			}
 		}
 	case 'u':
-		digits = strconv.FormatUint(uint64(n), 10)
+		digits = strconv.FormatUint(u, 10)
 	case 'o':
-		digits = strconv.FormatUint(uint64(n), 8)
+		digits = strconv.FormatUint(u, 8)
 	case 'x':
-		digits = strconv.FormatUint(uint64(n), 16)
+		digits = strconv.FormatUint(u, 16)
 	case 'X':
-		digits = strings.ToUpper(strconv.FormatUint(uint64(n), 16))
+		digits = strings.ToUpper(strconv.FormatUint(u, 16))
 	}
 	if s.hasPrec {
-		if s.prec == 0 && n == 0 {
+		if s.prec == 0 && u == 0 {
 			digits = ""
 		}
 		for len(digits) < s.prec {
 			digits = "0" + digits
 		}
 	}
-	if s.has('#') && n != 0 {
+	if s.has('#') && u != 0 {
 		switch conv {
 		case 'x':
 			digits = "0x" + digits

@@ -21,10 +21,21 @@ type syntaxError struct{ msg string }
 
 func (e *syntaxError) Error() string { return e.msg }
 
-// checkSyntax51 returns Lua 5.1's compile error for src, or nil, and the
-// offsets of form feeds and vertical tabs it skipped as white space.
-func checkSyntax51(src []byte, chunk string) (ws []int, err error) {
-	p := &parser51{lx: lexer51{src: src, line: 1, chunk: chunk}}
+// syntaxInfo is what the Lua 5.1 checker learns for the compiler.
+type syntaxInfo struct {
+	// ws are the offsets of form feeds and vertical tabs skipped as white
+	// space.
+	ws []int
+	// forDo maps the line of each numeric for's 'for' to the lines of its
+	// 'do', one per loop starting on that line in source order: Lua 5.1
+	// reports a non-number initial value, limit or step on the 'do' line.
+	forDo map[int][]int
+}
+
+// checkSyntax51 returns Lua 5.1's compile error for src, or nil, and what
+// the compiler needs to know about src (syntaxInfo).
+func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
+	p := &parser51{lx: lexer51{src: src, line: 1, chunk: chunk}, forDo: map[int][]int{}}
 	defer func() {
 		if r := recover(); r != nil {
 			se, ok := r.(*syntaxError)
@@ -38,7 +49,7 @@ func checkSyntax51(src []byte, chunk string) (ws []int, err error) {
 	p.fs = &funcState51{vararg: true}
 	p.block()
 	p.check(tkEOS)
-	return p.lx.ws, nil
+	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo}, nil
 }
 
 // Tokens: single characters are their byte value; the rest follow.
@@ -411,8 +422,9 @@ func (lx *lexer51) readString(del int) string {
 
 // parser51 is lparser.c's recursive descent, checking only.
 type parser51 struct {
-	lx lexer51
-	fs *funcState51
+	lx    lexer51
+	fs    *funcState51
+	forDo map[int][]int // see syntaxInfo
 }
 
 type funcState51 struct {
@@ -512,6 +524,10 @@ func (p *parser51) statement() bool {
 		p.checkName()
 		switch p.lx.tok {
 		case '=':
+			// Take this loop's slot before its expressions, which may hold
+			// loops of their own (in function bodies).
+			slot := len(p.forDo[line])
+			p.forDo[line] = append(p.forDo[line], line)
 			p.lx.next()
 			p.expr()
 			p.checkNext(',')
@@ -519,6 +535,8 @@ func (p *parser51) statement() bool {
 			if p.testNext(',') {
 				p.expr()
 			}
+			p.check(tkDo)
+			p.forDo[line][slot] = p.lx.line
 		case ',', tkIn:
 			for p.testNext(',') {
 				p.checkName()

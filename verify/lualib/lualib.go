@@ -334,9 +334,11 @@ func truncInt64(f float64) int64 {
 }
 
 // truncUint64 is a C cast from double to uint64 as gcc compiles it on
-// x86-64.
+// x86-64: below 2^63 the signed conversion (NaN too: the comparison is
+// unordered, so NaN gives 0x8000000000000000), from 2^63 on the signed
+// conversion of f - 2^63 with the top bit flipped (0 from 2^64 on).
 func truncUint64(f float64) uint64 {
-	if f < 9.223372036854775808e18 {
+	if !(f >= 9.223372036854775808e18) {
 		return uint64(truncInt64(f))
 	}
 	return uint64(truncInt64(f-9.223372036854775808e18)) ^ (1 << 63)

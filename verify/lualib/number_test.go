@@ -46,6 +46,29 @@ func TestFormatNumber(t *testing.T) {
 	}
 }
 
+func TestTruncUint64(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want uint64
+	}{
+		{0, 0},
+		{7.9, 7},
+		{-1, 1<<64 - 1},
+		{1 << 63, 1 << 63},
+		{1<<63 + 1<<62, 1<<63 + 1<<62},
+		{1 << 64, 0},
+		{1e300, 0},
+		{-1e300, 1 << 63},
+		{math.NaN(), 1 << 63},
+		{math.Float64frombits(0xFFF8000000000000), 1 << 63},
+	}
+	for _, tt := range tests {
+		if got := truncUint64(tt.in); got != tt.want {
+			t.Errorf("truncUint64(%v) = %#x, want %#x", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestToNumber(t *testing.T) {
 	tests := []struct {
 		in   string

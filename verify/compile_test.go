@@ -1,0 +1,52 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+)
+
+// replyCase is a script and its reply as Reply.String prints it, an error
+// cut before " script: <sha>"; the replies are redis-server 7.0.15's.
+type replyCase struct {
+	name, src, want string
+}
+
+func runReplyCases(t *testing.T, cases []replyCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustEval(t, New(Options{}), tc.src, nil, nil)
+			got := r.String()
+			if r.IsError() {
+				got, _, _ = strings.Cut(got, " script: ")
+			}
+			if got != tc.want {
+				t.Errorf("%s\ngot  %s\nwant %s", tc.src, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNumericFor(t *testing.T) {
+	runReplyCases(t, []replyCase{
+		{"initial value", "for i = 'a', 2 do end", "-ERR user_script:1: 'for' initial value must be a number"},
+		{"limit", "for i = 1, 'b' do end", "-ERR user_script:1: 'for' limit must be a number"},
+		{"step", "for i = 1, 2, {} do end", "-ERR user_script:1: 'for' step must be a number"},
+		{"all nil", "for i = nil, nil, nil do end", "-ERR user_script:1: 'for' initial value must be a number"},
+		{"limit before step", "for i = 1, nil, 'x' do end", "-ERR user_script:1: 'for' limit must be a number"},
+		{"values first", "for i = 'a', error('first') do end", "-ERR user_script:1: first"},
+		{"line of do", "local function f()\n  for i = 1,\n    {}\n  do end\nend\nf()", "-ERR user_script:4: 'for' limit must be a number"},
+		{"line of do, step", "for i = 1, 2,\n'z' do end", "-ERR user_script:2: 'for' step must be a number"},
+		{"two loops on a line", "for i = 1, 2 do end for j = 1,\n{} do end", "-ERR user_script:2: 'for' limit must be a number"},
+		{"in pcall", "return {pcall(function() for i = 1, 2, false do end end)}", `[(nil), "user_script:1: 'for' step must be a number"]`},
+		{"strings", "local s = 0 for i = '1', '3' do s = s + i end return s", "6"},
+		{"hex and spaces", "local t = {} for i = ' 0x10 ', 18, '1' do t[#t+1] = i end return t", "[16, 17, 18]"},
+		{"string step", "local t = {} for i = 3, 1, '-1' do t[#t+1] = i end return t", "[3, 2, 1]"},
+		{"nested", "local n = 0 for i = 1, 2 do for j = i, '3' do n = n + j end end return n", "11"},
+		{"fractions", "local t = {} for i = 1.5, '3' do t[#t+1] = tostring(i) end return t", `["1.5", "2.5"]`},
+		{"loadstring", `return {loadstring('local n = 0 for i = \'1\', 2 do n = n + i end return n')(), pcall(loadstring('for i = 1, {} do end'))}`, `[3, (nil), "[string \"for i = 1, {} do end\"]:1: 'for' limit must be a number"]`},
+		{"coroutine", "local co = coroutine.create(function() for i = 1, 'x' do end end) return {coroutine.resume(co)}", `[(nil), "user_script:1: 'for' limit must be a number"]`},
+		{"literals", "local n = 0 for i = 10, -10, -2.5 do n = n + 1 end return n", "9"},
+		{"variables", "local a, b = 1, #KEYS + 3 local n = 0 for i = a, b do n = n + i end return n", "6"},
+	})
+}
