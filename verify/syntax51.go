@@ -120,7 +120,6 @@ type lexer51 struct {
 
 	tok     int
 	tokText string // the text of a name, string or number as Lua saves it
-	tokLine int    // the line the current token was read on
 	ahead   int    // lookahead token, -1 when none
 	aheadTx string
 	lastLn  int // line of the last token consumed

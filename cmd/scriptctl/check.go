@@ -288,7 +288,7 @@ func writeCheckJSON(opts *checkOptions, results []stepResult, ran int) error {
 				s.Status = "ok"
 			}
 			for _, f := range r.Findings {
-				s.Findings = append(s.Findings, checkFindingJSON{Severity: f.Severity, File: f.File, Line: f.Line, Col: f.Col, Field: f.Field, Message: f.Message})
+				s.Findings = append(s.Findings, checkFindingJSON(f))
 			}
 		}
 		if s.Status != "ok" {

@@ -98,7 +98,6 @@ type KeyExpect struct {
 	Value  *string           // string value; nil: not checked
 	Hash   map[string]string // whole hash; nil: not checked
 	TTL    *TTLSpec          // nil: not checked
-	valRaw bool
 }
 
 // TTLSpec is an expected remaining time to live in milliseconds: exact
