@@ -133,6 +133,17 @@ func lookupCommand(name string) *cmdInfo { return commands[strings.ToUpper(name)
 // args[0] is the command name; lit(i) returns argument i's literal text and
 // whether it is a literal. n is the number of arguments when known exactly,
 // else -1: ranges running to the end are then cut at the last known one.
+// interleaved reports whether keys alternate with other arguments (MSET
+// key value key value).
+func (c *cmdInfo) interleaved() bool {
+	for _, r := range c.keys {
+		if r.step > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *cmdInfo) keyPositions(n int, lit func(i int) (string, bool)) []int {
 	var out []int
 	for _, r := range c.keys {

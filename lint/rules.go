@@ -95,10 +95,12 @@ func init() {
 			"has run, the write stays. Validate every argument first, then write.",
 		run: runWriteBeforeValidation})
 	register(&rule{code: "nondeterministic", severity: Warning,
-		summary: "A random or time-dependent value in a script that writes",
-		help: "math.random, TIME, RANDOMKEY, SRANDMEMBER, SPOP, HRANDFIELD and ZRANDMEMBER make a " +
+		summary: "A random value in a script that writes",
+		help: "math.random, RANDOMKEY, SRANDMEMBER, SPOP, HRANDFIELD and ZRANDMEMBER make a " +
 			"writing script's effects differ between runs, so a replayed or retried call does not do " +
-			"the same thing. Pass the value in ARGV from the caller instead.",
+			"the same thing. Pass the value in ARGV from the caller instead. TIME is not flagged: " +
+			"Redis replicates a script's effects, and the server clock is the right clock for token " +
+			"buckets and expiry times.",
 		run: runNondeterministic})
 	register(&rule{code: "shebang-flags", severity: Error, withoutParse: true,
 		summary: "Unknown shebang flags, or flags that differ from the manifest",
@@ -284,6 +286,11 @@ func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 		for _, i := range c.info.keyPositions(len(c.Args)+1, c.lit) {
 			a := c.Args[i-1]
 			v := a.V
+			if c.Open && i == len(c.Args) && c.info.interleaved() && v.O&FromKeys != 0 {
+				// unpack(kv) spreads over key and value positions (MSET
+				// k1 v1 k2 v2): its elements are not all keys.
+				continue
+			}
 			var why string
 			switch {
 			case v.O&FromArgv != 0 && v.O&FromBuilt != 0:
@@ -412,7 +419,15 @@ func runUnbounded(p *Pass, r *rule) []Diagnostic {
 			if ok1 && ok2 && start == "0" && stop == "-1" && !c.hasLit("LIMIT") && !c.hasLit("BYSCORE") && !c.hasLit("BYLEX") {
 				out = append(out, r.at(c.Pos, "%s 0 -1 reads the whole collection; read a bounded range instead", c.Name))
 			}
-		case "ZRANGEBYSCORE", "ZREVRANGEBYSCORE":
+			if by := "BYSCORE"; c.Name == "ZRANGE" && ok1 && ok2 && isInf(start) && isInf(stop) && !c.hasLit("LIMIT") {
+				if c.hasLit("BYLEX") {
+					by = "BYLEX"
+				}
+				if c.hasLit(by) {
+					out = append(out, r.at(c.Pos, "%s %s %s %s without LIMIT reads the whole collection", c.Name, start, stop, by))
+				}
+			}
+		case "ZRANGEBYSCORE", "ZREVRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGEBYLEX":
 			lo, ok1 := c.lit(2)
 			hi, ok2 := c.lit(3)
 			if ok1 && ok2 && isInf(lo) && isInf(hi) && !c.hasLit("LIMIT") {
@@ -496,22 +511,27 @@ func runWriteBeforeValidation(p *Pass, r *rule) []Diagnostic {
 }
 
 func runNondeterministic(p *Pass, r *rule) []Diagnostic {
-	var firstWrite *Call
-	for _, c := range p.Facts.Calls {
-		if c.info != nil && c.info.write && (firstWrite == nil) {
-			firstWrite = c
+	// firstWrite returns the first write other than c: a random command
+	// that writes (SPOP) is not, on its own, a random value stored.
+	firstWrite := func(c *Call) *Call {
+		for _, w := range p.Facts.Calls {
+			if w != c && w.info != nil && w.info.write {
+				return w
+			}
 		}
-	}
-	if firstWrite == nil {
 		return nil
 	}
 	var out []Diagnostic
 	for _, g := range p.Facts.Randoms {
-		out = append(out, r.at(g.Pos, "math.random in a script that writes (%s at line %d): pass the random value in ARGV", firstWrite.Name, firstWrite.Pos.Line))
+		if w := firstWrite(nil); w != nil {
+			out = append(out, r.at(g.Pos, "math.random in a script that writes (%s at line %d): pass the random value in ARGV", w.Name, w.Pos.Line))
+		}
 	}
 	for _, c := range p.Facts.Calls {
-		if c.info != nil && c.info.random {
-			out = append(out, r.at(c.Pos, "%s is not deterministic, in a script that writes (%s at line %d): pass the value in ARGV", c.Name, firstWrite.Name, firstWrite.Pos.Line))
+		if c.info != nil && c.info.random && c.Name != "TIME" {
+			if w := firstWrite(c); w != nil {
+				out = append(out, r.at(c.Pos, "%s is not deterministic, in a script that writes (%s at line %d): pass the value in ARGV", c.Name, w.Name, w.Pos.Line))
+			}
 		}
 	}
 	return out

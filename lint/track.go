@@ -94,6 +94,11 @@ type Value struct {
 	lenOf      string // #KEYS or #ARGV
 	errReply   bool   // redis.error_reply(...) or {err = ...}
 	fn         *funcVal
+	// fields holds, for a table, the values of the fields with a literal
+	// name ({key = KEYS[1]}, t.key = ..., and positional fields as "1",
+	// "2", ...). The table's own value is the join of every element it may
+	// hold; the map is never changed once built.
+	fields map[string]Value
 }
 
 // funcVal is a function value whose body is known: a local function or a
@@ -117,7 +122,55 @@ func join(a, b Value) Value {
 	if a.fn == b.fn {
 		v.fn = a.fn
 	}
+	if a.fields != nil && b.fields != nil {
+		v.fields = map[string]Value{}
+		for k, x := range a.fields {
+			if y, ok := b.fields[k]; ok {
+				v.fields[k] = join(x, y)
+			}
+		}
+	}
 	return v
+}
+
+// store returns table tbl after tbl[key] = v (field is key's literal text
+// when known): the table's value joins v, the named field is replaced, and
+// a store under an unknown key forgets the named fields. An empty table
+// (O == 0) takes v's origins.
+func store(tbl Value, field string, known bool, v Value) Value {
+	elem := v
+	elem.IsLit, elem.Lit, elem.builtin, elem.lenOf, elem.fn, elem.fields = false, "", "", "", nil, nil
+	out := join(tbl, elem)
+	if tbl.O == 0 {
+		out.How = elem.How
+	}
+	out.IsLit, out.Lit, out.builtin, out.lenOf, out.fn, out.errReply = false, "", "", "", nil, tbl.errReply
+	out.fields = nil
+	if known {
+		out.fields = make(map[string]Value, len(tbl.fields)+1)
+		for k, x := range tbl.fields {
+			out.fields[k] = x
+		}
+		out.fields[field] = v
+	}
+	return out
+}
+
+// boolOf is the boolean computed from v: it remembers the arguments and
+// replies it looks at, so that `local ok = tonumber(ARGV[1]) ~= nil` then
+// `if not ok then ... end` checks ARGV[1], and a boolean computed from a
+// reply is not an argument check.
+func boolOf(v Value, how string) Value {
+	return Value{O: FromLiteral | v.O&FromReply, Args: v.Args, How: how}
+}
+
+// positive reports whether v is a number literal greater than zero.
+func positive(v Value) bool {
+	if !v.IsLit || v.O != FromLiteral || !strings.HasPrefix(v.How, "the number ") {
+		return false
+	}
+	f, err := strconv.ParseFloat(v.Lit, 64)
+	return err == nil && f > 0
 }
 
 // quote names a literal string for messages, shortened when long.
@@ -350,7 +403,8 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 	case *ast.NumberForStmt:
 		t.loc(s, s.Line(), parse.TFor, "")
 		t.loc(s, s.Line(), parse.TIdent, s.Name)
-		v := join(t.expr(s.Init, sc, st), t.expr(s.Limit, sc, st))
+		init, limit := t.expr(s.Init, sc, st), t.expr(s.Limit, sc, st)
+		v := join(init, limit)
 		if s.Step != nil {
 			v = join(v, t.expr(s.Step, sc, st))
 		}
@@ -361,8 +415,12 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 		t.loop++
 		t.block(s.Stmts, inner, body)
 		t.loop--
+		all := t.checksEveryArg(st, body) && init.IsLit && init.Lit == "1" && limit.lenOf == "ARGV" && (s.Step == nil || isNumber(s.Step, "1"))
 		body.dead = false
 		st.merge(st.branch(), body)
+		if all {
+			st.checked = ^uint64(0)
+		}
 	case *ast.GenericForStmt:
 		t.loc(s, s.Line(), parse.TFor, "")
 		for _, n := range s.Names {
@@ -378,23 +436,36 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 		default:
 			if src.O != 0 && src.builtin == "" {
 				elem = src
-				elem.IsLit, elem.Lit = false, ""
+				elem.IsLit, elem.Lit, elem.fn, elem.fields = false, "", nil, nil
+			}
+		}
+		index := Value{O: FromBuilt, How: "a loop index"}
+		iter := ""
+		if len(s.Exprs) == 1 && isIterCall(s.Exprs[0], sc) {
+			iter = s.Exprs[0].(*ast.FuncCallExpr).Func.(*ast.IdentExpr).Value
+			if iter == "pairs" && vals[0].builtin == "" {
+				// The keys of a table are not tracked (seen[k] = true).
+				index = Value{O: FromUnknown}
 			}
 		}
 		inner := sc.child()
 		body := st.branch()
 		for i, n := range s.Names {
 			v := elem
-			if i == 0 && len(s.Names) > 1 {
-				v = Value{O: FromBuilt, How: "a loop index"}
+			if i == 0 && (len(s.Names) > 1 || iter != "") {
+				v = index // pairs and ipairs give the key first
 			}
 			body.set(inner.declare(n), v)
 		}
 		t.loop++
 		t.block(s.Stmts, inner, body)
 		t.loop--
+		all := t.checksEveryArg(st, body) && vals[0].builtin == "ARGV" && iter != ""
 		body.dead = false
 		st.merge(st.branch(), body)
+		if all {
+			st.checked = ^uint64(0)
+		}
 	case *ast.FuncDefStmt:
 		t.funcDef(s, sc, st)
 	case *ast.ReturnStmt:
@@ -424,9 +495,38 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 	}
 }
 
+// checksEveryArg reports whether a loop body that started from st checks
+// ARGV at a loop-dependent index (ARGV[i], an ipairs element) on every path
+// through it that does not leave: with a loop over all of ARGV, every
+// argument is then checked after the loop.
+func (t *tracker) checksEveryArg(st, body *state) bool {
+	return st.checked&1 == 0 && body.checked&1 != 0 && !body.dead
+}
+
+// isNumber reports whether e is the number literal n.
+func isNumber(e ast.Expr, n string) bool {
+	x, ok := e.(*ast.NumberExpr)
+	return ok && x.Value == n
+}
+
+// isIterCall reports whether e is ipairs(...) or pairs(...) of the globals.
+func isIterCall(e ast.Expr, sc *scope) bool {
+	c, ok := e.(*ast.FuncCallExpr)
+	if !ok || c.Receiver != nil || len(c.Args) != 1 {
+		return false
+	}
+	id, ok := c.Func.(*ast.IdentExpr)
+	return ok && (id.Value == "ipairs" || id.Value == "pairs") && sc.lookup(id.Value) == nil
+}
+
 func (t *tracker) assign(s *ast.AssignStmt, sc *scope, st *state) {
 	type target struct {
 		b *binding
+		// tbl is the local table a field store t[k] = v changes; field
+		// and known are k's literal text.
+		tbl   *binding
+		field string
+		known bool
 	}
 	targets := make([]target, len(s.Lhs))
 	for i, l := range s.Lhs {
@@ -449,15 +549,29 @@ func (t *tracker) assign(s *ast.AssignStmt, sc *scope, st *state) {
 				}
 				t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: name, Pos: t.posOf(l)})
 			}
+			if id, ok := l.Object.(*ast.IdentExpr); ok {
+				targets[i].tbl = sc.lookup(id.Value)
+				targets[i].field, targets[i].known = key.Lit, key.IsLit && key.O == FromLiteral
+			}
 		default:
 			t.expr(l, sc, st)
 		}
 	}
 	vals := t.exprList(s.Rhs, len(s.Lhs), sc, st)
 	for i, tg := range targets {
-		if tg.b != nil {
+		switch {
+		case tg.b != nil:
 			st.set(tg.b, vals[i])
+		case tg.tbl != nil:
+			t.storeIn(tg.tbl, tg.field, tg.known, vals[i], st)
 		}
+	}
+}
+
+// storeIn records t[k] = v for the local table bound to b.
+func (t *tracker) storeIn(b *binding, field string, known bool, v Value, st *state) {
+	if old, ok := st.get(b); ok && old.builtin == "" && old.fn == nil {
+		st.set(b, store(old, field, known, v))
 	}
 }
 
@@ -687,13 +801,24 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		t.leaf(e, '{', "")
 		v := Value{}
 		isErr := false
+		fields := map[string]Value{}
+		n := 0
 		for _, f := range e.Fields {
+			name, named := "", false
 			if f.Key != nil {
-				if k := t.expr(f.Key, sc, st); k.IsLit && k.Lit == "err" {
+				k := t.expr(f.Key, sc, st)
+				if k.IsLit && k.Lit == "err" {
 					isErr = true
 				}
+				name, named = k.Lit, k.IsLit && k.O == FromLiteral
+			} else {
+				n++
+				name, named = strconv.Itoa(n), !isMulti(f.Value)
 			}
 			fv := t.expr(f.Value, sc, st)
+			if named {
+				fields[name] = fv
+			}
 			if fv.builtin == "KEYS" {
 				t.f.AllKeys = true
 			}
@@ -706,19 +831,17 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 				v = join(v, fv)
 			}
 		}
-		if v.O == 0 {
-			v.O = FromLiteral
-		}
-		v.IsLit, v.Lit, v.builtin, v.errReply = false, "", "", isErr
+		// An empty table keeps O == 0: it holds nothing yet, and what is
+		// stored in it later (t[#t+1] = KEYS[i], table.insert) is its value.
+		v.IsLit, v.Lit, v.builtin, v.lenOf, v.fn, v.errReply = false, "", "", "", nil, isErr
+		v.fields = fields
 		return v
 	case *ast.FuncCallExpr:
 		return t.call(e, sc, st)
 	case *ast.LogicalOpExpr:
 		return join(t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st))
 	case *ast.RelationalOpExpr:
-		t.expr(e.Lhs, sc, st)
-		t.expr(e.Rhs, sc, st)
-		return Value{O: FromLiteral, How: "a comparison"}
+		return boolOf(join(t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)), "a comparison")
 	case *ast.StringConcatOpExpr:
 		l := t.expr(e.Lhs, sc, st)
 		r := t.expr(e.Rhs, sc, st)
@@ -743,8 +866,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		v.How, v.builtin = "arithmetic", ""
 		return v
 	case *ast.UnaryNotOpExpr:
-		t.expr(e.Expr, sc, st)
-		return Value{O: FromLiteral, How: "a boolean"}
+		return boolOf(t.expr(e.Expr, sc, st), "a boolean")
 	case *ast.UnaryLenOpExpr:
 		v := t.expr(e.Expr, sc, st)
 		if v.builtin == "KEYS" || v.builtin == "ARGV" {
@@ -817,6 +939,14 @@ func (t *tracker) index(e *ast.AttrGetExpr, sc *scope, st *state) Value {
 		}
 		return Value{O: FromArgv, Args: bit(n)}
 	case "":
+		// A named field that holds more than literals (cfg.key with cfg =
+		// {key = KEYS[1], ttl = 30}) is that field's value.
+		if key.IsLit && key.O == FromLiteral && obj.fields != nil {
+			if fv, ok := obj.fields[key.Lit]; ok && fv.O != 0 && fv.O != FromLiteral {
+				fv.fn = nil
+				return fv
+			}
+		}
 	default:
 		if key.IsLit && key.O == FromLiteral {
 			name := obj.builtin + "." + key.Lit
@@ -915,6 +1045,14 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 	switch fn.builtin {
 	case "redis.call", "redis.pcall":
 		return t.command(t.posOf(e.Func), args, open, st)
+	case "table.insert":
+		if len(args) >= 2 {
+			if id, ok := e.Args[0].(*ast.IdentExpr); ok {
+				if b := sc.lookup(id.Value); b != nil {
+					t.storeIn(b, "", false, args[len(args)-1].V, st)
+				}
+			}
+		}
 	case "pcall", "xpcall":
 		if fn.builtin == "pcall" && len(args) > 0 && (args[0].V.builtin == "redis.call" || args[0].V.builtin == "redis.pcall") {
 			return t.command(args[0].Pos, args[1:], open, st)
@@ -983,6 +1121,12 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 			v.O |= a.V.O &^ FromLiteral
 			v.Args |= a.V.Args
 			v.Keys |= a.V.Keys
+		}
+		if fn.builtin == "math.max" && slices.ContainsFunc(args, func(a Arg) bool { return positive(a.V) }) {
+			// math.max(1, tonumber(ARGV[1]) or 60) is a number of at least
+			// 1, or it raises: a clamp checks the argument.
+			v.O &^= FromArgv
+			v.Args = 0
 		}
 		return v
 	}

@@ -47,8 +47,8 @@ string) or plain (non-empty, without '{' or '}'), for applications that
 guarantee that of every value.
 
 Warnings (exit 0): a template without a hash tag; a hash tag without a
-placeholder (every entity lands in one hot slot); samples for a placeholder no
-template uses.
+placeholder (every entity lands in one hot slot). (Samples for a placeholder
+no template uses make the manifest invalid: exit 2.)
 
 Output: one row per caller and script (caller, script, keys, status, detail)
 on stdout; problems, warnings and a summary on stderr.`,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -186,13 +185,6 @@ func (o *online) errString(err error) string {
 		return ""
 	}
 	return o.cfg.ScrubString(err.Error())
-}
-
-// writeOnlineJSON writes v as indented JSON on stdout.
-func writeOnlineJSON(ios *iostreams.IOStreams, v any) error {
-	enc := json.NewEncoder(ios.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // colorCell paints a table cell. Every cell of a painted column, its header

@@ -105,7 +105,7 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 		var perr error
 		switch {
 		case opts.Conn.Format == "json":
-			perr = writeOnlineJSON(opts.IO, o.deployJSON(rep, err))
+			perr = writeJSONDoc(opts.IO, o.deployJSON(rep, err))
 		case rep.DryRun || len(rep.Nodes) == 0:
 			perr = o.planTable(opts.IO, rep.Plan)
 		default:
@@ -156,11 +156,20 @@ func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport)
 		return err
 	}
 	changed, failed := rep.Counts()
-	if changed == 0 && failed == 0 {
-		ios.Notice("Deploy: nothing to do, everything already loaded on %d node(s).", len(rep.Nodes))
-		return nil
+	notOK := 0 // unreachable, failed or interrupted nodes: no items counted for them
+	for _, nr := range rep.Nodes {
+		if nr.Status() != "ok" {
+			notOK++
+		}
 	}
-	ios.Notice("Deploy: %d item(s) loaded, %d failed, on %d node(s).", changed, failed, len(rep.Nodes))
+	switch {
+	case changed == 0 && failed == 0 && notOK == 0:
+		ios.Notice("Deploy: nothing to do, everything already loaded on %d node(s).", len(rep.Nodes))
+	case notOK > 0:
+		ios.Notice("Deploy: %d item(s) loaded, %d failed, on %d node(s); %d node(s) not done.", changed, failed, len(rep.Nodes), notOK)
+	default:
+		ios.Notice("Deploy: %d item(s) loaded, %d failed, on %d node(s).", changed, failed, len(rep.Nodes))
+	}
 	return nil
 }
 

@@ -105,7 +105,7 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 	fs.Int64Var(&opts.Now, "now", 0, "virtual clock start in Unix `ms` (default 1700000000000; the wall clock with --diff)")
 	fs.StringVar(&opts.Mode, "mode", "eval", "run as eval (EVAL) or function (FCALL of a generated library)")
 	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
-	fs.StringVar(&opts.Against, "against", "", "run on this server instead: redis://[user@]host:port or rediss://...")
+	fs.StringVar(&opts.Against, "against", "", "run on the server at `URL` instead: redis://[user@]host:port or rediss://...")
 	fs.BoolVar(&opts.Diff, "diff", false, "run offline and on --against; exit 1 when they differ")
 	fs.StringVar(&opts.Conn.PasswordFile, "password-file", "", "read the --against password from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
 	fs.StringVar(&opts.Conn.TLSCA, "tls-ca", "", "PEM `file` of CA certificates (rediss:// URLs)")

@@ -10,8 +10,10 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
      under --exit-code, a --diff difference, an eval run the offline engine
      cannot judge (a command not implemented offline, an undeclared key, a
      timeout)
-  2  invalid input: usage (unknown flag, missing argument), an invalid
-     manifest, a script that does not parse, an unreadable file
+  2  invalid input: usage (unknown command or flag, missing argument), an
+     invalid manifest, a script that does not parse, an unreadable file
+     (eval prints a compile error as Redis's error reply and exits 0, as
+     redis-cli does)
   3  the environment failed: unreachable node, authentication, timeout, a
      partial deploy, an interrupted run
 

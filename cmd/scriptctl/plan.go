@@ -75,7 +75,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 		return o.envErr(err)
 	}
 	if opts.Conn.Format == "json" {
-		err = writeOnlineJSON(opts.IO, o.planJSON(p))
+		err = writeJSONDoc(opts.IO, o.planJSON(p))
 	} else {
 		err = o.planTable(opts.IO, p)
 	}

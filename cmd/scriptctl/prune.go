@@ -63,6 +63,9 @@ Exit status: 0; 3 when a primary cannot be reached or a delete fails.`,
 	}
 	opts.Conn.register(cmd)
 	fs := cmd.Flags()
+	// Prune only deletes libraries: --mode (shared with plan, deploy and
+	// status) is accepted as functions or both but not advertised.
+	_ = fs.MarkHidden("mode")
 	fs.IntVar(&opts.Keep, "keep", 0, "keep the newest `N` versions (required, at least 1)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "list what would be deleted, take no lock, delete nothing")
 	fs.DurationVar(&opts.LockTimeout, "lock-timeout", loader.DefaultLockTimeout, "how long to wait for a running deploy's lock")
@@ -83,7 +86,7 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 	if r != nil {
 		var perr error
 		if opts.Conn.Format == "json" {
-			perr = writeOnlineJSON(opts.IO, o.pruneJSON(r, err))
+			perr = writeJSONDoc(opts.IO, o.pruneJSON(r, err))
 		} else {
 			perr = o.pruneTable(opts.IO, r)
 		}

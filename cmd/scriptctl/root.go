@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,7 @@ func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 	if err == nil {
 		return cmdutil.ExitOK
 	}
+	err = unknownCommand(root, err)
 	code := cmdutil.ExitCode(err)
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) && ee.Silent {
@@ -86,6 +88,7 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 		return cmdutil.Usage(err, fmt.Sprintf("'%s --help'", c.CommandPath()))
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetHelpCommand(newCmdHelp())
 
 	root.AddCommand(
 		newCmdVersion(g),
@@ -114,6 +117,43 @@ func newCmdVersion(g *globalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprintln(g.IO.Out, versionString())
 			return nil
+		},
+	}
+}
+
+// unknownCommand turns cobra's plain error for a word after scriptctl that
+// names no command ("unknown command ...", found before flags are parsed)
+// into a usage error (exit 2) whose hint names the suggested command.
+func unknownCommand(root *cobra.Command, err error) error {
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ee) || !strings.HasPrefix(err.Error(), "unknown command ") {
+		return err
+	}
+	msg, rest, _ := strings.Cut(err.Error(), "\n")
+	hint := fmt.Sprintf("'%s --help' lists the commands", root.CommandPath())
+	if _, sugg, ok := strings.Cut(rest, "Did you mean this?\n"); ok {
+		if f := strings.Fields(sugg); len(f) > 0 {
+			hint = fmt.Sprintf("'%s %s --help'", root.CommandPath(), f[0])
+		}
+	}
+	return cmdutil.Usage(errors.New(msg), hint)
+}
+
+// newCmdHelp is cobra's help command, except that an unknown topic is a
+// usage error (exit 2) instead of the usage text and exit 0.
+func newCmdHelp() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help provides help for any command in the application.\nSimply type scriptctl help [path to command] for full details.",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if cmd == nil || err != nil || len(rest) > 0 {
+				return cmdutil.Usage(fmt.Errorf("unknown help topic %q", strings.Join(args, " ")), fmt.Sprintf("'%s --help' lists the commands and topics", c.Root().CommandPath()))
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
 		},
 	}
 }

@@ -96,9 +96,11 @@ func shaScriptNames(m *manifest.Manifest) string {
 	return strings.Join(names, ", ")
 }
 
-// writeJSONDoc writes v as indented JSON on stdout.
+// writeJSONDoc writes v as indented JSON on stdout, without HTML escaping
+// (key templates such as catalog:{product-<id>}:lease stay readable).
 func writeJSONDoc(ios *iostreams.IOStreams, v any) error {
 	enc := json.NewEncoder(ios.Out)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

@@ -79,7 +79,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		return o.envErr(err)
 	}
 	if opts.Conn.Format == "json" {
-		err = writeOnlineJSON(opts.IO, o.statusJSON(st))
+		err = writeJSONDoc(opts.IO, o.statusJSON(st))
 	} else {
 		err = o.statusTable(opts.IO, st)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,6 +25,7 @@ type verifyOptions struct {
 	Manifest  string
 	Mode      string
 	Against   string
+	PassFile  string // --password-file for --against
 	Format    string
 	Verbose   bool
 	Scenarios []string
@@ -55,6 +57,8 @@ unique to the run inside their hash tag, clock advances become real waits,
 live TTLs may trail offline ones by the real time the run took (plus 25 ms),
 and the keys and functions a run created are deleted afterwards. Use a test
 server: the run writes keys (prefixed) and loads a uniquely named library.
+The password comes from --password-file, SCRIPTCTL_PASSWORD or REDISCLI_AUTH
+(a password in the URL is still accepted) and is never printed.
 
 Exit codes: 0 every scenario passed (and live matched), 1 a scenario failed
 or live differed, 2 a scenario or script is malformed, 3 the live server
@@ -75,13 +79,17 @@ failed.`,
 			if opts.Against != "" && !strings.HasPrefix(opts.Against, "redis://") && !strings.HasPrefix(opts.Against, "rediss://") {
 				return cmdutil.Usage(fmt.Errorf("invalid --against: want redis://host:port or rediss://host:port"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
+			if opts.PassFile != "" && opts.Against == "" {
+				return cmdutil.Usage(errors.New("--password-file applies to --against, which is not given"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			}
 			opts.Manifest = g.Manifest
 			opts.Scenarios = args
 			return runVerify(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Mode, "mode", "both", "how scripts run: eval, function or both")
-	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on this Redis (redis://host:port) and compare with offline")
+	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on the server at `URL` (redis://[user@]host:port or rediss://...) and compare with offline")
+	cmd.Flags().StringVar(&opts.PassFile, "password-file", "", "read the --against password from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
 	return cmd
@@ -116,7 +124,11 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		ro.Modes = []scenario.Mode{scenario.Mode(opts.Mode)}
 	}
 	if opts.Against != "" {
-		srv, err := scenario.Dial(ctx, opts.Against)
+		against, err := againstWithPassword(opts.Against, opts.PassFile)
+		if err != nil {
+			return cmdutil.Usage(err, "'scriptctl verify --help'")
+		}
+		srv, err := scenario.Dial(ctx, against)
 		if err != nil {
 			return cmdutil.Env(err)
 		}
@@ -151,14 +163,13 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 		}
 		fmt.Fprintln(io.Out)
 	}
-	t := io.NewTable("SCENARIO", "MODE", "RESULT", "DETAIL")
+	// The painted column goes through colorCell, header included, so every
+	// cell carries the same invisible bytes and the table stays aligned.
+	t := io.NewTable("SCENARIO", "MODE", colorCell(io, "", "RESULT"), "DETAIL")
 	for _, r := range rep.Results {
-		status := string(r.Status)
-		switch r.Status {
-		case scenario.StatusPass:
-			status = io.Paint(iostreams.Green, status)
-		default:
-			status = io.Paint(iostreams.Red, status)
+		status := colorCell(io, iostreams.Red, string(r.Status))
+		if r.Status == scenario.StatusPass {
+			status = colorCell(io, iostreams.Green, string(r.Status))
 		}
 		t.Row(scenarioName(r.File), string(r.Mode), status, r.Summary())
 	}
@@ -181,6 +192,35 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 			c[scenario.StatusPass], c[scenario.StatusFail], c[scenario.StatusDiffers], c[scenario.StatusError])
 	}
 	return nil
+}
+
+// againstWithPassword returns the --against URL with the password of
+// --password-file, SCRIPTCTL_PASSWORD or REDISCLI_AUTH put in, the way the
+// other online commands take it; a URL that carries a password already is
+// used as given.
+func againstWithPassword(raw, passFile string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw, nil // Dial reports it, without the password
+	}
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			if passFile != "" {
+				return "", errors.New("--against carries a password and --password-file gives another: give one")
+			}
+			return raw, nil
+		}
+	}
+	cf := connFlags{PasswordFile: passFile}
+	s, _, err := cf.settings()
+	if err != nil {
+		return "", err
+	}
+	if s.Password == "" {
+		return raw, nil
+	}
+	u.User = url.UserPassword(u.User.Username(), s.Password)
+	return u.String(), nil
 }
 
 // scenarioPaths expands folder arguments to the *.yaml files in them.

@@ -235,6 +235,7 @@ func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
 
