@@ -96,11 +96,11 @@ func init() {
 		run: runWriteBeforeValidation})
 	register(&rule{code: "nondeterministic", severity: Warning,
 		summary: "A random value in a script that writes",
-		help: "math.random, RANDOMKEY, SRANDMEMBER, SPOP, HRANDFIELD and ZRANDMEMBER make a " +
+		help: "math.random, TIME, RANDOMKEY, SRANDMEMBER, SPOP, HRANDFIELD and ZRANDMEMBER make a " +
 			"writing script's effects differ between runs, so a replayed or retried call does not do " +
-			"the same thing. Pass the value in ARGV from the caller instead. TIME is not flagged: " +
-			"Redis replicates a script's effects, and the server clock is the right clock for token " +
-			"buckets and expiry times.",
+			"the same thing (Redis 7 replicates the effects, so replicas agree, but a retry or an " +
+			"offline replay does not). Pass the value in ARGV from the caller instead; where the " +
+			"server clock is intended (a token bucket), suppress the finding with a reason.",
 		run: runNondeterministic})
 	register(&rule{code: "shebang-flags", severity: Error, withoutParse: true,
 		summary: "Unknown shebang flags, or flags that differ from the manifest",
@@ -528,7 +528,7 @@ func runNondeterministic(p *Pass, r *rule) []Diagnostic {
 		}
 	}
 	for _, c := range p.Facts.Calls {
-		if c.info != nil && c.info.random && c.Name != "TIME" {
+		if c.info != nil && c.info.random {
 			if w := firstWrite(c); w != nil {
 				out = append(out, r.at(c.Pos, "%s is not deterministic, in a script that writes (%s at line %d): pass the value in ARGV", c.Name, w.Name, w.Pos.Line))
 			}

@@ -188,7 +188,9 @@ type suppression struct {
 	reason string
 }
 
-var suppressRe = regexp.MustCompile(`--\s*scriptctl:ignore\b[ \t]*([^ \t]*)[ \t]*(.*?)\s*$`)
+// suppressRe matches the comment in a line comment or a one-line block
+// comment (--[[ scriptctl:ignore <code> <reason> ]]).
+var suppressRe = regexp.MustCompile(`--(?:\[(=*)\[)?\s*scriptctl:ignore\b[ \t]*([^ \t]*)[ \t]*(.*?)\s*$`)
 
 func parseSuppressions(lines []string) []suppression {
 	var out []suppression
@@ -200,7 +202,14 @@ func parseSuppressions(lines []string) []suppression {
 		if m == nil {
 			continue
 		}
-		s := suppression{line: i + 1, col: utf8.RuneCountInString(l[:m[0]]) + 1, code: l[m[2]:m[3]], reason: l[m[4]:m[5]]}
+		s := suppression{line: i + 1, col: utf8.RuneCountInString(l[:m[0]]) + 1, code: l[m[4]:m[5]], reason: l[m[6]:m[7]]}
+		if m[2] >= 0 { // a block comment: drop its closing bracket
+			end := "]" + l[m[2]:m[3]] + "]"
+			if s.reason == "" {
+				s.code = strings.TrimSuffix(s.code, end)
+			}
+			s.reason = strings.TrimSpace(strings.TrimSuffix(s.reason, end))
+		}
 		out = append(out, s)
 	}
 	return out

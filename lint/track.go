@@ -133,6 +133,11 @@ func join(a, b Value) Value {
 	return v
 }
 
+// maxFields bounds the named fields a store keeps (each store copies the
+// map), so that a script of thousands of t.f = v lines stays linear; past
+// it, reads see the table's joined value.
+const maxFields = 64
+
 // store returns table tbl after tbl[key] = v (field is key's literal text
 // when known): the table's value joins v, the named field is replaced, and
 // a store under an unknown key forgets the named fields. An empty table
@@ -146,7 +151,7 @@ func store(tbl Value, field string, known bool, v Value) Value {
 	}
 	out.IsLit, out.Lit, out.builtin, out.lenOf, out.fn, out.errReply = false, "", "", "", nil, tbl.errReply
 	out.fields = nil
-	if known {
+	if known && len(tbl.fields) < maxFields {
 		out.fields = make(map[string]Value, len(tbl.fields)+1)
 		for k, x := range tbl.fields {
 			out.fields[k] = x
@@ -443,8 +448,10 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 		iter := ""
 		if len(s.Exprs) == 1 && isIterCall(s.Exprs[0], sc) {
 			iter = s.Exprs[0].(*ast.FuncCallExpr).Func.(*ast.IdentExpr).Value
-			if iter == "pairs" && vals[0].builtin == "" {
-				// The keys of a table are not tracked (seen[k] = true).
+			if iter == "pairs" && vals[0].builtin == "" && vals[0].O&(FromReply|FromArgv) == 0 {
+				// The keys of a table the script fills are not tracked
+				// (seen[k] = true); those of a reply or of data decoded
+				// from ARGV are not keys.
 				index = Value{O: FromUnknown}
 			}
 		}
