@@ -47,9 +47,10 @@ With SCRIPT arguments, only those scripts.`,
 
 // shaJSON is the --format json document of scriptctl sha (docs/json.md).
 type shaJSON struct {
-	Library string          `json:"library"`
-	Version int             `json:"version"`
-	Scripts []shaScriptJSON `json:"scripts"`
+	FormatVersion string          `json:"format_version"`
+	Library       string          `json:"library"`
+	Version       int             `json:"version"`
+	Scripts       []shaScriptJSON `json:"scripts"`
 }
 
 type shaScriptJSON struct {
@@ -75,7 +76,7 @@ func runSha(ctx context.Context, opts *shaOptions) error {
 		}
 	}
 	if opts.Format == "json" {
-		doc := shaJSON{Library: m.Library, Version: m.Version, Scripts: []shaScriptJSON{}}
+		doc := shaJSON{FormatVersion: "1", Library: m.Library, Version: m.Version, Scripts: []shaScriptJSON{}}
 		for _, s := range scripts {
 			doc.Scripts = append(doc.Scripts, shaScriptJSON{Script: s.Name, File: s.Path, SHA1: s.SHA})
 		}

@@ -57,11 +57,12 @@ line was added, unchanged, changed or removed.`,
 
 // sumJSON is the --format json document of scriptctl sum (docs/json.md).
 type sumJSON struct {
-	Path    string          `json:"path"`
-	Version int             `json:"version"`
-	Written bool            `json:"written"`
-	Forced  bool            `json:"forced"`
-	Scripts []sumScriptJSON `json:"scripts"`
+	FormatVersion string          `json:"format_version"`
+	Path          string          `json:"path"`
+	Version       int             `json:"version"`
+	Written       bool            `json:"written"`
+	Forced        bool            `json:"forced"`
+	Scripts       []sumScriptJSON `json:"scripts"`
 }
 
 type sumScriptJSON struct {
@@ -112,7 +113,7 @@ func runSum(ctx context.Context, opts *sumOptions) error {
 		opts.IO.Progress("%s already records version %d", path, m.Version)
 	}
 	if opts.Format == "json" {
-		doc := sumJSON{Path: path, Version: m.Version, Written: written, Forced: forced, Scripts: []sumScriptJSON{}}
+		doc := sumJSON{FormatVersion: "1", Path: path, Version: m.Version, Written: written, Forced: forced, Scripts: []sumScriptJSON{}}
 		for _, c := range changes {
 			doc.Scripts = append(doc.Scripts, sumScriptJSON{Script: c.Script, File: c.File, SHA1: c.New, PreviousSHA1: c.Old, State: c.State()})
 		}
