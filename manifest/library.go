@@ -105,3 +105,30 @@ func Shebang(body []byte) (flags []string, ok bool, err error) {
 	}
 	return flags, true, nil
 }
+
+// LibraryPosition maps a line of FunctionsLibrary() (as Redis reports it in
+// "user_function:N") back to the script and the line of its file. ok is
+// false for the library's own lines (the header, a register_function line,
+// a closing "end, flags" line).
+func (m *Manifest) LibraryPosition(line int) (s *Script, scriptLine int, ok bool) {
+	at := 2 // lines 1-2: the shebang and the generated-by comment
+	for _, sc := range m.Scripts {
+		at += 2 // the blank line before the block, the register_function line
+		register := at
+		n := scriptLines(StripShebang(sc.Source))
+		if line > register && line <= register+n {
+			return sc, line - register, true
+		}
+		at += n + 1 // the body, then the closing "end, flags" line
+	}
+	return nil, 0, false
+}
+
+// scriptLines counts the lines FunctionBlock writes for body.
+func scriptLines(body []byte) int {
+	n := bytes.Count(body, []byte("\n"))
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		n++
+	}
+	return n
+}

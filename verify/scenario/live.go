@@ -138,7 +138,7 @@ func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, u
 		}
 		if r.Kind == verify.Error {
 			l.lib = ""
-			return nil, &ScriptError{Mode: ModeFunction, Reply: l.unmap(r).Str}
+			return nil, libraryError(m, l.unmap(r).Str)
 		}
 	}
 	l.start = time.Now()

@@ -23,7 +23,7 @@ func newOffline(m *manifest.Manifest, mode Mode) (*offline, error) {
 			return nil, err
 		}
 		if r.Kind == verify.Error {
-			return nil, &ScriptError{Mode: ModeFunction, Reply: r.Str}
+			return nil, libraryError(m, r.Str)
 		}
 	}
 	return o, nil

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/scriptctl/scriptctl/manifest"
@@ -40,13 +42,33 @@ type ScriptError struct {
 	Script string // manifest script name, or "" for the whole library
 	Mode   Mode
 	Reply  string // the error reply of EVAL or FUNCTION LOAD
+	At     string // for the library: the script file and line the error's user_function:N is, when known
 }
 
 func (e *ScriptError) Error() string {
 	if e.Script == "" {
+		if e.At != "" {
+			return fmt.Sprintf("functions library does not load: %s (%s)", e.Reply, e.At)
+		}
 		return fmt.Sprintf("functions library does not load: %s", e.Reply)
 	}
 	return fmt.Sprintf("script %s does not compile: %s", e.Script, e.Reply)
+}
+
+var userFunctionLine = regexp.MustCompile(`user_function:(\d+):`)
+
+// libraryError is the ScriptError of a generated library that does not
+// load, pointing at the script file and line behind the library line Redis
+// names, so the user sees lua/x.lua:N rather than a line of generated code.
+func libraryError(m *manifest.Manifest, reply string) *ScriptError {
+	e := &ScriptError{Mode: ModeFunction, Reply: reply}
+	if sm := userFunctionLine.FindStringSubmatch(reply); sm != nil {
+		n, _ := strconv.Atoi(sm[1])
+		if s, line, ok := m.LibraryPosition(n); ok {
+			e.At = fmt.Sprintf("%s:%d", s.File, line)
+		}
+	}
+	return e
 }
 
 // Variant names which scripts a run uses.
