@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -58,6 +59,66 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.Mode, "mode", "both", "what to handle: scripts, functions or both")
 	fs.StringVar(&f.Format, "format", "table", "output format: table or json")
 	cmd.Long += "\n" + connHelp
+}
+
+// registerAgainst adds the flags of a command's single --against server:
+// the password file, TLS and timeout (the URL is the command's own flag).
+func (f *connFlags) registerAgainst(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.PasswordFile, "password-file", "", "read the --against password from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
+	fs.StringVar(&f.TLSCA, "tls-ca", "", "PEM `file` of CA certificates (rediss:// URLs)")
+	fs.StringVar(&f.TLSCert, "tls-cert", "", "PEM client certificate `file`")
+	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM client key `file`")
+	fs.StringVar(&f.TLSServerName, "tls-server-name", "", "server `name` to verify instead of the URL's host")
+	fs.BoolVar(&f.TLSInsecure, "tls-insecure", false, "do not verify the server certificate (explicit opt-in)")
+	fs.DurationVar(&f.Timeout, "timeout", connect.DefaultTimeout, "bound on connecting to --against and on each command")
+}
+
+// againstFlags are the flags registerAgainst adds: they need --against.
+var againstFlags = []string{"password-file", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure", "timeout"}
+
+// checkAgainstFlags refuses the --against connection flags without --against.
+func checkAgainstFlags(cmd *cobra.Command, against string) error {
+	if against != "" {
+		return nil
+	}
+	for _, f := range againstFlags {
+		if cmd.Flags().Changed(f) {
+			return cmdutil.Usage(fmt.Errorf("--%s applies to --against, which is not given", f), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+		}
+	}
+	return nil
+}
+
+// resolveAgainst resolves a command's --against server with the shared
+// connection settings (password from a file or the environment, TLS,
+// timeout). allowURLPassword keeps a password written in the URL working.
+func (f connFlags) resolveAgainst(against, cmdName string, allowURLPassword bool) (*connect.Config, error) {
+	f.URLs = []string{against}
+	s, _, err := f.settings()
+	if err != nil {
+		return nil, connUsage(err, cmdName)
+	}
+	if u, perr := url.Parse(against); allowURLPassword && perr == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			if f.PasswordFile != "" {
+				return nil, cmdutil.Usage(errors.New("--against carries a password and --password-file gives another: give one"), fmt.Sprintf("'scriptctl %s --help'", cmdName))
+			}
+			s.Password = "" // the URL's own password wins over the environment
+		}
+	}
+	cfg, err := connect.Resolve(s, allowURLPassword)
+	if err != nil {
+		// The shared settings name the flag --url; here it is --against.
+		if rest, ok := strings.CutPrefix(err.Error(), "--url"); ok {
+			err = &connect.InputError{Err: errors.New("--against" + strings.TrimPrefix(rest, " #1"))}
+		}
+		return nil, connUsage(err, cmdName)
+	}
+	if len(cfg.Seeds) != 1 {
+		return nil, cmdutil.Usage(errors.New("--against takes one server"), fmt.Sprintf("'scriptctl %s --help'", cmdName))
+	}
+	return cfg, nil
 }
 
 // check validates the flag values that need no I/O.

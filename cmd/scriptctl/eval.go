@@ -107,13 +107,7 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
 	fs.StringVar(&opts.Against, "against", "", "run on the server at `URL` instead: redis://[user@]host:port or rediss://...")
 	fs.BoolVar(&opts.Diff, "diff", false, "run offline and on --against; exit 1 when they differ")
-	fs.StringVar(&opts.Conn.PasswordFile, "password-file", "", "read the --against password from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
-	fs.StringVar(&opts.Conn.TLSCA, "tls-ca", "", "PEM `file` of CA certificates (rediss:// URLs)")
-	fs.StringVar(&opts.Conn.TLSCert, "tls-cert", "", "PEM client certificate `file`")
-	fs.StringVar(&opts.Conn.TLSKey, "tls-key", "", "PEM client key `file`")
-	fs.StringVar(&opts.Conn.TLSServerName, "tls-server-name", "", "server `name` to verify instead of the URL's host")
-	fs.BoolVar(&opts.Conn.TLSInsecure, "tls-insecure", false, "do not verify the server certificate (explicit opt-in)")
-	fs.DurationVar(&opts.Conn.Timeout, "timeout", connect.DefaultTimeout, "bound on connecting to --against and on each command")
+	opts.Conn.registerAgainst(cmd)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage(err, "'scriptctl eval --help'; put -- before keys or args that start with '-'")
 	})
@@ -149,7 +143,7 @@ func (o *evalOptions) check(cmd *cobra.Command) error {
 		}
 	}
 	if o.Against == "" {
-		for _, f := range []string{"password-file", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure", "timeout"} {
+		for _, f := range againstFlags {
 			if fs.Changed(f) {
 				return usage("--%s applies to --against, which is not given", f)
 			}
@@ -282,22 +276,9 @@ func readState(ios *iostreams.IOStreams, path string) ([]scenario.Key, error) {
 // dialAgainst connects to --against with the shared connection settings
 // (password from a file or the environment, TLS, timeout).
 func dialAgainst(ctx context.Context, opts *evalOptions) (*connect.Config, interface{ Close() }, evalrun.Conn, error) {
-	cf := opts.Conn
-	cf.URLs = []string{opts.Against}
-	s, _, err := cf.settings()
+	cfg, err := opts.Conn.resolveAgainst(opts.Against, "eval", false)
 	if err != nil {
-		return nil, nil, nil, connUsage(err, "eval")
-	}
-	cfg, err := connect.Resolve(s, false)
-	if err != nil {
-		// The shared settings name the flag --url; here it is --against.
-		if rest, ok := strings.CutPrefix(err.Error(), "--url"); ok {
-			err = &connect.InputError{Err: errors.New("--against" + strings.TrimPrefix(rest, " #1"))}
-		}
-		return nil, nil, nil, connUsage(err, "eval")
-	}
-	if len(cfg.Seeds) != 1 {
-		return nil, nil, nil, cmdutil.Usage(errors.New("--against takes one server"), "'scriptctl eval --help'")
+		return nil, nil, nil, err
 	}
 	addr := cfg.Seeds[0]
 	client, err := cfg.Dial(ctx, addr)

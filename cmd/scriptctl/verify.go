@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,7 +24,7 @@ type verifyOptions struct {
 	Manifest  string
 	Mode      string
 	Against   string
-	PassFile  string // --password-file for --against
+	Conn      connFlags // password, TLS and timeout for --against
 	Format    string
 	Verbose   bool
 	Scenarios []string
@@ -58,7 +57,8 @@ live TTLs may trail offline ones by the real time the run took (plus 25 ms),
 and the keys and functions a run created are deleted afterwards. Use a test
 server: the run writes keys (prefixed) and loads a uniquely named library.
 The password comes from --password-file, SCRIPTCTL_PASSWORD or REDISCLI_AUTH
-(a password in the URL is still accepted) and is never printed.
+(a password in the URL is still accepted) and is never printed; rediss://
+URLs take the --tls-* flags, and --timeout bounds connecting and each command.
 
 Exit codes: 0 every scenario passed (and live matched), 1 a scenario failed
 or live differed, 2 a scenario or script is malformed, 3 the live server
@@ -79,8 +79,8 @@ failed.`,
 			if opts.Against != "" && !strings.HasPrefix(opts.Against, "redis://") && !strings.HasPrefix(opts.Against, "rediss://") {
 				return cmdutil.Usage(fmt.Errorf("invalid --against: want redis://host:port or rediss://host:port"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
-			if opts.PassFile != "" && opts.Against == "" {
-				return cmdutil.Usage(errors.New("--password-file applies to --against, which is not given"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			if err := checkAgainstFlags(cmd, opts.Against); err != nil {
+				return err
 			}
 			opts.Manifest = g.Manifest
 			opts.Scenarios = args
@@ -89,7 +89,7 @@ failed.`,
 	}
 	cmd.Flags().StringVar(&opts.Mode, "mode", "both", "how scripts run: eval, function or both")
 	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on the server at `URL` (redis://[user@]host:port or rediss://...) and compare with offline")
-	cmd.Flags().StringVar(&opts.PassFile, "password-file", "", "read the --against password from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
+	opts.Conn.registerAgainst(cmd)
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
 	return cmd
@@ -124,13 +124,18 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		ro.Modes = []scenario.Mode{scenario.Mode(opts.Mode)}
 	}
 	if opts.Against != "" {
-		against, err := againstWithPassword(opts.Against, opts.PassFile)
+		cfg, err := opts.Conn.resolveAgainst(opts.Against, "verify", true)
 		if err != nil {
-			return cmdutil.Usage(err, "'scriptctl verify --help'")
+			return err
 		}
-		srv, err := scenario.Dial(ctx, against)
+		addr := cfg.Seeds[0]
+		client, err := cfg.Dial(ctx, addr)
 		if err != nil {
-			return cmdutil.Env(err)
+			return cmdutil.Env(cfg.Scrub(fmt.Errorf("connect %s: %w", addr, err)))
+		}
+		srv, err := scenario.NewServer(ctx, addr, client)
+		if err != nil {
+			return cmdutil.Env(cfg.Scrub(err))
 		}
 		defer srv.Close()
 		ro.Live = srv
@@ -192,35 +197,6 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 			c[scenario.StatusPass], c[scenario.StatusFail], c[scenario.StatusDiffers], c[scenario.StatusError])
 	}
 	return nil
-}
-
-// againstWithPassword returns the --against URL with the password of
-// --password-file, SCRIPTCTL_PASSWORD or REDISCLI_AUTH put in, the way the
-// other online commands take it; a URL that carries a password already is
-// used as given.
-func againstWithPassword(raw, passFile string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw, nil // Dial reports it, without the password
-	}
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			if passFile != "" {
-				return "", errors.New("--against carries a password and --password-file gives another: give one")
-			}
-			return raw, nil
-		}
-	}
-	cf := connFlags{PasswordFile: passFile}
-	s, _, err := cf.settings()
-	if err != nil {
-		return "", err
-	}
-	if s.Password == "" {
-		return raw, nil
-	}
-	u.User = url.UserPassword(u.User.Username(), s.Password)
-	return u.String(), nil
 }
 
 // scenarioPaths expands folder arguments to the *.yaml files in them.

@@ -45,6 +45,14 @@ func Dial(ctx context.Context, url string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", addr, redactErr(err, url))
 	}
+	return NewServer(ctx, addr, c)
+}
+
+// NewServer runs live scenarios over c, a client bound to the one server at
+// addr. c must speak RESP2 (rueidis.ClientOption.AlwaysRESP2), as redis-cli
+// does, so replies compare with the offline engine's. The Server owns c and
+// closes it; on error c is closed too.
+func NewServer(ctx context.Context, addr string, c rueidis.Client) (*Server, error) {
 	var b [4]byte
 	rand.Read(b[:])
 	s := &Server{Addr: addr, client: c, run: hex.EncodeToString(b[:])}
