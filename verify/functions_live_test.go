@@ -3,10 +3,6 @@ package verify
 import (
 	"context"
 	"testing"
-
-	"github.com/redis/rueidis"
-
-	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
 const testLibrary = `#!lua name=lib1
@@ -24,26 +20,8 @@ func TestLiveFunctions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("live differential: needs redis-server")
 	}
-	srv := redistest.Standalone(t)
-	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{srv.Addr}, DisableCache: true, AlwaysRESP2: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
+	live := liveServer(t)
 	ctx := context.Background()
-	live := func(args ...string) Reply {
-		t.Helper()
-		res := client.Do(ctx, client.B().Arbitrary(args...).Build())
-		if err := res.NonRedisError(); err != nil {
-			t.Fatalf("live %v: %v", args, err)
-		}
-		msg, _ := res.ToMessage()
-		r, err := FromMessage(msg)
-		if err != nil {
-			t.Fatalf("live %v: %v", args, err)
-		}
-		return r
-	}
 	e := New(Options{})
 	steps := [][]string{
 		{"FUNCTION", "LOAD", testLibrary},

@@ -38,22 +38,19 @@ func with(c liveCase, setup ...[]string) liveCase {
 
 func a(s ...string) []string { return s }
 
-// TestLiveDifferential runs every case on the engine and on a throwaway
-// redis-server (RESP2) and requires the same replies.
-func TestLiveDifferential(t *testing.T) {
-	if testing.Short() {
-		t.Skip("live differential: needs redis-server")
-	}
+// liveServer starts a throwaway redis-server and returns a function that
+// runs one command on it over RESP2 and converts the reply exactly.
+func liveServer(t *testing.T) func(args ...string) Reply {
+	t.Helper()
 	srv := redistest.Standalone(t)
 	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{srv.Addr}, DisableCache: true, AlwaysRESP2: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(client.Close)
-	ctx := context.Background()
-	live := func(args ...string) Reply {
+	return func(args ...string) Reply {
 		t.Helper()
-		res := client.Do(ctx, client.B().Arbitrary(args...).Build())
+		res := client.Do(context.Background(), client.B().Arbitrary(args...).Build())
 		if err := res.NonRedisError(); err != nil {
 			t.Fatalf("live %v: %v", args, err)
 		}
@@ -64,6 +61,16 @@ func TestLiveDifferential(t *testing.T) {
 		}
 		return r
 	}
+}
+
+// TestLiveDifferential runs every case on the engine and on a throwaway
+// redis-server (RESP2) and requires the same replies.
+func TestLiveDifferential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("live differential: needs redis-server")
+	}
+	live := liveServer(t)
+	ctx := context.Background()
 	for _, c := range liveCases() {
 		t.Run(c.name, func(t *testing.T) {
 			live("FLUSHALL")
@@ -83,6 +90,7 @@ func TestLiveDifferential(t *testing.T) {
 				}
 			}
 			var got, want Reply
+			var err error
 			if c.cmd != nil {
 				want = live(c.cmd...)
 				got, err = e.Do(ctx, c.cmd...)
