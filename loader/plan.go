@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -131,7 +130,7 @@ func (p *PlanReport) Unreachable() error {
 type Options struct {
 	Mode     Mode
 	Replace  bool // load over a library of the same name with different code
-	Parallel int  // deploy: nodes worked on at once (default 16)
+	Parallel int  // nodes worked on at once (default DefaultParallel)
 	// Ledger is scripts.sum: version -> script -> SHA. Status uses it to
 	// recognise older versions; it may be nil.
 	Ledger map[int]map[string]string
@@ -165,26 +164,19 @@ func Plan(ctx context.Context, t *Topology, m *manifest.Manifest, opts Options) 
 		shas[i] = s.SHA
 	}
 	p.Nodes = make([]*NodePlan, len(t.Nodes))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
 	for i, n := range t.Nodes {
-		np := &NodePlan{Node: n}
-		p.Nodes[i] = np
-		if !n.OK() {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err := planNode(ctx, np, m, shas, code, p.Mode, opts.Replace); err != nil {
-				np.Items = nil
-				n.Err = err
-			}
-		}()
+		p.Nodes[i] = &NodePlan{Node: n}
 	}
-	wg.Wait()
+	parallel(len(p.Nodes), opts.Parallel, func(i int) {
+		np := p.Nodes[i]
+		if !np.Node.OK() {
+			return
+		}
+		if err := planNode(ctx, np, m, shas, code, p.Mode, opts.Replace); err != nil {
+			np.Items = nil
+			np.Node.Err = err
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -93,26 +92,19 @@ func Status(ctx context.Context, t *Topology, m *manifest.Manifest, opts Options
 	}
 	code := m.FunctionsLibrary()
 	r.Nodes = make([]*NodeStatus, len(t.Nodes))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
 	for i, n := range t.Nodes {
-		ns := &NodeStatus{Node: n}
-		r.Nodes[i] = ns
-		if !n.OK() {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err := statusNode(ctx, ns, m, code, r.Mode, opts.Ledger); err != nil {
-				ns.Items = nil
-				n.Err = err
-			}
-		}()
+		r.Nodes[i] = &NodeStatus{Node: n}
 	}
-	wg.Wait()
+	parallel(len(r.Nodes), opts.Parallel, func(i int) {
+		ns := r.Nodes[i]
+		if !ns.Node.OK() {
+			return
+		}
+		if err := statusNode(ctx, ns, m, code, r.Mode, opts.Ledger); err != nil {
+			ns.Items = nil
+			ns.Node.Err = err
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

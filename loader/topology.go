@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -209,22 +208,14 @@ func (d *discovery) probeNew(ctx context.Context) {
 	if d.probed == nil {
 		d.probed = map[*probe]bool{}
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
+	var todo []*probe
 	for _, p := range d.nodes {
-		if d.probed[p] {
-			continue
+		if !d.probed[p] {
+			d.probed[p] = true
+			todo = append(todo, p)
 		}
-		d.probed[p] = true
-		wg.Add(1)
-		go func(p *probe) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			d.probe(ctx, p)
-		}(p)
 	}
-	wg.Wait()
+	parallel(len(todo), DefaultParallel, func(i int) { d.probe(ctx, todo[i]) })
 	// Two addresses for one server (localhost and 127.0.0.1, an announced
 	// address): keep the first, by run_id.
 	seen := map[string]*probe{}
