@@ -49,6 +49,8 @@ func TestRunErrors(t *testing.T) {
 		{"not implemented", "return redis.call('ZADD', KEYS[1], 1, 'a')", []string{"k"}, CodeNotImplemented, "not implemented offline: ZADD"},
 		{"not implemented pcall", "return redis.pcall('lpush', KEYS[1], 'a')", []string{"k"}, CodeNotImplemented, "LPUSH"},
 		{"setresp 3", "redis.setresp(3) return 1", nil, CodeNotImplemented, "RESP2"},
+		{"string.dump", "return string.dump(function() return 1 end)", nil, CodeNotImplemented, "string.dump"},
+		{"string.dump in pcall", "return {pcall(string.dump, function() end)}", nil, CodeNotImplemented, "bytecode"},
 		{"error table without err", "error({})", nil, CodeServerCrash, "crashes"},
 		{"huge rep", "return string.rep('x', 1e9)", nil, CodeMemory, ""},
 		{"doubling concat", "local s = 'x' for i = 1, 40 do s = s .. s end return #s", nil, CodeMemory, ""},
