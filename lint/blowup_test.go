@@ -22,7 +22,7 @@ func TestPathologicalCallsBounded(t *testing.T) {
 	b.WriteString("return f49(KEYS[1])\n")
 	start := time.Now()
 	ds := Source("p.lua", []byte(b.String()), nil)
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %v", d)
 	}
 	if len(ds) != 0 {
