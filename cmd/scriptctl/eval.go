@@ -111,7 +111,7 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage(err, "'scriptctl eval --help'; put -- before keys or args that start with '-'")
 	})
-	return cmd
+	return withoutManifest(cmd)
 }
 
 // check validates the flags that need no I/O.

@@ -84,20 +84,51 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 	root.SetErr(ios.ErrOut)
 	root.SetVersionTemplate(versionString() + "\n")
 	root.PersistentFlags().StringVarP(&g.Manifest, "manifest", "m", "manifest.yaml", "path of the manifest; script paths in it resolve from its folder")
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if readsNoManifest(c) {
+			f := c.Root().PersistentFlags().Lookup("manifest")
+			f.Hidden = true
+			defer func() { f.Hidden = false }()
+		}
+		defaultHelp(c, args)
+	})
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if readsNoManifest(c) && c.Flags().Changed("manifest") {
+			return cmdutil.Usage(fmt.Errorf("%s reads no manifest: -m/--manifest does not apply", c.CommandPath()), fmt.Sprintf("'%s --help'", c.CommandPath()))
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage(err, fmt.Sprintf("'%s --help'", c.CommandPath()))
 	})
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.SetHelpCommand(newCmdHelp())
+	root.SetHelpCommand(withoutManifest(newCmdHelp()))
 
 	root.AddCommand(
-		newCmdVersion(g),
-		newCmdExitCodes(),
+		withoutManifest(newCmdVersion(g)),
+		withoutManifest(newCmdExitCodes()),
 	)
 	for _, add := range commands {
 		root.AddCommand(add(g))
 	}
 	return root
+}
+
+// noManifest is the annotation of a command that reads no manifest: the
+// global -m/--manifest flag is left out of its help and refused when given.
+const noManifest = "scriptctl.no-manifest"
+
+func withoutManifest(cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[noManifest] = "true"
+	return cmd
+}
+
+func readsNoManifest(cmd *cobra.Command) bool {
+	return cmd.Annotations[noManifest] != ""
 }
 
 // commands are the constructors of the commands defined in the other files of

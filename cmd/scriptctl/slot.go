@@ -53,7 +53,7 @@ stderr which slots the keys fall in.`,
 	}
 	cmd.Flags().BoolVar(&opts.Same, "same", false, "exit 1 unless all keys share one slot")
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
-	return cmd
+	return withoutManifest(cmd)
 }
 
 func runSlot(_ context.Context, opts *slotOptions) error {
