@@ -118,22 +118,15 @@ func Deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 		}
 		return rep, p.Unreachable()
 	}
-	wait := opts.LockTimeout
-	if wait <= 0 {
-		wait = DefaultLockTimeout
-	}
-	lock, lctx, err := AcquireLock(ctx, t, m.Library, wait, opts.LockTTL)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Release(ctx)
-	rep, err := deploy(lctx, t, m, opts)
-	if rep != nil {
-		rep.Lock = lock.Key + "@" + lock.Node
-	}
-	if rerr := lock.Release(ctx); rerr != nil && err == nil {
-		err = rerr
-	}
+	var rep *DeployReport
+	err := withLock(ctx, t, m.Library, opts.LockTimeout, opts.LockTTL, func(ctx context.Context, lock string) error {
+		var err error
+		rep, err = deploy(ctx, t, m, opts)
+		if rep != nil {
+			rep.Lock = lock
+		}
+		return err
+	})
 	return rep, err
 }
 

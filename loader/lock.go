@@ -109,6 +109,27 @@ func AcquireLock(ctx context.Context, t *Topology, library string, wait, ttl tim
 	return l, lctx, nil
 }
 
+// withLock runs fn under the library's deploy lock, waiting up to wait
+// (DefaultLockTimeout when 0) for another run to let go, and releases the
+// lock afterwards. fn gets the lock's context (cancelled with ErrLockLost
+// when the lease cannot be renewed) and its name, key@node, for the report.
+// The error is the lock's, fn's, or the release's when fn succeeded.
+func withLock(ctx context.Context, t *Topology, library string, wait, ttl time.Duration, fn func(ctx context.Context, name string) error) error {
+	if wait <= 0 {
+		wait = DefaultLockTimeout
+	}
+	lock, lctx, err := AcquireLock(ctx, t, library, wait, ttl)
+	if err != nil {
+		return err
+	}
+	defer lock.Release(ctx)
+	err = fn(lctx, lock.Key+"@"+lock.Node)
+	if rerr := lock.Release(ctx); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
+}
+
 // holderOf strips the token from a lock value, leaving who holds it.
 func holderOf(value string) string {
 	if value == "" {

@@ -49,19 +49,22 @@ func Prune(ctx context.Context, t *Topology, m *manifest.Manifest, opts PruneOpt
 		return nil, fmt.Errorf("prune: --keep must be at least 1, not %d", opts.Keep)
 	}
 	r := &PruneReport{Library: m.Library, DryRun: opts.DryRun}
-	if !opts.DryRun {
-		wait := opts.LockTimeout
-		if wait <= 0 {
-			wait = DefaultLockTimeout
-		}
-		lock, lctx, err := AcquireLock(ctx, t, m.Library, wait, opts.LockTTL)
-		if err != nil {
-			return nil, err
-		}
-		defer lock.Release(ctx)
-		r.Lock = lock.Key + "@" + lock.Node
-		ctx = lctx
+	if opts.DryRun {
+		return r, prune(ctx, t, m, opts, r)
 	}
+	err := withLock(ctx, t, m.Library, opts.LockTimeout, opts.LockTTL, func(ctx context.Context, lock string) error {
+		r.Lock = lock
+		return prune(ctx, t, m, opts, r)
+	})
+	if r.Lock == "" {
+		return nil, err // the lock was not taken
+	}
+	return r, err
+}
+
+// prune fills r with what Prune found and did; the error names every
+// primary that could not be pruned.
+func prune(ctx context.Context, t *Topology, m *manifest.Manifest, opts PruneOptions, r *PruneReport) error {
 	var ne NodesError
 	type found struct {
 		n    *Node
@@ -162,7 +165,7 @@ func Prune(ctx context.Context, t *Topology, m *manifest.Manifest, opts PruneOpt
 	if len(ne.Errs) > 0 {
 		sort.Slice(ne.Errs, func(i, j int) bool { return addrLess(ne.Errs[i].Node, ne.Errs[j].Node) })
 		r.Failures = &ne
-		return r, &ne
+		return &ne
 	}
-	return r, nil
+	return nil
 }

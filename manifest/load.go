@@ -325,35 +325,9 @@ func (p *parser) fields(n *yaml.Node, path string, allowed []string) map[string]
 	return out
 }
 
-// pairs returns the key/value node pairs of mapping n, reporting a non-mapping,
-// keys that are not strings and duplicate keys.
+// pairs returns the key/value pairs of mapping n; see yamlnode.Pairs.
 func (p *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
-	m := yamlnode.Deref(n)
-	if m.Kind != yaml.MappingNode {
-		p.errorf(n, path, "must be a mapping, not %s", yamlnode.Describe(n))
-		return nil
-	}
-	var out [][2]*yaml.Node
-	seen := map[string]int{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		dk := yamlnode.Deref(k)
-		if dk.Kind == yaml.ScalarNode && dk.Tag == "!!merge" {
-			p.errorf(k, path, "merge keys (<<) are not supported: write the fields out")
-			continue
-		}
-		if dk.Kind != yaml.ScalarNode || (dk.Tag != "!!str" && dk.Tag != "!!int") {
-			p.errorf(k, path, "keys must be strings, not %s", yamlnode.Describe(k))
-			continue
-		}
-		if line, dup := seen[dk.Value]; dup {
-			p.errorf(k, yamlnode.Join(path, dk.Value), "duplicate key %q (first at line %d)", dk.Value, line)
-			continue
-		}
-		seen[dk.Value] = k.Line
-		out = append(out, [2]*yaml.Node{k, v})
-	}
-	return out
+	return yamlnode.Pairs(n, path, func(at *yaml.Node, field, msg string) { p.errorf(at, field, "%s", msg) })
 }
 
 // str returns the string scalar n, reporting anything else.

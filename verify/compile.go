@@ -395,16 +395,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 	switch x := e.(type) {
 	case *ast.StringConcatOpExpr:
 		lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
-		call := &ast.FuncCallExpr{
-			Func:      &ast.IdentExpr{Value: catName},
-			Args:      []ast.Expr{lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs)},
-			AdjustRet: true,
-		}
-		call.Func.SetLine(x.Line())
-		call.Func.SetLastLine(x.LastLine())
-		call.SetLine(x.Line())
-		call.SetLastLine(x.LastLine())
-		return call
+		return helperCall(x, catName, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 	case *ast.AttrGetExpr:
 		rw.addSite(site{kind: siteIndex, key: constKey(x.Key), obj: rw.operand(x.Object)}, x.Line())
 		x.Object = rw.expr(x.Object)
@@ -436,16 +427,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			op.SetLine(x.Line())
 			op.SetLastLine(x.LastLine())
 			lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
-			call := &ast.FuncCallExpr{
-				Func:      &ast.IdentExpr{Value: arithName},
-				Args:      []ast.Expr{op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs)},
-				AdjustRet: true,
-			}
-			call.Func.SetLine(x.Line())
-			call.Func.SetLastLine(x.LastLine())
-			call.SetLine(x.Line())
-			call.SetLastLine(x.LastLine())
-			return call
+			return helperCall(x, arithName, op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 		}
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
@@ -522,4 +504,15 @@ func (rw *rewriter) operand(e ast.Expr) operand {
 		return operand{constStr: x.Value, isConstStr: true}
 	}
 	return operand{}
+}
+
+// helperCall is a call of the engine's helper name with args, standing where
+// at stood (same lines, one result), so errors keep the source line.
+func helperCall(at ast.Expr, name string, args ...ast.Expr) *ast.FuncCallExpr {
+	call := &ast.FuncCallExpr{Func: &ast.IdentExpr{Value: name}, Args: args, AdjustRet: true}
+	call.Func.SetLine(at.Line())
+	call.Func.SetLastLine(at.LastLine())
+	call.SetLine(at.Line())
+	call.SetLastLine(at.LastLine())
+	return call
 }

@@ -592,15 +592,7 @@ func (r *scriptRun) concat(L *lua.LState) int {
 		L.Push(lua.LString(as + bs))
 		return 1
 	}
-	mm := L.GetMetaField(a, "__concat")
-	if mm == lua.LNil {
-		mm = L.GetMetaField(b, "__concat")
-	}
-	if mm != lua.LNil {
-		L.Push(mm)
-		L.Push(a)
-		L.Push(b)
-		L.Call(2, 1)
+	if callMeta(L, a, b, "__concat") {
 		return 1
 	}
 	bad, info := a, L.Get(3)
@@ -730,15 +722,7 @@ func (r *scriptRun) arithOp(L *lua.LState) int {
 	if op == "^" {
 		event = "__pow"
 	}
-	mm := L.GetMetaField(a, event)
-	if mm == lua.LNil {
-		mm = L.GetMetaField(b, event)
-	}
-	if mm != lua.LNil {
-		L.Push(mm)
-		L.Push(a)
-		L.Push(b)
-		L.Call(2, 1)
+	if callMeta(L, a, b, event) {
 		return 1
 	}
 	bad, info := b, L.Get(5)
@@ -750,4 +734,21 @@ func (r *scriptRun) arithOp(L *lua.LState) int {
 	}
 	L.RaiseError("attempt to perform arithmetic on a %s value", luaTypeName(bad))
 	return 0
+}
+
+// callMeta calls the binary metamethod event of a, else of b, as Lua 5.1
+// does, and leaves its one result on the stack; false when neither has it.
+func callMeta(L *lua.LState, a, b lua.LValue, event string) bool {
+	mm := L.GetMetaField(a, event)
+	if mm == lua.LNil {
+		mm = L.GetMetaField(b, event)
+	}
+	if mm == lua.LNil {
+		return false
+	}
+	L.Push(mm)
+	L.Push(a)
+	L.Push(b)
+	L.Call(2, 1)
+	return true
 }

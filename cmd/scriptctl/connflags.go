@@ -49,13 +49,7 @@ Connecting:
 func (f *connFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringArrayVar(&f.URLs, "url", nil, "server `URL`, redis://[user@]host:port or rediss://...; repeatable (env SCRIPTCTL_URL)")
-	fs.StringVar(&f.PasswordFile, "password-file", "", "read the password from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
-	fs.StringVar(&f.TLSCA, "tls-ca", "", "PEM `file` of CA certificates to verify servers with (rediss:// URLs)")
-	fs.StringVar(&f.TLSCert, "tls-cert", "", "PEM client certificate `file`")
-	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM client key `file`")
-	fs.StringVar(&f.TLSServerName, "tls-server-name", "", "server `name` to verify instead of the URL's host")
-	fs.BoolVar(&f.TLSInsecure, "tls-insecure", false, "do not verify server certificates (explicit opt-in)")
-	fs.DurationVar(&f.Timeout, "timeout", connect.DefaultTimeout, "bound on connecting and on each command")
+	f.registerSecurity(cmd, "the servers")
 	fs.StringVar(&f.Mode, "mode", "both", "what to handle: scripts, functions or both")
 	fs.StringVar(&f.Format, "format", "table", "output format: table or json")
 	cmd.Long += "\n" + connHelp
@@ -64,14 +58,20 @@ func (f *connFlags) register(cmd *cobra.Command) {
 // registerAgainst adds the flags of a command's single --against server:
 // the password file, TLS and timeout (the URL is the command's own flag).
 func (f *connFlags) registerAgainst(cmd *cobra.Command) {
+	f.registerSecurity(cmd, "the --against server")
+}
+
+// registerSecurity adds the password file, TLS and timeout flags; servers
+// names what they apply to in the help.
+func (f *connFlags) registerSecurity(cmd *cobra.Command, servers string) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.PasswordFile, "password-file", "", "read the --against password from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
-	fs.StringVar(&f.TLSCA, "tls-ca", "", "PEM `file` of CA certificates (rediss:// URLs)")
+	fs.StringVar(&f.PasswordFile, "password-file", "", "read the password for "+servers+" from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
+	fs.StringVar(&f.TLSCA, "tls-ca", "", "PEM `file` of CA certificates to verify "+servers+" with (rediss:// URLs)")
 	fs.StringVar(&f.TLSCert, "tls-cert", "", "PEM client certificate `file`")
 	fs.StringVar(&f.TLSKey, "tls-key", "", "PEM client key `file`")
 	fs.StringVar(&f.TLSServerName, "tls-server-name", "", "server `name` to verify instead of the URL's host")
-	fs.BoolVar(&f.TLSInsecure, "tls-insecure", false, "do not verify the server certificate (explicit opt-in)")
-	fs.DurationVar(&f.Timeout, "timeout", connect.DefaultTimeout, "bound on connecting to --against and on each command")
+	fs.BoolVar(&f.TLSInsecure, "tls-insecure", false, "do not verify the certificates of "+servers+" (explicit opt-in)")
+	fs.DurationVar(&f.Timeout, "timeout", connect.DefaultTimeout, "bound on connecting to "+servers+" and on each command")
 }
 
 // againstFlags are the flags registerAgainst adds: they need --against.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/rediscli"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
@@ -164,25 +165,25 @@ func (s *Side) Text() string {
 // judge). Both sides and no difference: the reply once. Both sides that
 // differ: each side under a heading, then the differences.
 func (r *Result) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
+	ew := &iostreams.Printer{W: w}
 	switch {
 	case r.Offline != nil && r.Live != nil && r.Differ():
-		ew.printf("offline:\n%s", sideText(r.Offline))
-		ew.printf("live %s:\n%s", r.Live.Addr, sideText(r.Live))
-		ew.printf("differences:\n")
+		ew.Printf("offline:\n%s", sideText(r.Offline))
+		ew.Printf("live %s:\n%s", r.Live.Addr, sideText(r.Live))
+		ew.Printf("differences:\n")
 		for _, d := range r.Differences {
 			if d.What == "reply" {
-				ew.printf("  reply (above)\n")
+				ew.Printf("  reply (above)\n")
 				continue
 			}
-			ew.printf("  %s: offline %s, live %s\n", d.What, d.Offline, d.Live)
+			ew.Printf("  %s: offline %s, live %s\n", d.What, d.Offline, d.Live)
 		}
 	case r.Offline != nil:
-		ew.printf("%s", r.Offline.Text())
+		ew.Printf("%s", r.Offline.Text())
 	case r.Live != nil:
-		ew.printf("%s", r.Live.Text())
+		ew.Printf("%s", r.Live.Text())
 	}
-	return ew.err
+	return ew.Err
 }
 
 func sideText(s *Side) string {
@@ -194,17 +195,6 @@ func sideText(s *Side) string {
 		t = "FUNCTION LOAD " + t
 	}
 	return t
-}
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
 }
 
 // JSONFormatVersion is the format_version of the JSON report.

@@ -109,3 +109,17 @@ func (t *Table) Render() error {
 	}
 	return tw.Flush()
 }
+
+// Printer writes formatted text to W and keeps the first write error, so a
+// report prints line after line and checks Err once at the end.
+type Printer struct {
+	W   io.Writer
+	Err error
+}
+
+// Printf writes unless an earlier write failed.
+func (p *Printer) Printf(format string, args ...any) {
+	if p.Err == nil {
+		_, p.Err = fmt.Fprintf(p.W, format, args...)
+	}
+}

@@ -1,6 +1,6 @@
 // Package yamlnode holds the small helpers the strict YAML parsers
-// (manifest, scenarios) share for their error messages: how a node is
-// described and how a field path is built. It does not parse documents.
+// (manifest, scenarios) share: how a node is described, how a field path is
+// built, and how a mapping's pairs are read. It does not parse documents.
 package yamlnode
 
 import (
@@ -50,4 +50,37 @@ func Describe(n *yaml.Node) string {
 		return fmt.Sprintf("a value tagged %s", n.Tag)
 	}
 	return "nothing"
+}
+
+// Pairs returns the key/value pairs of mapping n (aliases followed). It
+// reports through report, and leaves out, what a strict parser refuses: a
+// node that is not a mapping, merge keys, keys that are not plain scalars
+// (lists, mappings, null, booleans) and duplicate keys.
+func Pairs(n *yaml.Node, path string, report func(at *yaml.Node, field, msg string)) [][2]*yaml.Node {
+	m := Deref(n)
+	if m.Kind != yaml.MappingNode {
+		report(n, path, "must be a mapping, not "+Describe(n))
+		return nil
+	}
+	var out [][2]*yaml.Node
+	seen := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		dk := Deref(k)
+		switch {
+		case dk.Kind == yaml.ScalarNode && dk.Tag == "!!merge":
+			report(k, path, "merge keys (<<) are not supported: write the fields out")
+			continue
+		case dk.Kind != yaml.ScalarNode || dk.Tag == "!!null" || dk.Tag == "!!bool":
+			report(k, path, "keys must be strings, not "+Describe(k))
+			continue
+		}
+		if line, dup := seen[dk.Value]; dup {
+			report(k, Join(path, dk.Value), fmt.Sprintf("duplicate key %q (first at line %d)", dk.Value, line))
+			continue
+		}
+		seen[dk.Value] = k.Line
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	return out
 }

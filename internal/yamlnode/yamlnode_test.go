@@ -1,6 +1,8 @@
 package yamlnode
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -39,5 +41,50 @@ func TestJoin(t *testing.T) {
 	}
 	if got := Join("a.b", "c"); got != "a.b.c" {
 		t.Errorf("Join(a.b, c) = %q", got)
+	}
+}
+
+func TestPairs(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		keys []string // the pairs returned, in order
+		errs []string // "line field: message"
+	}{
+		{"a: 1\n2: x\n1.5: y\n", []string{"a", "2", "1.5"}, nil},
+		{"a: 1\nb: 2\na: 3\n", []string{"a", "b"}, []string{`3 top.a: duplicate key "a" (first at line 1)`}},
+		{"~: 1\ntrue: 2\n[x]: 3\nok: 4\n", []string{"ok"}, []string{
+			"1 top: keys must be strings, not null",
+			"2 top: keys must be strings, not bool true",
+			"3 top: keys must be strings, not a list",
+		}},
+		{"base: &b {x: 1}\nm:\n  <<: *b\n", []string{"base", "m"}, nil},
+		{"[1, 2]\n", nil, []string{"1 top: must be a mapping, not a list"}},
+	} {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(tc.src), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var errs []string
+		report := func(at *yaml.Node, field, msg string) {
+			errs = append(errs, fmt.Sprintf("%d %s: %s", at.Line, field, msg))
+		}
+		var keys []string
+		for _, kv := range Pairs(doc.Content[0], "top", report) {
+			keys = append(keys, kv[0].Value)
+		}
+		if !slices.Equal(keys, tc.keys) || !slices.Equal(errs, tc.errs) {
+			t.Errorf("%q: keys %q errors %q, want %q %q", tc.src, keys, errs, tc.keys, tc.errs)
+		}
+	}
+	// A merge key inside a nested mapping is refused there.
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("base: &b {x: 1}\nm:\n  <<: *b\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	m := Pairs(doc.Content[0], "", func(*yaml.Node, string, string) {})[1][1]
+	if got := Pairs(m, "m", func(at *yaml.Node, field, msg string) { errs = append(errs, field+": "+msg) }); len(got) != 0 ||
+		!slices.Equal(errs, []string{"m: merge keys (<<) are not supported: write the fields out"}) {
+		t.Errorf("merge key: pairs %v, errors %q", got, errs)
 	}
 }

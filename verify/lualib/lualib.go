@@ -163,20 +163,8 @@ func strtod(s string) (f float64, n int) {
 		return sign(math.Float64frombits(0x7FF8000000000000)), j
 	}
 	if hasPrefixFold(rest, "0x") {
-		j := i + 2
-		start := j
-		digits := 0
-		for j < len(s) && isHex(s[j]) {
-			j++
-			digits++
-		}
-		if j < len(s) && s[j] == '.' {
-			j++
-			for j < len(s) && isHex(s[j]) {
-				j++
-				digits++
-			}
-		}
+		start := i + 2
+		j, digits := mantissa(s, start, isHex)
 		if digits > 0 {
 			mant := s[start:j]
 			exp := "p0"
@@ -202,19 +190,7 @@ func strtod(s string) (f float64, n int) {
 		// "0x" alone: the "0" is the number.
 		return sign(0), i + 1
 	}
-	j := i
-	digits := 0
-	for j < len(s) && isDigit(s[j]) {
-		j++
-		digits++
-	}
-	if j < len(s) && s[j] == '.' {
-		j++
-		for j < len(s) && isDigit(s[j]) {
-			j++
-			digits++
-		}
-	}
+	j, digits := mantissa(s, i, isDigit)
 	if digits == 0 {
 		return 0, 0
 	}
@@ -342,4 +318,23 @@ func truncUint64(f float64) uint64 {
 		return uint64(truncInt64(f))
 	}
 	return uint64(truncInt64(f-9.223372036854775808e18)) ^ (1 << 63)
+}
+
+// mantissa scans digits[.digits] from s[i] and returns where it ends and
+// how many digits it holds.
+func mantissa(s string, i int, isDig func(byte) bool) (end, digits int) {
+	j := i
+	for j < len(s) && isDig(s[j]) {
+		j++
+	}
+	digits = j - i
+	if j < len(s) && s[j] == '.' {
+		j++
+		k := j
+		for j < len(s) && isDig(s[j]) {
+			j++
+		}
+		digits += j - k
+	}
+	return j, digits
 }

@@ -602,29 +602,9 @@ func (p *parser) fields(n *yaml.Node, path string, allowed ...string) map[string
 	return out
 }
 
-// pairs returns the key/value pairs of mapping n, reporting a non-mapping,
-// non-scalar keys and duplicates.
+// pairs returns the key/value pairs of mapping n; see yamlnode.Pairs.
 func (p *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "must be a mapping, not %s", yamlnode.Describe(n))
-		return nil
-	}
-	var out [][2]*yaml.Node
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode || k.Tag == "!!null" || k.Tag == "!!bool" {
-			p.errorf(k, path, "mapping keys must be strings, not %s", yamlnode.Describe(k))
-			continue
-		}
-		if line, dup := seen[k.Value]; dup {
-			p.errorf(k, yamlnode.Join(path, k.Value), "duplicate key %q (first at line %d)", k.Value, line)
-			continue
-		}
-		seen[k.Value] = k.Line
-		out = append(out, [2]*yaml.Node{k, v})
-	}
-	return out
+	return yamlnode.Pairs(n, path, func(at *yaml.Node, field, msg string) { p.errorf(at, field, "%s", msg) })
 }
 
 func (p *parser) str(n *yaml.Node, field string) string {
