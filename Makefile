@@ -26,8 +26,8 @@ bench: ## Run the benchmarks (BENCH=regexp, default all)
 	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchmem -count=1 -p 1 ./...
 
 fuzz: ## Run each fuzz target for FUZZTIME (default 20s)
-	@for t in $$(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | awk '{print $$2}' | sort -u); do \
-	  pkg=$$(grep -rlE "^func $$t\(" --include='*_test.go' . | head -1 | xargs dirname); \
+	@grep -rHoE '^func Fuzz[A-Za-z0-9_]+' --include='*_test.go' . | sed -E 's|^(.*)/[^/]*:func |\1 |' | sort -u | \
+	while read -r pkg t; do \
 	  echo "fuzz $$t in $$pkg"; \
 	  $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(or $(FUZZTIME),20s) $$pkg || exit 1; \
 	done

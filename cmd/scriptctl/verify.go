@@ -187,6 +187,9 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 			return err
 		}
 	}
+	for _, w := range rep.Warnings() {
+		io.Notice("%s:%d: warning: %s", w.File, w.Line, w.Message)
+	}
 	if io.StdoutTTY {
 		c := rep.Counts()
 		where := "offline"
@@ -252,11 +255,14 @@ func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	for _, p := range rep.Problems() {
 		fs = append(fs, checkFinding{Severity: "error", File: p.File, Line: p.Line, Message: p.Message})
 	}
+	for _, w := range rep.Warnings() {
+		fs = append(fs, checkFinding{Severity: "warning", File: w.File, Line: w.Line, Message: w.Message})
+	}
 	res := stepResult{Findings: fs}
 	if rep.Malformed() {
 		res.Err = cmdutil.Input(errors.New("a script does not compile or load"))
 	}
-	if len(fs) == 0 {
+	if res.count("error") == 0 {
 		res.Summary = fmt.Sprintf("%s passed as EVAL and FCALL", checkPlural(len(rep.Results)/2, "scenario"))
 	}
 	return res

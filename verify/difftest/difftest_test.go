@@ -17,15 +17,6 @@ import (
 
 const corpusDir = "testdata/snippets"
 
-// knownDivergences maps a snippet name (prefixed "fcall:" for function mode
-// only) to the reason it cannot match Redis 7.0.15. Each entry is also in
-// verify/README.md under "Known divergences".
-var knownDivergences = map[string]string{
-	"edge-cjson-object-three-keys": "table iteration order: cjson.encode writes an object's keys in gopher-lua's order (insertion order), Redis's Lua 5.1 in its hash-table order",
-	"edge-pairs-order-two-keys":    "table iteration order: pairs/next visit a table's hash keys in gopher-lua's order (insertion order), not Lua 5.1's hash-table order",
-	"edge-cjson-null-metatable":    "cjson.null carries a metatable offline (its __tostring prints Redis's \"userdata: (nil)\"); Redis's lightuserdata has none",
-}
-
 // functionName is the function each snippet becomes in function mode.
 const functionName = "difftest_f"
 
@@ -169,16 +160,16 @@ func runCorpus(t *testing.T, fcall bool) {
 			if s.NoFunction != "" {
 				continue
 			}
-			if _, ok := knownDivergences["fcall:"+key]; ok {
+			if _, ok := KnownDivergences["fcall:"+key]; ok {
 				key = "fcall:" + key
 			}
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			live, off := transcripts(t, l, s, fcall)
-			reason, known := knownDivergences[key]
+			reason, known := KnownDivergences[key]
 			switch {
 			case live == off && known:
-				t.Errorf("%s: snippet %q is listed as a known divergence (%s) but now matches: remove it from knownDivergences and verify/README.md", s.Pos(), s.Name, reason)
+				t.Errorf("%s: snippet %q is listed as a known divergence (%s) but now matches: remove it from KnownDivergences and verify/README.md", s.Pos(), s.Name, reason)
 			case live == off:
 				matched++
 			case known:
@@ -225,7 +216,7 @@ func TestCorpus(t *testing.T) {
 		names[s.Name] = true
 		names["fcall:"+s.Name] = true
 	}
-	for name := range knownDivergences {
+	for name := range KnownDivergences {
 		if !names[name] {
 			t.Errorf("known divergence %q names no snippet", name)
 		}

@@ -3,7 +3,7 @@
 // redis-server with redis-cli --no-raw and through verify.Engine with
 // rediscli.Format, whose outputs must be byte-for-byte identical, as EVAL
 // (TestEvalCorpus) and as FCALL of a generated one-function library
-// (TestFCallCorpus). It has no code outside its tests.
+// (TestFCallCorpus). Outside its tests it holds only KnownDivergences.
 //
 // A snippet file is a YAML list. Each snippet has:
 //
@@ -25,8 +25,8 @@
 // FUNCTION FLUSH; the engine is new, its clock at the wall clock. On a
 // difference the test prints both transcripts and the script.
 //
-// A snippet that cannot match is listed in knownDivergences
-// (difftest_test.go) with its reason and in verify/README.md's "Known
+// A snippet that cannot match is listed in KnownDivergences
+// (divergences.go) with its reason and in verify/README.md's "Known
 // divergences"; differences the engine should fix are described in
 // ENGINE_BUGS.md.
 package difftest

@@ -60,6 +60,9 @@ func (o *offline) Do(ctx context.Context, args []string) (verify.Reply, error) {
 	return o.e.Do(ctx, args...)
 }
 
+// Warnings are the engine's warnings of the last call.
+func (o *offline) Warnings() []string { return o.e.Warnings() }
+
 func (o *offline) Sleep(_ context.Context, ms int64) error {
 	o.e.Advance(ms)
 	return nil

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/iostreams"
 )
 
 // Summary is a one-line account of a result for a table: "7 steps",
@@ -59,22 +61,22 @@ func firstLine(s string) string {
 // WriteProblems writes every failure, error and difference, one block per
 // result that did not pass, each line led by file:line.
 func (rep *Report) WriteProblems(w io.Writer) error {
-	ew := &errWriter{w: w}
+	ew := &iostreams.Printer{W: w}
 	for _, r := range rep.Results {
 		if r.Status == StatusPass {
 			continue
 		}
-		ew.printf("%s %s [%s] (%s)\n", strings.ToUpper(string(r.Status)), r.Name, r.Mode, r.File)
+		ew.Printf("%s %s [%s] (%s)\n", strings.ToUpper(string(r.Status)), r.Name, r.Mode, r.File)
 		for _, run := range r.Runs {
 			tag := ""
 			if r.Control {
 				tag = " (" + run.Variant + ")"
 			}
 			if run.Error != "" {
-				ew.printf("  %s%s\n", run.Error, tag)
+				ew.Printf("  %s%s\n", run.Error, tag)
 			}
 			for _, f := range run.Failures {
-				ew.printf("  %s:%d: step %d%s: %s\n", r.File, f.Line, f.Step, tag, f.Message)
+				ew.Printf("  %s:%d: step %d%s: %s\n", r.File, f.Line, f.Step, tag, f.Message)
 			}
 		}
 		for _, d := range r.Differences {
@@ -82,30 +84,30 @@ func (rep *Report) WriteProblems(w io.Writer) error {
 			if r.Control {
 				tag = " (" + d.Variant + ")"
 			}
-			ew.printf("  %s:%d: step %d%s: %s differs\n", r.File, d.Line, d.Step, tag, d.What)
-			ew.printf("      offline: %s\n      live:    %s\n", d.Offline, d.Live)
+			ew.Printf("  %s:%d: step %d%s: %s differs\n", r.File, d.Line, d.Step, tag, d.What)
+			ew.Printf("      offline: %s\n      live:    %s\n", d.Offline, d.Live)
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
 // WriteTrace writes every step of every run: the action, the reply and the
 // scenario's keys after it (value and TTL), offline and, when there is a
 // live run, live.
 func (rep *Report) WriteTrace(w io.Writer) error {
-	ew := &errWriter{w: w}
+	ew := &iostreams.Printer{W: w}
 	for _, r := range rep.Results {
-		ew.printf("=== %s [%s] %s (%s)\n", r.Name, r.Mode, r.Status, r.File)
+		ew.Printf("=== %s [%s] %s (%s)\n", r.Name, r.Mode, r.Status, r.File)
 		for i, run := range r.Runs {
 			var lv *Run
 			if i < len(r.Live) {
 				lv = r.Live[i]
 			}
 			if r.Control {
-				ew.printf("--- %s scripts\n", run.Variant)
+				ew.Printf("--- %s scripts\n", run.Variant)
 			}
 			for j, st := range run.Steps {
-				ew.printf("step %d  line %d  %s\n", st.Index, st.Line, st.Action)
+				ew.Printf("step %d  line %d  %s\n", st.Index, st.Line, st.Action)
 				var ls *StepResult
 				if lv != nil && j < len(lv.Steps) {
 					ls = &lv.Steps[j]
@@ -116,41 +118,30 @@ func (rep *Report) WriteTrace(w io.Writer) error {
 				}
 			}
 			if run.Error != "" {
-				ew.printf("stopped: %s\n", run.Error)
+				ew.Printf("stopped: %s\n", run.Error)
 			}
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
-func writeStep(ew *errWriter, side string, st StepResult) {
+func writeStep(ew *iostreams.Printer, side string, st StepResult) {
 	if st.Error != "" {
-		ew.printf("  %serror: %s\n", side, st.Error)
+		ew.Printf("  %serror: %s\n", side, st.Error)
 		return
 	}
 	if st.Reply != nil {
-		ew.printf("  %sreply: %s\n", side, st.Reply)
+		ew.Printf("  %sreply: %s\n", side, st.Reply)
 	}
 	if len(st.State) == 0 {
-		ew.printf("  %skeys:  (none)\n", side)
+		ew.Printf("  %skeys:  (none)\n", side)
 	}
 	for i, k := range st.State {
 		label := "keys: "
 		if i > 0 {
 			label = "      "
 		}
-		ew.printf("  %s%s %s = %s\n", side, label, k.Name, keyString(k))
-	}
-}
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
+		ew.Printf("  %s%s %s = %s\n", side, label, k.Name, keyString(k))
 	}
 }
 
@@ -173,6 +164,7 @@ type jsonResult struct {
 	Steps       int           `json:"steps"`
 	Errors      []string      `json:"errors,omitempty"`
 	Failures    []jsonFailure `json:"failures,omitempty"`
+	Warnings    []jsonFailure `json:"warnings,omitempty"`
 	Differences []Difference  `json:"differences,omitempty"`
 	Trace       []jsonStep    `json:"trace,omitempty"`
 }
@@ -224,6 +216,11 @@ func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
 			for _, f := range run.Failures {
 				jr.Failures = append(jr.Failures, jsonFailure{Variant: run.Variant, Failure: f})
 			}
+			for _, st := range run.Steps {
+				for _, w := range st.Warnings {
+					jr.Warnings = append(jr.Warnings, jsonFailure{Variant: run.Variant, Failure: Failure{Step: st.Index, Line: st.Line, Message: w}})
+				}
+			}
 			if trace {
 				jr.Trace = append(jr.Trace, jsonSteps(run, "offline")...)
 				if i < len(r.Live) {
@@ -259,6 +256,30 @@ func jsonSteps(run *Run, side string) []jsonStep {
 			js.Keys = append(js.Keys, jk)
 		}
 		out = append(out, js)
+	}
+	return out
+}
+
+// Warnings lists, in result order, every call of an offline run whose reply
+// the engine could not make certain to match Redis's (for example pairs
+// over a table with several hash keys): the run passes, but what it proved
+// rests on an approximation. Each message names the scenario, the mode,
+// the variant of a negative control and the step.
+func (rep *Report) Warnings() []Problem {
+	var out []Problem
+	for _, r := range rep.Results {
+		for _, run := range r.Runs {
+			tag := ""
+			if r.Control {
+				tag = " (" + run.Variant + " scripts)"
+			}
+			for _, st := range run.Steps {
+				for _, w := range st.Warnings {
+					out = append(out, Problem{File: r.File, Line: st.Line,
+						Message: fmt.Sprintf("scenario %q [%s]%s: step %d: %s", r.Name, r.Mode, tag, st.Index, w)})
+				}
+			}
+		}
 	}
 	return out
 }

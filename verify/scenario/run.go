@@ -36,6 +36,12 @@ type Backend interface {
 	Get(ctx context.Context, key string) (Key, bool, error)
 }
 
+// warner is a Backend that can tell where its last call's reply may differ
+// from Redis's: the offline engine.
+type warner interface {
+	Warnings() []string
+}
+
 // ScriptError is a script that cannot be loaded or compiled: the scenario
 // cannot run, and verify exits 2.
 type ScriptError struct {
@@ -97,6 +103,9 @@ type StepResult struct {
 	Reply  *verify.Reply `json:"-"`
 	State  []Key         `json:"-"` // the scenario's keys present after the step
 	Error  string        `json:"error,omitempty"`
+	// Warnings are the offline engine's notes on a call whose reply may
+	// differ from Redis's (verify/README.md, "Known divergences").
+	Warnings []string `json:"warnings,omitempty"`
 
 	drift int64 // live runs: ms the real clock ran ahead of the virtual one
 }
@@ -160,6 +169,9 @@ func (s *Scenario) execute(ctx context.Context, be Backend, control bool) (*Run,
 		switch st.Kind {
 		case StepCall:
 			reply, err = be.Call(ctx, st.Script, bs.keys, bs.args)
+			if w, ok := be.(warner); ok && err == nil {
+				sr.Warnings = w.Warnings()
+			}
 		case StepDo:
 			reply, err = be.Do(ctx, bs.cmd)
 		case StepSleep:
