@@ -1,6 +1,7 @@
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO      ?= go
+BIN     ?= bin/scriptctl
 # Keep runs sized for small machines; override with make test P=8.
 P       ?= 2
 
@@ -9,8 +10,8 @@ P       ?= 2
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
 
-build: ## Build bin/scriptctl with the version injected
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/scriptctl ./cmd/scriptctl
+build: ## Build $(BIN) (default bin/scriptctl) with the version injected
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/scriptctl
 
 install: ## go install scriptctl with the version injected
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/scriptctl
