@@ -407,17 +407,16 @@ func (c *Cache) staleCopy(id string) ([]byte, bool) {
 	return v, ok
 }
 
-// pollDelay is the next poll's delay: the poll interval, or the lease's
-// remaining TTL when shorter, jittered to [d/2, 3d/2), and never past the
-// deadline.
+// pollDelay is the next poll's delay: the poll interval jittered to
+// [interval/2, 3*interval/2), then cut to just past the lease's remaining
+// TTL (pttl+1 ms; pttl < 0 means unknown) and to the deadline, so a waiter
+// never sleeps on while the lease is free.
 func (c *Cache) pollDelay(pttl int64, left time.Duration) time.Duration {
 	d := c.opts.PollInterval
-	if pttl >= 0 {
-		if p := time.Duration(pttl+1) * time.Millisecond; p < d {
-			d = p
-		}
-	}
 	d = d/2 + time.Duration(mrand.Int64N(int64(d)))
+	if pttl >= 0 {
+		d = min(d, time.Duration(pttl+1)*time.Millisecond)
+	}
 	return min(d, left)
 }
 

@@ -126,7 +126,8 @@ type Options struct {
 	// DefaultWaitTimeout.
 	WaitTimeout time.Duration
 	// PollInterval is the mean interval between polls while waiting; every
-	// poll is jittered between half and one and a half times it. Default
+	// poll is jittered between half and one and a half times it, and cut to
+	// just past the lease's remaining TTL when that comes first. Default
 	// DefaultPollInterval.
 	PollInterval time.Duration
 

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/lua"
 )
 
@@ -749,7 +747,7 @@ func testCallPaths(t *testing.T, e *env) {
 		}
 		got := map[string]int{}
 		for _, p := range e.primaries {
-			for cmd, n := range commandCalls(t, p) {
+			for cmd, n := range p.CommandCalls(t) {
 				got[cmd] += n
 			}
 		}
@@ -763,30 +761,6 @@ func testCallPaths(t *testing.T, e *env) {
 			}
 		}
 	}
-}
-
-// commandCalls returns the calls per command from INFO commandstats.
-func commandCalls(t *testing.T, s *redistest.Server) map[string]int {
-	t.Helper()
-	info, err := s.Do(context.Background(), "INFO", "commandstats").ToString()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]int{}
-	for _, line := range strings.Split(info, "\n") {
-		// cmdstat_get:calls=1,usec=2,...
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
-		if !ok {
-			continue
-		}
-		n, _, _ := strings.Cut(rest, ",")
-		v, err := strconv.Atoi(n)
-		if err != nil {
-			t.Fatalf("INFO commandstats line %q", line)
-		}
-		out[strings.TrimPrefix(name, "cmdstat_")] = v
-	}
-	return out
 }
 
 func testFunctionNotLoaded(t *testing.T, e *env) {

@@ -356,6 +356,49 @@ func (s *Server) MustDo(args ...string) rueidis.RedisMessage {
 	return msg
 }
 
+// Info returns one "name:value" field of INFO section, and whether the
+// server reported it; it fails t when INFO fails.
+func (s *Server) Info(t testing.TB, section, name string) (string, bool) {
+	t.Helper()
+	info, err := s.Do(context.Background(), "INFO", section).ToString()
+	if err != nil {
+		t.Fatalf("redistest: %s INFO %s: %v", s.Addr, section, err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// CommandCalls returns the calls per command (subcommands as
+// "script|load") since the start or the last CONFIG RESETSTAT, from INFO
+// commandstats; commands run inside scripts count too. It fails t when INFO
+// fails.
+func (s *Server) CommandCalls(t testing.TB) map[string]int {
+	t.Helper()
+	info, err := s.Do(context.Background(), "INFO", "commandstats").ToString()
+	if err != nil {
+		t.Fatalf("redistest: %s INFO commandstats: %v", s.Addr, err)
+	}
+	out := map[string]int{}
+	for _, line := range strings.Split(info, "\n") {
+		// cmdstat_get:calls=1,usec=2,...
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(rest, ",")
+		v, err := strconv.Atoi(n)
+		if err != nil {
+			t.Fatalf("redistest: INFO commandstats line %q", line)
+		}
+		out[strings.TrimPrefix(name, "cmdstat_")] = v
+	}
+	return out
+}
+
 func (s *Server) waitReady() {
 	s.t.Helper()
 	s.waitFor("PING", func() bool {
