@@ -5,51 +5,39 @@ type valueKind int
 const (
 	kindString valueKind = iota
 	kindHash
+	kindList
+	kindSet
+	kindZSet
+	kindStream
 )
+
+// typeNames are the names TYPE answers, by kind.
+var typeNames = [...]string{
+	kindString: "string",
+	kindHash:   "hash",
+	kindList:   "list",
+	kindSet:    "set",
+	kindZSet:   "zset",
+	kindStream: "stream",
+}
+
+func (k valueKind) String() string { return typeNames[k] }
 
 // value is one key's value. expireAt is the Unix ms at which the key is
 // gone (0: no expiry); a key is expired once now >= expireAt, as in Redis.
+// Exactly one of str, hash, list, set, zset, stream is used, by kind.
 type value struct {
 	kind     valueKind
 	str      string
 	hash     *hash
+	list     *list
+	set      *set
+	zset     *zset
+	stream   *stream
 	expireAt int64
 }
 
-// hash keeps field order the way a small (listpack-encoded) Redis hash does:
-// insertion order, an update keeps the field's place, a delete closes the gap.
-type hash struct {
-	order []string
-	vals  map[string]string
-}
-
-func newHash() *hash { return &hash{vals: map[string]string{}} }
-
-// set stores field and reports whether it is new.
-func (h *hash) set(field, val string) bool {
-	_, exists := h.vals[field]
-	if !exists {
-		h.order = append(h.order, field)
-	}
-	h.vals[field] = val
-	return !exists
-}
-
-func (h *hash) del(field string) bool {
-	if _, ok := h.vals[field]; !ok {
-		return false
-	}
-	delete(h.vals, field)
-	for i, f := range h.order {
-		if f == field {
-			h.order = append(h.order[:i], h.order[i+1:]...)
-			break
-		}
-	}
-	return true
-}
-
-// keyspace is database 0 of the offline server.
+// keyspace is one numbered database of the offline server.
 type keyspace struct {
 	e    *Engine
 	keys map[string]*value

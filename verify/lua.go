@@ -632,14 +632,20 @@ func (r *scriptRun) rewordHandler(L *lua.LState) int {
 }
 
 // warn records an approximation the run could not avoid, once.
-func (r *scriptRun) warn(format string, args ...any) {
+func (r *scriptRun) warn(format string, args ...any) { r.e.warn(format, args...) }
+
+// warn records an approximation the engine could not avoid, once: commands
+// call it when their reply depends on an order Redis does not fix (a
+// hashtable's iteration order, which depends on a seed chosen at server
+// start).
+func (e *Engine) warn(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	for _, w := range r.e.warnings {
+	for _, w := range e.warnings {
 		if w == msg {
 			return
 		}
 	}
-	r.e.warnings = append(r.e.warnings, msg)
+	e.warnings = append(e.warnings, msg)
 }
 
 // noteHashOrder warns when a script starts iterating a table with two or

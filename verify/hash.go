@@ -1,0 +1,58 @@
+package verify
+
+// hash keeps field order the way a small (listpack-encoded) Redis hash does:
+// insertion order, an update keeps the field's place, a delete closes the gap.
+//
+// Contract used outside cmd_hash.go (Entry, Put, COPY, SORT, OBJECT):
+// newHash, set, get, del, len, fields (in Redis's order), clone, encoding.
+type hash struct {
+	order []string
+	vals  map[string]string
+}
+
+func newHash() *hash { return &hash{vals: map[string]string{}} }
+
+// set stores field and reports whether it is new.
+func (h *hash) set(field, val string) bool {
+	_, exists := h.vals[field]
+	if !exists {
+		h.order = append(h.order, field)
+	}
+	h.vals[field] = val
+	return !exists
+}
+
+func (h *hash) get(field string) (string, bool) {
+	v, ok := h.vals[field]
+	return v, ok
+}
+
+func (h *hash) del(field string) bool {
+	if _, ok := h.vals[field]; !ok {
+		return false
+	}
+	delete(h.vals, field)
+	for i, f := range h.order {
+		if f == field {
+			h.order = append(h.order[:i], h.order[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+func (h *hash) len() int { return len(h.vals) }
+
+// fields returns the field names in the order HKEYS/HGETALL answer.
+func (h *hash) fields() []string { return append([]string(nil), h.order...) }
+
+func (h *hash) clone() *hash {
+	c := newHash()
+	for _, f := range h.order {
+		c.set(f, h.vals[f])
+	}
+	return c
+}
+
+// encoding is what OBJECT ENCODING answers.
+func (h *hash) encoding() string { return "listpack" }
