@@ -5,7 +5,7 @@ BIN     ?= bin/scriptctl
 # Keep runs sized for small machines; override with make test P=8.
 P       ?= 2
 
-.PHONY: help build install test race bench fuzz lint check-tidy check clean
+.PHONY: help build install test test-servers test-targets race bench fuzz lint check-tidy check clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -19,6 +19,19 @@ install: ## go install scriptctl with the version injected
 test: ## Run all tests with the race detector, then every benchmark once
 	$(GO) test -race -count=1 -p $(P) -timeout 12m ./...
 	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -p 1 ./...
+
+test-servers: ## Fetch Redis 8.0 and Valkey 8.1 (Debian 13 packages, run through their own loader) for the tests
+	.ci/test-servers
+
+# The suites that talk to servers run again on every other server build.
+TARGET_SERVERS ?= redis-8.0 valkey-8.1
+TARGET_PKGS    ?= ./loader/ ./refresh/...
+
+test-targets: test-servers ## Run the loader and refresh suites on Redis 8.0 and Valkey 8.1 too
+	@for k in $(TARGET_SERVERS); do \
+	  echo "== $$k"; \
+	  SCRIPTCTL_TEST_SERVER=$$k $(GO) test -race -count=1 -p $(P) -timeout 12m $(TARGET_PKGS) || exit 1; \
+	done
 
 race: ## Run all tests with the race detector
 	$(GO) test -race -count=1 -p $(P) ./...

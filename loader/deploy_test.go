@@ -133,10 +133,13 @@ func TestOlderServerSkipsFunctions(t *testing.T) {
 			t.Errorf("SupportsFunctions(%q) = %v, want %v", v, got, want)
 		}
 	}
+	if !(&Node{Family: FamilyValkey, Version: "7.2.5"}).SupportsFunctions() {
+		t.Error("Valkey 7.2 has Functions")
+	}
 	s := redistest.Standalone(t)
 	m := loadManifest(t, 1)
 	tp := topo(t, "", s)
-	tp.Nodes[0].Version = "6.2.14"
+	tp.Nodes[0].Family, tp.Nodes[0].Version = FamilyRedis, "6.2.14"
 	var notices []string
 	opts := Options{Notice: func(format string, args ...any) { notices = append(notices, fmt.Sprintf(format, args...)) }}
 	rep, err := Deploy(context.Background(), tp, m, DeployOptions{Options: opts})

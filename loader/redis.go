@@ -168,7 +168,12 @@ func (n *conn) Role(ctx context.Context) (roleReply, error) {
 
 // InfoServer returns the fields of INFO server.
 func (n *conn) InfoServer(ctx context.Context) (map[string]string, error) {
-	s, err := n.do(ctx, n.c.B().Info().Section("server").Build()).ToString()
+	return n.InfoSection(ctx, "server")
+}
+
+// InfoSection returns the fields of one INFO section.
+func (n *conn) InfoSection(ctx context.Context, section string) (map[string]string, error) {
+	s, err := n.do(ctx, n.c.B().Info().Section(section).Build()).ToString()
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,15 @@ type Node struct {
 	Addr    string // host:port as given or as the cluster announces it
 	Role    Role
 	Primary string // a replica's primary, host:port; "" for primaries
-	Version string // redis_version from INFO server; "" when unreachable
+	// Family is the server's family, "redis" or "valkey" (INFO server's
+	// server_name; Redis before 7.2 has none and is "redis"); Version is
+	// that family's version (valkey_version on Valkey, whose redis_version
+	// stays 7.2.4 for compatibility). Both are "" when unreachable.
+	Family  string
+	Version string
+	// RedisVersion is INFO's redis_version as the server reports it (7.2.4
+	// on every Valkey so far).
+	RedisVersion string
 	// Err is why the node cannot be used (connection refused, wrong
 	// password, timeout); nil when it is connected.
 	Err error
@@ -43,11 +51,80 @@ type Node struct {
 // OK reports whether the node is connected.
 func (n *Node) OK() bool { return n.Err == nil && n.conn != nil }
 
-// SupportsFunctions reports whether the node's server is Redis 7.0 or newer.
+// SupportsFunctions reports whether the node's server has Functions: Redis
+// 7.0 or newer, or any Valkey (whose first release is 7.2).
 func (n *Node) SupportsFunctions() bool {
+	if n.Family == FamilyValkey {
+		return true
+	}
 	major, _, _ := strings.Cut(n.Version, ".")
 	v, err := strconv.Atoi(major)
 	return err == nil && v >= 7
+}
+
+// Server families.
+const (
+	FamilyRedis  = "redis"
+	FamilyValkey = "valkey"
+)
+
+// serverFamily reads the family and the family's own version from INFO
+// server. Valkey reports server_name:valkey and valkey_version, and keeps
+// redis_version at 7.2.4 for clients that check it.
+func serverFamily(info map[string]string) (family, version string) {
+	name := strings.ToLower(info["server_name"])
+	switch {
+	case name == FamilyValkey || info["valkey_version"] != "":
+		return FamilyValkey, info["valkey_version"]
+	case name != "" && name != FamilyRedis:
+		// Another server speaking the protocol: keep its name visible.
+		return name, info["redis_version"]
+	}
+	return FamilyRedis, info["redis_version"]
+}
+
+// serverMode tells a cluster node from a standalone server or a Sentinel.
+// Redis says redis_mode, Valkey server_mode; INFO cluster's cluster_enabled
+// (every server since Redis 3.0) settles it when both are missing, and must
+// agree when one is given, because taking a cluster node for a standalone
+// server deploys to one shard and reports success. When the mode cannot be
+// told, the node is refused.
+func serverMode(ctx context.Context, cn *conn, info map[string]string) (string, error) {
+	if info["redis_mode"] == "sentinel" || info["server_mode"] == "sentinel" {
+		return "sentinel", nil
+	}
+	ci, err := cn.InfoSection(ctx, "cluster")
+	if err != nil {
+		return "", fmt.Errorf("INFO cluster: %w", err)
+	}
+	return decideMode(info, ci)
+}
+
+// decideMode is serverMode's decision from INFO server and INFO cluster.
+func decideMode(server, cluster map[string]string) (string, error) {
+	mode := server["redis_mode"]
+	if mode == "" {
+		mode = server["server_mode"]
+	}
+	if mode == "sentinel" {
+		return mode, nil
+	}
+	var enabled string
+	switch cluster["cluster_enabled"] {
+	case "1":
+		enabled = "cluster"
+	case "0":
+		enabled = "standalone"
+	}
+	switch {
+	case enabled == "" && mode == "":
+		return "", fmt.Errorf("cannot tell whether this is a cluster node: INFO has neither redis_mode, server_mode nor cluster_enabled; refusing rather than risk a partial deploy")
+	case enabled == "":
+		return mode, nil
+	case mode != "" && mode != enabled:
+		return "", fmt.Errorf("INFO disagrees with itself: mode %q but cluster_enabled:%s; refusing rather than risk a partial deploy", mode, cluster["cluster_enabled"])
+	}
+	return enabled, nil
 }
 
 // Topology is every node of a standalone deployment (a primary and its
@@ -251,12 +328,16 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 		p.Err = fmt.Errorf("INFO server: %w", err)
 		return
 	}
-	p.Version = info["redis_version"]
+	p.Family, p.Version = serverFamily(info)
+	p.RedisVersion = info["redis_version"]
 	p.runID = info["run_id"]
-	p.mode = info["redis_mode"]
-	if p.mode == "" {
-		p.mode = "standalone"
+	mode, err := serverMode(ctx, cn, info)
+	if err != nil {
+		cn.Close()
+		p.Err = err
+		return
 	}
+	p.mode = mode
 	if p.mode != "sentinel" {
 		r, err := cn.Role(ctx)
 		if err != nil {

@@ -21,7 +21,7 @@ func TestDeployReplicatedDiscoversReplica(t *testing.T) {
 		tp.Nodes[1].Role != RoleReplica || tp.Nodes[1].Primary != p.Addr {
 		t.Fatalf("nodes: %+v %+v", tp.Nodes[0], tp.Nodes[len(tp.Nodes)-1])
 	}
-	if !strings.HasPrefix(tp.Nodes[0].Version, "7.") {
+	if tp.Nodes[0].Version == "" || tp.Nodes[0].Family == "" {
 		t.Fatalf("version %q", tp.Nodes[0].Version)
 	}
 	rep, err := Deploy(context.Background(), tp, m, DeployOptions{})

@@ -228,16 +228,27 @@ type nodeJSON struct {
 	Addr         string `json:"addr"`
 	Role         string `json:"role"`
 	Primary      string `json:"primary,omitempty"`
+	Server       string `json:"server,omitempty"`
+	Version      string `json:"version,omitempty"`
 	RedisVersion string `json:"redis_version,omitempty"`
 	Error        string `json:"error,omitempty"`
 }
 
 func (o *online) node(n *loader.Node) nodeJSON {
-	j := nodeJSON{Addr: n.Addr, Role: string(n.Role), Primary: n.Primary, RedisVersion: n.Version}
+	j := nodeJSON{Addr: n.Addr, Role: string(n.Role), Primary: n.Primary, Server: n.Family, Version: n.Version, RedisVersion: n.RedisVersion}
 	if n.Err != nil {
 		j.Error = o.cfg.ScrubString(n.Err.Error())
 	}
 	return j
+}
+
+// serverCell is a node's family and version for a table's VERSION column:
+// "redis 7.0.15", "valkey 8.1.1", or "-" when unreachable.
+func serverCell(n *loader.Node) string {
+	if n.Version == "" {
+		return "-"
+	}
+	return n.Family + " " + n.Version
 }
 
 // errString returns err's message scrubbed, or "".

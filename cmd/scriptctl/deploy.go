@@ -119,7 +119,7 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 }
 
 func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport) error {
-	t := ios.NewTable("NODE", "ROLE", "SCRIPTS", "LIBRARY", colorCell(ios, "", "RESULT"), "ERROR")
+	t := ios.NewTable("NODE", "ROLE", "SERVER", "SCRIPTS", "LIBRARY", colorCell(ios, "", "RESULT"), "ERROR")
 	for _, nr := range rep.Nodes {
 		n := nr.Node
 		scripts := map[loader.Outcome]int{}
@@ -150,7 +150,7 @@ func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport)
 		if !n.OK() && nr.Err != nil && nr.Err.Op == "connect" {
 			status = "unreachable"
 		}
-		t.Row(n.Addr, string(n.Role), cellOrDash(strings.Join(sc, ", ")), library, paintStatus(ios, status), cellOrDash(errText))
+		t.Row(n.Addr, string(n.Role), serverCell(n), cellOrDash(strings.Join(sc, ", ")), library, paintStatus(ios, status), cellOrDash(errText))
 	}
 	if err := t.Render(); err != nil {
 		return err

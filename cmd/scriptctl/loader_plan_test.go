@@ -129,6 +129,8 @@ type planNode struct {
 	Role         string  `json:"role"`
 	Primary      *string `json:"primary"`
 	RedisVersion string  `json:"redis_version"`
+	Server       string  `json:"server"`
+	Version      string  `json:"version"`
 	Error        *string `json:"error"`
 	Status       string  `json:"status"` // deploy only
 	Items        []struct {
@@ -148,6 +150,7 @@ func TestPlanJSONEmptyServer(t *testing.T) {
 	s := planServer(t)
 	m := loadFor(t, repoManifest)
 	serverVersion, _ := s.Info(t, "server", "redis_version")
+	family, version := s.Family(t)
 	s.MustDo("CONFIG", "RESETSTAT")
 	for _, tc := range []struct {
 		args []string
@@ -185,7 +188,8 @@ func TestPlanJSONEmptyServer(t *testing.T) {
 			t.Fatalf("%v: plan document %+v\n%s", args, pj, res.out)
 		}
 		n := pj.Nodes[0]
-		if n.Addr != s.Addr || n.Role != "primary" || n.Primary != nil || n.Error != nil || n.RedisVersion != serverVersion {
+		if n.Addr != s.Addr || n.Role != "primary" || n.Primary != nil || n.Error != nil || n.RedisVersion != serverVersion ||
+			n.Server != family || n.Version != version {
 			t.Errorf("%v: node %+v", args, n)
 		}
 		if len(n.Items) != len(m.Scripts)+1 {
@@ -230,7 +234,7 @@ func TestStatusLibraryDiffers(t *testing.T) {
 	if strings.Count(res.errOut, "drift: ") != 1 || !strings.Contains(res.errOut, "1 drifted item(s)") {
 		t.Errorf("stderr: want exactly one drifted item (the scripts are still loaded):\n%s", res.errOut)
 	}
-	row := s.Addr + "\tprimary\tlibrary\t" + m.LibraryName() + "\t" + strconv.Itoa(m.Version) + "\tdiffers\tloaded with code that differs from the manifest\n"
+	row := s.Addr + "\tprimary\t" + serverOf(t, s) + "\tlibrary\t" + m.LibraryName() + "\t" + strconv.Itoa(m.Version) + "\tdiffers\tloaded with code that differs from the manifest\n"
 	if !strings.Contains(res.out, row) {
 		t.Errorf("stdout lacks the row %q:\n%s", row, res.out)
 	}

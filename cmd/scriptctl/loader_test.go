@@ -133,8 +133,9 @@ func TestLoaderPrimaryAndReplica(t *testing.T) {
 	}
 
 	res = loaderExpect(t, 0, append([]string{"deploy"}, urls...)...)
-	want := p.Addr + "\tprimary\t3 loaded\tcatalog_refresh_v1 loaded\tok\t-\n" +
-		r.Addr + "\treplica\t3 loaded\tcatalog_refresh_v1 replicated\tok\t-\n"
+	srv := serverOf(t, p)
+	want := p.Addr + "\tprimary\t" + srv + "\t3 loaded\tcatalog_refresh_v1 loaded\tok\t-\n" +
+		r.Addr + "\treplica\t" + srv + "\t3 loaded\tcatalog_refresh_v1 replicated\tok\t-\n"
 	if res.out != want {
 		t.Fatalf("deploy stdout:\n%s\nwant:\n%s", res.out, want)
 	}
@@ -163,7 +164,7 @@ func TestLoaderPrimaryAndReplica(t *testing.T) {
 		t.Errorf("status names the primary, which has no drift:\n%s", res.errOut)
 	}
 	res = loaderExpect(t, 0, append([]string{"deploy"}, urls...)...)
-	if !strings.Contains(res.out, r.Addr+"\treplica\t3 loaded\tcatalog_refresh_v1 already_loaded\tok") {
+	if !strings.Contains(res.out, r.Addr+"\treplica\t"+srv+"\t3 loaded\tcatalog_refresh_v1 already_loaded\tok") {
 		t.Fatalf("repair deploy:\n%s", res.out)
 	}
 	for _, s := range m.Scripts {
@@ -480,4 +481,11 @@ func TestLoaderCluster(t *testing.T) {
 			t.Errorf("status does not list %s", n.Addr)
 		}
 	}
+}
+
+// serverOf is the SERVER cell the tables show for s: "redis 7.0.15".
+func serverOf(t testing.TB, s *redistest.Server) string {
+	t.Helper()
+	family, version := s.Family(t)
+	return family + " " + version
 }

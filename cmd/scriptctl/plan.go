@@ -92,17 +92,17 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 }
 
 func (o *online) planTable(ios *iostreams.IOStreams, p *loader.PlanReport) error {
-	t := ios.NewTable("NODE", "ROLE", "REDIS", "KIND", "ITEM", colorCell(ios, "", "ACTION"), "DETAIL")
+	t := ios.NewTable("NODE", "ROLE", "SERVER", "KIND", "ITEM", colorCell(ios, "", "ACTION"), "DETAIL")
 	counts := map[loader.Action]int{}
 	for _, np := range p.Nodes {
 		n := np.Node
 		if !n.OK() {
-			t.Row(n.Addr, string(n.Role), cellOrDash(n.Version), "-", "-", colorCell(ios, iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
+			t.Row(n.Addr, string(n.Role), serverCell(n), "-", "-", colorCell(ios, iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
 			continue
 		}
 		for _, it := range np.Items {
 			counts[it.Action]++
-			t.Row(n.Addr, string(n.Role), n.Version, it.Kind, it.Name, paintAction(ios, it.Action), cellOrDash(oneLineCell(it.Detail)))
+			t.Row(n.Addr, string(n.Role), serverCell(n), it.Kind, it.Name, paintAction(ios, it.Action), cellOrDash(oneLineCell(it.Detail)))
 		}
 	}
 	if err := t.Render(); err != nil {

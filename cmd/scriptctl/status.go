@@ -120,11 +120,11 @@ func readLedger(m *manifest.Manifest) (map[int]map[string]string, error) {
 }
 
 func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) error {
-	t := ios.NewTable("NODE", "ROLE", "KIND", "ITEM", "VERSION", colorCell(ios, "", "STATE"), "DETAIL")
+	t := ios.NewTable("NODE", "ROLE", "SERVER", "KIND", "ITEM", "VERSION", colorCell(ios, "", "STATE"), "DETAIL")
 	for _, ns := range st.Nodes {
 		n := ns.Node
 		if !n.OK() {
-			t.Row(n.Addr, string(n.Role), "-", "-", "-", colorCell(ios, iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
+			t.Row(n.Addr, string(n.Role), serverCell(n), "-", "-", "-", colorCell(ios, iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
 			continue
 		}
 		for _, it := range ns.Items {
@@ -140,7 +140,7 @@ func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) 
 				color = iostreams.Green
 			}
 			state := colorCell(ios, color, string(it.State))
-			t.Row(n.Addr, string(n.Role), it.Kind, name, strconv.Itoa(it.Version), state, cellOrDash(oneLineCell(it.Detail)))
+			t.Row(n.Addr, string(n.Role), serverCell(n), it.Kind, name, strconv.Itoa(it.Version), state, cellOrDash(oneLineCell(it.Detail)))
 		}
 	}
 	return t.Render()

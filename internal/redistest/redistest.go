@@ -28,30 +28,139 @@ import (
 // StartTimeout bounds how long a server or a cluster may take to come up.
 var StartTimeout = 30 * time.Second
 
-// Binary returns the path of redis-server, or skips t (fails under CI=true)
-// when it is not installed.
+// Kind is a server build the tests can start: a target name (as scriptctl
+// names server targets) and where its binaries are.
+type Kind struct {
+	Name   string // "redis-7.0", "redis-8.0", "valkey-8.1"
+	server string // server binary name
+	cli    string // CLI binary name
+	// cached is true for servers that .ci/test-servers unpacks into the
+	// test-servers folder; false for the machine's own redis-server.
+	cached bool
+}
+
+// Kinds lists every server build the tests know, oldest first.
+var Kinds = []Kind{
+	{Name: "redis-7.0", server: "redis-server", cli: "redis-cli"},
+	{Name: "redis-8.0", server: "redis-server", cli: "redis-cli", cached: true},
+	{Name: "valkey-8.1", server: "valkey-server", cli: "valkey-cli", cached: true},
+}
+
+// ServerEnv names the environment variable that picks the server build every
+// test of a run uses by default (a Kind name; default redis-7.0). CI runs the
+// loader and refresh suites once per build this way.
+const ServerEnv = "SCRIPTCTL_TEST_SERVER"
+
+// ServersDirEnv names the folder .ci/test-servers unpacks servers into
+// (default ~/.cache/scriptctl/test-servers).
+const ServersDirEnv = "SCRIPTCTL_TEST_SERVERS"
+
+// LookupKind returns the Kind called name.
+func LookupKind(name string) (Kind, bool) {
+	for _, k := range Kinds {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// DefaultKind is the build the run's tests use: $SCRIPTCTL_TEST_SERVER, else
+// redis-7.0. An unknown name fails t.
+func DefaultKind(t testing.TB) Kind {
+	t.Helper()
+	name := os.Getenv(ServerEnv)
+	if name == "" {
+		return Kinds[0]
+	}
+	k, ok := LookupKind(name)
+	if !ok {
+		t.Fatalf("redistest: %s=%q is not one of %s", ServerEnv, name, kindNames())
+	}
+	return k
+}
+
+func kindNames() string {
+	var names []string
+	for _, k := range Kinds {
+		names = append(names, k.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ServersDir is where .ci/test-servers puts the servers that do not come
+// from the machine's packages.
+func ServersDir() string {
+	if d := os.Getenv(ServersDirEnv); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "scriptctl", "test-servers")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "scriptctl", "test-servers")
+}
+
+// ServerPath returns the path of k's server binary, or skips t (fails under
+// CI=true) when it is not there.
+func (k Kind) ServerPath(t testing.TB) string {
+	t.Helper()
+	return k.look(t, k.server)
+}
+
+// CLIPath returns the path of k's command-line client, or skips t (fails
+// under CI=true).
+func (k Kind) CLIPath(t testing.TB) string {
+	t.Helper()
+	return k.look(t, k.cli)
+}
+
+// Available reports whether k's server binary is there, without skipping.
+func (k Kind) Available() bool {
+	_, err := k.path(k.server)
+	return err == nil
+}
+
+func (k Kind) path(name string) (string, error) {
+	if !k.cached {
+		return exec.LookPath(name)
+	}
+	p := filepath.Join(ServersDir(), k.Name, "bin", name)
+	if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s not found", p)
+	}
+	return p, nil
+}
+
+func (k Kind) look(t testing.TB, name string) string {
+	t.Helper()
+	p, err := k.path(name)
+	if err == nil {
+		return p
+	}
+	msg := fmt.Sprintf("%s not found in PATH: install it (Debian: apt-get install redis-server redis-tools) to run this test", name)
+	if k.cached {
+		msg = fmt.Sprintf("%s (%s) not found in %s: run make test-servers to run this test", name, k.Name, ServersDir())
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// Binary returns the path of the default build's server (see DefaultKind),
+// or skips t (fails under CI=true) when it is not installed.
 func Binary(t testing.TB) string {
 	t.Helper()
-	return lookBinary(t, "redis-server")
+	return DefaultKind(t).ServerPath(t)
 }
 
-// CLI returns the path of redis-cli, or skips t (fails under CI=true).
+// CLI returns the path of the default build's redis-cli (valkey-cli for
+// Valkey), or skips t (fails under CI=true).
 func CLI(t testing.TB) string {
 	t.Helper()
-	return lookBinary(t, "redis-cli")
-}
-
-func lookBinary(t testing.TB, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		msg := fmt.Sprintf("%s not found in PATH: install it (Debian: apt-get install redis-server redis-tools) to run this test", name)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return path
+	return DefaultKind(t).CLIPath(t)
 }
 
 // Option configures the servers a constructor starts.
@@ -60,7 +169,11 @@ type Option func(*config)
 type config struct {
 	password string
 	args     []string
+	kind     *Kind
 }
+
+// WithKind starts servers of build k instead of the default one.
+func WithKind(k Kind) Option { return func(c *config) { c.kind = &k } }
 
 // WithPassword starts servers with requirepass (and masterauth) set to pw.
 func WithPassword(pw string) Option { return func(c *config) { c.password = pw } }
@@ -77,6 +190,7 @@ type Server struct {
 	Port     int
 	Dir      string // working dir: log, nodes.conf
 	Password string
+	Kind     Kind // the server build
 
 	t    testing.TB
 	bin  string
@@ -114,9 +228,13 @@ func newServer(t testing.TB, cluster bool, opts []Option) *Server {
 	for _, o := range opts {
 		o(&c)
 	}
-	bin := Binary(t)
+	kind := DefaultKind(t)
+	if c.kind != nil {
+		kind = *c.kind
+	}
+	bin := kind.ServerPath(t)
 	dir := t.TempDir()
-	s := &Server{t: t, bin: bin, Dir: dir, Password: c.password}
+	s := &Server{t: t, bin: bin, Kind: kind, Dir: dir, Password: c.password}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		port, err := freePort(cluster)
@@ -416,4 +534,15 @@ func (s *Server) waitFor(what string, ok func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Family returns the server's family and that family's version from INFO
+// server, as scriptctl shows them: ("redis", "7.0.15"), ("valkey", "8.1.1").
+func (s *Server) Family(t testing.TB) (family, version string) {
+	t.Helper()
+	if v, ok := s.Info(t, "server", "valkey_version"); ok {
+		return "valkey", v
+	}
+	v, _ := s.Info(t, "server", "redis_version")
+	return "redis", v
 }
