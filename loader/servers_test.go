@@ -46,7 +46,7 @@ func TestDecideMode(t *testing.T) {
 
 func TestServerFamily(t *testing.T) {
 	cases := []struct {
-		info                map[string]string
+		info            map[string]string
 		family, version string
 	}{
 		{map[string]string{"redis_version": "7.0.15"}, "redis", "7.0.15"},
