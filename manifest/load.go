@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/scriptctl/scriptctl/internal/target"
 	"github.com/scriptctl/scriptctl/internal/yamlnode"
 	"gopkg.in/yaml.v3"
 )
@@ -146,7 +147,7 @@ func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-var topFields = []string{"schema", "library", "version", "scripts", "callers"}
+var topFields = []string{"schema", "library", "version", "targets", "scripts", "callers"}
 
 func (p *parser) parse(data []byte) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -206,6 +207,10 @@ func (p *parser) parse(data []byte) {
 	}
 	if n := seen["version"]; n != nil {
 		p.m.Version = p.posInt(n, "version")
+	}
+	p.m.Targets = []string{target.Default}
+	if n := seen["targets"]; n != nil {
+		p.targets(n)
 	}
 	if n := seen["scripts"]; n != nil {
 		p.scripts(n)
@@ -398,6 +403,40 @@ func (p *parser) strList(n *yaml.Node, field string) (list []string, ok bool) {
 
 // item returns the i-th item node of list n (which strList accepted).
 func item(n *yaml.Node, i int) *yaml.Node { return yamlnode.Deref(n).Content[i] }
+
+// targets reads the server lines the manifest's scripts are proven on:
+// known target names, no repeats, at least one.
+func (p *parser) targets(n *yaml.Node) {
+	list, ok := p.strList(n, "targets")
+	if !ok {
+		return
+	}
+	if len(list) == 0 {
+		p.errorf(n, "targets", "must list at least one target (known targets: %s)", strings.Join(target.Names(), ", "))
+		return
+	}
+	seen := map[string]bool{}
+	var out []string
+	for i, name := range list {
+		field := fmt.Sprintf("targets[%d]", i)
+		switch {
+		case name == "":
+			continue // str reported it
+		case seen[name]:
+			p.errorf(item(n, i), field, "target %q is listed twice", name)
+			continue
+		}
+		seen[name] = true
+		if _, err := target.Parse(name); err != nil {
+			p.errorf(item(n, i), field, "%v", err)
+			continue
+		}
+		out = append(out, name)
+	}
+	if len(out) > 0 {
+		p.m.Targets = out
+	}
+}
 
 var scriptFields = []string{"file", "keys", "args", "flags"}
 

@@ -157,6 +157,23 @@ func TestLoadUnreadableScript(t *testing.T) {
 	}
 }
 
+func TestLoadTargets(t *testing.T) {
+	m, err := loadIn(t, validManifest, defaultFiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Targets, []string{"redis-7.0"}) {
+		t.Errorf("default targets %v, want [redis-7.0]", m.Targets)
+	}
+	m, err = loadIn(t, edit("version: 3\n", "version: 3\ntargets: [valkey-8.1, redis-8.0]\n"), defaultFiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Targets, []string{"valkey-8.1", "redis-8.0"}) {
+		t.Errorf("targets %v, want the file's order", m.Targets)
+	}
+}
+
 func TestLoadAnchorsAndComments(t *testing.T) {
 	y := strings.Replace(validManifest, "keys: [lease]\n", "keys: &k [lease]\n", 1)
 	y = strings.Replace(y, "    args: []\n", "    args: *k # aliases resolve\n", 1)
@@ -199,7 +216,7 @@ var invalidManifests = []struct {
 	{"not a mapping", "- a\n- b\n", nil, []string{"manifest.yaml:1:1: the manifest must be a YAML mapping, not a list"}},
 	{"two documents", validManifest + "---\nschema: 1\n", nil, []string{"manifest.yaml:22:1: a manifest holds one YAML document; remove the second one (after ---)"}},
 	{"unknown top field", edit("version: 3\n", "version: 3\nscirpts: {}\n"), nil, []string{`manifest.yaml:4:1: scirpts: unknown field "scirpts" (did you mean "scripts"?)`}},
-	{"unknown field far", edit("version: 3\n", "version: 3\ndeploy: x\n"), nil, []string{`manifest.yaml:4:1: deploy: unknown field "deploy": want one of schema, library, version, scripts, callers`}},
+	{"unknown field far", edit("version: 3\n", "version: 3\ndeploy: x\n"), nil, []string{`manifest.yaml:4:1: deploy: unknown field "deploy": want one of schema, library, version, targets, scripts, callers`}},
 	{"missing fields", "schema: 1\n", nil, []string{
 		"manifest.yaml:1:1: library: required field is missing",
 		"manifest.yaml:1:1: version: required field is missing",
@@ -328,6 +345,14 @@ var invalidManifests = []struct {
 	{"sample scalar", edit(`id: ["1"]`, `id: "1"`), nil, []string{`manifest.yaml:21:11: callers.svc.samples.id: must be a list, not the string "1"`}},
 	{"merge key", edit("  put:\n    file: put.lua\n", "  put:\n    <<: {file: put.lua}\n    file: put.lua\n"), nil, []string{"manifest.yaml:11:5: scripts.put: merge keys (<<) are not supported: write the fields out"}},
 	{"non-string key", edit("version: 3\n", "version: 3\n[a]: 1\n"), nil, []string{"manifest.yaml:4:1: keys must be strings, not a list"}},
+	{"targets unknown", edit("version: 3\n", "version: 3\ntargets: [redis-7.0, redis-6.2]\n"), nil, []string{
+		`manifest.yaml:4:22: targets[1]: unknown target "redis-6.2": known targets are redis-7.0, redis-7.2, redis-7.4, redis-8.0, valkey-7.2, valkey-8.0, valkey-8.1`}},
+	{"targets repeated", edit("version: 3\n", "version: 3\ntargets: [valkey-8.1, valkey-8.1]\n"), nil, []string{
+		`manifest.yaml:4:23: targets[1]: target "valkey-8.1" is listed twice`}},
+	{"targets empty", edit("version: 3\n", "version: 3\ntargets: []\n"), nil, []string{
+		"manifest.yaml:4:10: targets: must list at least one target (known targets: redis-7.0, redis-7.2, redis-7.4, redis-8.0, valkey-7.2, valkey-8.0, valkey-8.1)"}},
+	{"targets not a list", edit("version: 3\n", "version: 3\ntargets: redis-7.0\n"), nil, []string{
+		`manifest.yaml:4:10: targets: must be a list, not the string "redis-7.0"`}},
 	{"all problems at once", "schema: 0\nlibrary: a b\nversion: v1\nscripts:\n  x:\n    file: missing.lua\n    keys: [k]\n    args: []\n", nil, []string{
 		"manifest.yaml:1:9: schema: must be a positive integer, not 0",
 		`manifest.yaml:2:10: library: invalid library name "a b": use letters, digits and underscore`,

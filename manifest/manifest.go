@@ -26,6 +26,10 @@ type Manifest struct {
 	Schema  int
 	Library string
 	Version int
+	// Targets are the server lines (internal/target names such as
+	// "redis-7.0", "valkey-8.1") the scripts are proven on; [redis-7.0]
+	// when the manifest lists none.
+	Targets []string
 	Scripts []*Script // in file order
 	Callers []*Caller // in file order
 }

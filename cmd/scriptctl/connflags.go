@@ -165,8 +165,9 @@ func (f *connFlags) settings() (s connect.Settings, fromEnv bool, err error) {
 
 // online is what an online command works with once connected.
 type online struct {
-	cfg  *connect.Config
-	topo *loader.Topology
+	cfg     *connect.Config
+	topo    *loader.Topology
+	servers *serverCheck // set by checkServers
 }
 
 // connectAll resolves the connection settings and discovers the nodes.
@@ -231,7 +232,11 @@ type nodeJSON struct {
 	Server       string `json:"server,omitempty"`
 	Version      string `json:"version,omitempty"`
 	RedisVersion string `json:"redis_version,omitempty"`
-	Error        string `json:"error,omitempty"`
+	// Targeted: the manifest's targets cover the node's server line;
+	// CVEs: Lua CVEs upstream lists the node's version as affected by.
+	Targeted *bool    `json:"targeted,omitempty"`
+	CVEs     []string `json:"cves,omitempty"`
+	Error    string   `json:"error,omitempty"`
 }
 
 func (o *online) node(n *loader.Node) nodeJSON {
@@ -239,6 +244,7 @@ func (o *online) node(n *loader.Node) nodeJSON {
 	if n.Err != nil {
 		j.Error = o.cfg.ScrubString(n.Err.Error())
 	}
+	o.servers.nodeFields(n, &j)
 	return j
 }
 

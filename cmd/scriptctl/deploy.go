@@ -26,6 +26,10 @@ type deployOptions struct {
 	Replace     bool
 	LockTimeout time.Duration
 	ReplicaWait time.Duration
+	// AllowUntargeted deploys to nodes outside the manifest's targets;
+	// FailOnCVE refuses nodes whose upstream version a Lua CVE lists.
+	AllowUntargeted bool
+	FailOnCVE       bool
 }
 
 func newCmdDeploy(g *globalOptions) *cobra.Command {
@@ -77,6 +81,8 @@ named with the reason), on a conflict, a held lock or an interruption.`,
 	opts.Conn.register(cmd)
 	fs := cmd.Flags()
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "show the plan, take no lock, change nothing")
+	fs.BoolVar(&opts.AllowUntargeted, "allow-untargeted", false, "deploy to nodes whose server the manifest's targets do not cover")
+	fs.BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "refuse nodes whose upstream version is listed as affected by a Lua CVE")
 	fs.IntVar(&opts.Parallel, "parallel", loader.DefaultParallel, "nodes worked on at once")
 	fs.BoolVar(&opts.Replace, "replace", false, "load over a library of the same name with different code")
 	fs.DurationVar(&opts.LockTimeout, "lock-timeout", loader.DefaultLockTimeout, "how long to wait for another deploy's lock")
@@ -94,6 +100,9 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 		return err
 	}
 	defer o.topo.Close()
+	if err := o.checkServers(opts.IO, m).gate(opts.AllowUntargeted, opts.FailOnCVE); err != nil {
+		return err
+	}
 	rep, err := loader.Deploy(ctx, o.topo, m, loader.DeployOptions{
 		Options:     loader.Options{Mode: opts.Mode, Replace: opts.Replace, Parallel: opts.Parallel, Notice: opts.IO.Notice},
 		DryRun:      opts.DryRun,

@@ -160,7 +160,7 @@ func TestLoaderPrimaryAndReplica(t *testing.T) {
 			t.Errorf("status stderr does not name %s %s:\n%s", r.Addr, name, res.errOut)
 		}
 	}
-	if strings.Contains(res.errOut, p.Addr) {
+	if strings.Contains(withoutCVEWarnings(res.errOut), p.Addr) {
 		t.Errorf("status names the primary, which has no drift:\n%s", res.errOut)
 	}
 	res = loaderExpect(t, 0, append([]string{"deploy"}, urls...)...)
@@ -488,4 +488,16 @@ func serverOf(t testing.TB, s *redistest.Server) string {
 	t.Helper()
 	family, version := s.Family(t)
 	return family + " " + version
+}
+
+// withoutCVEWarnings drops the Lua CVE warning lines every online command
+// prints for a server version upstream lists as affected (7.0.15 is).
+func withoutCVEWarnings(stderr string) string {
+	var keep []string
+	for _, line := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(line, "warning: ") || !strings.Contains(line, "unless your build carries the fix") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "")
 }

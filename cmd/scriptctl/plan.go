@@ -13,12 +13,13 @@ import (
 func init() { commands = append(commands, newCmdPlan) }
 
 type planOptions struct {
-	IO       *iostreams.IOStreams
-	Manifest string
-	Conn     connFlags
-	Mode     loader.Mode
-	ExitCode bool
-	Replace  bool
+	IO        *iostreams.IOStreams
+	Manifest  string
+	Conn      connFlags
+	Mode      loader.Mode
+	ExitCode  bool
+	Replace   bool
+	FailOnCVE bool
 }
 
 func newCmdPlan(g *globalOptions) *cobra.Command {
@@ -39,8 +40,14 @@ func newCmdPlan(g *globalOptions) *cobra.Command {
 Scripts are checked with SCRIPT EXISTS on every node, replicas included (the
 script cache is per node); the library with FUNCTION LIST WITHCODE.
 
-Exit status: 0, or with --exit-code 1 when anything would load or conflict;
-3 when a node cannot be reached (the others are still shown).`,
+Every node's server and version is compared with the manifest's targets:
+a node whose server line they do not list is named on stderr (deploy refuses
+it without --allow-untargeted), and so is a node whose upstream version is
+listed as affected by a 2025 Lua CVE (a distribution build may carry the fix).
+
+Exit status: 0, or with --exit-code 1 when anything would load or conflict
+or a node is untargeted (or, with --fail-on-cve, CVE-listed); 3 when a node
+cannot be reached (the others are still shown).`,
 		Example: `  scriptctl plan --url redis://10.0.0.5:6379
   SCRIPTCTL_URL=redis://redis-0:6379 scriptctl plan --exit-code --format json`,
 		Args: noArgs,
@@ -57,6 +64,7 @@ Exit status: 0, or with --exit-code 1 when anything would load or conflict;
 	opts.Conn.register(cmd)
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when a deploy would change anything")
 	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "plan as deploy --replace would: a differing library is loaded over")
+	cmd.Flags().BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "with --exit-code, also exit 1 for a node whose upstream version is listed as affected by a Lua CVE")
 	return cmd
 }
 
@@ -70,6 +78,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 		return err
 	}
 	defer o.topo.Close()
+	servers := o.checkServers(opts.IO, m)
 	p, err := loader.Plan(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Replace: opts.Replace, Notice: opts.IO.Notice})
 	if err != nil {
 		return o.envErr(err)
@@ -85,7 +94,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err := p.Unreachable(); err != nil {
 		return o.envErr(err)
 	}
-	if opts.ExitCode && p.Changes() > 0 {
+	if opts.ExitCode && (p.Changes() > 0 || servers.findings(opts.FailOnCVE) > 0) {
 		return cmdutil.Findings()
 	}
 	return nil

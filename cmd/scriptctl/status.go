@@ -17,10 +17,11 @@ import (
 func init() { commands = append(commands, newCmdStatus) }
 
 type statusOptions struct {
-	IO       *iostreams.IOStreams
-	Manifest string
-	Conn     connFlags
-	Mode     loader.Mode
+	IO        *iostreams.IOStreams
+	Manifest  string
+	Conn      connFlags
+	Mode      loader.Mode
+	FailOnCVE bool
 }
 
 func newCmdStatus(g *globalOptions) *cobra.Command {
@@ -41,8 +42,14 @@ its script cache, and which versions of the manifest's library it holds:
   newer        a version newer than the manifest's
   unsupported  the server is older than Redis 7.0: no Functions
 
+Every node's server and version is compared with the manifest's targets; a
+node whose server line they do not list is named on stderr, and so is a node
+whose upstream version is listed as affected by a 2025 Lua CVE ("unless your
+build carries the fix": distributions backport fixes under the same version).
+
 Exit status: 0 without drift; 1 on drift, each drifted node and item named on
-stderr ('scriptctl deploy' repairs it); 3 when a node cannot be reached.`,
+stderr ('scriptctl deploy' repairs it), or on an untargeted node (with
+--fail-on-cve, a CVE-listed one too); 3 when a node cannot be reached.`,
 		Example: `  scriptctl status --url redis://redis-0:6379
   scriptctl status --mode scripts --format json`,
 		Args: noArgs,
@@ -57,6 +64,7 @@ stderr ('scriptctl deploy' repairs it); 3 when a node cannot be reached.`,
 		},
 	}
 	opts.Conn.register(cmd)
+	cmd.Flags().BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "exit 1 for a node whose upstream version is listed as affected by a Lua CVE")
 	return cmd
 }
 
@@ -74,6 +82,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		return err
 	}
 	defer o.topo.Close()
+	servers := o.checkServers(opts.IO, m)
 	st, err := loader.Status(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Ledger: ledger})
 	if err != nil {
 		return o.envErr(err)
@@ -94,6 +103,9 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 			opts.IO.Notice("drift: %s", d)
 		}
 		opts.IO.Notice("%d drifted item(s): run 'scriptctl deploy' to repair", len(drift))
+		return cmdutil.Findings()
+	}
+	if servers.findings(opts.FailOnCVE) > 0 {
 		return cmdutil.Findings()
 	}
 	return nil

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
+)
+
+// setTargets rewrites the manifest at path to list targets.
+func setTargets(t *testing.T, path, targets string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile(`(?m)^targets: .*\n`).ReplaceAllString(string(data), "")
+	data = []byte(strings.Replace(text, "\nscripts:\n", "\ntargets: "+targets+"\nscripts:\n", 1))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUntargetedServer: a mixed deployment (Redis 7.0 and Valkey 8.1 given
+// as two servers) against a manifest whose targets list only redis-7.0. plan
+// and status name the Valkey node and exit 1; deploy refuses before
+// changing anything unless --allow-untargeted; listing valkey-8.1 clears it.
+func TestUntargetedServer(t *testing.T) {
+	valkey, _ := redistest.LookupKind("valkey-8.1")
+	redis, _ := redistest.LookupKind("redis-7.0")
+	r := redistest.Standalone(t, redistest.WithKind(redis))
+	v := redistest.Standalone(t, redistest.WithKind(valkey))
+	t.Setenv("SCRIPTCTL_URL", "")
+	path := loaderProject(t, "1")
+	setTargets(t, path, "[redis-7.0]")
+	urls := []string{"-m", path, "--url", r.URL(), "--url", v.URL()}
+
+	_, vversion := v.Family(t)
+	want := "warning: untargeted server: " + v.Addr + " runs valkey " + vversion + ", which the manifest's targets (redis-7.0) do not cover: add valkey-8.1 to the manifest's targets once its scenarios pass\n"
+	res := loaderExpect(t, 1, append([]string{"plan", "--exit-code"}, urls...)...)
+	if !strings.Contains(res.errOut, want) {
+		t.Fatalf("plan stderr lacks %q:\n%s", want, res.errOut)
+	}
+	if strings.Contains(res.errOut, "untargeted server: "+r.Addr) {
+		t.Fatalf("plan names the targeted node:\n%s", res.errOut)
+	}
+	res = loaderExpect(t, 1, append([]string{"deploy"}, urls...)...)
+	if !strings.Contains(res.errOut, "deploy refused: 1 node(s) run a server the manifest's targets do not cover; nothing was changed") ||
+		!strings.Contains(res.errOut, "--allow-untargeted") {
+		t.Fatalf("deploy stderr:\n%s", res.errOut)
+	}
+	m := loadFor(t, path)
+	for _, n := range []*redistest.Server{r, v} {
+		for _, s := range m.Scripts {
+			if scriptExists(t, n, s.SHA) {
+				t.Fatalf("%s: refused deploy loaded %s", n.Addr, s.Name)
+			}
+		}
+		if libs := libraries(t, n); len(libs) != 0 {
+			t.Fatalf("%s: refused deploy loaded %v", n.Addr, libs)
+		}
+	}
+
+	res = loaderExpect(t, 1, append([]string{"status", "--format", "json"}, urls...)...)
+	var doc struct {
+		Nodes []struct {
+			Addr     string   `json:"addr"`
+			Server   string   `json:"server"`
+			Version  string   `json:"version"`
+			Targeted *bool    `json:"targeted"`
+			CVEs     []string `json:"cves"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(res.out), &doc); err != nil || len(doc.Nodes) != 2 {
+		t.Fatalf("status json: %v\n%s", err, res.out)
+	}
+	for _, n := range doc.Nodes {
+		wantTargeted := n.Addr == r.Addr
+		if n.Targeted == nil || *n.Targeted != wantTargeted {
+			t.Errorf("%s (%s %s): targeted %v, want %v", n.Addr, n.Server, n.Version, n.Targeted, wantTargeted)
+		}
+		if n.Addr == v.Addr && (n.Server != "valkey" || n.Version != vversion) {
+			t.Errorf("valkey node shows %s %s", n.Server, n.Version)
+		}
+	}
+
+	loaderExpect(t, 0, append([]string{"deploy", "--allow-untargeted"}, urls...)...)
+	for _, s := range m.Scripts {
+		if !scriptExists(t, v, s.SHA) {
+			t.Fatalf("deploy --allow-untargeted did not load %s on valkey", s.Name)
+		}
+	}
+	setTargets(t, path, "[redis-7.0, valkey-8.1]")
+	res = loaderExpect(t, 0, append([]string{"status"}, urls...)...)
+	if strings.Contains(res.errOut, "untargeted") {
+		t.Fatalf("status with both targets:\n%s", res.errOut)
+	}
+	if !strings.Contains(res.out, "valkey "+vversion) {
+		t.Fatalf("status table lacks the SERVER cell valkey %s:\n%s", vversion, res.out)
+	}
+}
+
+// TestLuaCVEWarning: Redis 7.0.15 is upstream-affected by the 2025 Lua CVEs
+// (no 7.0 release carries the fix). Every online command says so on stderr,
+// worded as "unless your build carries the fix"; --fail-on-cve makes status
+// exit 1 and deploy refuse before changing anything.
+func TestLuaCVEWarning(t *testing.T) {
+	redis, _ := redistest.LookupKind("redis-7.0")
+	s := redistest.Standalone(t, redistest.WithKind(redis))
+	_, version := s.Family(t)
+	if !strings.HasPrefix(version, "7.0.") {
+		t.Skipf("redis-7.0 build is %s", version)
+	}
+	t.Setenv("SCRIPTCTL_URL", "")
+	path := loaderProject(t, "1")
+	urls := []string{"-m", path, "--url", s.URL()}
+	res := loaderExpect(t, 1, append([]string{"deploy", "--fail-on-cve"}, urls...)...)
+	if !strings.Contains(res.errOut, "deploy refused") {
+		t.Fatalf("deploy --fail-on-cve stderr:\n%s", res.errOut)
+	}
+	if libs := libraries(t, s); len(libs) != 0 {
+		t.Fatalf("refused deploy loaded %v", libs)
+	}
+	loaderExpect(t, 0, append([]string{"deploy"}, urls...)...)
+	res = loaderExpect(t, 0, append([]string{"status"}, urls...)...)
+	want := "warning: " + s.Addr + ": upstream redis " + version + " is affected by CVE-2025-49844, CVE-2025-46817, CVE-2025-46818, CVE-2025-46819 (Lua scripting) unless your build carries the fix"
+	if !strings.Contains(res.errOut, want) {
+		t.Fatalf("status stderr lacks %q:\n%s", want, res.errOut)
+	}
+	loaderExpect(t, 1, append([]string{"status", "--fail-on-cve"}, urls...)...)
+	res = loaderExpect(t, 0, append([]string{"plan", "--format", "json"}, urls...)...)
+	if !strings.Contains(res.out, `"cves": [`) || !strings.Contains(res.out, `"CVE-2025-49844"`) {
+		t.Fatalf("plan json lacks cves:\n%s", res.out)
+	}
+}
