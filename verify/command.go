@@ -63,13 +63,9 @@ func errExpire(name string) Reply {
 	return ErrorReply(fmt.Sprintf("ERR invalid expire time in '%s' command", name))
 }
 
-// Script-layer errors (raised by redis.call, returned by redis.pcall).
-const (
-	scriptErrUnknown  = "ERR Unknown Redis command called from script"
-	scriptErrArity    = "ERR Wrong number of args calling Redis command from script"
-	scriptErrNoScript = "ERR This Redis command is not allowed from script"
-	scriptErrWrite    = "ERR Write commands are not allowed from read-only scripts."
-)
+// Script-layer errors (raised by redis.call, returned by redis.pcall); the
+// others depend on the target (serverFacts).
+const scriptErrWrite = "ERR Write commands are not allowed from read-only scripts."
 
 // exec runs one command. sc is the running script, nil for a client command.
 // The Reply is Redis's answer; a *RunError means the command cannot be judged
@@ -79,7 +75,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	info, known := redisCommands[name]
 	if !known {
 		if sc != nil {
-			return ErrorReply(scriptErrUnknown), nil
+			return ErrorReply(e.t.errUnknownCommand), nil
 		}
 		var b strings.Builder
 		for _, a := range args[1:] {
@@ -92,13 +88,13 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	}
 	if (info.arity > 0 && info.arity != len(args)) || len(args) < -info.arity {
 		if sc != nil {
-			return ErrorReply(scriptErrArity), nil
+			return ErrorReply(e.t.errArity), nil
 		}
 		return errArity(name), nil
 	}
 	if sc != nil {
 		if info.noscript {
-			return ErrorReply(scriptErrNoScript), nil
+			return ErrorReply(e.t.errNoScript), nil
 		}
 		if info.write && sc.readOnly {
 			return ErrorReply(scriptErrWrite), nil

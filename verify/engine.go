@@ -33,6 +33,11 @@ const DefaultTimeout = time.Second
 type Options struct {
 	Now     int64         // virtual clock start, Unix ms; 0 means DefaultNow
 	Timeout time.Duration // per script or function run; 0 means DefaultTimeout
+	// Target names the server the engine imitates ("redis-7.0",
+	// "valkey-8.1", ...; Targets lists them); "" means DefaultTarget. With
+	// an unknown name every run fails with a RunError (check it first with
+	// CheckTarget).
+	Target string
 }
 
 // Engine is one offline Redis: a keyspace on a virtual clock, a Functions
@@ -41,6 +46,8 @@ type Options struct {
 type Engine struct {
 	now     int64
 	timeout time.Duration
+	t       *serverFacts // the target imitated
+	tErr    *RunError    // an unknown Options.Target
 	db      *keyspace
 	rand    rand48
 	funcs   *functions
@@ -54,6 +61,11 @@ type Engine struct {
 // New returns an empty engine.
 func New(opts Options) *Engine {
 	e := &Engine{now: opts.Now, timeout: opts.Timeout}
+	t, err := lookupTarget(opts.Target)
+	if err != nil {
+		t, e.tErr = targets[DefaultTarget], &RunError{Code: CodeUnknownTarget, Msg: err.Error()}
+	}
+	e.t = t
 	if e.now == 0 {
 		e.now = DefaultNow
 	}
@@ -67,6 +79,9 @@ func New(opts Options) *Engine {
 	e.funcs = newFunctions()
 	return e
 }
+
+// Target returns the name of the server the engine imitates.
+func (e *Engine) Target() string { return e.t.name }
 
 // Now returns the virtual clock in Unix milliseconds.
 func (e *Engine) Now() int64 { return e.now }
@@ -100,6 +115,7 @@ const (
 	CodeStackOverflow  = "stack-overflow"
 	CodeMemory         = "memory"
 	CodeServerCrash    = "server-crash"
+	CodeUnknownTarget  = "unknown-target"
 )
 
 func notImplemented(format string, args ...any) *RunError {
@@ -188,12 +204,18 @@ func SHA1(src []byte) string {
 // what a RESP2 client receives, error replies included. err is non-nil only
 // when the run cannot be judged offline; it is then a *RunError.
 func (e *Engine) Eval(ctx context.Context, src []byte, keys, args []string) (Reply, error) {
+	if e.tErr != nil {
+		return Reply{}, e.tErr
+	}
 	e.warnings = nil
 	return e.eval(ctx, src, keys, args, false)
 }
 
 // EvalRO is Eval as EVAL_RO: a write command fails the script.
 func (e *Engine) EvalRO(ctx context.Context, src []byte, keys, args []string) (Reply, error) {
+	if e.tErr != nil {
+		return Reply{}, e.tErr
+	}
 	e.warnings = nil
 	return e.eval(ctx, src, keys, args, true)
 }
@@ -210,6 +232,9 @@ func (e *Engine) Warnings() []string { return append([]string(nil), e.warnings..
 // SCRIPT LOAD/EXISTS/FLUSH, FCALL, FCALL_RO and FUNCTION LOAD are accepted
 // too.
 func (e *Engine) Do(ctx context.Context, args ...string) (Reply, error) {
+	if e.tErr != nil {
+		return Reply{}, e.tErr
+	}
 	if len(args) == 0 {
 		return ErrorReply("ERR empty command"), nil
 	}

@@ -63,7 +63,8 @@ func (e *Engine) functionsState() *scriptRun {
 	for _, k := range []string{"replicate_commands", "breakpoint", "debug"} {
 		full.RawSetString(k, lua.LNil)
 	}
-	for _, k := range []string{"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM"} {
+	for _, k := range []string{"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM",
+		"VALKEY_VERSION", "VALKEY_VERSION_NUM", "SERVER_NAME"} {
 		rt.RawSetString(k, full.RawGetString(k))
 	}
 	errMT := L.NewTable()
@@ -74,6 +75,9 @@ func (e *Engine) functionsState() *scriptRun {
 	L.SetMetatable(rt, errMT)
 	L.SetMetatable(api, errMT)
 	api.RawSetString("redis", r.readonlyProxy(rt))
+	if r.e.t.serverGlobal {
+		api.RawSetString("server", api.RawGetString("redis"))
+	}
 	api.RawSetString(catName, r.cat)
 	api.RawSetString(arithName, r.arith)
 	api.RawSetString(forName, r.forHelp)
@@ -98,6 +102,9 @@ func (r *scriptRun) setLoadGlobals(loading bool) {
 // FunctionLoad runs FUNCTION LOAD [REPLACE] code. It replies with the
 // library name, or Redis's error.
 func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
+	if e.tErr != nil {
+		return Reply{}, e.tErr
+	}
 	e.warnings = nil
 	name, errText := libraryMeta(code)
 	if errText != "" {
@@ -228,7 +235,7 @@ func validName(s string) bool {
 // registerFunction is redis.register_function, in both forms.
 func (r *scriptRun) registerFunction(L *lua.LState) int {
 	fail := func(text string) {
-		L.Error(errTable(L, "ERR "+text), 0)
+		L.Error(errTable(L, "ERR "+r.e.t.text(text)), 0)
 	}
 	if !r.loading {
 		fail("redis.register_function can only be called on FUNCTION LOAD command")
@@ -336,6 +343,9 @@ func (e *Engine) FCallRO(ctx context.Context, fn string, keys, args []string) (R
 }
 
 func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro bool) (Reply, error) {
+	if e.tErr != nil {
+		return Reply{}, e.tErr
+	}
 	e.warnings = nil
 	if len(keys) > 0 {
 		if r, bad := crossSlot(keys); bad {
@@ -388,7 +398,7 @@ func (e *Engine) doScript(ctx context.Context, args []string) (Reply, error) {
 	case "evalsha", "evalsha_ro":
 		src, ok := e.sources[strings.ToLower(args[1])]
 		if !ok {
-			return ErrorReply("NOSCRIPT No matching script. Please use EVAL."), nil
+			return ErrorReply(e.t.noscript), nil
 		}
 		if name == "evalsha_ro" {
 			return e.EvalRO(ctx, src, keys, rest)

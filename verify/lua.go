@@ -144,6 +144,10 @@ func (r *scriptRun) newState() {
 			G.RawSetString(lib, r.readonlyProxy(t))
 		}
 	}
+	if r.e.t.serverGlobal {
+		// Valkey 8: `server` is the very table `redis` is.
+		G.RawSetString("server", G.RawGetString("redis"))
+	}
 	// Strings' metatable {__index = string}: gopher-lua reads it raw, so it
 	// is a plain table; getmetatable('') returns a readonly view of it.
 	smt := L.NewTable()

@@ -13,7 +13,8 @@ import (
 // sha1hex, log, setresp, set_repl, replicate_commands, breakpoint, debug,
 // acl_check_cmd and the LOG_* / REPL_* / REDIS_VERSION constants.
 
-// Version constants of the Redis the engine imitates.
+// Version constants of the default target, Redis 7.0.15 (other targets:
+// target.go).
 const (
 	RedisVersion    = "7.0.15"
 	RedisVersionNum = 0x07000f
@@ -58,7 +59,7 @@ func (r *scriptRun) redisTable() *lua.LTable {
 	})
 	fn("log", func(L *lua.LState) int {
 		if L.GetTop() < 2 {
-			L.Error(errTable(L, "ERR redis.log() requires two arguments or more."), 0)
+			L.Error(errTable(L, r.e.t.text("ERR redis.log() requires two arguments or more.")), 0)
 		}
 		n, ok := L.Get(1).(lua.LNumber)
 		if !ok {
@@ -71,7 +72,7 @@ func (r *scriptRun) redisTable() *lua.LTable {
 	})
 	fn("setresp", func(L *lua.LState) int {
 		if L.GetTop() != 1 {
-			L.Error(errTable(L, "ERR redis.setresp() requires one argument."), 0)
+			L.Error(errTable(L, r.e.t.text("ERR redis.setresp() requires one argument.")), 0)
 		}
 		n := L.CheckNumber(1)
 		if n != 2 && n != 3 {
@@ -85,7 +86,7 @@ func (r *scriptRun) redisTable() *lua.LTable {
 	fn("set_repl", func(L *lua.LState) int {
 		if L.GetTop() != 1 {
 			// Redis 7.0.15's text says "two" although it wants one.
-			L.Error(errTable(L, "ERR redis.set_repl() requires two arguments."), 0)
+			L.Error(errTable(L, r.e.t.text("ERR redis.set_repl() requires two arguments.")), 0)
 		}
 		// lua_tonumber: anything that is not a number (or a string Lua
 		// converts) counts as 0, REPL_NONE.
@@ -106,11 +107,11 @@ func (r *scriptRun) redisTable() *lua.LTable {
 	fn("debug", func(L *lua.LState) int { return 0 })
 	fn("acl_check_cmd", func(L *lua.LState) int {
 		if L.GetTop() == 0 {
-			L.Error(errTable(L, "ERR Please specify at least one argument for this redis lib call"), 0)
+			L.Error(errTable(L, r.e.t.text("ERR Please specify at least one argument for this redis lib call")), 0)
 		}
 		name, _ := L.Get(1).(lua.LString)
 		if _, ok := redisCommands[lowerASCII(string(name))]; !ok {
-			L.Error(errTable(L, "ERR Invalid command passed to redis.acl_check_cmd()"), 0)
+			L.Error(errTable(L, r.e.t.text("ERR Invalid command passed to redis.acl_check_cmd()")), 0)
 		}
 		L.Push(lua.LTrue)
 		return 1
@@ -121,8 +122,14 @@ func (r *scriptRun) redisTable() *lua.LTable {
 	} {
 		t.RawSetString(name, lua.LNumber(v))
 	}
-	t.RawSetString("REDIS_VERSION", lua.LString(RedisVersion))
-	t.RawSetString("REDIS_VERSION_NUM", lua.LNumber(RedisVersionNum))
+	f := r.e.t
+	t.RawSetString("REDIS_VERSION", lua.LString(f.redisVersion))
+	t.RawSetString("REDIS_VERSION_NUM", lua.LNumber(f.redisVersionNum))
+	if f.valkeyVersion != "" {
+		t.RawSetString("VALKEY_VERSION", lua.LString(f.valkeyVersion))
+		t.RawSetString("VALKEY_VERSION_NUM", lua.LNumber(f.valkeyVersionNum))
+		t.RawSetString("SERVER_NAME", lua.LString(f.serverName))
+	}
 	return t
 }
 
@@ -148,7 +155,7 @@ func (r *scriptRun) redisCall(L *lua.LState, raise bool) int {
 		return 1
 	}
 	if n == 0 {
-		return fail("ERR Please specify at least one argument for this redis lib call")
+		return fail(r.e.t.text("ERR Please specify at least one argument for this redis lib call"))
 	}
 	args := make([]string, n)
 	for i := 1; i <= n; i++ {
@@ -158,7 +165,7 @@ func (r *scriptRun) redisCall(L *lua.LState, raise bool) int {
 		case lua.LNumber:
 			args[i-1] = argNumber(float64(v))
 		default:
-			return fail("ERR Lua redis lib command arguments must be strings or integers")
+			return fail(r.e.t.text("ERR Lua redis lib command arguments must be strings or integers"))
 		}
 	}
 	reply, err := r.e.exec(r, args)

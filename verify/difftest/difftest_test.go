@@ -112,7 +112,7 @@ func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off 
 	t.Helper()
 	ctx := context.Background()
 	l.reset(t)
-	e := verify.New(verify.Options{Now: time.Now().UnixMilli()})
+	e := verify.New(verify.Options{Now: time.Now().UnixMilli(), Target: l.srv.Kind.Name})
 	var lb, ob strings.Builder
 	step := func(title, liveOut, offOut string) {
 		lb.WriteString("> " + title + "\n" + liveOut)
