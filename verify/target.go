@@ -89,12 +89,12 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 // valkey8Texts are the library errors Valkey 8.0 reworded (script_lua.c,
 // function_lua.c of 8.0.1; checked live on 8.1.1).
 var valkey8Texts = map[string]string{
-	"ERR redis.log() requires two arguments or more.":                   "ERR server.log() requires two arguments or more.",
-	"ERR redis.setresp() requires one argument.":                        "ERR server.setresp() requires one argument.",
-	"ERR redis.set_repl() requires two arguments.":                      "ERR server.set_repl() requires one argument.",
-	"ERR Please specify at least one argument for this redis lib call":  "ERR Please specify at least one argument for this call",
-	"ERR Invalid command passed to redis.acl_check_cmd()":               "ERR Invalid command passed to server.acl_check_cmd()",
-	"ERR Lua redis lib command arguments must be strings or integers":   "ERR Command arguments must be strings or integers",
+	"ERR redis.log() requires two arguments or more.":                  "ERR server.log() requires two arguments or more.",
+	"ERR redis.setresp() requires one argument.":                       "ERR server.setresp() requires one argument.",
+	"ERR redis.set_repl() requires two arguments.":                     "ERR server.set_repl() requires one argument.",
+	"ERR Please specify at least one argument for this redis lib call": "ERR Please specify at least one argument for this call",
+	"ERR Invalid command passed to redis.acl_check_cmd()":              "ERR Invalid command passed to server.acl_check_cmd()",
+	"ERR Lua redis lib command arguments must be strings or integers":  "ERR Command arguments must be strings or integers",
 }
 
 // targets holds every target the engine can imitate, by name.
