@@ -31,6 +31,7 @@ type connFlags struct {
 	TLSKey        string
 	TLSServerName string
 	TLSInsecure   bool
+	cmd           *cobra.Command // for the --tls-insecure warning on its stderr
 	Timeout       time.Duration
 	Mode          string
 	Format        string
@@ -64,6 +65,7 @@ func (f *connFlags) registerAgainst(cmd *cobra.Command) {
 // registerSecurity adds the password file, TLS and timeout flags; servers
 // names what they apply to in the help.
 func (f *connFlags) registerSecurity(cmd *cobra.Command, servers string) {
+	f.cmd = cmd
 	fs := cmd.Flags()
 	fs.StringVar(&f.PasswordFile, "password-file", "", "read the password for "+servers+" from the first line of `file` (else env SCRIPTCTL_PASSWORD or REDISCLI_AUTH)")
 	fs.StringVar(&f.TLSCA, "tls-ca", "", "PEM `file` of CA certificates to verify "+servers+" with (rediss:// URLs)")
@@ -99,6 +101,7 @@ func (f connFlags) resolveAgainst(against, cmdName string, allowURLPassword bool
 	if err != nil {
 		return nil, connUsage(err, cmdName)
 	}
+	s.Source = "--against"
 	if u, perr := url.Parse(against); allowURLPassword && perr == nil && u.User != nil {
 		if _, ok := u.User.Password(); ok {
 			if f.PasswordFile != "" {
@@ -109,10 +112,6 @@ func (f connFlags) resolveAgainst(against, cmdName string, allowURLPassword bool
 	}
 	cfg, err := connect.Resolve(s, allowURLPassword)
 	if err != nil {
-		// The shared settings name the flag --url; here it is --against.
-		if rest, ok := strings.CutPrefix(err.Error(), "--url"); ok {
-			err = &connect.InputError{Err: errors.New("--against" + strings.TrimPrefix(rest, " #1"))}
-		}
 		return nil, connUsage(err, cmdName)
 	}
 	if len(cfg.Seeds) != 1 {
@@ -148,8 +147,15 @@ func (f *connFlags) settings() (s connect.Settings, fromEnv bool, err error) {
 		TLSInsecure: f.TLSInsecure,
 		Timeout:     f.Timeout,
 	}
+	if f.TLSInsecure && f.cmd != nil {
+		// Every time: a flag that turns off verification must never be
+		// quiet, however it got into a pipeline.
+		fmt.Fprintln(f.cmd.ErrOrStderr(), "warning: --tls-insecure: server certificates are not verified; anyone on the network path can impersonate the servers")
+	}
+	s.Source = "--url"
 	if len(s.URLs) == 0 {
 		s.URLs = connect.SplitURLs(os.Getenv("SCRIPTCTL_URL"))
+		s.Source = "SCRIPTCTL_URL"
 		fromEnv = true
 	}
 	switch {

@@ -35,6 +35,22 @@ type Settings struct {
 	TLSServer   string   // server name to verify instead of the URL host
 	TLSInsecure bool     // skip certificate verification (explicit)
 	Timeout     time.Duration
+	// Source names where URLs came from in errors: "--url" (the default),
+	// "SCRIPTCTL_URL" or "--against".
+	Source string
+}
+
+// label names the i-th URL in errors: "--url #2", "SCRIPTCTL_URL",
+// "SCRIPTCTL_URL #2", "--against".
+func (s Settings) label(i int) string {
+	src := s.Source
+	if src == "" {
+		src = "--url"
+	}
+	if src == "--url" || len(s.URLs) > 1 {
+		return fmt.Sprintf("%s #%d", src, i+1)
+	}
+	return src
 }
 
 // Config is what Settings resolve to: the seed addresses and the options
@@ -75,23 +91,23 @@ func Resolve(s Settings, allowURLPassword bool) (*Config, error) {
 	for i, raw := range s.URLs {
 		u, err := parseURL(raw)
 		if err != nil {
-			return nil, inputf("--url #%d: %v", i+1, err)
+			return nil, inputf("%s: %v", s.label(i), err)
 		}
 		if u.password != "" {
 			if !allowURLPassword {
-				return nil, inputf("--url %s: a password in a URL shows in ps and shell history: put it in --password-file or SCRIPTCTL_PASSWORD", u.addr)
+				return nil, inputf("%s (%s): a password in a URL shows in ps and shell history: put it in --password-file or SCRIPTCTL_PASSWORD", s.label(i), u.addr)
 			}
 			if c.password == "" {
 				c.password = u.password
 			}
 		}
 		if i > 0 && u.tls != tlsOn {
-			return nil, inputf("--url %s: mixing redis:// and rediss:// URLs is not supported", u.addr)
+			return nil, inputf("%s (%s): mixing redis:// and rediss:// URLs is not supported", s.label(i), u.addr)
 		}
 		tlsOn = u.tls
 		if u.username != "" {
 			if c.Username != "" && c.Username != u.username {
-				return nil, inputf("--url %s: user %q differs from user %q of an earlier URL: every node must use the same user", u.addr, u.username, c.Username)
+				return nil, inputf("%s (%s): user %q differs from user %q of an earlier URL: every node must use the same user", s.label(i), u.addr, u.username, c.Username)
 			}
 			c.Username = u.username
 		}
@@ -99,6 +115,9 @@ func Resolve(s Settings, allowURLPassword bool) (*Config, error) {
 			seen[u.addr] = true
 			c.Seeds = append(c.Seeds, u.addr)
 		}
+	}
+	if s.TLSInsecure && s.TLSCA != "" {
+		return nil, inputf("--tls-insecure and --tls-ca contradict each other: --tls-insecure skips the verification --tls-ca configures; give one")
 	}
 	tlsFlags := s.TLSCA != "" || s.TLSCert != "" || s.TLSKey != "" || s.TLSServer != "" || s.TLSInsecure
 	if tlsFlags && !tlsOn {
@@ -135,7 +154,7 @@ func parseURL(raw string) (parsedURL, error) {
 	case "rediss":
 		p.tls = true
 	default:
-		return p, fmt.Errorf("unsupported scheme %q: want redis:// or rediss://", scheme)
+		return p, fmt.Errorf("%q: unsupported scheme: want redis:// or rediss://", Redact(raw))
 	}
 	u, err := url.Parse(strings.ToLower(scheme) + "://" + rest)
 	if err != nil {
@@ -150,21 +169,21 @@ func parseURL(raw string) (parsedURL, error) {
 		return p, fmt.Errorf("%q has no host", Redact(raw))
 	}
 	if !validHost(host) {
-		return p, fmt.Errorf("%q: invalid host %q", Redact(raw), host)
+		return p, fmt.Errorf("%q: invalid host", Redact(raw))
 	}
 	if port == "" {
 		if strings.HasSuffix(u.Host, ":") {
 			// "host:" is a port left out by mistake (an unset variable, say),
 			// not a request for the default.
-			return p, fmt.Errorf("%q: empty port after %q", Redact(raw), host+":")
+			return p, fmt.Errorf("%q: empty port after the host", Redact(raw))
 		}
 		port = "6379"
 	}
 	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-		return p, fmt.Errorf("%q: invalid port %q", Redact(raw), port)
+		return p, fmt.Errorf("%q: invalid port", Redact(raw))
 	}
 	if path := strings.Trim(u.Path, "/"); path != "" && path != "0" {
-		return p, fmt.Errorf("%q: database %s: scripts and functions are server-wide, give the server without a database", Redact(raw), path)
+		return p, fmt.Errorf("%q: has a database path: scripts and functions are server-wide, give the server without a database", Redact(raw))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return p, fmt.Errorf("%q: query parameters are not supported: use the --tls-* and --timeout flags", Redact(raw))
@@ -186,22 +205,58 @@ func validHost(h string) bool {
 	return len(h) <= 253
 }
 
-// Redact returns raw with any password in a URL's userinfo replaced by
-// "xxxxx", for messages about a URL.
+// Redact returns raw with its secret part replaced by "xxxxx", for
+// messages about a URL. It works on malformed URLs too: anything between a
+// scheme-like prefix ("redis://", "redis:/", "redis//", "redis:") and the
+// last "@" is treated as a secret. Only a well-formed "user:password" keeps
+// its user name visible.
 func Redact(raw string) string {
-	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return raw
-	}
-	at := strings.LastIndex(rest, "@")
+	at := strings.LastIndex(raw, "@")
 	if at < 0 {
 		return raw
 	}
-	user := rest[:at]
-	if i := strings.Index(user, ":"); i >= 0 {
-		user = user[:i] + ":xxxxx"
+	prefix := schemePrefix(raw[:at])
+	user := raw[len(prefix):at]
+	if strings.HasSuffix(prefix, "://") {
+		if name, _, ok := strings.Cut(user, ":"); ok && (name == "" || validUser(name)) {
+			return prefix + name + ":xxxxx" + raw[at:]
+		}
+		if !strings.Contains(user, ":") && validUser(user) {
+			return raw // a user name alone is no secret
+		}
 	}
-	return scheme + "://" + user + rest[at:]
+	return prefix + "xxxxx" + raw[at:]
+}
+
+// schemePrefix returns the leading scheme-like part of s: letters, digits,
+// "+", "-" or "." starting with a letter, followed by any run of ":" and
+// "/", or "" when s has none.
+func schemePrefix(s string) string {
+	i := 0
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && (s[i] >= '0' && s[i] <= '9' || s[i] == '+' || s[i] == '-' || s[i] == '.')) {
+		i++
+	}
+	j := i
+	for j < len(s) && (s[j] == ':' || s[j] == '/') {
+		j++
+	}
+	if i == 0 || j == i {
+		return ""
+	}
+	return s[:j]
+}
+
+// validUser reports whether name looks like an ACL user name, which is shown.
+func validUser(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 func tlsConfig(s Settings) (*tls.Config, error) {

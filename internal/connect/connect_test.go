@@ -40,12 +40,12 @@ func TestResolve(t *testing.T) {
 		{name: "password in a flag", urls: []string{"redis://u:s3cret@a:1"}, err: "a password in a URL shows in ps"},
 		{name: "password in the environment", urls: []string{"redis://u:s3cret@a:1"}, envURL: true, seeds: "a:1", user: "u", password: "s3cret"},
 		{name: "none", err: "no server given"},
-		{name: "scheme", urls: []string{"http://a:1"}, err: `unsupported scheme "http"`},
+		{name: "scheme", urls: []string{"http://a:1"}, err: `"http://a:1": unsupported scheme`},
 		{name: "no scheme", urls: []string{"a:1"}, err: "is not a URL"},
 		{name: "no host", urls: []string{"redis://:1"}, err: "has no host"},
-		{name: "port", urls: []string{"redis://a:0"}, err: `invalid port "0"`},
-		{name: "empty port is not the default", urls: []string{"redis://127.0.0.1:"}, err: `empty port after "127.0.0.1:"`},
-		{name: "database", urls: []string{"redis://a:1/2"}, err: "database 2"},
+		{name: "port", urls: []string{"redis://a:0"}, err: `"redis://a:0": invalid port`},
+		{name: "empty port is not the default", urls: []string{"redis://127.0.0.1:"}, err: "empty port after the host"},
+		{name: "database", urls: []string{"redis://a:1/2"}, err: "has a database path"},
 		{name: "query", urls: []string{"redis://a:1?protocol=3"}, err: "query parameters are not supported"},
 		{name: "users differ", urls: []string{"redis://x@a:1", "redis://y@b:1"}, err: `user "y" differs`},
 		{name: "tls mix", urls: []string{"redis://a:1", "rediss://b:1"}, err: "mixing redis:// and rediss://"},
@@ -98,6 +98,14 @@ func TestRedactAndScrub(t *testing.T) {
 		"redis://h:1":         "redis://h:1",
 		"no url at all":       "no url at all",
 		"redis://u:p@w@h:1/x": "redis://u:xxxxx@h:1/x",
+		// Malformed: whatever stands between a scheme-like prefix and the
+		// last @ is a secret.
+		"redis//u:NoSchemeSecret@127.0.0.1:7720":       "redis//xxxxx@127.0.0.1:7720",
+		"redis:/u:NoSchemeSecret@127.0.0.1:7720":       "redis:/xxxxx@127.0.0.1:7720",
+		"redis:u:NoSchemeSecret@127.0.0.1:7720":        "redis:xxxxx@127.0.0.1:7720",
+		"redis://u:12345/EnvTailSecret@127.0.0.1:7720": "redis://u:xxxxx@127.0.0.1:7720",
+		"u:bare@h":             "u:xxxxx@h",
+		"redis://u/x:Secret@h": "redis://xxxxx@h",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptctl/scriptctl/internal/connect"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+)
+
+// secretMarker is the password every case hides in a URL.
+const secretMarker = "MarkerPw7720"
+
+// secretURLSeeds are the malformed URLs that once leaked their password,
+// and their neighbours.
+var secretURLSeeds = []string{
+	"redis//u:" + secretMarker + "@127.0.0.1:1",
+	"redis:/u:" + secretMarker + "@127.0.0.1:1",
+	"redis:u:" + secretMarker + "@127.0.0.1:1",
+	"redis://u:12345/" + secretMarker + "@127.0.0.1:1",
+	"redis://u:" + secretMarker + "@127.0.0.1:1/2",
+	"redis://u:" + secretMarker + "@bad host:1",
+	"http://u:" + secretMarker + "@h:1",
+	"redis://u:" + secretMarker + "@h:99999",
+	"redis://u:" + secretMarker + "@h:1?x=1",
+	"rediss://u:" + secretMarker + "@",
+	"u:" + secretMarker + "@h",
+	"redis://:" + secretMarker + "@[::1",
+}
+
+// urlCommands are every command that takes a server URL, with the way the
+// URL reaches it.
+func urlCommands(u string) [][]string {
+	return [][]string{
+		{"status", "--url", u},
+		{"plan", "--url", u},
+		{"deploy", "--url", u},
+		{"prune", "--url", u},
+		{"status", "--url", "redis://127.0.0.1:1", "--url", u},
+		{"verify", "--against", u},
+		{"eval", "--against", u, "../../lua/release.lua", "k", ",", "t"},
+	}
+}
+
+// safeToRun keeps the fuzzer away from real servers: a URL that resolves
+// to an address is run only when every seed is a reserved, unresolvable
+// .invalid name or port 1 on loopback, where nothing listens.
+func safeToRun(u string) bool {
+	cfg, err := connect.Resolve(connect.Settings{URLs: []string{u}, Timeout: time.Second}, true)
+	if err != nil {
+		return true // refused before any connection
+	}
+	for _, s := range cfg.Seeds {
+		if !strings.HasSuffix(s, ".invalid:1") && s != "127.0.0.1:1" {
+			return false
+		}
+	}
+	return true
+}
+
+func assertNoSecret(t *testing.T, args []string, env string) {
+	t.Helper()
+	if env != "" {
+		t.Setenv("SCRIPTCTL_URL", env)
+	} else {
+		t.Setenv("SCRIPTCTL_URL", "")
+	}
+	ios, _, out, errOut := iostreams.Test()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	run(ctx, ios, append(args, "-m", "../../manifest.yaml", "--timeout", "300ms"))
+	for _, s := range []string{out.String(), errOut.String()} {
+		if strings.Contains(s, secretMarker) {
+			t.Fatalf("scriptctl %q (SCRIPTCTL_URL=%q) printed the password:\n%s", args, env, s)
+		}
+	}
+}
+
+// FuzzSecretNeverPrinted feeds URLs hiding a marker password to every
+// command that takes --url, SCRIPTCTL_URL or --against, in text and JSON,
+// and fails if the marker appears in stdout or stderr.
+func FuzzSecretNeverPrinted(f *testing.F) {
+	for _, s := range secretURLSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		if !strings.Contains(u, secretMarker) || !safeToRun(u) || strings.ContainsAny(u, ",\x00") {
+			return
+		}
+		for _, args := range urlCommands(u) {
+			// -m is not a flag of eval; the manifest of the others.
+			if args[0] == "eval" {
+				continue
+			}
+			assertNoSecret(t, args, "")
+			assertNoSecret(t, append(args, "--format", "json"), "")
+		}
+		assertNoSecret(t, []string{"status"}, u)
+		assertNoSecret(t, []string{"plan", "--format", "json"}, u)
+	})
+}
+
+// TestURLSourceNamed: the error names where the URL came from.
+func TestURLSourceNamed(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"status", "--url", "redis//x"}, "", "--url #1: "},
+		{[]string{"status"}, "redis//x", "SCRIPTCTL_URL: "},
+		{[]string{"status"}, "redis://h:1,redis//x", "SCRIPTCTL_URL #2: "},
+		{[]string{"verify", "--against", "redis//x"}, "", "--against: "},
+	} {
+		t.Setenv("SCRIPTCTL_URL", tc.env)
+		ios, _, _, errOut := iostreams.Test()
+		code := run(context.Background(), ios, append(tc.args, "-m", "../../manifest.yaml"))
+		if code != 2 || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%q env %q: exit %d, stderr %q; want exit 2 naming %q", tc.args, tc.env, code, errOut.String(), tc.want)
+		}
+	}
+}
