@@ -56,9 +56,11 @@ func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 	if errors.As(err, &ee) && ee.Silent {
 		return code
 	}
-	fmt.Fprintf(ios.ErrOut, "Error: %v\n", err)
+	// Errors carry text servers supplied (a lock holder, an error reply):
+	// escape control characters so none reaches the terminal raw.
+	fmt.Fprintf(ios.ErrOut, "Error: %s\n", iostreams.Safe(err.Error(), true))
 	if errors.As(err, &ee) && ee.Hint != "" {
-		fmt.Fprintf(ios.ErrOut, "Try: %s\n", ee.Hint)
+		fmt.Fprintf(ios.ErrOut, "Try: %s\n", iostreams.Safe(ee.Hint, true))
 	}
 	return code
 }

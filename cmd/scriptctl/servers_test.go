@@ -136,3 +136,23 @@ func TestLuaCVEWarning(t *testing.T) {
 		t.Fatalf("plan json lacks cves:\n%s", res.out)
 	}
 }
+
+// TestLockHolderEscaped: whoever can write the deploy-lock key cannot put
+// terminal escape sequences into the operator's terminal through the
+// holder text the refused deploy prints.
+func TestLockHolderEscaped(t *testing.T) {
+	s := redistest.Standalone(t)
+	t.Setenv("SCRIPTCTL_URL", "")
+	path := loaderProject(t, "1")
+	s.MustDo("SET", "scriptctl:lock:{catalog_refresh}", "tok host=evil\x1b]0;pwned\x07\x1b[2J pid=1", "PX", "60000")
+	res := loaderRun(t, "deploy", "-m", path, "--url", s.URL(), "--lock-timeout", "200ms")
+	if res.code == 0 {
+		t.Fatalf("deploy succeeded under a held lock:\n%s", res.errOut)
+	}
+	if strings.ContainsRune(res.errOut, '\x1b') || strings.ContainsRune(res.errOut, '\x07') {
+		t.Fatalf("stderr carries raw control characters: %q", res.errOut)
+	}
+	if !strings.Contains(res.errOut, `host=evil\x1b]0;pwned\x07\x1b[2J`) {
+		t.Fatalf("stderr does not show the escaped holder: %q", res.errOut)
+	}
+}

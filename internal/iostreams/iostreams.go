@@ -54,7 +54,7 @@ func (s *IOStreams) Progress(format string, args ...any) {
 // Notice prints a notice on stderr whatever stderr is: something the user
 // must learn even in a pipeline (a skipped step, a warning).
 func (s *IOStreams) Notice(format string, args ...any) {
-	fmt.Fprintf(s.ErrOut, format+"\n", args...)
+	fmt.Fprintln(s.ErrOut, Safe(fmt.Sprintf(format, args...), true))
 }
 
 // Color names.
@@ -86,8 +86,76 @@ func (s *IOStreams) NewTable(header ...string) *Table {
 	return &Table{s: s, header: header}
 }
 
-// Row adds a row.
-func (t *Table) Row(fields ...string) { t.rows = append(t.rows, fields) }
+// Row adds a row. Control characters in a cell are escaped (Safe), so text a
+// server supplied (an error, a lock holder, a library or node name) cannot
+// drive the terminal; a cell Paint colored keeps its color.
+func (t *Table) Row(fields ...string) {
+	row := make([]string, len(fields))
+	for i, f := range fields {
+		row[i] = safeCell(f)
+	}
+	t.rows = append(t.rows, row)
+}
+
+// Safe returns s with every control character (C0 but newline, DEL, C1, and
+// the escape that starts terminal sequences) written as a Go escape: \x1b,
+// \r, \u0085. keepNewlines false escapes newlines too.
+func Safe(s string, keepNewlines bool) string {
+	if !needsEscape(s, keepNewlines) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' && keepNewlines:
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func needsEscape(s string, keepNewlines bool) bool {
+	for _, r := range s {
+		if r < 0x20 && !(r == '\n' && keepNewlines) || r == 0x7f || r >= 0x80 && r <= 0x9f {
+			return true
+		}
+	}
+	return false
+}
+
+// safeCell escapes a table cell, keeping the color of a cell that Paint
+// wrapped whole.
+func safeCell(c string) string {
+	if strings.HasPrefix(c, "\x1b[") && strings.HasSuffix(c, colorReset) {
+		if end := strings.IndexByte(c, 'm'); end > 0 && isSGRCode(c[2:end]) {
+			return c[:end+1] + Safe(c[end+1:len(c)-len(colorReset)], false) + colorReset
+		}
+	}
+	return Safe(c, false)
+}
+
+const colorReset = "\x1b[0m"
+
+func isSGRCode(s string) bool {
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r == ';') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // Len returns the number of rows.
 func (t *Table) Len() int { return len(t.rows) }

@@ -61,3 +61,45 @@ func TestSystemHonoursNoColor(t *testing.T) {
 		t.Fatal("Color on although NO_COLOR is set")
 	}
 }
+
+func TestSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text":          "plain text",
+		"a\x1b]0;pwned\x07b":  `a\x1b]0;pwned\x07b`,
+		"clear\x1b[2Jscreen":  `clear\x1b[2Jscreen`,
+		"line1\nline2\r":      "line1\nline2\\r",
+		"tab\there":           `tab\there`,
+		"c1 \u009b31m":        `c1 \u009b31m`,
+		"del\x7f":             `del\x7f`,
+		"unicode ok: héllo ✓": "unicode ok: héllo ✓",
+	} {
+		if got := Safe(in, true); got != want {
+			t.Errorf("Safe(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Safe("a\nb", false); got != `a\nb` {
+		t.Errorf("Safe without newlines = %q", got)
+	}
+}
+
+func TestTableEscapesCellsKeepsColor(t *testing.T) {
+	ios, _, out, _ := Test()
+	ios.Color = true
+	tb := ios.NewTable("A", "B")
+	tb.Row("holder\x1b]0;title\x07", ios.Paint(Red, "failed\x1b[2J"))
+	if err := tb.Render(); err != nil {
+		t.Fatal(err)
+	}
+	want := "holder\\x1b]0;title\\x07\t\x1b[31mfailed\\x1b[2J\x1b[0m\n"
+	if out.String() != want {
+		t.Fatalf("got %q, want %q", out.String(), want)
+	}
+}
+
+func TestNoticeEscapes(t *testing.T) {
+	ios, _, _, errOut := Test()
+	ios.Notice("drift: %s", "node\x1b[2J")
+	if got := errOut.String(); got != "drift: node\\x1b[2J\n" {
+		t.Fatalf("got %q", got)
+	}
+}
