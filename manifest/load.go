@@ -574,8 +574,13 @@ func (p *parser) flags(n *yaml.Node, field string) []string {
 // readScript reads and checks the script file, fills Path, Source and SHA,
 // and compares a shebang's flags with the manifest's.
 func (p *parser) readScript(s *Script, fileNode, flagsNode *yaml.Node, flagsOK bool, field string) {
-	s.Path = filepath.Join(p.m.Dir, filepath.FromSlash(s.File))
 	ff := field + ".file"
+	path, err := Inside(p.m.Dir, s.File)
+	if err != nil {
+		p.errorf(fileNode, ff, "%v", err)
+		return
+	}
+	s.Path = path
 	data, err := readFile(s.Path)
 	if err != nil {
 		p.errorf(fileNode, ff, "cannot read %s: %v", s.File, err)
