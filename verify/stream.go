@@ -652,7 +652,7 @@ type StreamState struct {
 	Entries      []StreamEntry
 	LastID       StreamID // last generated ID (>= the last entry's)
 	MaxDeletedID StreamID
-	EntriesAdded uint64 // all-time count of added entries (>= len(Entries))
+	EntriesAdded uint64        // all-time count of added entries (>= len(Entries))
 	Groups       []StreamGroup // by name
 }
 
