@@ -287,6 +287,12 @@ func TestStreamExportClone(t *testing.T) {
 		{Entries: []StreamEntry{{ID: StreamID{1, 0}, Fields: []string{"a"}}}},
 		{Groups: []StreamGroup{{Name: "g", Pending: []StreamPending{{Consumer: "nobody"}}}}},
 		{Groups: []StreamGroup{{Name: "g"}, {Name: "g"}}},
+		{Entries: []StreamEntry{{ID: StreamID{5, 0}, Fields: []string{"a", "1"}}}, LastID: StreamID{4, 0}},
+	}
+	// Zero LastID and EntriesAdded default to the last entry and the count.
+	def, err := streamFromState(StreamState{Entries: []StreamEntry{{ID: StreamID{5, 0}, Fields: []string{"a", "1"}}}})
+	if err != nil || def.lastID != (streamID{5, 0}) || def.entriesAdded != 1 {
+		t.Errorf("defaults: %+v %v", def, err)
 	}
 	for _, st := range bad {
 		if _, err := streamFromState(st); err == nil {

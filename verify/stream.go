@@ -650,9 +650,9 @@ type StreamGroup struct {
 // but its radix-tree layout, which follows from adding Entries in order.
 type StreamState struct {
 	Entries      []StreamEntry
-	LastID       StreamID // last generated ID (>= the last entry's)
+	LastID       StreamID // last generated ID (>= the last entry's); 0-0: the last entry's
 	MaxDeletedID StreamID
-	EntriesAdded uint64        // all-time count of added entries (>= len(Entries))
+	EntriesAdded uint64        // all-time count of added entries (>= len(Entries)); 0: len(Entries)
 	Groups       []StreamGroup // by name
 }
 
@@ -697,15 +697,16 @@ func streamFromState(st StreamState) (*stream, error) {
 		}
 		s.append(id, en.Fields)
 	}
-	last := streamID{st.LastID.Ms, st.LastID.Seq}
-	if last.cmp(s.lastID) < 0 {
-		return nil, fmt.Errorf("stream last ID %s is smaller than the last entry %s", last, s.lastID)
+	if last := (streamID{st.LastID.Ms, st.LastID.Seq}); !last.isZero() {
+		if last.cmp(s.lastID) < 0 {
+			return nil, fmt.Errorf("stream last ID %s is smaller than the last entry %s", last, s.lastID)
+		}
+		s.lastID = last
 	}
-	s.lastID = last
-	if st.EntriesAdded < s.length {
-		return nil, fmt.Errorf("stream entries added %d is smaller than its length %d", st.EntriesAdded, s.length)
-	}
-	if st.EntriesAdded > 0 {
+	if st.EntriesAdded != 0 {
+		if st.EntriesAdded < s.length {
+			return nil, fmt.Errorf("stream entries added %d is smaller than its length %d", st.EntriesAdded, s.length)
+		}
 		s.entriesAdded = st.EntriesAdded
 	}
 	s.maxDeleted = streamID{st.MaxDeletedID.Ms, st.MaxDeletedID.Seq}
