@@ -16,6 +16,27 @@ type commandInfo struct {
 type handler struct {
 	keys func(args []string) []string // the keys the command touches
 	run  func(e *Engine, args []string) Reply
+	// runCtx, when set instead of run, also learns how the command was
+	// called and may answer with a *RunError.
+	runCtx func(e *Engine, c cmdCtx, args []string) (Reply, error)
+}
+
+// cmdCtx is how a command was called: the name as typed (Redis echoes it
+// in some errors) and whether a script called it.
+type cmdCtx struct {
+	name   string
+	script bool
+}
+
+// subcommands lists the subcommands of the implemented container commands
+// (XGROUP, XINFO) with their own arity and write flag, from COMMAND INFO on
+// redis-server 7.0.15: Redis looks a subcommand up, and checks its arity
+// and flags, before the command runs.
+var subcommands = map[string]map[string]commandInfo{}
+
+func registerCtx(name string, keys func([]string) []string, run func(*Engine, cmdCtx, []string) (Reply, error)) {
+	register(name, keys, nil)
+	handlers[name] = handler{keys: keys, runCtx: run}
 }
 
 // handlers holds the implemented commands; each cmd_*.go file registers its
@@ -92,6 +113,21 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		}
 		return errArity(name), nil
 	}
+	if subs, ok := subcommands[name]; ok && len(args) >= 2 {
+		sub, known := subs[strings.ToLower(args[1])]
+		switch {
+		case !known && sc != nil:
+			return ErrorReply(scriptErrUnknown), nil
+		case !known:
+			return errorf("unknown subcommand '%s'. Try %s HELP.", cArg(args[1], 128), strings.ToUpper(cTrunc(args[0]))), nil
+		case (sub.arity > 0 && sub.arity != len(args)) || len(args) < -sub.arity:
+			if sc != nil {
+				return ErrorReply(scriptErrArity), nil
+			}
+			return errArity(name + "|" + strings.ToLower(args[1])), nil
+		}
+		info = sub
+	}
 	if sc != nil {
 		if info.noscript {
 			return ErrorReply(e.t.errNoScript), nil
@@ -104,6 +140,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	if !ok {
 		return Reply{}, notImplemented("%s", strings.ToUpper(name))
 	}
+	orig := args[0]
 	args = append([]string{name}, args[1:]...)
 	if sc != nil {
 		for _, k := range h.keys(args) {
@@ -112,5 +149,37 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 			}
 		}
 	}
+	if h.runCtx != nil {
+		return h.runCtx(e, cmdCtx{name: orig, script: sc != nil}, args)
+	}
 	return h.run(e, args), nil
+}
+
+// cTrunc is s as C's %s prints it: up to the first NUL byte.
+func cTrunc(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// cArg is s as C's %.<max>s prints it: up to the first NUL, at most max bytes.
+func cArg(s string, max int) string {
+	s = cTrunc(s)
+	if len(s) > max {
+		s = s[:max]
+	}
+	return s
+}
+
+// errorf is Redis's addReplyErrorFormat: CR and LF at either end are
+// trimmed and inside become spaces; a text starting with '-' carries its
+// own code, any other gets "ERR ".
+func errorf(format string, args ...any) Reply {
+	s := strings.Trim(fmt.Sprintf(format, args...), "\r\n")
+	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	if strings.HasPrefix(s, "-") {
+		return ErrorReply(s[1:])
+	}
+	return ErrorReply("ERR " + s)
 }
