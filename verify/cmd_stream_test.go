@@ -146,8 +146,8 @@ func TestStreamScriptRules(t *testing.T) {
 		want string
 	}{
 		{"return redis.pcall('xRead', 'BLOCK', 0, 'STREAMS', KEYS[1], '$')", false, "ERR xRead command is not allowed with BLOCK option from scripts"},
-		{"return redis.pcall('XGROUP', 'NOPE', KEYS[1])", false, scriptErrUnknown},
-		{"return redis.pcall('XGROUP', 'DESTROY', KEYS[1])", false, scriptErrArity},
+		{"return redis.pcall('XGROUP', 'NOPE', KEYS[1])", false, redisErrUnknown},
+		{"return redis.pcall('XGROUP', 'DESTROY', KEYS[1])", false, redisErrArity},
 		{"return redis.pcall('XGROUP', 'CREATE', KEYS[1], 'g', '$', 'MKSTREAM')", true, scriptErrWrite},
 		{"return redis.pcall('XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', KEYS[1], '>')", true, scriptErrWrite},
 	}

@@ -117,12 +117,12 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		sub, known := subs[strings.ToLower(args[1])]
 		switch {
 		case !known && sc != nil:
-			return ErrorReply(scriptErrUnknown), nil
+			return ErrorReply(e.t.errUnknownCommand), nil
 		case !known:
 			return errorf("unknown subcommand '%s'. Try %s HELP.", cArg(args[1], 128), strings.ToUpper(cTrunc(args[0]))), nil
 		case (sub.arity > 0 && sub.arity != len(args)) || len(args) < -sub.arity:
 			if sc != nil {
-				return ErrorReply(scriptErrArity), nil
+				return ErrorReply(e.t.errArity), nil
 			}
 			return errArity(name + "|" + strings.ToLower(args[1])), nil
 		}
