@@ -145,7 +145,7 @@ func FormatScore(f float64) string {
 // compared the way Redis orders them: a list in order, a sorted set by its
 // members and scores, a set as a set (Redis gives a large set no order),
 // and a hash in order while it is small enough for Redis to keep its
-// insertion order (a listpack: at most 128 fields of at most 64 bytes),
+// insertion order (a listpack: at most 512 fields of at most 64 bytes),
 // otherwise as a set of fields.
 func SameContents(a, b Key) bool {
 	if a.Type != b.Type {
@@ -169,10 +169,11 @@ func SameContents(a, b Key) bool {
 	return a.Value == b.Value
 }
 
-// listpackHash reports whether Redis 7.0 (default hash-max-listpack-*)
+// listpackHash reports whether Redis 7.0.15 (compiled-in defaults
+// hash-max-listpack-entries 512, hash-max-listpack-value 64)
 // keeps h in a listpack, whose field order is insertion order.
 func listpackHash(h []verify.Field) bool {
-	if len(h) > 128 {
+	if len(h) > 512 {
 		return false
 	}
 	for _, f := range h {

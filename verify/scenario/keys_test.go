@@ -119,7 +119,7 @@ func TestSameContents(t *testing.T) {
 	}
 	big := func(reverse bool) Key {
 		var kv []string
-		for i := range 129 {
+		for i := range 513 {
 			f := string(rune('a'+i%26)) + strings.Repeat("x", i/26) + string(rune('0'+i%10))
 			kv = append(kv, f, "v")
 		}

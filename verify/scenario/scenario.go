@@ -1,6 +1,6 @@
 // Package scenario owns scriptctl's scenario tests: the YAML format of
 // lua_test/*.yaml (and its keyspace section, reused by "scriptctl eval
-// --state"), strict parsing with file:line errors, running a scenario offline
+// --state"), strict parsing with file:line:col errors, running a scenario offline
 // in the verify engine or live on a real server, the step-by-step
 // expectations on replies, stored values and TTLs, the differential between
 // an offline and a live run, and the text and JSON reports. It does not
