@@ -52,7 +52,7 @@ func TestParseKeysRefused(t *testing.T) {
 		{"duplicate set member", "k: {set: [a, b, a]}\n", `s.yaml:1:17: k.set[3]: duplicate member "a" (first at line 1)`},
 		{"duplicate zset member", "k:\n  zset:\n    - [a, 1]\n    - [a, 2]\n", `s.yaml:4:8: k.zset[2]: duplicate member "a" (first at line 3)`},
 		{"duplicate zset mapping member", "k: {zset: {a: 1, a: 2}}\n", `s.yaml:1:18: k.zset.a: duplicate key "a" (first at line 1)`},
-		{"nan", "k: {zset: [[a, nan]]}\n", `s.yaml:1:16: k.zset.a: score "nan" is not a valid float (ZADD would refuse it)`},
+		{"nan", "k: {zset: [[a, nan]]}\n", `s.yaml:1:16: k.zset[1]: score "nan" is not a valid float (ZADD would refuse it)`},
 		{"yaml nan", "k: {zset: {a: .nan}}\n", `s.yaml:1:15: k.zset.a: score ".nan" is not a valid float (ZADD would refuse it)`},
 		{"not a number", "k: {zset: {a: 1x}}\n", `s.yaml:1:15: k.zset.a: score "1x" is not a valid float`},
 		{"leading space", "k: {zset: {a: \" 1\"}}\n", `s.yaml:1:15: k.zset.a: score " 1" is not a valid float`},

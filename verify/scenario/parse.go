@@ -629,6 +629,9 @@ func (p *parser) set(n *yaml.Node, field string) []string {
 	out := p.list(n, field, "member", "set")
 	seen := map[string]int{}
 	for i, m := range out {
+		if n.Content[i].Kind != yaml.ScalarNode {
+			continue // already refused
+		}
 		if first, dup := seen[m]; dup {
 			p.errorf(n.Content[i], fmt.Sprintf("%s[%d]", field, i+1), "duplicate member %q (first at line %d)", m, n.Content[first].Line)
 			continue
@@ -641,11 +644,16 @@ func (p *parser) set(n *yaml.Node, field string) []string {
 // zset parses [[member, score], ...] or {member: score, ...}: members, each
 // once, with scores as ZADD reads them.
 func (p *parser) zset(n *yaml.Node, field string) []verify.ZMember {
-	out := []verify.ZMember{}
-	var pairs [][2]*yaml.Node
+	type entry struct {
+		member, score *yaml.Node
+		field         string
+	}
+	var entries []entry
 	switch n.Kind {
 	case yaml.MappingNode:
-		pairs = p.pairs(n, field) // refuses a member given twice
+		for _, kv := range p.pairs(n, field) { // refuses a member given twice
+			entries = append(entries, entry{kv[0], kv[1], field + "." + kv[0].Value})
+		}
 	case yaml.SequenceNode:
 		seen := map[string]int{}
 		for i, c := range n.Content {
@@ -659,19 +667,21 @@ func (p *parser) zset(n *yaml.Node, field string) []verify.ZMember {
 				p.errorf(m, ef, "duplicate member %q (first at line %d)", m.Value, first)
 				continue
 			}
-			seen[m.Value] = m.Line
-			pairs = append(pairs, [2]*yaml.Node{m, c.Content[1]})
+			if m.Kind == yaml.ScalarNode {
+				seen[m.Value] = m.Line
+			}
+			entries = append(entries, entry{m, c.Content[1], ef})
 		}
 	default:
 		p.errorf(n, field, "must be a list of [member, score] pairs or a mapping from member to score, not %s", yamlnode.Describe(n))
-		return out
+		return []verify.ZMember{}
 	}
 	if len(n.Content) == 0 {
 		p.errorf(n, field, "needs at least one member (Redis has no empty zset)")
 	}
-	for _, kv := range pairs {
-		mf := field + "." + kv[0].Value
-		out = append(out, verify.ZMember{Member: p.text(kv[0], mf), Score: p.score(kv[1], mf)})
+	out := []verify.ZMember{}
+	for _, e := range entries {
+		out = append(out, verify.ZMember{Member: p.text(e.member, e.field), Score: p.score(e.score, e.field)})
 	}
 	return out
 }
