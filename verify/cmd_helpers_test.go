@@ -2,7 +2,7 @@ package verify
 
 import (
 	"context"
-	"maps"
+	"slices"
 	"testing"
 )
 
@@ -50,7 +50,7 @@ func runCmdCases(t *testing.T, cases []cmdCase) {
 					t.Errorf("key %q missing, want %+v", k, *want)
 					continue
 				}
-				if en.Type != want.Type || en.Value != want.Value || en.PTTL != want.PTTL || !maps.Equal(en.Hash, want.Hash) {
+				if !sameEntry(en, *want) {
 					t.Errorf("key %q = %+v, want %+v", k, en, *want)
 				}
 			}
@@ -58,11 +58,24 @@ func runCmdCases(t *testing.T, cases []cmdCase) {
 	}
 }
 
+// sameEntry compares two entries exactly: a hash's fields, a list's
+// elements and a sorted set's members in order, a set's members as a set
+// (Redis gives a large set no order).
+func sameEntry(a, b Entry) bool {
+	sa, sb := slices.Clone(a.Set), slices.Clone(b.Set)
+	slices.Sort(sa)
+	slices.Sort(sb)
+	return a.Key == b.Key && a.Type == b.Type && a.Value == b.Value && a.PTTL == b.PTTL &&
+		slices.Equal(a.Hash, b.Hash) && slices.Equal(a.List, b.List) && slices.Equal(sa, sb) && slices.Equal(a.ZSet, b.ZSet)
+}
+
 func str(v string, pttl int64) *Entry { return &Entry{Type: "string", Value: v, PTTL: pttl} }
+
+// hsh is a hash entry; kv lists field, value, ... in HGETALL's order.
 func hsh(pttl int64, kv ...string) *Entry {
-	h := map[string]string{}
+	var h []Field
 	for i := 0; i+1 < len(kv); i += 2 {
-		h[kv[i]] = kv[i+1]
+		h = append(h, Field{kv[i], kv[i+1]})
 	}
 	return &Entry{Type: "hash", Hash: h, PTTL: pttl}
 }

@@ -122,13 +122,22 @@ func notImplemented(format string, args ...any) *RunError {
 	return &RunError{Code: CodeNotImplemented, Msg: "not implemented offline: " + fmt.Sprintf(format, args...)}
 }
 
-// Entry is one key of the keyspace.
+// Entry is one key of the keyspace. Exactly one of Value, Hash, List, Set
+// and ZSet holds the key's contents, by Type.
 type Entry struct {
 	Key   string
-	Type  string            // "string" or "hash"
-	Value string            // Type "string"
-	Hash  map[string]string // Type "hash"
-	PTTL  int64             // remaining ms; -1 means no expiry
+	Type  string    // "string", "hash", "list", "set", "zset" or "stream"
+	Value string    // Type "string"
+	Hash  []Field   // Type "hash": fields in the order HGETALL answers
+	List  []string  // Type "list": head first, as LRANGE 0 -1 answers
+	Set   []string  // Type "set": members in the order SMEMBERS answers
+	ZSet  []ZMember // Type "zset": ascending, as ZRANGE 0 -1 answers
+	PTTL  int64     // remaining ms; -1 means no expiry
+}
+
+// Field is one field of a hash with its value.
+type Field struct {
+	Name, Value string
 }
 
 // Entries returns the live (not expired) keys, sorted by key.
@@ -143,50 +152,82 @@ func (e *Engine) Entries() []Entry {
 	return out
 }
 
-// Entry returns one live key.
+// Entry returns one live key: a copy, which the caller may change. A stream
+// is reported by its Type only.
 func (e *Engine) Entry(key string) (Entry, bool) {
 	v := e.db.get(key)
 	if v == nil {
 		return Entry{}, false
 	}
-	en := Entry{Key: key, PTTL: -1}
+	en := Entry{Key: key, Type: v.kind.String(), PTTL: -1}
 	if v.expireAt > 0 {
 		en.PTTL = v.expireAt - e.now
 	}
 	switch v.kind {
 	case kindString:
-		en.Type = "string"
 		en.Value = v.str
 	case kindHash:
-		en.Type = "hash"
-		en.Hash = make(map[string]string, len(v.hash.vals))
-		for k, x := range v.hash.vals {
-			en.Hash[k] = x
+		for _, f := range v.hash.fields() {
+			val, _ := v.hash.get(f)
+			en.Hash = append(en.Hash, Field{Name: f, Value: val})
 		}
+	case kindList:
+		en.List = v.list.items()
+	case kindSet:
+		en.Set = v.set.members()
+	case kindZSet:
+		en.ZSet = v.zset.all()
 	}
 	return en, true
 }
 
-// Put creates or replaces a key (initial state). A Type other than "hash" is
-// a string. A positive PTTL expires the key that many ms from now; any other
-// PTTL means no expiry. Hash fields keep Go's sorted key order (HGETALL on a real server
-// follows insertion order: set hashes up with HSET through Do to control it).
+// Put creates or replaces a key (initial state), writing its contents in the
+// order given, as HSET, RPUSH, SADD and ZADD with the same arguments would:
+// a hash keeps its fields in that order (a field given twice
+// keeps its first place and its last value), a list its elements. Type
+// "string" (or empty) is a string. A collection with nothing in it deletes
+// the key instead, since Redis has no empty collections; so does Type
+// "stream", which Put cannot fill. A positive PTTL expires the key that many
+// ms from now; any other PTTL means no expiry. A NaN score is left out, as
+// ZADD refuses it.
 func (e *Engine) Put(en Entry) {
 	v := &value{}
-	if en.Type == "hash" {
-		v.kind = kindHash
-		v.hash = newHash()
-		keys := make([]string, 0, len(en.Hash))
-		for k := range en.Hash {
-			keys = append(keys, k)
+	n := 1 // elements of a collection; a string always counts as one
+	switch en.Type {
+	case "hash":
+		v.kind, v.hash = kindHash, newHash()
+		for _, f := range en.Hash {
+			v.hash.set(f.Name, f.Value)
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			v.hash.set(k, en.Hash[k])
+		n = v.hash.len()
+	case "list":
+		v.kind, v.list = kindList, newList()
+		for _, x := range en.List {
+			v.list.pushBack(x)
 		}
-	} else {
-		v.kind = kindString
-		v.str = en.Value
+		n = v.list.len()
+	case "set":
+		v.kind, v.set = kindSet, newSet()
+		for _, m := range en.Set {
+			v.set.add(m)
+		}
+		n = v.set.len()
+	case "zset":
+		v.kind, v.zset = kindZSet, newZSet()
+		for _, m := range en.ZSet {
+			if m.Score == m.Score { // a NaN score: ZADD refuses it
+				v.zset.set(m.Member, m.Score)
+			}
+		}
+		n = v.zset.len()
+	case "stream":
+		n = 0
+	default:
+		v.kind, v.str = kindString, en.Value
+	}
+	if n == 0 {
+		delete(e.db.keys, en.Key)
+		return
 	}
 	if en.PTTL > 0 {
 		v.expireAt = e.now + en.PTTL

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -146,19 +147,71 @@ func TestPutEntries(t *testing.T) {
 	ctx := context.Background()
 	e := New(Options{})
 	e.Put(Entry{Key: "s", Type: "string", Value: "v", PTTL: 50})
-	e.Put(Entry{Key: "h", Type: "hash", Hash: map[string]string{"b": "2", "a": "1"}, PTTL: -1})
+	e.Put(Entry{Key: "h", Type: "hash", Hash: []Field{{"b", "2"}, {"a", "1"}}, PTTL: -1})
 	got := e.Entries()
-	if len(got) != 2 || got[0].Key != "h" || got[1].Key != "s" || got[1].PTTL != 50 || got[0].PTTL != -1 || got[0].Hash["b"] != "2" {
+	if len(got) != 2 || got[0].Key != "h" || got[1].Key != "s" || got[1].PTTL != 50 || got[0].PTTL != -1 || got[0].Hash[0] != (Field{"b", "2"}) {
 		t.Fatalf("entries %+v", got)
 	}
+	// A hash keeps the order it was given in, as HSET with the same
+	// arguments would: HGETALL answers b before a.
 	r, _ := e.Do(ctx, "HGETALL", "h")
-	if !r.Equal(ArrayReply(BulkReply("a"), BulkReply("1"), BulkReply("b"), BulkReply("2"))) {
+	if !r.Equal(ArrayReply(BulkReply("b"), BulkReply("2"), BulkReply("a"), BulkReply("1"))) {
 		t.Fatalf("HGETALL %s", r)
 	}
 	// Entry returns a copy: changing it does not change the keyspace.
-	got[0].Hash["a"] = "x"
+	got[0].Hash[1].Value = "x"
 	if r, _ := e.Do(ctx, "HGET", "h", "a"); !r.Equal(BulkReply("1")) {
 		t.Fatalf("HGET %s", r)
+	}
+}
+
+// TestPutEntryEveryType writes each type with Put and reads it back with
+// Entry: the type, the contents in Redis's order, the TTL.
+func TestPutEntryEveryType(t *testing.T) {
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		name string
+		put  Entry
+		want Entry // Key and PTTL as put
+	}{
+		{"string", Entry{Type: "string", Value: "v"}, Entry{Type: "string", Value: "v"}},
+		{"empty type is a string", Entry{Value: ""}, Entry{Type: "string", Value: ""}},
+		{"hash in order", Entry{Type: "hash", Hash: []Field{{"zeta", "26"}, {"alpha", "1"}}}, Entry{Type: "hash", Hash: []Field{{"zeta", "26"}, {"alpha", "1"}}}},
+		{"hash field twice", Entry{Type: "hash", Hash: []Field{{"a", "1"}, {"b", "2"}, {"a", "3"}}}, Entry{Type: "hash", Hash: []Field{{"a", "3"}, {"b", "2"}}}},
+		{"list", Entry{Type: "list", List: []string{"c", "a", "c"}}, Entry{Type: "list", List: []string{"c", "a", "c"}}},
+		{"set", Entry{Type: "set", Set: []string{"x", "y", "x"}}, Entry{Type: "set", Set: []string{"x", "y"}}},
+		{"zset sorted by score then member", Entry{Type: "zset", ZSet: []ZMember{{"b", 2}, {"z", 1}, {"a", 2}, {"top", inf}, {"low", -inf}}},
+			Entry{Type: "zset", ZSet: []ZMember{{"low", -inf}, {"z", 1}, {"a", 2}, {"b", 2}, {"top", inf}}}},
+		{"zset member twice keeps the last score", Entry{Type: "zset", ZSet: []ZMember{{"m", 5}, {"n", 1}, {"m", 0}}}, Entry{Type: "zset", ZSet: []ZMember{{"m", 0}, {"n", 1}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(Options{})
+			tc.put.Key, tc.put.PTTL = "k", 700
+			e.Put(tc.put)
+			got, ok := e.Entry("k")
+			tc.want.Key, tc.want.PTTL = "k", 700
+			if !ok || !sameEntry(got, tc.want) {
+				t.Fatalf("Entry = %+v, %v; want %+v", got, ok, tc.want)
+			}
+		})
+	}
+}
+
+// TestPutEmptyCollection: Redis has no empty list, set, sorted set or
+// hash, so Put of one leaves no key (and removes what was there).
+func TestPutEmptyCollection(t *testing.T) {
+	for _, typ := range []string{"hash", "list", "set", "zset", "stream"} {
+		e := New(Options{})
+		e.Put(Entry{Key: "k", Type: "string", Value: "old"})
+		e.Put(Entry{Key: "k", Type: typ, PTTL: -1})
+		if en, ok := e.Entry("k"); ok {
+			t.Errorf("%s: Put of an empty one left %+v", typ, en)
+		}
+	}
+	e := New(Options{})
+	e.Put(Entry{Key: "z", Type: "zset", ZSet: []ZMember{{"nan", math.NaN()}}})
+	if en, ok := e.Entry("z"); ok {
+		t.Errorf("a NaN score was stored: %+v", en)
 	}
 }
 

@@ -51,9 +51,11 @@ so its SHA1 is the one Redis computes. Put "--" before words that start with
 "-" (scriptctl eval -- f.lua k , -1): otherwise they read as flags.
 
 The keyspace starts empty, or as --state FILE describes it (the format of a
-scenario's keys: section: key: {value: v, ttl_ms: n} or key: {hash: {f: v}}),
-and --save FILE writes it after the run in the same format (atomically), so
-runs can be chained. The virtual clock starts at --now (Unix ms, default
+scenario's keys: section, lua_test/README.md: key: {value: v, ttl_ms: n},
+{hash: {f: v, ...}} with the fields in HGETALL's order as written,
+{list: [a, b]}, {set: [a, b]}, {zset: [[member, score], ...]} or
+{zset: {member: score}}), and --save FILE writes it after the run in the
+same format (atomically), so runs can be chained. The virtual clock starts at --now (Unix ms, default
 1700000000000; the wall clock with --diff); TIME and TTLs follow it.
 --mode function registers the script as the only function of a generated
 library "scriptctl_eval" (shebang flags become its flags) and calls it with
@@ -65,18 +67,21 @@ declaring it in KEYS stops the run (see exit code 1).
 
 --against URL runs the same EVAL (or FUNCTION LOAD, FCALL and FUNCTION
 DELETE) on that server instead and prints its reply the same way; --state
-keys are written to it first, replacing keys of the same names. --diff runs
+keys are written to it first, replacing keys of the same names, each with
+one SET, HSET, RPUSH, SADD or ZADD in the file's order. --diff runs
 offline and on --against (deleting the declared keys on the server first,
 so both sides start from the same keyspace), prints the reply once when
 both sides agree, and otherwise prints both sides and the differences
-(reply, and the value, type and TTL of every declared and --state key) and
-exits 1. Use a test server.
+(reply, and the type, contents and TTL of every declared and --state key:
+a list and a small hash in order, a set as a set, a sorted set by member
+and score) and exits 1. Use a test server.
 
 Exit codes: 0 a reply was produced (an error reply included, as redis-cli
 does; with --diff: both sides agree), 1 --diff found a difference, or the
 offline engine could not judge the run (a command it does not implement, a
 key not declared in KEYS, a timeout: printed on stderr, never as a reply),
-2 unreadable input (missing file, malformed --state naming file:line, usage),
+2 unreadable input (missing file, malformed --state naming file:line:col,
+usage),
 3 the server was unreachable or failed (the password is never printed).`
 
 func newCmdEval(g *globalOptions) *cobra.Command {

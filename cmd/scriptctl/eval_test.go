@@ -81,8 +81,7 @@ var notState = map[string]bool{"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "
 // redis-server, and requires byte-identical stdout. A snippet's setup
 // commands run on the server; the keyspace they leave is read back into a
 // --state file for the offline side (snippets whose setup leaves what a
-// state file cannot hold are skipped: TTLs, lists and sets, unsorted hash
-// fields). After the run, the --save file must hold what the server holds.
+// state file cannot hold the same way are skipped: TTLs, streams). After the run, the --save file must hold what the server holds.
 func TestEvalCorpusCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts redis-server")
@@ -225,9 +224,8 @@ func runRedisCLI(t *testing.T, cli string, port int, script string, words []stri
 }
 
 // liveKeys reads the server's whole keyspace. ok is false when it holds
-// something a state file cannot describe the same way: another type, a
-// TTL (it would drift between the two runs), or a hash whose fields are
-// not in sorted order (the engine stores state hashes sorted).
+// something a state file cannot describe the same way: a stream, or a TTL
+// (it would drift between the two runs).
 func liveKeys(t *testing.T, do func(args ...string) rueidis.RedisResult) (keys []scenario.Key, ok bool) {
 	t.Helper()
 	names, err := do("KEYS", "*").AsStrSlice()
@@ -236,43 +234,19 @@ func liveKeys(t *testing.T, do func(args ...string) rueidis.RedisResult) (keys [
 	}
 	sort.Strings(names)
 	ok = true
+	read := func(_ context.Context, args ...string) (verify.Reply, error) {
+		msg, _ := do(args...).ToMessage()
+		return verify.FromMessage(msg)
+	}
 	for _, n := range names {
-		typ, _ := do("TYPE", n).ToString()
-		if typ == "none" {
-			continue // expired between KEYS and TYPE (a 1 ms PEXPIRE does that)
+		k, exists, err := scenario.ReadKey(context.Background(), read, n, n)
+		if err != nil {
+			t.Fatal(err)
 		}
-		pttl, _ := do("PTTL", n).AsInt64()
-		if pttl == -2 {
-			continue // expired between TYPE and PTTL
+		if !exists {
+			continue // expired while read (a 1 ms PEXPIRE does that)
 		}
-		k := scenario.Key{Name: n, Type: typ, PTTL: -1}
-		if pttl >= 0 {
-			k.PTTL = pttl
-			ok = false
-		}
-		switch typ {
-		case "string":
-			v, err := do("GET", n).ToString()
-			if rueidis.IsRedisNil(err) {
-				continue // expired between PTTL and GET
-			}
-			k.Value = v
-		case "hash":
-			// HKEYS and HVALS follow HGETALL's order, and are arrays in
-			// RESP3 too.
-			fields, _ := do("HKEYS", n).AsStrSlice()
-			vals, _ := do("HVALS", n).AsStrSlice()
-			if len(fields) == 0 {
-				continue // expired between PTTL and HKEYS
-			}
-			k.Hash = map[string]string{}
-			for i := range min(len(fields), len(vals)) {
-				k.Hash[fields[i]] = vals[i]
-			}
-			if !sort.StringsAreSorted(fields) {
-				ok = false
-			}
-		default:
+		if k.PTTL >= 0 || k.Type == "stream" {
 			ok = false
 		}
 		keys = append(keys, k)
@@ -298,10 +272,7 @@ func keysDiff(off, live []scenario.Key) string {
 			}
 			continue
 		}
-		same := o.Type == l.Type && o.Value == l.Value && len(o.Hash) == len(l.Hash)
-		for f, v := range o.Hash {
-			same = same && l.Hash[f] == v
-		}
+		same := scenario.SameContents(o, l)
 		if (o.PTTL < 0) != (l.PTTL < 0) || o.PTTL-l.PTTL < 0 || o.PTTL-l.PTTL > 1000 {
 			same = false
 		}
@@ -536,5 +507,54 @@ func TestEvalCorpusFunctionCLI(t *testing.T) {
 	t.Logf("%d snippets as functions: %d identical, engine differences %v", ran, identical, engineDiffers)
 	if identical < 100 {
 		t.Errorf("%d of %d identical, engine differences %v", identical, ran, engineDiffers)
+	}
+}
+
+// TestEvalDiffEveryType: --diff with a --state of every type agrees with
+// the server (the hash answered in the file's order on both sides), and
+// --against alone leaves each key on the server as the file wrote it.
+func TestEvalDiffEveryType(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server")
+	}
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "hgetall.lua")
+	writeFile(t, script, "return redis.call('HGETALL', KEYS[1])\n")
+	state := filepath.Join(dir, "state.yaml")
+	writeFile(t, state, `"{e}h": {hash: {zeta: "26", alpha: "1"}, ttl_ms: 60000}
+"{e}l": {list: [b, a, b]}
+"{e}s": {set: [y, x, "10"]}
+"{e}z": {zset: [[top, inf], [m, 0.1], [low, -inf]]}
+"{e}zm": {zset: {b: 2, a: 2}}
+`)
+	url := "redis://" + srv.Addr
+	words := []string{"{e}h", "{e}l", "{e}s", "{e}z", "{e}zm"}
+	hgetall := "1) \"zeta\"\n2) \"26\"\n3) \"alpha\"\n4) \"1\"\n"
+	for _, mode := range []string{"eval", "function"} {
+		code, out, errOut := runEvalCLI(t, append([]string{"eval", "--diff", "--mode", mode, "--against", url, "--state", state, script}, words...)...)
+		if code != 0 || out != hgetall {
+			t.Errorf("--diff --mode %s: exit %d, stdout %q, stderr %q", mode, code, out, errOut)
+		}
+	}
+	code, out, errOut := runEvalCLI(t, append([]string{"eval", "--against", url, "--state", state, script}, words...)...)
+	if code != 0 || out != hgetall {
+		t.Fatalf("--against: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	for _, tc := range []struct {
+		cmd  []string
+		want []string
+	}{
+		{[]string{"LRANGE", "{e}l", "0", "-1"}, []string{"b", "a", "b"}},
+		{[]string{"ZRANGE", "{e}z", "0", "-1"}, []string{"low", "m", "top"}},
+		{[]string{"ZRANGE", "{e}zm", "0", "-1"}, []string{"a", "b"}},
+	} {
+		if got, err := srv.Do(ctx, tc.cmd...).AsStrSlice(); err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%v = %q, %v; want %q", tc.cmd, got, err, tc.want)
+		}
+	}
+	if got, _ := srv.Do(ctx, "SMEMBERS", "{e}s").AsStrSlice(); len(got) != 3 || !slices.Contains(got, "10") {
+		t.Errorf("SMEMBERS = %q", got)
 	}
 }

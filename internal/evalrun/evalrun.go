@@ -287,7 +287,7 @@ func Live(ctx context.Context, conn Conn, addr string, req Request) (*Side, erro
 		}
 	}
 	for _, name := range req.touched() {
-		k, ok, err := getLive(do, name)
+		k, ok, err := getLive(ctx, do, name)
 		if err != nil {
 			return nil, err
 		}
@@ -300,28 +300,12 @@ func Live(ctx context.Context, conn Conn, addr string, req Request) (*Side, erro
 
 type doFunc func(op string, args ...string) (verify.Reply, error)
 
-// putLive replaces one key on the server with its --state value and TTL.
+// putLive replaces one key on the server with its --state contents and
+// TTL, written in the file's order (scenario.PutCommands): a hash's fields
+// land where the offline engine has them.
 func putLive(do doFunc, k scenario.Key) error {
 	op := fmt.Sprintf("write --state key %q", k.Name)
-	cmds := [][]string{{"DEL", k.Name}}
-	if k.Type == "hash" {
-		fields := make([]string, 0, len(k.Hash))
-		for f := range k.Hash {
-			fields = append(fields, f)
-		}
-		sort.Strings(fields) // the order the offline engine stores them in
-		hset := []string{"HSET", k.Name}
-		for _, f := range fields {
-			hset = append(hset, f, k.Hash[f])
-		}
-		cmds = append(cmds, hset)
-	} else {
-		cmds = append(cmds, []string{"SET", k.Name, k.Value})
-	}
-	if k.PTTL > 0 {
-		cmds = append(cmds, []string{"PEXPIRE", k.Name, strconv.FormatInt(k.PTTL, 10)})
-	}
-	for _, c := range cmds {
+	for _, c := range scenario.PutCommands(k, k.Name) {
 		r, err := do(op, c...)
 		if err != nil {
 			return err
@@ -333,40 +317,11 @@ func putLive(do doFunc, k scenario.Key) error {
 	return nil
 }
 
-// getLive reads one key back: its type, value and PTTL. Types other than
-// string and hash are reported by type only.
-func getLive(do doFunc, name string) (scenario.Key, bool, error) {
+// getLive reads one key back: its type, contents and PTTL
+// (scenario.ReadKey). A stream is reported by type only.
+func getLive(ctx context.Context, do doFunc, name string) (scenario.Key, bool, error) {
 	op := fmt.Sprintf("read key %q", name)
-	t, err := do(op, "TYPE", name)
-	if err != nil || t.Str == "none" || t.Kind == verify.Error {
-		return scenario.Key{}, false, err
-	}
-	k := scenario.Key{Name: name, Type: t.Str, PTTL: -1}
-	switch t.Str {
-	case "string":
-		r, err := do(op, "GET", name)
-		if err != nil {
-			return k, false, err
-		}
-		k.Value = r.Str
-	case "hash":
-		r, err := do(op, "HGETALL", name)
-		if err != nil {
-			return k, false, err
-		}
-		k.Hash = map[string]string{}
-		for i := 0; i+1 < len(r.Elems); i += 2 {
-			k.Hash[r.Elems[i].Str] = r.Elems[i+1].Str
-		}
-	}
-	p, err := do(op, "PTTL", name)
-	if err != nil {
-		return k, false, err
-	}
-	if p.Kind == verify.Int && p.Int >= 0 {
-		k.PTTL = p.Int
-	}
-	return k, true, nil
+	return scenario.ReadKey(ctx, func(_ context.Context, args ...string) (verify.Reply, error) { return do(op, args...) }, name, name)
 }
 
 // InputError is a request that cannot run at all (a shebang function mode

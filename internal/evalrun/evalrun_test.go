@@ -156,13 +156,8 @@ func sameKeys(a, b []scenario.Key) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Name != b[i].Name || a[i].Type != b[i].Type || a[i].Value != b[i].Value || a[i].PTTL != b[i].PTTL || len(a[i].Hash) != len(b[i].Hash) {
+		if a[i].Name != b[i].Name || a[i].PTTL != b[i].PTTL || !scenario.SameContents(a[i], b[i]) {
 			return false
-		}
-		for f, v := range a[i].Hash {
-			if b[i].Hash[f] != v {
-				return false
-			}
 		}
 	}
 	return true
@@ -233,7 +228,7 @@ func TestSaveKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := []scenario.Key{
-		{Name: "b", Type: "hash", Hash: map[string]string{"f": "1"}, PTTL: -1},
+		{Name: "b", Type: "hash", Hash: []verify.Field{{Name: "f", Value: "1"}}, PTTL: -1},
 		{Name: "a", Type: "string", Value: "007", PTTL: 250},
 	}
 	if err := SaveKeys(path, keys); err != nil {
@@ -249,7 +244,7 @@ func TestSaveKeys(t *testing.T) {
 	}
 	// It reads back as the same keys.
 	back, err := scenario.ParseKeys(path, data)
-	if err != nil || len(back) != 2 || back[0].Value != "007" || back[0].PTTL != 250 || back[1].Hash["f"] != "1" {
+	if err != nil || len(back) != 2 || back[0].Value != "007" || back[0].PTTL != 250 || back[1].Hash[0] != (verify.Field{Name: "f", Value: "1"}) {
 		t.Errorf("ParseKeys(saved) = %+v, %v", back, err)
 	}
 	entries, _ := os.ReadDir(dir)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -89,7 +88,7 @@ func findKey(keys []scenario.Key, name string) (scenario.Key, bool) {
 }
 
 func sameKey(o, l scenario.Key, drift int64) bool {
-	if o.Type != l.Type || o.Value != l.Value || !maps.Equal(o.Hash, l.Hash) {
+	if !scenario.SameContents(o, l) {
 		return false
 	}
 	if (o.PTTL < 0) != (l.PTTL < 0) {
@@ -98,24 +97,40 @@ func sameKey(o, l scenario.Key, drift int64) bool {
 	return o.PTTL < 0 || (l.PTTL <= o.PTTL && o.PTTL-l.PTTL <= drift)
 }
 
-// keyLine is a key on one line: "value" (ttl 150ms), a hash, or absent.
+// keyLine is a key on one line: "value" (ttl 150ms), hash {"f": "v"},
+// list ["a"], set {"a"}, zset {"m": 1}, or absent; texts quoted as
+// redis-cli quotes them, collections in the Key's order.
 func keyLine(k scenario.Key, ok bool) string {
 	if !ok {
 		return "absent"
 	}
 	var b strings.Builder
+	quoted := func(l []string) string {
+		q := make([]string, len(l))
+		for i, s := range l {
+			q[i] = rediscli.Quote(s)
+		}
+		return strings.Join(q, ", ")
+	}
 	switch k.Type {
 	case "string":
 		b.WriteString(rediscli.Quote(k.Value))
 	case "hash":
-		b.WriteString("hash {")
-		for i, f := range sortedFields(k.Hash) {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(rediscli.Quote(f) + ": " + rediscli.Quote(k.Hash[f]))
+		fields := make([]string, len(k.Hash))
+		for i, f := range k.Hash {
+			fields[i] = rediscli.Quote(f.Name) + ": " + rediscli.Quote(f.Value)
 		}
-		b.WriteString("}")
+		b.WriteString("hash {" + strings.Join(fields, ", ") + "}")
+	case "list":
+		b.WriteString("list [" + quoted(k.List) + "]")
+	case "set":
+		b.WriteString("set {" + quoted(k.Set) + "}")
+	case "zset":
+		members := make([]string, len(k.ZSet))
+		for i, m := range k.ZSet {
+			members[i] = rediscli.Quote(m.Member) + ": " + scenario.FormatScore(m.Score)
+		}
+		b.WriteString("zset {" + strings.Join(members, ", ") + "}")
 	default:
 		b.WriteString("a " + k.Type)
 	}
@@ -125,15 +140,6 @@ func keyLine(k scenario.Key, ok bool) string {
 		b.WriteString(" (no ttl)")
 	}
 	return b.String()
-}
-
-func sortedFields(h map[string]string) []string {
-	out := make([]string, 0, len(h))
-	for f := range h {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // replyLine is the side's outcome on one line.
@@ -233,7 +239,10 @@ type jsonKey struct {
 	Type        string            `json:"type"`
 	Value       *string           `json:"value,omitempty"`
 	ValueBase64 string            `json:"value_base64,omitempty"`
-	Hash        map[string]string `json:"hash,omitempty"`
+	Hash        scenario.JSONHash `json:"hash,omitempty"`
+	List        []string          `json:"list,omitempty"`
+	Set         []string          `json:"set,omitempty"`
+	ZSet        [][2]string       `json:"zset,omitempty"`
 	PTTL        int64             `json:"pttl_ms"`
 }
 
@@ -306,7 +315,7 @@ func sideJSON(s *Side) *jsonSide {
 		j.Text = s.Text()
 	}
 	for _, k := range s.Keys {
-		jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, PTTL: k.PTTL}
+		jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: scenario.JSONZSet(k.ZSet), PTTL: k.PTTL}
 		if k.Type == "string" {
 			if utf8.ValidString(k.Value) {
 				v := k.Value
@@ -403,13 +412,26 @@ func textOnly(k scenario.Key) error {
 	if !utf8.ValidString(k.Value) {
 		return bad("the value")
 	}
-	for f, v := range k.Hash {
-		if !utf8.ValidString(f) {
+	for _, f := range k.Hash {
+		if !utf8.ValidString(f.Name) {
 			return bad("a field name")
 		}
-		if !utf8.ValidString(v) {
-			return bad("the value of field " + rediscli.Quote(f))
+		if !utf8.ValidString(f.Value) {
+			return bad("the value of field " + rediscli.Quote(f.Name))
 		}
+	}
+	for _, s := range append(append([]string(nil), k.List...), k.Set...) {
+		if !utf8.ValidString(s) {
+			return bad("an element " + rediscli.Quote(s))
+		}
+	}
+	for _, m := range k.ZSet {
+		if !utf8.ValidString(m.Member) {
+			return bad("a member " + rediscli.Quote(m.Member))
+		}
+	}
+	if k.Type == "stream" {
+		return fmt.Errorf("key %s: a stream cannot be written to a state file yet", rediscli.Quote(k.Name))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -325,20 +326,34 @@ func (b *binder) expect(e *Expect, field string) *boundExpect {
 		kf := field + ".keys." + ke.Ref
 		k := b.keyRef(ke.Ref, ke.Line, kf)
 		x := ke
-		if x.Value != nil {
-			v := b.expand(*x.Value, x.Line, kf+".value")
-			x.Value = &v
-		}
-		if x.Hash != nil {
-			h := map[string]string{}
-			for f, v := range x.Hash {
-				h[f] = b.expand(v, x.Line, kf+".hash."+f)
-			}
-			x.Hash = h
-		}
+		x.Want = b.expandContents(ke.Want, x.Line, kf)
 		be.keys = append(be.keys, boundKeyExpect{key: k, KeyExpect: x})
 	}
 	return be
+}
+
+// expandContents expands ${...} in the expected contents of a key: a
+// string, a hash's values, a list's elements, a set's and a sorted set's
+// members. Names of hash fields are taken literally.
+func (b *binder) expandContents(k Key, line int, field string) Key {
+	k.Value = b.expand(k.Value, line, field+".value")
+	k.Hash = slices.Clone(k.Hash)
+	for i, f := range k.Hash {
+		k.Hash[i].Value = b.expand(f.Value, line, field+".hash."+f.Name)
+	}
+	list := func(l []string, what string) []string {
+		out := slices.Clone(l)
+		for i, s := range out {
+			out[i] = b.expand(s, line, fmt.Sprintf("%s.%s[%d]", field, what, i+1))
+		}
+		return out
+	}
+	k.List, k.Set = list(k.List, "list"), list(k.Set, "set")
+	k.ZSet = slices.Clone(k.ZSet)
+	for i, m := range k.ZSet {
+		k.ZSet[i].Member = b.expand(m.Member, line, field+".zset."+m.Member)
+	}
+	return k
 }
 
 func (b *binder) replySpec(r *ReplySpec, field string) *ReplySpec {

@@ -125,11 +125,5 @@ func sameReply(o, l verify.Reply, spec *ReplySpec, drift int64) bool {
 }
 
 func sameKey(o, l Key, drift int64) bool {
-	if o.Type != l.Type || !ttlClose(o.PTTL, l.PTTL, drift) {
-		return false
-	}
-	if o.Type == "hash" {
-		return sameHash(o.Hash, l.Hash)
-	}
-	return o.Value == l.Value
+	return ttlClose(o.PTTL, l.PTTL, drift) && SameContents(o, l)
 }

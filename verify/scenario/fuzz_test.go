@@ -42,6 +42,8 @@ func FuzzKeys(f *testing.F) {
 	f.Add([]byte("k: {value: v, ttl_ms: 10}\nh: {hash: {f: '1'}}\n"))
 	f.Add([]byte("\"a\\nb\": {value: '007'}\n"))
 	f.Add([]byte("{}"))
+	f.Add([]byte("l: {list: [b, a, b]}\ns: {set: [x, '1']}\nh: {hash: {z: a, a: z}}\n"))
+	f.Add([]byte("z: {zset: [[m, 1e3], [n, -inf], [o, 0x1p-3], [p, -0]]}\nzm: {zset: {a: .inf, b: '2.5'}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		keys, err := ParseKeys("fuzz.yaml", data)
 		if err != nil {

@@ -221,33 +221,19 @@ func (l *live) doKeys(ctx context.Context, head, keys, tail []string) (r verify.
 	return verify.FromMessage(msg)
 }
 
+// Put writes k in the order it was given (PutCommands), so a hash's
+// fields are where the offline engine has them.
 func (l *live) Put(ctx context.Context, k Key) error {
-	key := l.mapKey(k.Name)
-	var r verify.Reply
-	var err error
-	switch k.Type {
-	case "hash":
-		args := []string{"HSET", key}
-		for f, v := range k.Hash {
-			args = append(args, f, v)
+	for _, c := range PutCommands(k, l.mapKey(k.Name)) {
+		r, err := l.do(ctx, c...)
+		if err != nil {
+			return err
 		}
-		if _, err = l.do(ctx, "DEL", key); err == nil {
-			r, err = l.do(ctx, args...)
-		}
-		if err == nil && r.Kind != verify.Error && k.PTTL >= 0 {
-			r, err = l.do(ctx, "PEXPIRE", key, strconv.FormatInt(k.PTTL, 10))
-		}
-	default:
-		if k.PTTL >= 0 {
-			r, err = l.do(ctx, "SET", key, k.Value, "PX", strconv.FormatInt(k.PTTL, 10))
-		} else {
-			r, err = l.do(ctx, "SET", key, k.Value)
+		if r.Kind == verify.Error {
+			return fmt.Errorf("live %s: %s: %s", l.s.Addr, c[0], r.Str)
 		}
 	}
-	if err == nil && r.Kind == verify.Error {
-		err = fmt.Errorf("live %s: %s", l.s.Addr, r.Str)
-	}
-	return err
+	return nil
 }
 
 func (l *live) Call(ctx context.Context, script string, keys, args []string) (verify.Reply, error) {
@@ -311,36 +297,5 @@ func (l *live) Drift() int64 {
 }
 
 func (l *live) Get(ctx context.Context, key string) (Key, bool, error) {
-	mk := l.mapKey(key)
-	t, err := l.do(ctx, "TYPE", mk)
-	if err != nil {
-		return Key{}, false, err
-	}
-	k := Key{Name: key, Type: t.Str}
-	var r verify.Reply
-	switch t.Str {
-	case "none":
-		return Key{}, false, nil
-	case "string":
-		r, err = l.do(ctx, "GET", mk)
-		k.Value = r.Str
-	case "hash":
-		r, err = l.do(ctx, "HGETALL", mk)
-		k.Hash = map[string]string{}
-		for i := 0; i+1 < len(r.Elems); i += 2 {
-			k.Hash[r.Elems[i].Str] = r.Elems[i+1].Str
-		}
-	}
-	if err != nil {
-		return Key{}, false, err
-	}
-	p, err := l.do(ctx, "PTTL", mk)
-	if err != nil {
-		return Key{}, false, err
-	}
-	if p.Int == -2 { // expired between TYPE and PTTL
-		return Key{}, false, nil
-	}
-	k.PTTL = p.Int
-	return k, true, nil
+	return ReadKey(ctx, func(ctx context.Context, args ...string) (verify.Reply, error) { return l.do(ctx, args...) }, l.mapKey(key), key)
 }

@@ -80,9 +80,9 @@ func TestKeyExpectations(t *testing.T) {
 		{1, Key{Name: "str", Type: "string", Value: "w", PTTL: 99}, true, `value: want "v", got "w", ttl_ms: want 100..200, got 99`},
 		{1, Key{Name: "str", Type: "string", Value: "v", PTTL: -1}, true, "ttl_ms: want 100..200, got none"},
 		{1, Key{}, false, "want present, got absent"},
-		{1, Key{Name: "str", Type: "hash", Hash: map[string]string{"a": "b"}, PTTL: -1}, true, `want a string, got {"a": "b"} (no ttl)`},
-		{2, Key{Name: "h", Type: "hash", Hash: map[string]string{"f": "1"}, PTTL: -1}, true, ""},
-		{2, Key{Name: "h", Type: "hash", Hash: map[string]string{"f": "1", "g": "2"}, PTTL: 5}, true, `hash: want {"f": "1"}, got {"f": "1", "g": "2"}, ttl_ms: want none, got 5`},
+		{1, Key{Name: "str", Type: "hash", Hash: []verify.Field{{Name: "a", Value: "b"}}, PTTL: -1}, true, `want a string, got a hash: hash {"a": "b"} (no ttl)`},
+		{2, Key{Name: "h", Type: "hash", Hash: []verify.Field{{Name: "f", Value: "1"}}, PTTL: -1}, true, ""},
+		{2, Key{Name: "h", Type: "hash", Hash: []verify.Field{{Name: "f", Value: "1"}, {Name: "g", Value: "2"}}, PTTL: 5}, true, `hash: want hash {"f": "1"}, got hash {"f": "1", "g": "2"}, ttl_ms: want none, got 5`},
 	}
 	for _, tt := range tests {
 		if got := check(tt.i, tt.k, tt.present); got != tt.want {

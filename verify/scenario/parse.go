@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/scriptctl/scriptctl/internal/yamlnode"
+	"github.com/scriptctl/scriptctl/verify"
 	"gopkg.in/yaml.v3"
 )
 
@@ -60,9 +61,12 @@ func Parse(file string, data []byte) (*Scenario, error) {
 
 // ParseKeys parses a keyspace document: a mapping from key name to
 //
-//	value: <string>            a string key, or
-//	hash: {field: value, ...}  a hash key,
-//	ttl_ms: <ms>               optional remaining time to live
+//	value: <string>                 a string key, or
+//	hash: {field: value, ...}       a hash key (fields in order), or
+//	list: [element, ...]            a list key (head first), or
+//	set: [member, ...]              a set key, or
+//	zset: [[member, score], ...]    a sorted set key (or {member: score}),
+//	ttl_ms: <ms>                    optional remaining time to live
 //
 // the format of a scenario's "keys:" section and of "scriptctl eval
 // --state". Key names are taken literally.
@@ -90,7 +94,7 @@ type parser struct {
 func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	e := &Error{File: p.file, Field: field, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		e.Line = n.Line
+		e.Line, e.Col = n.Line, n.Column
 	}
 	p.errs = append(p.errs, e)
 }
@@ -421,25 +425,16 @@ func (p *parser) keyExpect(k, v *yaml.Node, field string) *KeyExpect {
 		return ke
 	}
 	if v.Kind != yaml.MappingNode {
-		p.errorf(v, field, `must be "absent" or a mapping with value, hash and/or ttl_ms, not %s`, yamlnode.Describe(v))
+		p.errorf(v, field, `must be "absent" or a mapping with the contents (value, hash, list, set or zset) and/or ttl_ms, not %s`, yamlnode.Describe(v))
 		return nil
 	}
-	f := p.fields(v, field, "value", "hash", "ttl_ms")
-	if f["value"] != nil && f["hash"] != nil {
-		p.errorf(v, field, "a key is a string (value) or a hash (hash), not both")
-	}
-	if n := f["value"]; n != nil {
-		s := p.text(n, field+".value")
-		ke.Value, ke.Type = &s, "string"
-	}
-	if n := f["hash"]; n != nil {
-		ke.Hash, ke.Type = p.hash(n, field+".hash"), "hash"
-	}
+	f := p.fields(v, field, append(typeFields, "ttl_ms")...)
+	p.contents(f, field, &ke.Want)
 	if n := f["ttl_ms"]; n != nil {
 		ke.TTL = p.ttl(n, field+".ttl_ms", true)
 	}
 	if len(v.Content) == 0 {
-		p.errorf(v, field, "check at least one of value, hash or ttl_ms, or write absent")
+		p.errorf(v, field, "check at least one of value, hash, list, set, zset or ttl_ms, or write absent")
 	}
 	return ke
 }
@@ -549,21 +544,9 @@ func (p *parser) keys(n *yaml.Node, field string) []Key {
 		if k.Name == "" {
 			p.errorf(kv[0], kf, "empty key name")
 		}
-		f := p.fields(kv[1], kf, "value", "hash", "ttl_ms")
-		switch {
-		case f["value"] != nil && f["hash"] != nil:
-			p.errorf(kv[1], kf, "a key is a string (value) or a hash (hash), not both")
-		case f["value"] != nil:
-			k.Type, k.Value = "string", p.text(f["value"], kf+".value")
-		case f["hash"] != nil:
-			k.Type, k.Hash = "hash", p.hash(f["hash"], kf+".hash")
-			if f["hash"].Kind == yaml.MappingNode && len(k.Hash) == 0 {
-				p.errorf(f["hash"], kf+".hash", "a hash needs at least one field (Redis has no empty hash)")
-			}
-		default:
-			if kv[1].Kind == yaml.MappingNode {
-				p.errorf(kv[1], kf, "needs value (a string) or hash (a mapping)")
-			}
+		f := p.fields(kv[1], kf, append(typeFields, "ttl_ms")...)
+		if !p.contents(f, kf, &k) && kv[1].Kind == yaml.MappingNode {
+			p.errorf(kv[1], kf, "needs its contents: value (a string), hash (a mapping), list, set or zset")
 		}
 		if v := f["ttl_ms"]; v != nil {
 			k.PTTL = p.posInt(v, kf+".ttl_ms", false)
@@ -573,12 +556,164 @@ func (p *parser) keys(n *yaml.Node, field string) []Key {
 	return out
 }
 
-func (p *parser) hash(n *yaml.Node, field string) map[string]string {
-	h := map[string]string{}
+// typeFields are the fields of a key that give its type and contents, one
+// per key.
+var typeFields = []string{"value", "hash", "list", "set", "zset", "stream"}
+
+// contents parses the field of f that gives a key's type and contents into
+// k, and reports whether there is one.
+func (p *parser) contents(f map[string]*yaml.Node, field string, k *Key) bool {
+	var given []string
+	for _, t := range typeFields {
+		if f[t] != nil {
+			given = append(given, t)
+		}
+	}
+	if len(given) == 0 {
+		return false
+	}
+	if len(given) > 1 {
+		p.errorf(f[given[1]], field, "a key has one type: %s and %s are both given", given[0], given[1])
+		return true
+	}
+	n, cf := f[given[0]], field+"."+given[0]
+	switch given[0] {
+	case "value":
+		k.Type, k.Value = "string", p.text(n, cf)
+	case "hash":
+		k.Type, k.Hash = "hash", p.hash(n, cf)
+	case "list":
+		k.Type, k.List = "list", p.list(n, cf, "element", "list")
+	case "set":
+		k.Type, k.Set = "set", p.set(n, cf)
+	case "zset":
+		k.Type, k.ZSet = "zset", p.zset(n, cf)
+	case "stream":
+		p.errorf(n, cf, "stream keys are not supported yet: set the stream up with XADD in a step")
+	}
+	return true
+}
+
+// hash parses {field: value, ...}, keeping the fields in the order written
+// (HSET's order, which HGETALL answers in for a small hash).
+func (p *parser) hash(n *yaml.Node, field string) []verify.Field {
+	h := []verify.Field{}
 	for _, kv := range p.pairs(n, field) {
-		h[kv[0].Value] = p.text(kv[1], field+"."+kv[0].Value)
+		h = append(h, verify.Field{Name: kv[0].Value, Value: p.text(kv[1], field+"."+kv[0].Value)})
+	}
+	if n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+		p.errorf(n, field, "a hash needs at least one field (Redis has no empty hash)")
 	}
 	return h
+}
+
+// list parses [a, b, ...], strings in order: the elements (what) of a key
+// of type typ.
+func (p *parser) list(n *yaml.Node, field, what, typ string) []string {
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, field, "must be a list of %ss, not %s", what, yamlnode.Describe(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		p.errorf(n, field, "needs at least one %s (Redis has no empty %s)", what, typ)
+	}
+	out := []string{}
+	for i, c := range n.Content {
+		out = append(out, p.text(c, fmt.Sprintf("%s[%d]", field, i+1)))
+	}
+	return out
+}
+
+// set parses [a, b, ...]: members, each once.
+func (p *parser) set(n *yaml.Node, field string) []string {
+	out := p.list(n, field, "member", "set")
+	seen := map[string]int{}
+	for i, m := range out {
+		if n.Content[i].Kind != yaml.ScalarNode {
+			continue // already refused
+		}
+		if first, dup := seen[m]; dup {
+			p.errorf(n.Content[i], fmt.Sprintf("%s[%d]", field, i+1), "duplicate member %q (first at line %d)", m, n.Content[first].Line)
+			continue
+		}
+		seen[m] = i
+	}
+	return out
+}
+
+// zset parses [[member, score], ...] or {member: score, ...}: members, each
+// once, with scores as ZADD reads them.
+func (p *parser) zset(n *yaml.Node, field string) []verify.ZMember {
+	type entry struct {
+		member, score *yaml.Node
+		field         string
+	}
+	var entries []entry
+	switch n.Kind {
+	case yaml.MappingNode:
+		for _, kv := range p.pairs(n, field) { // refuses a member given twice
+			entries = append(entries, entry{kv[0], kv[1], field + "." + kv[0].Value})
+		}
+	case yaml.SequenceNode:
+		seen := map[string]int{}
+		for i, c := range n.Content {
+			ef := fmt.Sprintf("%s[%d]", field, i+1)
+			if c.Kind != yaml.SequenceNode || len(c.Content) != 2 {
+				p.errorf(c, ef, "must be a [member, score] pair, not %s", describePair(c))
+				continue
+			}
+			m := c.Content[0]
+			if first, dup := seen[m.Value]; dup && m.Kind == yaml.ScalarNode {
+				p.errorf(m, ef, "duplicate member %q (first at line %d)", m.Value, first)
+				continue
+			}
+			if m.Kind == yaml.ScalarNode {
+				seen[m.Value] = m.Line
+			}
+			entries = append(entries, entry{m, c.Content[1], ef})
+		}
+	default:
+		p.errorf(n, field, "must be a list of [member, score] pairs or a mapping from member to score, not %s", yamlnode.Describe(n))
+		return []verify.ZMember{}
+	}
+	if len(n.Content) == 0 {
+		p.errorf(n, field, "needs at least one member (Redis has no empty zset)")
+	}
+	out := []verify.ZMember{}
+	for _, e := range entries {
+		out = append(out, verify.ZMember{Member: p.text(e.member, e.field), Score: p.score(e.score, e.field)})
+	}
+	return out
+}
+
+func describePair(n *yaml.Node) string {
+	if n.Kind == yaml.SequenceNode {
+		return fmt.Sprintf("a list of %d", len(n.Content))
+	}
+	return yamlnode.Describe(n)
+}
+
+// score parses a sorted-set score exactly as ZADD reads its text (1, -2.5,
+// 1e3, inf, -inf, 0x1p3), and YAML's own .inf and -.inf. NaN is refused,
+// as ZADD refuses it.
+func (p *parser) score(n *yaml.Node, field string) float64 {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
+		switch strings.ToLower(n.Value) {
+		case ".inf", "+.inf":
+			return math.Inf(1)
+		case "-.inf":
+			return math.Inf(-1)
+		}
+	}
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float") {
+		p.errorf(n, field, "the score must be a number, inf or -inf, not %s", yamlnode.Describe(n))
+		return 0
+	}
+	f, err := ParseScore(n.Value)
+	if err != nil {
+		p.errorf(n, field, "%v", err)
+	}
+	return f
 }
 
 // fields checks that n is a mapping whose keys are among allowed, without

@@ -186,11 +186,14 @@ type jsonStep struct {
 }
 
 type jsonKey struct {
-	Key   string            `json:"key"`
-	Type  string            `json:"type"`
-	Value *string           `json:"value,omitempty"`
-	Hash  map[string]string `json:"hash,omitempty"`
-	PTTL  int64             `json:"pttl_ms"`
+	Key   string      `json:"key"`
+	Type  string      `json:"type"`
+	Value *string     `json:"value,omitempty"`
+	Hash  JSONHash    `json:"hash,omitempty"`
+	List  []string    `json:"list,omitempty"`
+	Set   []string    `json:"set,omitempty"`
+	ZSet  [][2]string `json:"zset,omitempty"`
+	PTTL  int64       `json:"pttl_ms"`
 }
 
 // WriteJSON writes the report as one JSON document; with trace, every step
@@ -246,10 +249,8 @@ func jsonSteps(run *Run, side string) []jsonStep {
 		keys := append([]Key(nil), st.State...)
 		sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
 		for _, k := range keys {
-			jk := jsonKey{Key: k.Name, Type: k.Type, PTTL: k.PTTL}
-			if k.Type == "hash" {
-				jk.Hash = k.Hash
-			} else {
+			jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: JSONZSet(k.ZSet), PTTL: k.PTTL}
+			if k.Type == "string" {
 				v := k.Value
 				jk.Value = &v
 			}

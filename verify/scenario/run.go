@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -345,14 +344,12 @@ func (ke boundKeyExpect) check(got Key, present bool) string {
 		return "want present, got absent"
 	}
 	var whys []string
-	if ke.Type != "" && got.Type != ke.Type {
-		return fmt.Sprintf("want a %s, got %s", ke.Type, keyString(got))
+	want := ke.Want
+	if want.Type != "" && got.Type != want.Type {
+		return fmt.Sprintf("want a %s, got a %s: %s", want.Type, got.Type, keyString(got))
 	}
-	if ke.Value != nil && got.Value != *ke.Value {
-		whys = append(whys, fmt.Sprintf("value: want %q, got %q", *ke.Value, got.Value))
-	}
-	if ke.Hash != nil && !sameHash(ke.Hash, got.Hash) {
-		whys = append(whys, fmt.Sprintf("hash: want %s, got %s", hashString(ke.Hash), hashString(got.Hash)))
+	if want.Type != "" && !SameContents(want, got) {
+		whys = append(whys, fmt.Sprintf("%s: want %s, got %s", typeField(want.Type), contentsString(want), contentsString(got)))
 	}
 	if ke.TTL != nil && !ke.TTL.Match(got.PTTL) {
 		whys = append(whys, fmt.Sprintf("ttl_ms: want %s, got %s", ke.TTL, pttlString(got.PTTL)))
@@ -360,29 +357,13 @@ func (ke boundKeyExpect) check(got Key, present bool) string {
 	return strings.Join(whys, ", ")
 }
 
-func sameHash(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
+// typeField is the field of the keyspace format that holds a type's
+// contents.
+func typeField(typ string) string {
+	if typ == "string" {
+		return "value"
 	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-func hashString(h map[string]string) string {
-	fields := make([]string, 0, len(h))
-	for f := range h {
-		fields = append(fields, f)
-	}
-	sort.Strings(fields)
-	parts := make([]string, len(fields))
-	for i, f := range fields {
-		parts[i] = fmt.Sprintf("%q: %q", f, h[f])
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	return typ
 }
 
 func pttlString(p int64) string {
@@ -393,17 +374,9 @@ func pttlString(p int64) string {
 }
 
 // keyString is a key's state for traces and diffs: "tok" (ttl 150ms),
-// {"f": "v"} (no ttl).
+// hash {"f": "v"} (no ttl).
 func keyString(k Key) string {
-	var v string
-	switch k.Type {
-	case "hash":
-		v = hashString(k.Hash)
-	case "string":
-		v = fmt.Sprintf("%q", k.Value)
-	default:
-		v = "(" + k.Type + ")"
-	}
+	v := contentsString(k)
 	if k.PTTL >= 0 {
 		return fmt.Sprintf("%s (ttl %dms)", v, k.PTTL)
 	}

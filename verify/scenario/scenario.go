@@ -1,6 +1,6 @@
 // Package scenario owns scriptctl's scenario tests: the YAML format of
 // lua_test/*.yaml (and its keyspace section, reused by "scriptctl eval
-// --state"), strict parsing with file:line errors, running a scenario offline
+// --state"), strict parsing with file:line:col errors, running a scenario offline
 // in the verify engine or live on a real server, the step-by-step
 // expectations on replies, stored values and TTLs, the differential between
 // an offline and a live run, and the text and JSON reports. It does not
@@ -11,6 +11,8 @@ package scenario
 import (
 	"fmt"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/verify"
 )
 
 // Scenario is one parsed scenario file. Parse fills it from YAML; Bind
@@ -94,10 +96,10 @@ type KeyExpect struct {
 	Ref    string // caller key name or literal key (raw text)
 	Line   int
 	Absent bool
-	Type   string            // "string" or "hash"; empty with Absent
-	Value  *string           // string value; nil: not checked
-	Hash   map[string]string // whole hash; nil: not checked
-	TTL    *TTLSpec          // nil: not checked
+	// Want is the expected type and contents (raw text) in its Type, Value,
+	// Hash, List, Set and ZSet; Type "" checks neither.
+	Want Key
+	TTL  *TTLSpec // nil: not checked
 }
 
 // TTLSpec is an expected remaining time to live in milliseconds: exact
@@ -184,20 +186,25 @@ func (r *ReplySpec) write(b *strings.Builder) {
 }
 
 // Key is one key of a keyspace: the initial keys of a scenario, the state
-// file of "scriptctl eval --state", a snapshot of a run.
+// file of "scriptctl eval --state", a snapshot of a run. Exactly one of
+// Value, Hash, List, Set and ZSet holds its contents, by Type.
 type Key struct {
 	Name  string
-	Type  string            // "string" or "hash"
-	Value string            // Type "string"
-	Hash  map[string]string // Type "hash"
-	PTTL  int64             // remaining ms; -1 means no expiry
-	Line  int               // where it was declared; 0 for a snapshot
+	Type  string           // "string", "hash", "list", "set", "zset" (or, read from a server, "stream")
+	Value string           // Type "string"
+	Hash  []verify.Field   // Type "hash": in the order written, or HGETALL's
+	List  []string         // Type "list": head first
+	Set   []string         // Type "set": no order (Redis gives a large set none)
+	ZSet  []verify.ZMember // Type "zset": as written, or ascending as ZRANGE answers
+	PTTL  int64            // remaining ms; -1 means no expiry
+	Line  int              // where it was declared; 0 for a snapshot
 }
 
 // Error is one problem in a scenario file, at a position.
 type Error struct {
 	File  string
 	Line  int
+	Col   int // 1-based; 0 when the problem has no single column
 	Field string
 	Msg   string
 }
@@ -207,6 +214,9 @@ func (e *Error) Error() string {
 	b.WriteString(e.File)
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
 	}
 	b.WriteString(": ")
 	if e.Field != "" {
