@@ -16,6 +16,12 @@ type commandInfo struct {
 type handler struct {
 	keys func(args []string) []string // the keys the command touches
 	run  func(e *Engine, args []string) Reply
+	// block, set instead of run for a blocking command, also reports that
+	// nothing could be served (the reply is then unused): a script cannot
+	// block (CLIENT_DENY_BLOCKING), so Redis answers nil at once; a client
+	// would wait for another client's push, which the offline engine cannot
+	// judge.
+	block func(e *Engine, args []string) (r Reply, blocked bool)
 }
 
 // handlers holds the implemented commands; each cmd_*.go file registers its
@@ -30,6 +36,12 @@ func register(name string, keys func([]string) []string, run func(*Engine, []str
 		panic("verify: command registered twice: " + name)
 	}
 	handlers[name] = handler{keys: keys, run: run}
+}
+
+// registerBlocking registers a blocking command (see handler.block).
+func registerBlocking(name string, keys func([]string) []string, block func(*Engine, []string) (Reply, bool)) {
+	register(name, keys, nil)
+	handlers[name] = handler{keys: keys, block: block}
 }
 
 // Key position helpers.
@@ -115,6 +127,16 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 				return Reply{}, &RunError{Code: CodeUndeclaredKey, Msg: fmt.Sprintf("undeclared key %q: pass it in KEYS (%s)", k, strings.ToUpper(name))}
 			}
 		}
+	}
+	if h.block != nil {
+		r, blocked := h.block(e, args)
+		if !blocked {
+			return r, nil
+		}
+		if sc == nil {
+			return Reply{}, notImplemented("%s would block (no other client can push offline)", strings.ToUpper(name))
+		}
+		return NilReply(), nil
 	}
 	return h.run(e, args), nil
 }
