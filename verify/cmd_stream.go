@@ -82,7 +82,6 @@ loop:
 
 var (
 	errInvalidStreamID = ErrorReply("ERR Invalid stream ID specified as stream command argument")
-	errNoSuchKey       = ErrorReply("ERR no such key")
 )
 
 // getStream looks key up: (stream or nil when missing, error reply).

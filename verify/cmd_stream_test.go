@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func bulks(ss ...string) []Reply {
+func streamBulks(ss ...string) []Reply {
 	out := make([]Reply, len(ss))
 	for i, s := range ss {
 		out[i] = BulkReply(s)
@@ -18,7 +18,7 @@ func bulks(ss ...string) []Reply {
 
 // ent is an entry reply: [id, [field, value, ...]].
 func ent(id string, fv ...string) Reply {
-	return ArrayReply(BulkReply(id), ArrayReply(bulks(fv...)...))
+	return ArrayReply(BulkReply(id), ArrayReply(streamBulks(fv...)...))
 }
 
 func TestStreamCommands(t *testing.T) {
@@ -100,9 +100,9 @@ func TestStreamCommands(t *testing.T) {
 		{name: "xclaim min idle met", setup: read, advance: 100, cmd: a("XCLAIM", "s", "g", "c2", "100", "1-1"), want: ArrayReply(ent("1-1", "a", "1"))},
 		{name: "xclaim bad option", setup: read, cmd: a("XCLAIM", "s", "g", "c2", "0", "1-1", "BAD\x00x"), want: ErrorReply("ERR Unrecognized XCLAIM option 'BAD'")},
 		{name: "xautoclaim cursor", setup: read, advance: 10, cmd: a("XAUTOCLAIM", "s", "g", "c2", "10", "-", "COUNT", "2", "JUSTID"),
-			want: ArrayReply(BulkReply("2-0"), ArrayReply(bulks("1-1", "1-2")...), ArrayReply())},
+			want: ArrayReply(BulkReply("2-0"), ArrayReply(streamBulks("1-1", "1-2")...), ArrayReply())},
 		{name: "xautoclaim deleted", setup: plus(read, []string{"XDEL", "s", "1-1", "2-0"}), cmd: a("XAUTOCLAIM", "s", "g", "c2", "0", "-"),
-			want: ArrayReply(BulkReply("0-0"), ArrayReply(ent("1-2", "b", "2")), ArrayReply(bulks("1-1", "2-0")...))},
+			want: ArrayReply(BulkReply("0-0"), ArrayReply(ent("1-2", "b", "2")), ArrayReply(streamBulks("1-1", "2-0")...))},
 		{name: "xautoclaim huge count", setup: read, cmd: a("XAUTOCLAIM", "s", "g", "c2", "0", "-", "COUNT", "576460752303423487"),
 			want: ErrorReply("ERR Insufficient memory, failed allocating transient memory, COUNT too high.")},
 		{name: "xinfo consumers idle", setup: plus(read, []string{"XGROUP", "CREATECONSUMER", "s", "g", "c0"}), advance: 42, cmd: a("XINFO", "CONSUMERS", "s", "g"),

@@ -19,6 +19,12 @@ type handler struct {
 	// runCtx, when set instead of run, also learns how the command was
 	// called and may answer with a *RunError.
 	runCtx func(e *Engine, c cmdCtx, args []string) (Reply, error)
+	// block, set instead of run for a blocking command, also reports that
+	// nothing could be served (the reply is then unused): a script cannot
+	// block (CLIENT_DENY_BLOCKING), so Redis answers nil at once; a client
+	// would wait for another client's push, which the offline engine cannot
+	// judge.
+	block func(e *Engine, args []string) (r Reply, blocked bool)
 }
 
 // cmdCtx is how a command was called: the name as typed (Redis echoes it
@@ -53,6 +59,12 @@ func register(name string, keys func([]string) []string, run func(*Engine, []str
 	handlers[name] = handler{keys: keys, run: run}
 }
 
+// registerBlocking registers a blocking command (see handler.block).
+func registerBlocking(name string, keys func([]string) []string, block func(*Engine, []string) (Reply, bool)) {
+	register(name, keys, nil)
+	handlers[name] = handler{keys: keys, block: block}
+}
+
 // Key position helpers.
 func firstKey(args []string) []string { return args[1:2] }
 func allKeys(args []string) []string  { return args[1:] }
@@ -74,6 +86,7 @@ var (
 	errHashNotInt  = ErrorReply("ERR hash value is not an integer")
 	okReply        = StatusReply("OK")
 	errDecOverflow = ErrorReply("ERR decrement would overflow")
+	errNoSuchKey   = ErrorReply("ERR no such key")
 )
 
 func errArity(name string) Reply {
@@ -151,6 +164,16 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	}
 	if h.runCtx != nil {
 		return h.runCtx(e, cmdCtx{name: orig, script: sc != nil}, args)
+	}
+	if h.block != nil {
+		r, blocked := h.block(e, args)
+		if !blocked {
+			return r, nil
+		}
+		if sc == nil {
+			return Reply{}, notImplemented("%s would block (no other client can push offline)", strings.ToUpper(name))
+		}
+		return NilReply(), nil
 	}
 	return h.run(e, args), nil
 }
