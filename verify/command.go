@@ -16,6 +16,10 @@ type commandInfo struct {
 type handler struct {
 	keys func(args []string) []string // the keys the command touches
 	run  func(e *Engine, args []string) Reply
+	// runIn, when set, replaces run for a command whose reply depends on
+	// its caller (sc is the running script, nil for a client) or that can
+	// find out only while running that it cannot be judged offline.
+	runIn func(e *Engine, sc *scriptRun, args []string) (Reply, error)
 }
 
 // handlers holds the implemented commands; each cmd_*.go file registers its
@@ -116,5 +120,16 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 			}
 		}
 	}
+	if h.runIn != nil {
+		return h.runIn(e, sc, args)
+	}
 	return h.run(e, args), nil
+}
+
+// registerIn registers a command whose handler sees its caller (handler.runIn).
+func registerIn(name string, keys func([]string) []string, run func(*Engine, *scriptRun, []string) (Reply, error)) {
+	register(name, keys, nil)
+	h := handlers[name]
+	h.runIn = run
+	handlers[name] = h
 }

@@ -41,7 +41,8 @@ type Options struct {
 type Engine struct {
 	now     int64
 	timeout time.Duration
-	db      *keyspace
+	db      *keyspace         // the selected database (SELECT)
+	dbs     [numDBs]*keyspace // every database, created on first use
 	rand    rand48
 	funcs   *functions
 	evalRun *scriptRun          // the EVAL sandbox, built on first use
@@ -61,6 +62,7 @@ func New(opts Options) *Engine {
 		e.timeout = DefaultTimeout
 	}
 	e.db = newKeyspace(e)
+	e.dbs[0] = e.db
 	e.scripts = map[string]compiled{}
 	e.sources = map[string][]byte{}
 	e.rand.x = rand48Init
