@@ -114,6 +114,17 @@ func TestSortStore(t *testing.T) {
 	if got := v.list.items(); len(got) != 4 || got[0] != "1" || got[1] != "" || got[2] != "2" || got[3] != "" {
 		t.Errorf("stored %q", got)
 	}
+	// With STORE, ALPHA compares whole byte strings (memcmp), not C strings.
+	putList(e, "w", "b", "a\x00z", "a")
+	mustDo(t, e, "SORT", "w", "ALPHA", "STORE", "dst")
+	if got := e.db.get("dst").list.items(); len(got) != 3 || got[0] != "a" || got[1] != "a\x00z" || got[2] != "b" {
+		t.Errorf("SORT ALPHA STORE: %q", got)
+	}
+	putList(e, "w", "b", "a\x00z", "a")
+	mustDo(t, e, "SORT", "w", "ALPHA", "DESC", "STORE", "dst")
+	if got := e.db.get("dst").list.items(); len(got) != 3 || got[0] != "b" || got[1] != "a\x00z" || got[2] != "a" {
+		t.Errorf("SORT ALPHA DESC STORE: %q", got)
+	}
 	mustDo(t, e, "SORT", "missing", "STORE", "dst")
 	if e.db.get("dst") != nil {
 		t.Errorf("an empty SORT STORE left dst")
