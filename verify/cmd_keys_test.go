@@ -278,3 +278,20 @@ func TestValueClone(t *testing.T) {
 		t.Errorf("zset clone shares its members")
 	}
 }
+
+// TestObjectEncodingAfterPut checks that a string set up with Put and then
+// edited in place (APPEND) reports raw, as Redis does.
+func TestObjectEncodingAfterPut(t *testing.T) {
+	e := New(Options{})
+	e.Put(Entry{Key: "k", Value: "12"})
+	if r := mustDo(t, e, "OBJECT", "REFCOUNT", "k"); !r.Equal(IntReply(2147483647)) {
+		t.Errorf("REFCOUNT of a Put small integer: %s", r)
+	}
+	mustDo(t, e, "APPEND", "k", "3")
+	if r := mustDo(t, e, "OBJECT", "ENCODING", "k"); !r.Equal(BulkReply("raw")) {
+		t.Errorf("ENCODING after APPEND: %s", r)
+	}
+	if r := mustDo(t, e, "OBJECT", "REFCOUNT", "k"); !r.Equal(IntReply(1)) {
+		t.Errorf("REFCOUNT after APPEND: %s", r)
+	}
+}

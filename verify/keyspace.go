@@ -69,6 +69,11 @@ func (db *keyspace) get(key string) *value {
 		delete(db.keys, key)
 		return nil
 	}
+	if v.kind == kindString && v.strEnc == "" {
+		// A string stored without its encoding (Put): note it before a
+		// command can edit it in place.
+		v.strEnc, v.encFor = stringEncoding(v.str), v.str
+	}
 	return v
 }
 
