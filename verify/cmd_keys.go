@@ -3,11 +3,13 @@ package verify
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 )
 
 // Keyspace commands: DEL UNLINK EXISTS EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL
-// PTTL PERSIST TYPE.
+// PTTL EXPIRETIME PEXPIRETIME PERSIST TYPE TOUCH RENAME RENAMENX COPY MOVE
+// DBSIZE RANDOMKEY KEYS SCAN OBJECT.
 
 func init() {
 	register("del", allKeys, cmdDel)
@@ -21,7 +23,21 @@ func init() {
 	register("pttl", firstKey, func(e *Engine, a []string) Reply { return ttlGeneric(e, a[1], true) })
 	register("persist", firstKey, cmdPersist)
 	register("type", firstKey, cmdType)
+	register("expiretime", firstKey, func(e *Engine, a []string) Reply { return expiretime(e, a[1], false) })
+	register("pexpiretime", firstKey, func(e *Engine, a []string) Reply { return expiretime(e, a[1], true) })
+	register("touch", allKeys, cmdExists)
+	register("rename", firstTwoKeys, func(e *Engine, a []string) Reply { return renameGeneric(e, a, false) })
+	register("renamenx", firstTwoKeys, func(e *Engine, a []string) Reply { return renameGeneric(e, a, true) })
+	register("copy", firstTwoKeys, cmdCopy)
+	register("move", firstKey, cmdMove)
+	register("dbsize", noKeys, cmdDbsize)
+	register("randomkey", noKeys, cmdRandomkey)
+	register("keys", noKeys, cmdKeys)
+	registerIn("scan", noKeys, cmdScan)
+	registerIn("object", objectKeys, cmdObject)
 }
+
+func firstTwoKeys(args []string) []string { return args[1:3] }
 
 func cmdDel(e *Engine, a []string) Reply {
 	var n int64
@@ -150,8 +166,419 @@ func cmdType(e *Engine, a []string) Reply {
 	if v == nil {
 		return StatusReply("none")
 	}
-	if v.kind == kindHash {
-		return StatusReply("hash")
+	return StatusReply(v.kind.String())
+}
+
+// expiretime is EXPIRETIME (seconds, rounded like TTL) and PEXPIRETIME.
+func expiretime(e *Engine, key string, ms bool) Reply {
+	v := e.db.get(key)
+	switch {
+	case v == nil:
+		return IntReply(-2)
+	case v.expireAt == 0:
+		return IntReply(-1)
+	case ms:
+		return IntReply(v.expireAt)
 	}
-	return StatusReply("string")
+	return IntReply((v.expireAt + 500) / 1000)
+}
+
+var (
+	errSameObject = ErrorReply("ERR source and destination objects are the same")
+	errDBRange    = ErrorReply("ERR DB index is out of range")
+)
+
+// renameGeneric is RENAME and RENAMENX: the value keeps its expiry; a
+// rename onto itself only checks that the key exists.
+func renameGeneric(e *Engine, a []string, nx bool) Reply {
+	v := e.db.get(a[1])
+	if v == nil {
+		return errNoSuchKey
+	}
+	if a[1] == a[2] {
+		if nx {
+			return IntReply(0)
+		}
+		return okReply
+	}
+	if e.db.get(a[2]) != nil {
+		if nx {
+			return IntReply(0)
+		}
+		e.db.del(a[2])
+	}
+	e.db.keys[a[2]] = v
+	delete(e.db.keys, a[1])
+	if nx {
+		return IntReply(1)
+	}
+	return okReply
+}
+
+// parseDBIndex is getIntFromObjectOrReply followed by selectDb's range
+// check, as SELECT, MOVE and COPY ... DB do them.
+func parseDBIndex(s string) (int, *Reply) {
+	n, ok := parseInt(s)
+	if !ok {
+		return 0, &errNotInt
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		r := ErrorReply("ERR value is out of range, value must between -2147483648 and 2147483647")
+		return 0, &r
+	}
+	if n < 0 || n >= numDBs {
+		return 0, &errDBRange
+	}
+	return int(n), nil
+}
+
+// cmdCopy is COPY source destination [DB n] [REPLACE]: a deep copy that
+// keeps the source's expiry.
+func cmdCopy(e *Engine, a []string) Reply {
+	dst, replace := e.db, false
+	for j := 3; j < len(a); j++ {
+		switch opt := strings.ToLower(a[j]); {
+		case opt == "replace":
+			replace = true
+		case opt == "db" && j+1 < len(a):
+			id, errr := parseDBIndex(a[j+1])
+			if errr != nil {
+				return *errr
+			}
+			dst = e.database(id)
+			j++
+		default:
+			return errSyntax
+		}
+	}
+	if dst == e.db && a[1] == a[2] {
+		return errSameObject
+	}
+	v := e.db.get(a[1])
+	if v == nil {
+		return IntReply(0)
+	}
+	if dst.get(a[2]) != nil {
+		if !replace {
+			return IntReply(0)
+		}
+		dst.del(a[2])
+	}
+	dst.keys[a[2]] = v.clone()
+	return IntReply(1)
+}
+
+// cmdMove is MOVE key db: the value and its expiry go to the other database
+// unless the key exists there.
+func cmdMove(e *Engine, a []string) Reply {
+	id, errr := parseDBIndex(a[2])
+	if errr != nil {
+		return *errr
+	}
+	dst := e.database(id)
+	if dst == e.db {
+		return errSameObject
+	}
+	v := e.db.get(a[1])
+	if v == nil || dst.get(a[1]) != nil {
+		return IntReply(0)
+	}
+	dst.keys[a[1]] = v
+	delete(e.db.keys, a[1])
+	return IntReply(1)
+}
+
+// cmdDbsize counts the live keys. Redis counts the keys its dictionary
+// holds, which includes an expired key until an access or the active
+// expiry cycle (timed by the server) deletes it.
+func cmdDbsize(e *Engine, _ []string) Reply {
+	live := len(e.db.liveKeys())
+	if live != len(e.db.keys) {
+		e.warn("DBSIZE: %d expired keys are not counted; Redis counts them until its expiry cycle deletes them", len(e.db.keys)-live)
+	}
+	return IntReply(int64(live))
+}
+
+// cmdRandomkey answers the smallest live key: Redis picks at random, so
+// with more than one key the engine warns that the pick may differ.
+func cmdRandomkey(e *Engine, _ []string) Reply {
+	keys := e.db.liveKeys()
+	if len(keys) == 0 {
+		return NilReply()
+	}
+	if len(keys) > 1 {
+		e.warn("RANDOMKEY: Redis picks one of %d keys at random; the engine answers the smallest", len(keys))
+	}
+	sort.Strings(keys)
+	return BulkReply(keys[0])
+}
+
+// cmdKeys answers the matching live keys sorted: Redis walks its
+// dictionary, whose order depends on a hash seed chosen at server start.
+func cmdKeys(e *Engine, a []string) Reply {
+	var out []string
+	all := a[1] == "*"
+	for _, k := range e.db.liveKeys() {
+		if all || keyMatch(a[1], k) {
+			out = append(out, k)
+		}
+	}
+	return unorderedKeys(e, "KEYS", out)
+}
+
+// unorderedKeys replies with keys sorted, warning when there are two or
+// more: their order on a server is its dictionary's.
+func unorderedKeys(e *Engine, cmd string, keys []string) Reply {
+	if len(keys) > 1 {
+		e.warn("%s: the order of the keys follows Redis's hash table (seeded at server start); the engine sorts them", cmd)
+	}
+	sort.Strings(keys)
+	out := make([]Reply, len(keys))
+	for i, k := range keys {
+		out[i] = BulkReply(k)
+	}
+	return ArrayReply(out...)
+}
+
+// parseScanCursor is parseScanCursorOrReply: strtoul base 10 (a sign is
+// accepted, a negative value wraps around), no leading space, nothing after
+// the digits, no overflow; the empty string is cursor 0.
+func parseScanCursor(s string) (uint64, bool) {
+	if s != "" && isSpaceC(s[0]) {
+		return 0, false
+	}
+	i, neg := 0, false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i == len(s) {
+		return 0, s == ""
+	}
+	var n uint64
+	for ; i < len(s); i++ {
+		c := s[i]
+		if !isDigitC(c) {
+			return 0, false
+		}
+		if n > (math.MaxUint64-uint64(c-'0'))/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// cmdScan is SCAN cursor [MATCH pattern] [COUNT n] [TYPE t]. Redis walks
+// its dictionary bucket by bucket in an order set by a hash seed chosen at
+// server start. A scan that starts at cursor 0 over fewer keys than COUNT
+// visits every bucket in one call and answers cursor 0 with every matching
+// key, in an order the engine cannot know (it sorts them and warns); any
+// other scan's batches and cursors depend on that seed.
+func cmdScan(e *Engine, _ *scriptRun, a []string) (Reply, error) {
+	cursor, ok := parseScanCursor(a[1])
+	if !ok {
+		return ErrorReply("ERR invalid cursor"), nil
+	}
+	count := int64(10)
+	var pat, typ string
+	usePat, useType := false, false
+	for i := 2; i < len(a); i += 2 {
+		if i+1 >= len(a) {
+			return errSyntax, nil
+		}
+		switch strings.ToLower(a[i]) {
+		case "count":
+			n, ok := parseInt(a[i+1])
+			if !ok {
+				return errNotInt, nil
+			}
+			if n < 1 {
+				return errSyntax, nil
+			}
+			count = n
+		case "match":
+			pat, usePat = a[i+1], a[i+1] != "*"
+		case "type":
+			typ, useType = a[i+1], true
+		default:
+			return errSyntax, nil
+		}
+	}
+	if len(e.db.keys) > 0 && (cursor != 0 || int64(len(e.db.keys)) >= count) {
+		return Reply{}, notImplemented("SCAN from cursor %s over %d keys with COUNT %d (its batches and cursors depend on the server's hash seed)", a[1], len(e.db.keys), count)
+	}
+	var out []string
+	for _, k := range e.db.liveKeys() {
+		if usePat && !keyMatch(pat, k) {
+			continue
+		}
+		if useType && !strings.EqualFold(typ, e.db.keys[k].kind.String()) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return ArrayReply(BulkReply("0"), unorderedKeys(e, "SCAN", out)), nil
+}
+
+// keyMatch is Redis's glob matcher (util.c stringmatchlen, case-sensitive):
+// * ? [abc] [^a] [a-z] and \ escapes, with its quirks (an unclosed [ is
+// closed by the pattern's end; ranges compare signed chars).
+func keyMatch(pattern, s string) bool {
+	skip := false
+	return keyMatchFrom(pattern, 0, s, 0, &skip)
+}
+
+func keyMatchFrom(p string, pi int, s string, si int, skipLonger *bool) bool {
+	at := func(i int) byte { // the pattern is NUL-terminated, as an sds is
+		if i < len(p) {
+			return p[i]
+		}
+		return 0
+	}
+	for pi < len(p) && si < len(s) {
+		switch p[pi] {
+		case '*':
+			for pi < len(p) && at(pi+1) == '*' {
+				pi++
+			}
+			if len(p)-pi == 1 {
+				return true
+			}
+			for ; si < len(s); si++ {
+				if keyMatchFrom(p, pi+1, s, si, skipLonger) {
+					return true
+				}
+				if *skipLonger {
+					return false
+				}
+			}
+			*skipLonger = true
+			return false
+		case '?':
+			si++
+		case '[':
+			pi++
+			not := at(pi) == '^'
+			if not {
+				pi++
+			}
+			match := false
+			for {
+				if at(pi) == '\\' && len(p)-pi >= 2 {
+					pi++
+					match = match || p[pi] == s[si]
+				} else if at(pi) == ']' {
+					break
+				} else if pi >= len(p) {
+					pi--
+					break
+				} else if len(p)-pi >= 3 && p[pi+1] == '-' {
+					lo, hi, c := int8(p[pi]), int8(p[pi+2]), int8(s[si])
+					if lo > hi {
+						lo, hi = hi, lo
+					}
+					pi += 2
+					match = match || (c >= lo && c <= hi)
+				} else {
+					match = match || p[pi] == s[si]
+				}
+				pi++
+			}
+			if not == match {
+				return false
+			}
+			si++
+		case '\\':
+			if len(p)-pi >= 2 {
+				pi++
+			}
+			if p[pi] != s[si] {
+				return false
+			}
+			si++
+		default:
+			if p[pi] != s[si] {
+				return false
+			}
+			si++
+		}
+		pi++
+		if si == len(s) {
+			for at(pi) == '*' {
+				pi++
+			}
+			break
+		}
+	}
+	return pi >= len(p) && si == len(s)
+}
+
+// objectSubcommands are OBJECT's subcommands with their arity (the name and
+// the subcommand count).
+var objectSubcommands = map[string]int{"encoding": 3, "freq": 3, "help": 2, "idletime": 3, "refcount": 3}
+
+func objectKeys(args []string) []string {
+	if n, ok := objectSubcommands[strings.ToLower(args[1])]; ok && n == 3 && len(args) == 3 {
+		return args[2:3]
+	}
+	return nil
+}
+
+var objectHelp = []string{
+	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"ENCODING <key>",
+	"    Return the kind of internal representation used in order to store the value",
+	"    associated with a <key>.",
+	"FREQ <key>",
+	"    Return the access frequency index of the <key>. The returned integer is",
+	"    proportional to the logarithm of the recent access frequency of the key.",
+	"IDLETIME <key>",
+	"    Return the idle time of the <key>, that is the approximated number of",
+	"    seconds elapsed since the last access to the key.",
+	"REFCOUNT <key>",
+	"    Return the number of references of the value associated with the specified",
+	"    <key>.",
+	"HELP",
+	"    Prints this help.",
+}
+
+// cmdObject is OBJECT ENCODING|REFCOUNT|FREQ|IDLETIME|HELP. Redis looks a
+// subcommand up before the command runs: an unknown one or a wrong count
+// is the same error as for an unknown command or a wrong arity.
+func cmdObject(e *Engine, sc *scriptRun, a []string) (Reply, error) {
+	sub := strings.ToLower(a[1])
+	arity, ok := objectSubcommands[sub]
+	switch {
+	case !ok && sc != nil:
+		return ErrorReply(e.t.errUnknownCommand), nil
+	case !ok:
+		return ErrorReply(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try OBJECT HELP.", a[1])), nil
+	case len(a) != arity && sc != nil:
+		return ErrorReply(e.t.errArity), nil
+	case len(a) != arity:
+		return ErrorReply(fmt.Sprintf("ERR wrong number of arguments for 'object|%s' command", sub)), nil
+	case sub == "help":
+		out := make([]Reply, len(objectHelp))
+		for i, l := range objectHelp {
+			out[i] = StatusReply(l)
+		}
+		return ArrayReply(out...), nil
+	}
+	v := e.db.get(a[2])
+	if v == nil {
+		return NilReply(), nil
+	}
+	switch sub {
+	case "encoding":
+		return BulkReply(v.encoding()), nil
+	case "refcount":
+		return IntReply(v.refcount()), nil
+	case "freq":
+		return ErrorReply("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."), nil
+	}
+	return Reply{}, notImplemented("OBJECT IDLETIME (it follows the server's LRU clock)")
 }

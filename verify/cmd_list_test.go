@@ -26,7 +26,7 @@ func runListCases(t *testing.T, cases []listCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := New(Options{Now: 1_000_000})
-			mustDo(t, e, tc.setup...)
+			mustDoAll(t, e, tc.setup...)
 			got, err := e.Do(context.Background(), tc.cmd...)
 			if err != nil {
 				t.Fatalf("%q: %v", tc.cmd, err)
@@ -49,7 +49,7 @@ func runListCases(t *testing.T, cases []listCase) {
 	}
 }
 
-func mustDo(t *testing.T, e *Engine, cmds ...[]string) {
+func mustDoAll(t *testing.T, e *Engine, cmds ...[]string) {
 	t.Helper()
 	for _, c := range cmds {
 		if r, err := e.Do(context.Background(), c...); err != nil || r.Kind == Error {

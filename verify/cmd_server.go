@@ -1,11 +1,21 @@
 package verify
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
-// Server commands: TIME (the virtual clock).
+// Server commands: TIME (the virtual clock), SELECT SWAPDB FLUSHDB FLUSHALL
+// (numbered databases), ECHO PING.
 
 func init() {
 	register("time", noKeys, cmdTime)
+	register("select", noKeys, cmdSelect)
+	register("swapdb", noKeys, cmdSwapdb)
+	register("flushdb", noKeys, cmdFlushdb)
+	register("flushall", noKeys, cmdFlushall)
+	register("echo", noKeys, func(_ *Engine, a []string) Reply { return BulkReply(a[1]) })
+	register("ping", noKeys, cmdPing)
 }
 
 // cmdTime answers with the virtual clock: seconds and microseconds.
@@ -14,4 +24,71 @@ func cmdTime(e *Engine, _ []string) Reply {
 		BulkReply(strconv.FormatInt(e.now/1000, 10)),
 		BulkReply(strconv.FormatInt(e.now%1000*1000, 10)),
 	)
+}
+
+// cmdSelect changes the database of the caller: a client until its next
+// SELECT, a script until it ends (the script's caller keeps its own).
+func cmdSelect(e *Engine, a []string) Reply {
+	id, errr := parseDBIndex(a[1])
+	if errr != nil {
+		return *errr
+	}
+	e.selectDB(id)
+	return okReply
+}
+
+// cmdSwapdb swaps the contents of two databases: every client (and the
+// selected database) sees the other one's keys afterwards.
+func cmdSwapdb(e *Engine, a []string) Reply {
+	ids := [2]int{}
+	for i, msg := range []string{"ERR invalid first DB index", "ERR invalid second DB index"} {
+		n, ok := parseInt(a[1+i])
+		if !ok || n < -1<<31 || n > 1<<31-1 {
+			return ErrorReply(msg)
+		}
+		if n < 0 || n >= numDBs {
+			return errDBRange
+		}
+		ids[i] = int(n)
+	}
+	x, y := e.database(ids[0]), e.database(ids[1])
+	x.keys, y.keys = y.keys, x.keys
+	return okReply
+}
+
+// flushOption checks FLUSHDB/FLUSHALL's optional ASYNC or SYNC.
+func flushOption(a []string) bool {
+	return len(a) == 1 || (len(a) == 2 && (strings.EqualFold(a[1], "sync") || strings.EqualFold(a[1], "async")))
+}
+
+func cmdFlushdb(e *Engine, a []string) Reply {
+	if !flushOption(a) {
+		return errSyntax
+	}
+	e.db.keys = map[string]*value{}
+	return okReply
+}
+
+// cmdFlushall empties every database (but not the function libraries).
+func cmdFlushall(e *Engine, a []string) Reply {
+	if !flushOption(a) {
+		return errSyntax
+	}
+	for _, db := range e.dbs {
+		if db != nil {
+			db.keys = map[string]*value{}
+		}
+	}
+	return okReply
+}
+
+// cmdPing answers PONG, or its argument as a bulk string.
+func cmdPing(_ *Engine, a []string) Reply {
+	switch len(a) {
+	case 1:
+		return StatusReply("PONG")
+	case 2:
+		return BulkReply(a[1])
+	}
+	return errArity("ping")
 }

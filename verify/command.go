@@ -25,6 +25,10 @@ type handler struct {
 	// would wait for another client's push, which the offline engine cannot
 	// judge.
 	block func(e *Engine, args []string) (r Reply, blocked bool)
+	// runIn, when set, replaces run for a command whose reply depends on
+	// its caller (sc is the running script, nil for a client) or that can
+	// find out only while running that it cannot be judged offline.
+	runIn func(e *Engine, sc *scriptRun, args []string) (Reply, error)
 }
 
 // cmdCtx is how a command was called: the name as typed (Redis echoes it
@@ -175,6 +179,9 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		}
 		return NilReply(), nil
 	}
+	if h.runIn != nil {
+		return h.runIn(e, sc, args)
+	}
 	return h.run(e, args), nil
 }
 
@@ -205,4 +212,12 @@ func errorf(format string, args ...any) Reply {
 		return ErrorReply(s[1:])
 	}
 	return ErrorReply("ERR " + s)
+}
+
+// registerIn registers a command whose handler sees its caller (handler.runIn).
+func registerIn(name string, keys func([]string) []string, run func(*Engine, *scriptRun, []string) (Reply, error)) {
+	register(name, keys, nil)
+	h := handlers[name]
+	h.runIn = run
+	handlers[name] = h
 }

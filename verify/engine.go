@@ -46,9 +46,10 @@ type Options struct {
 type Engine struct {
 	now     int64
 	timeout time.Duration
-	t       *serverFacts // the target imitated
-	tErr    *RunError    // an unknown Options.Target
-	db      *keyspace
+	t       *serverFacts      // the target imitated
+	tErr    *RunError         // an unknown Options.Target
+	db      *keyspace         // the selected database (SELECT)
+	dbs     [numDBs]*keyspace // every database, created on first use
 	rand    rand48
 	funcs   *functions
 	evalRun *scriptRun          // the EVAL sandbox, built on first use
@@ -73,6 +74,7 @@ func New(opts Options) *Engine {
 		e.timeout = DefaultTimeout
 	}
 	e.db = newKeyspace(e)
+	e.dbs[0] = e.db
 	e.scripts = map[string]compiled{}
 	e.sources = map[string][]byte{}
 	e.rand.x = rand48Init

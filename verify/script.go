@@ -176,6 +176,8 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	L := r.L
 	L.SetContext(r.ctx)
 	defer L.RemoveContext()
+	// A SELECT inside the script does not change the caller's database.
+	defer func(db *keyspace) { r.e.db = db }(r.e.db)
 	top := L.GetTop()
 	defer L.SetTop(top)
 	L.Push(fn)
