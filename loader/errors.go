@@ -8,11 +8,69 @@ import (
 
 // ErrInterrupted is the cause of a run stopped by its context (Ctrl-C)
 // between nodes.
-var ErrInterrupted = errors.New("loader: interrupted")
+var ErrInterrupted = errors.New("interrupted")
 
 // ErrLockLost is the cause of a run stopped because the deploy lock could
 // not be renewed.
-var ErrLockLost = errors.New("loader: deploy lock lost")
+var ErrLockLost = errors.New("deploy lock lost: another run may have taken it; rerun to converge")
+
+// Node problem classes, as tables and JSON name a node that could not be
+// used.
+const (
+	ClassUnreachable = "unreachable" // refused, timed out, name not found
+	ClassAuth        = "auth failed" // NOAUTH, WRONGPASS, a user without permission to connect
+	ClassNotRedis    = "not redis"   // something answered, but not in RESP
+)
+
+// ConnError is why a node could not be used, classified for people, with a
+// hint saying what to do.
+type ConnError struct {
+	Class string
+	Hint  string
+	Err   error
+}
+
+func (e *ConnError) Error() string {
+	if e.Hint == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + " (" + e.Hint + ")"
+}
+
+func (e *ConnError) Unwrap() error { return e.Err }
+
+// classify wraps a connection error in a ConnError with its class and hint.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *ConnError
+	if errors.As(err, &ce) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "NOAUTH") || strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "invalid password") ||
+		strings.Contains(msg, "invalid username-password") || strings.Contains(msg, "AUTH <password> called without any password"):
+		return &ConnError{Class: ClassAuth, Err: err,
+			Hint: "set the password with --password-file, SCRIPTCTL_PASSWORD or REDISCLI_AUTH, and the user in the URL (redis://user@host:port)"}
+	case strings.Contains(msg, "received unknown message type") || strings.Contains(msg, "unexpected") && strings.Contains(msg, "protocol") ||
+		strings.Contains(msg, "malformed") || strings.Contains(msg, "tls: first record does not look like a TLS handshake"):
+		return &ConnError{Class: ClassNotRedis, Err: err,
+			Hint: "the endpoint did not answer in the Redis protocol: check the host and port (and redis:// versus rediss://)"}
+	}
+	return &ConnError{Class: ClassUnreachable, Err: err}
+}
+
+// Class returns the class of a node's problem: ClassAuth, ClassNotRedis, or
+// ClassUnreachable for anything else.
+func Class(err error) string {
+	var ce *ConnError
+	if errors.As(err, &ce) {
+		return ce.Class
+	}
+	return ClassUnreachable
+}
 
 // NodeError is a failure on one node.
 type NodeError struct {

@@ -318,14 +318,14 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 	defer cancel()
 	c, err := d.dial(dctx, p.Addr)
 	if err != nil {
-		p.Err = err
+		p.Err = classify(err)
 		return
 	}
 	cn := &conn{c: c, timeout: d.timeout}
 	info, err := cn.InfoServer(ctx)
 	if err != nil {
 		cn.Close()
-		p.Err = fmt.Errorf("INFO server: %w", err)
+		p.Err = classify(fmt.Errorf("INFO server: %w", err))
 		return
 	}
 	p.Family, p.Version = serverFamily(info)

@@ -242,13 +242,16 @@ type nodeJSON struct {
 	// CVEs: Lua CVEs upstream lists the node's version as affected by.
 	Targeted *bool    `json:"targeted,omitempty"`
 	CVEs     []string `json:"cves,omitempty"`
-	Error    string   `json:"error,omitempty"`
+	// Problem classes an unusable node: unreachable, auth failed, not redis.
+	Problem string `json:"problem,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 func (o *online) node(n *loader.Node) nodeJSON {
 	j := nodeJSON{Addr: n.Addr, Role: string(n.Role), Primary: n.Primary, Server: n.Family, Version: n.Version, RedisVersion: n.RedisVersion}
 	if n.Err != nil {
 		j.Error = o.cfg.ScrubString(n.Err.Error())
+		j.Problem = loader.Class(n.Err)
 	}
 	o.servers.nodeFields(n, &j)
 	return j

@@ -157,7 +157,7 @@ func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport)
 		}
 		status := nr.Status()
 		if !n.OK() && nr.Err != nil && nr.Err.Op == "connect" {
-			status = "unreachable"
+			status = loader.Class(n.Err)
 		}
 		t.Row(n.Addr, string(n.Role), serverCell(n), cellOrDash(strings.Join(sc, ", ")), library, paintStatus(ios, status), cellOrDash(errText))
 	}
@@ -186,7 +186,7 @@ func paintStatus(ios *iostreams.IOStreams, s string) string {
 	switch s {
 	case "ok":
 		return colorCell(ios, iostreams.Green, s)
-	case "failed", "unreachable":
+	case "failed", loader.ClassUnreachable, loader.ClassAuth, loader.ClassNotRedis:
 		return colorCell(ios, iostreams.Red, s)
 	}
 	return colorCell(ios, iostreams.Yellow, s)

@@ -106,7 +106,7 @@ func (o *online) planTable(ios *iostreams.IOStreams, p *loader.PlanReport) error
 	for _, np := range p.Nodes {
 		n := np.Node
 		if !n.OK() {
-			t.Row(n.Addr, string(n.Role), serverCell(n), "-", "-", colorCell(ios, iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
+			t.Row(n.Addr, string(n.Role), serverCell(n), "-", "-", colorCell(ios, iostreams.Red, loader.Class(n.Err)), oneLineCell(o.errString(n.Err)))
 			continue
 		}
 		for _, it := range np.Items {

@@ -136,7 +136,7 @@ func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) 
 	for _, ns := range st.Nodes {
 		n := ns.Node
 		if !n.OK() {
-			t.Row(n.Addr, string(n.Role), serverCell(n), "-", "-", "-", colorCell(ios, iostreams.Red, "unreachable"), oneLineCell(o.errString(n.Err)))
+			t.Row(n.Addr, string(n.Role), serverCell(n), "-", "-", "-", colorCell(ios, iostreams.Red, loader.Class(n.Err)), oneLineCell(o.errString(n.Err)))
 			continue
 		}
 		for _, it := range ns.Items {
