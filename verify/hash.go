@@ -20,7 +20,7 @@ type hash struct {
 
 // Redis 7.0's defaults for hash-max-listpack-entries and -value.
 const (
-	hashMaxListpackEntries = 128
+	hashMaxListpackEntries = 512
 	hashMaxListpackValue   = 64
 )
 
