@@ -60,7 +60,7 @@ func cmdHget(e *Engine, a []string) Reply {
 	if h == nil {
 		return NilReply()
 	}
-	if v, ok := h.vals[a[2]]; ok {
+	if v, ok := h.get(a[2]); ok {
 		return BulkReply(v)
 	}
 	return NilReply()
@@ -120,7 +120,7 @@ func hashListing(e *Engine, a []string, keys, vals bool) Reply {
 	out := []Reply{}
 	if h != nil {
 		warnHashOrder(e, a[0], h)
-		for _, f := range h.order {
+		for _, f := range h.fields() {
 			if keys {
 				out = append(out, BulkReply(f))
 			}
@@ -203,7 +203,7 @@ func cmdHsetnx(e *Engine, a []string) Reply {
 	if errr != nil {
 		return *errr
 	}
-	if _, ok := h.vals[a[2]]; ok {
+	if _, ok := h.get(a[2]); ok {
 		return IntReply(0)
 	}
 	h.set(a[2], a[3])
@@ -229,7 +229,8 @@ func cmdHstrlen(e *Engine, a []string) Reply {
 	if h == nil {
 		return IntReply(0)
 	}
-	return IntReply(int64(len(h.vals[a[2]])))
+	v, _ := h.get(a[2])
+	return IntReply(int64(len(v)))
 }
 
 // cmdHincrbyfloat is hincrbyfloatCommand: long double arithmetic, the result
@@ -385,7 +386,7 @@ func cmdHscan(e *Engine, a []string) Reply {
 		e.warn("HSCAN: hash of %d fields is hashtable-encoded: answered whole with cursor 0 in insertion order; Redis walks its buckets COUNT at a time in a seed-dependent order", h.len())
 	}
 	out := []Reply{}
-	for _, f := range h.order {
+	for _, f := range h.fields() {
 		if usePat && !stringMatch(pat, f, false) {
 			continue
 		}
