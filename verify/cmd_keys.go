@@ -340,38 +340,6 @@ func unorderedKeys(e *Engine, cmd string, keys []string) Reply {
 	return ArrayReply(out...)
 }
 
-// parseScanCursor is parseScanCursorOrReply: strtoul base 10 (a sign is
-// accepted, a negative value wraps around), no leading space, nothing after
-// the digits, no overflow; the empty string is cursor 0.
-func parseScanCursor(s string) (uint64, bool) {
-	if s != "" && isSpaceC(s[0]) {
-		return 0, false
-	}
-	i, neg := 0, false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	if i == len(s) {
-		return 0, s == ""
-	}
-	var n uint64
-	for ; i < len(s); i++ {
-		c := s[i]
-		if !isDigitC(c) {
-			return 0, false
-		}
-		if n > (math.MaxUint64-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
-
 // cmdScan is SCAN cursor [MATCH pattern] [COUNT n] [TYPE t]. Redis walks
 // its dictionary bucket by bucket in an order set by a hash seed chosen at
 // server start. A scan that starts at cursor 0 over fewer keys than COUNT

@@ -147,7 +147,7 @@ func TestKeyMatch(t *testing.T) {
 	}
 }
 
-func TestParseScanCursor(t *testing.T) {
+func TestParseScanCursorKeys(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want uint64

@@ -30,7 +30,6 @@ func putZSet(e *Engine, key string, ms ...ZMember) {
 	e.db.keys[key] = &value{kind: kindZSet, zset: z}
 }
 
-
 func TestSortCommand(t *testing.T) {
 	fill := func(t *testing.T, e *Engine) {
 		putList(e, "l", "3", "1", "2", "10")

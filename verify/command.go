@@ -29,6 +29,9 @@ type handler struct {
 	// its caller (sc is the running script, nil for a client) or that can
 	// find out only while running that it cannot be judged offline.
 	runIn func(e *Engine, sc *scriptRun, args []string) (Reply, error)
+	// runErr replaces run for commands that may also refuse offline (a
+	// *RunError), such as a string growing past the offline memory limit.
+	runErr func(e *Engine, args []string) (Reply, error)
 }
 
 // cmdCtx is how a command was called: the name as typed (Redis echoes it
@@ -67,6 +70,12 @@ func register(name string, keys func([]string) []string, run func(*Engine, []str
 func registerBlocking(name string, keys func([]string) []string, block func(*Engine, []string) (Reply, bool)) {
 	register(name, keys, nil)
 	handlers[name] = handler{keys: keys, block: block}
+}
+
+// registerErr registers a command whose handler may return a *RunError.
+func registerErr(name string, keys func([]string) []string, run func(*Engine, []string) (Reply, error)) {
+	register(name, keys, nil)
+	handlers[name] = handler{keys: keys, runErr: run}
 }
 
 // Key position helpers.
@@ -181,6 +190,9 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	}
 	if h.runIn != nil {
 		return h.runIn(e, sc, args)
+	}
+	if h.runErr != nil {
+		return h.runErr(e, args)
 	}
 	return h.run(e, args), nil
 }

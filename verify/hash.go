@@ -3,22 +3,42 @@ package verify
 // hash keeps field order the way a small (listpack-encoded) Redis hash does:
 // insertion order, an update keeps the field's place, a delete closes the gap.
 //
+// Redis converts a listpack hash to a hashtable, for good, once it holds more
+// than hash-max-listpack-entries fields or is given a field or value longer
+// than hash-max-listpack-value bytes (hashTypeSet). A hashtable's iteration
+// order depends on a seed chosen at server start, so no offline order can
+// match it: the engine keeps insertion order (the documented order) and the
+// commands that list fields warn when they answer from a hashtable.
+//
 // Contract used outside cmd_hash.go (Entry, Put, COPY, SORT, OBJECT):
 // newHash, set, get, del, len, fields (in Redis's order), clone, encoding.
 type hash struct {
 	order []string
 	vals  map[string]string
+	ht    bool // hashtable-encoded (one way: Redis never converts back)
 }
+
+// Redis 7.0's defaults for hash-max-listpack-entries and -value.
+const (
+	hashMaxListpackEntries = 512
+	hashMaxListpackValue   = 64
+)
 
 func newHash() *hash { return &hash{vals: map[string]string{}} }
 
 // set stores field and reports whether it is new.
 func (h *hash) set(field, val string) bool {
+	if len(field) > hashMaxListpackValue || len(val) > hashMaxListpackValue {
+		h.ht = true
+	}
 	_, exists := h.vals[field]
 	if !exists {
 		h.order = append(h.order, field)
 	}
 	h.vals[field] = val
+	if len(h.vals) > hashMaxListpackEntries {
+		h.ht = true
+	}
 	return !exists
 }
 
@@ -43,7 +63,8 @@ func (h *hash) del(field string) bool {
 
 func (h *hash) len() int { return len(h.vals) }
 
-// fields returns the field names in the order HKEYS/HGETALL answer.
+// fields returns the field names in the order HKEYS/HGETALL answer (for a
+// hashtable, the documented offline order: insertion order).
 func (h *hash) fields() []string { return append([]string(nil), h.order...) }
 
 func (h *hash) clone() *hash {
@@ -51,8 +72,14 @@ func (h *hash) clone() *hash {
 	for _, f := range h.order {
 		c.set(f, h.vals[f])
 	}
+	c.ht = h.ht
 	return c
 }
 
 // encoding is what OBJECT ENCODING answers.
-func (h *hash) encoding() string { return "listpack" }
+func (h *hash) encoding() string {
+	if h.ht {
+		return "hashtable"
+	}
+	return "listpack"
+}
