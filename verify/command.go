@@ -16,6 +16,9 @@ type commandInfo struct {
 type handler struct {
 	keys func(args []string) []string // the keys the command touches
 	run  func(e *Engine, args []string) Reply
+	// runErr, when set instead of run, may also refuse to answer offline
+	// (a *RunError), for example a reply too large to build.
+	runErr func(e *Engine, args []string) (Reply, error)
 }
 
 // handlers holds the implemented commands; each cmd_*.go file registers its
@@ -30,6 +33,12 @@ func register(name string, keys func([]string) []string, run func(*Engine, []str
 		panic("verify: command registered twice: " + name)
 	}
 	handlers[name] = handler{keys: keys, run: run}
+}
+
+// registerErr registers a command whose handler can return a *RunError.
+func registerErr(name string, keys func([]string) []string, run func(*Engine, []string) (Reply, error)) {
+	register(name, keys, nil)
+	handlers[name] = handler{keys: keys, runErr: run}
 }
 
 // Key position helpers.
@@ -115,6 +124,9 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 				return Reply{}, &RunError{Code: CodeUndeclaredKey, Msg: fmt.Sprintf("undeclared key %q: pass it in KEYS (%s)", k, strings.ToUpper(name))}
 			}
 		}
+	}
+	if h.runErr != nil {
+		return h.runErr(e, args)
 	}
 	return h.run(e, args), nil
 }
