@@ -404,7 +404,7 @@ func cmdSpop(e *Engine, a []string) Reply {
 	if s.len() > 1 {
 		noteRandom(e, "spop")
 	}
-	m := s.nth(0)
+	m := s.first()
 	s.rem(m)
 	if s.len() == 0 {
 		e.db.del(a[1])
@@ -472,7 +472,7 @@ func cmdSrandmember(e *Engine, a []string) (Reply, error) {
 	if s.len() > 1 {
 		noteRandom(e, "srandmember")
 	}
-	return BulkReply(s.nth(0)), nil
+	return BulkReply(s.first()), nil
 }
 
 // srandmemberCount is SRANDMEMBER key count: a negative count may repeat
@@ -506,9 +506,10 @@ func srandmemberCount(e *Engine, a []string) (Reply, error) {
 		if size > 1 {
 			noteRandom(e, "srandmember")
 		}
+		ms := s.members()
 		out := make([]Reply, count)
 		for i := range out {
-			out[i] = BulkReply(s.nth(i % int(size)))
+			out[i] = BulkReply(ms[i%len(ms)])
 		}
 		return ArrayReply(out...), nil
 	case count >= size:

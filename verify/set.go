@@ -26,10 +26,17 @@ import (
 // newSet, add, has, rem, len, members (in the order SMEMBERS answers),
 // clone, encoding.
 type set struct {
-	ints  []int64        // intset encoding: ascending
-	ht    bool           // hashtable encoding: order and pos are used
-	order []string       // hashtable members, insertion order
-	pos   map[string]int // hashtable member -> index in order
+	ints []int64 // intset encoding: ascending
+	ht   bool    // hashtable encoding: the fields below are used
+	// The hashtable's members in insertion order: a linked list, so that
+	// removing one (SREM, SPOP in a loop) does not move the others.
+	nodes      map[string]*htNode
+	head, tail *htNode
+}
+
+type htNode struct {
+	m          string
+	prev, next *htNode
 }
 
 // maxIntsetEntries is set-max-intset-entries' default.
@@ -61,30 +68,38 @@ func (s *set) add(m string) bool {
 		}
 		s.toHashtable()
 	}
-	if _, ok := s.pos[m]; ok {
+	if _, ok := s.nodes[m]; ok {
 		return false
 	}
-	s.pos[m] = len(s.order)
-	s.order = append(s.order, m)
+	s.push(m)
 	return true
+}
+
+// push appends a new member to the hashtable's order.
+func (s *set) push(m string) {
+	n := &htNode{m: m, prev: s.tail}
+	if s.tail != nil {
+		s.tail.next = n
+	} else {
+		s.head = n
+	}
+	s.tail = n
+	s.nodes[m] = n
 }
 
 // toHashtable converts an intset, members in ascending order (setTypeConvert).
 func (s *set) toHashtable() {
 	s.ht = true
-	s.order = make([]string, 0, len(s.ints))
-	s.pos = make(map[string]int, len(s.ints))
+	s.nodes = make(map[string]*htNode, len(s.ints))
 	for _, v := range s.ints {
-		m := strconv.FormatInt(v, 10)
-		s.pos[m] = len(s.order)
-		s.order = append(s.order, m)
+		s.push(strconv.FormatInt(v, 10))
 	}
 	s.ints = nil
 }
 
 func (s *set) has(m string) bool {
 	if s.ht {
-		_, ok := s.pos[m]
+		_, ok := s.nodes[m]
 		return ok
 	}
 	v, ok := intMember(m)
@@ -108,21 +123,27 @@ func (s *set) rem(m string) bool {
 		}
 		return found
 	}
-	i, ok := s.pos[m]
+	n, ok := s.nodes[m]
 	if !ok {
 		return false
 	}
-	delete(s.pos, m)
-	s.order = slices.Delete(s.order, i, i+1)
-	for j := i; j < len(s.order); j++ {
-		s.pos[s.order[j]] = j
+	delete(s.nodes, m)
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		s.head = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	} else {
+		s.tail = n.prev
 	}
 	return true
 }
 
 func (s *set) len() int {
 	if s.ht {
-		return len(s.order)
+		return len(s.nodes)
 	}
 	return len(s.ints)
 }
@@ -130,32 +151,35 @@ func (s *set) len() int {
 // members returns the members in the order SMEMBERS answers: exact for an
 // intset, insertion order for a hashtable.
 func (s *set) members() []string {
+	out := make([]string, 0, s.len())
 	if s.ht {
-		return slices.Clone(s.order)
+		for n := s.head; n != nil; n = n.next {
+			out = append(out, n.m)
+		}
+		return out
 	}
-	out := make([]string, len(s.ints))
-	for i, v := range s.ints {
-		out[i] = strconv.FormatInt(v, 10)
+	for _, v := range s.ints {
+		out = append(out, strconv.FormatInt(v, 10))
 	}
 	return out
 }
 
-// nth returns the member at position i of the members order.
-func (s *set) nth(i int) string {
+// first returns the first member of a non-empty set.
+func (s *set) first() string {
 	if s.ht {
-		return s.order[i]
+		return s.head.m
 	}
-	return strconv.FormatInt(s.ints[i], 10)
+	return strconv.FormatInt(s.ints[0], 10)
 }
 
 // clone keeps the encoding, as COPY's setTypeDup does: a hashtable of
 // integers stays a hashtable.
 func (s *set) clone() *set {
-	c := &set{ht: s.ht, ints: slices.Clone(s.ints), order: slices.Clone(s.order)}
+	c := &set{ht: s.ht, ints: slices.Clone(s.ints)}
 	if s.ht {
-		c.pos = make(map[string]int, len(s.pos))
-		for m, i := range s.pos {
-			c.pos[m] = i
+		c.nodes = make(map[string]*htNode, len(s.nodes))
+		for n := s.head; n != nil; n = n.next {
+			c.push(n.m)
 		}
 	}
 	return c
