@@ -27,14 +27,14 @@ func init() {
 	register("scard", firstKey, cmdScard)
 	register("sismember", firstKey, cmdSismember)
 	register("smismember", firstKey, cmdSmismember)
-	register("smembers", firstKey, func(e *Engine, a []string) Reply { return setInter(e, a[0], a[1:], "", false, 0) })
-	register("sinter", allKeys, func(e *Engine, a []string) Reply { return setInter(e, a[0], a[1:], "", false, 0) })
-	register("sinterstore", allKeys, func(e *Engine, a []string) Reply { return setInter(e, a[0], a[2:], a[1], false, 0) })
+	register("smembers", firstKey, cmdSinter)
+	register("sinter", allKeys, cmdSinter)
+	register("sinterstore", allKeys, cmdSinterstore)
 	register("sintercard", sintercardKeys, cmdSintercard)
-	register("sunion", allKeys, func(e *Engine, a []string) Reply { return setUnionDiff(e, a[0], a[1:], "", false) })
-	register("sunionstore", allKeys, func(e *Engine, a []string) Reply { return setUnionDiff(e, a[0], a[2:], a[1], false) })
-	register("sdiff", allKeys, func(e *Engine, a []string) Reply { return setUnionDiff(e, a[0], a[1:], "", true) })
-	register("sdiffstore", allKeys, func(e *Engine, a []string) Reply { return setUnionDiff(e, a[0], a[2:], a[1], true) })
+	register("sunion", allKeys, func(e *Engine, a []string) Reply { return unionDiffReply(e, a[0], a[1:], false) })
+	register("sunionstore", allKeys, func(e *Engine, a []string) Reply { return unionDiffStore(e, a, false) })
+	register("sdiff", allKeys, func(e *Engine, a []string) Reply { return unionDiffReply(e, a[0], a[1:], true) })
+	register("sdiffstore", allKeys, func(e *Engine, a []string) Reply { return unionDiffStore(e, a, true) })
 	register("smove", func(a []string) []string { return a[1:3] }, cmdSmove)
 	register("spop", firstKey, cmdSpop)
 	registerErr("srandmember", firstKey, cmdSrandmember)
@@ -189,53 +189,51 @@ func lookupSets(e *Engine, keys []string) ([]*set, *Reply) {
 	return sets, nil
 }
 
-// setInter is sinterGenericCommand: SMEMBERS, SINTER, SINTERSTORE (dst set)
-// and SINTERCARD (cardOnly, stopping at limit when it is not 0).
-func setInter(e *Engine, cmd string, keys []string, dst string, cardOnly bool, limit int64) Reply {
+// intersect is sinterGenericCommand's core: the members of every set in
+// keys (at most limit of them, 0: all), in the order of the set Redis
+// iterates, returned as first: the smallest, the earliest of equally small
+// ones. A missing key makes the intersection empty (first is nil).
+func intersect(e *Engine, keys []string, limit int64) (first *set, found []string, errr *Reply) {
 	sets, errr := lookupSets(e, keys)
-	if errr != nil {
-		return *errr
-	}
-	if slices.Contains(sets, nil) {
-		switch {
-		case cmd == "sinterstore":
-			e.db.del(dst)
-			return IntReply(0)
-		case cardOnly:
-			return IntReply(0)
-		}
-		return ArrayReply()
+	if errr != nil || slices.Contains(sets, nil) {
+		return nil, nil, errr
 	}
 	// Redis qsorts the sets by size; glibc's qsort is a stable merge sort,
 	// which decides which of two equally large sets is iterated.
 	slices.SortStableFunc(sets, func(x, y *set) int { return x.len() - y.len() })
-	var found []string
-	var card int64
 	for _, m := range sets[0].members() {
-		if !inAll(m, sets[1:]) {
-			continue
-		}
-		card++
-		if cardOnly {
-			if limit > 0 && card >= limit {
+		if inAll(m, sets[1:]) {
+			found = append(found, m)
+			if limit > 0 && int64(len(found)) >= limit {
 				break
 			}
-			continue
 		}
-		found = append(found, m)
 	}
-	switch {
-	case cardOnly:
-		return IntReply(card)
-	case cmd == "sinterstore":
-		out := newSet()
-		for _, m := range found {
-			out.add(m)
-		}
-		return storeSet(e, dst, out)
+	return sets[0], found, nil
+}
+
+// cmdSinter is SINTER and SMEMBERS (SINTER of one key in Redis 7.0).
+func cmdSinter(e *Engine, a []string) Reply {
+	first, found, errr := intersect(e, a[1:], 0)
+	if errr != nil {
+		return *errr
 	}
-	noteOrder(e, cmd, sets[0], len(found))
+	if first != nil {
+		noteOrder(e, a[0], first, len(found))
+	}
 	return membersReply(found)
+}
+
+func cmdSinterstore(e *Engine, a []string) Reply {
+	_, found, errr := intersect(e, a[2:], 0)
+	if errr != nil {
+		return *errr
+	}
+	out := newSet()
+	for _, m := range found {
+		out.add(m)
+	}
+	return storeSet(e, a[1], out)
 }
 
 func inAll(m string, sets []*set) bool {
@@ -277,25 +275,27 @@ func cmdSintercard(e *Engine, a []string) Reply {
 		}
 		limit = l
 	}
-	return setInter(e, "sintercard", a[2:2+n], "", true, limit)
-}
-
-// setUnionDiff is sunionDiffGenericCommand: SUNION, SDIFF and their STORE
-// forms (dst set). The result is built as a new set, starting as an intset,
-// so its encoding, hence its order, is Redis's.
-func setUnionDiff(e *Engine, cmd string, keys []string, dst string, diff bool) Reply {
-	sets, errr := lookupSets(e, keys)
+	_, found, errr := intersect(e, a[2:2+n], limit)
 	if errr != nil {
 		return *errr
+	}
+	return IntReply(int64(len(found)))
+}
+
+// unionDiff is sunionDiffGenericCommand's core: the union (or difference)
+// of the sets in keys, built as a new set that starts as an intset, so its
+// encoding, hence its order, is Redis's.
+func unionDiff(e *Engine, keys []string, diff bool) (*set, *Reply) {
+	sets, errr := lookupSets(e, keys)
+	if errr != nil {
+		return nil, errr
 	}
 	out := newSet()
 	switch {
 	case !diff:
 		for _, s := range sets {
 			if s != nil {
-				for _, m := range s.members() {
-					out.add(m)
-				}
+				addAll(out, s)
 			}
 		}
 	case sets[0] == nil || sameSet(sets):
@@ -309,9 +309,7 @@ func setUnionDiff(e *Engine, cmd string, keys []string, dst string, diff bool) R
 	default:
 		// Algorithm 2 adds the whole first set before removing, so a large
 		// first set makes the result a hashtable even when little remains.
-		for _, m := range sets[0].members() {
-			out.add(m)
-		}
+		addAll(out, sets[0])
 		for _, s := range sets[1:] {
 			if s == nil {
 				continue
@@ -324,11 +322,33 @@ func setUnionDiff(e *Engine, cmd string, keys []string, dst string, diff bool) R
 			}
 		}
 	}
-	if strings.HasSuffix(cmd, "store") {
-		return storeSet(e, dst, out)
+	return out, nil
+}
+
+func addAll(dst, src *set) {
+	for _, m := range src.members() {
+		dst.add(m)
+	}
+}
+
+// unionDiffReply answers the result of SUNION, SDIFF (and SPOP of the
+// whole set, which Redis serves with SUNION).
+func unionDiffReply(e *Engine, cmd string, keys []string, diff bool) Reply {
+	out, errr := unionDiff(e, keys, diff)
+	if errr != nil {
+		return *errr
 	}
 	noteOrder(e, cmd, out, out.len())
 	return membersReply(out.members())
+}
+
+// unionDiffStore is SUNIONSTORE and SDIFFSTORE.
+func unionDiffStore(e *Engine, a []string, diff bool) Reply {
+	out, errr := unionDiff(e, a[2:], diff)
+	if errr != nil {
+		return *errr
+	}
+	return storeSet(e, a[1], out)
 }
 
 // sameSet reports whether a later key names the first set.
@@ -434,7 +454,7 @@ func spopCount(e *Engine, a []string) Reply {
 	s := v.set
 	size := int64(s.len())
 	if count >= size {
-		r := setUnionDiff(e, "spop", a[1:2], "", false)
+		r := unionDiffReply(e, "spop", a[1:2], false)
 		e.db.del(a[1])
 		return r
 	}
