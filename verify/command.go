@@ -16,6 +16,10 @@ type commandInfo struct {
 type handler struct {
 	keys func(args []string) []string // the keys the command touches
 	run  func(e *Engine, args []string) Reply
+	// full, when set, runs instead of run: for a command whose answer
+	// depends on running in a script (a blocking pop answers at once there)
+	// or that may not be judged offline (a RunError).
+	full func(e *Engine, args []string, inScript bool) (Reply, error)
 }
 
 // handlers holds the implemented commands; each cmd_*.go file registers its
@@ -30,6 +34,14 @@ func register(name string, keys func([]string) []string, run func(*Engine, []str
 		panic("verify: command registered twice: " + name)
 	}
 	handlers[name] = handler{keys: keys, run: run}
+}
+
+// registerFull registers a command that needs handler.full.
+func registerFull(name string, keys func([]string) []string, full func(*Engine, []string, bool) (Reply, error)) {
+	register(name, keys, nil)
+	h := handlers[name]
+	h.full = full
+	handlers[name] = h
 }
 
 // Key position helpers.
@@ -115,6 +127,9 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 				return Reply{}, &RunError{Code: CodeUndeclaredKey, Msg: fmt.Sprintf("undeclared key %q: pass it in KEYS (%s)", k, strings.ToUpper(name))}
 			}
 		}
+	}
+	if h.full != nil {
+		return h.full(e, args, sc != nil)
 	}
 	return h.run(e, args), nil
 }
