@@ -727,32 +727,67 @@ const (
 	dirReverse
 )
 
-// zremrangeGeneric is ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX.
-func zremrangeGeneric(e *Engine, a []string, t zrangeType) Reply {
-	var start, end int64
-	var spec rangeSpec
+// zrangeQuery is a parsed range: ranks start..end, or a score or lex
+// spec walked from offset for limit members (-1: all).
+type zrangeQuery struct {
+	t             zrangeType
+	rev           bool
+	start, end    int64
+	spec          rangeSpec
+	offset, limit int64
+}
+
+// parseRangeBounds parses min and max for a range of type t, with Redis's
+// error for each type.
+func parseRangeBounds(t zrangeType, min, max string) (zrangeQuery, *Reply) {
+	q := zrangeQuery{t: t, limit: -1}
+	fail := func(r Reply) (zrangeQuery, *Reply) { return q, &r }
 	switch t {
 	case zrangeRank:
-		var ok1, ok2 bool
-		start, ok1 = parseLong(a[2])
-		if ok1 {
-			end, ok2 = parseLong(a[3])
+		var ok bool
+		if q.start, ok = parseLong(min); !ok {
+			return fail(errNotInt)
 		}
-		if !ok1 || !ok2 {
-			return errNotInt
+		if q.end, ok = parseLong(max); !ok {
+			return fail(errNotInt)
 		}
 	case zrangeScore:
-		r, ok := parseScoreRange(a[2], a[3])
+		r, ok := parseScoreRange(min, max)
 		if !ok {
-			return errMinMaxFloat
+			return fail(errMinMaxFloat)
 		}
-		spec = r.spec()
+		q.spec = r.spec()
 	default:
-		r, ok := parseLexRange(a[2], a[3])
+		r, ok := parseLexRange(min, max)
 		if !ok {
-			return errMinMaxLex
+			return fail(errMinMaxLex)
 		}
-		spec = r.spec()
+		q.spec = r.spec()
+	}
+	return q, nil
+}
+
+// members returns the members q selects in z, in reply order.
+func (q zrangeQuery) members(e *Engine, z *zset, cmd string) []ZMember {
+	if q.t == zrangeRank {
+		if s, en, ok := rankBounds(q.start, q.end, z.len()); ok {
+			return byRank(z, s, en, q.rev)
+		}
+		return nil
+	}
+	// An offset past the end answers at once (Redis checks it for score
+	// ranges only; a lex walk ends the same way).
+	if q.offset > 0 && q.offset >= int64(z.len()) {
+		return nil
+	}
+	return q.spec.walk(z, q.spec.monotone(e, z, cmd), q.rev, q.offset, q.limit)
+}
+
+// zremrangeGeneric is ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX.
+func zremrangeGeneric(e *Engine, a []string, t zrangeType) Reply {
+	q, errr := parseRangeBounds(t, a[2], a[3])
+	if errr != nil {
+		return *errr
 	}
 	z, errr := getZSet(e, a[1])
 	if errr != nil {
@@ -761,16 +796,7 @@ func zremrangeGeneric(e *Engine, a []string, t zrangeType) Reply {
 	if z == nil {
 		return IntReply(0)
 	}
-	var doomed []ZMember
-	if t == zrangeRank {
-		s, en, ok := rankBounds(start, end, z.len())
-		if !ok {
-			return IntReply(0)
-		}
-		doomed = byRank(z, s, en, false)
-	} else {
-		doomed = spec.walk(z, spec.monotone(e, z, a[0]), false, 0, -1)
-	}
+	doomed := q.members(e, z, a[0])
 	for _, m := range doomed {
 		z.rem(m.Member)
 	}
@@ -811,59 +837,29 @@ func zrangeGeneric(e *Engine, a []string, src int, store bool, t zrangeType, dir
 	if t == zrangeAuto {
 		t = zrangeRank
 	}
-	rev := dir == dirReverse
 	if limit != -1 && t == zrangeRank {
 		return ErrorReply("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
 	}
 	if withScores && t == zrangeLex {
 		return ErrorReply("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
 	}
+	rev := dir == dirReverse
 	minArg, maxArg := a[src+1], a[src+2]
 	if rev && t != zrangeRank {
 		minArg, maxArg = maxArg, minArg
 	}
-	var start, end int64
-	var spec rangeSpec
-	switch t {
-	case zrangeRank:
-		var ok bool
-		if start, ok = parseLong(minArg); !ok {
-			return errNotInt
-		}
-		if end, ok = parseLong(maxArg); !ok {
-			return errNotInt
-		}
-	case zrangeScore:
-		r, ok := parseScoreRange(minArg, maxArg)
-		if !ok {
-			return errMinMaxFloat
-		}
-		spec = r.spec()
-	default:
-		r, ok := parseLexRange(minArg, maxArg)
-		if !ok {
-			return errMinMaxLex
-		}
-		spec = r.spec()
+	q, errr := parseRangeBounds(t, minArg, maxArg)
+	if errr != nil {
+		return *errr
 	}
+	q.rev, q.offset, q.limit = rev, offset, limit
 	z, errr := getZSet(e, a[src])
 	if errr != nil {
 		return *errr
 	}
 	var res []ZMember
 	if z != nil {
-		switch t {
-		case zrangeRank:
-			if s, en, ok := rankBounds(start, end, z.len()); ok {
-				res = byRank(z, s, en, rev)
-			}
-		default:
-			// An offset past the end answers at once (Redis checks it
-			// for score ranges only; a lex walk ends the same way).
-			if !(offset > 0 && offset >= int64(z.len())) {
-				res = spec.walk(z, spec.monotone(e, z, a[0]), rev, offset, limit)
-			}
-		}
+		res = q.members(e, z, a[0])
 	}
 	if !store {
 		return membersReply(res, withScores)
@@ -1118,159 +1114,195 @@ func aggregate(target *float64, v float64, aggr int) {
 	}
 }
 
-// zsetOpGeneric is zunionInterDiffGenericCommand: ZUNION ZINTER ZDIFF
-// ZINTERCARD (card) at nkIdx 1, the STORE forms (destination a[1]) at 2.
-func zsetOpGeneric(e *Engine, a []string, nkIdx int, op zsetOp, card bool) Reply {
-	store := nkIdx == 2
+// zsetOpArgs is a parsed ZUNION/ZINTER/ZDIFF/ZINTERCARD command.
+type zsetOpArgs struct {
+	src        []zsetOpSrc
+	aggr       int
+	withScores bool
+	limit      int64 // ZINTERCARD's LIMIT; 0 is none
+}
+
+// parseZsetOp reads numkeys, looks the inputs up (a wrong type fails
+// before any option is read, as in Redis) and parses the options.
+func parseZsetOp(e *Engine, a []string, nkIdx int, op zsetOp, store, card bool) (zsetOpArgs, *Reply) {
+	var p zsetOpArgs
+	fail := func(r Reply) (zsetOpArgs, *Reply) { return p, &r }
 	setnum, ok := parseLong(a[nkIdx])
 	if !ok {
-		return errNotInt
+		return fail(errNotInt)
 	}
 	if setnum < 1 {
-		return ErrorReply(fmt.Sprintf("ERR at least 1 input key is needed for '%s' command", a[0]))
+		return fail(ErrorReply(fmt.Sprintf("ERR at least 1 input key is needed for '%s' command", a[0])))
 	}
 	if setnum > int64(len(a)-nkIdx-1) {
-		return errSyntax
+		return fail(errSyntax)
 	}
-	src := make([]zsetOpSrc, setnum)
+	p.src = make([]zsetOpSrc, setnum)
 	j := nkIdx + 1
-	for i := range src {
-		src[i].weight = 1
+	for i := range p.src {
+		p.src[i].weight = 1
 		if v := e.db.get(a[j]); v != nil {
 			switch v.kind {
 			case kindZSet:
-				src[i].z = v.zset
+				p.src[i].z = v.zset
 			case kindSet:
-				src[i].s = v.set
+				p.src[i].s = v.set
 			default:
-				return errWrongType
+				return fail(errWrongType)
 			}
 		}
 		j++
 	}
-	aggr, withScores := aggrSum, false
-	var limit int64
 	for j < len(a) {
 		remaining := len(a) - j
 		opt := strings.ToLower(a[j])
 		switch {
-		case op != opDiff && !card && remaining >= int(setnum)+1 && opt == "weights":
+		case op != opDiff && !card && remaining >= len(p.src)+1 && opt == "weights":
 			j++
-			for i := range src {
+			for i := range p.src {
 				w, ok := string2d(a[j])
 				if !ok {
-					return ErrorReply("ERR weight value is not a float")
+					return fail(ErrorReply("ERR weight value is not a float"))
 				}
-				src[i].weight = w
+				p.src[i].weight = w
 				j++
 			}
 		case op != opDiff && !card && remaining >= 2 && opt == "aggregate":
 			switch strings.ToLower(a[j+1]) {
 			case "sum":
-				aggr = aggrSum
+				p.aggr = aggrSum
 			case "min":
-				aggr = aggrMin
+				p.aggr = aggrMin
 			case "max":
-				aggr = aggrMax
+				p.aggr = aggrMax
 			default:
-				return errSyntax
+				return fail(errSyntax)
 			}
 			j += 2
 		case !store && !card && opt == "withscores":
-			withScores = true
+			p.withScores = true
 			j++
 		case card && remaining >= 2 && opt == "limit":
 			l, ok := parseLong(a[j+1])
 			if !ok || l < 0 {
-				return ErrorReply("ERR LIMIT can't be negative")
+				return fail(ErrorReply("ERR LIMIT can't be negative"))
 			}
-			limit = l
+			p.limit = l
 			j += 2
 		default:
-			return errSyntax
+			return fail(errSyntax)
 		}
+	}
+	return p, nil
+}
+
+// zsetOpGeneric is zunionInterDiffGenericCommand: ZUNION ZINTER ZDIFF
+// ZINTERCARD (card) at nkIdx 1, the STORE forms (destination a[1]) at 2.
+func zsetOpGeneric(e *Engine, a []string, nkIdx int, op zsetOp, card bool) Reply {
+	store := nkIdx == 2
+	p, errr := parseZsetOp(e, a, nkIdx, op, store, card)
+	if errr != nil {
+		return *errr
 	}
 	if op != opDiff {
 		// Redis sorts the inputs by size (glibc's qsort is a stable merge
 		// sort here); the order of a sum's additions follows.
-		sort.SliceStable(src, func(x, y int) bool { return src[x].len() < src[y].len() })
+		sort.SliceStable(p.src, func(x, y int) bool { return p.src[x].len() < p.src[y].len() })
 	}
+	// The result is a skiplist, as Redis builds it: a reply keeps -0.
 	dst := newZSetSkiplist()
-	var cardinality int64
 	switch op {
 	case opInter:
-		if src[0].len() == 0 {
-			break
+		n := zinter(p, dst, card)
+		if card {
+			return IntReply(n)
 		}
-		for _, m := range src[0].members() {
-			score := src[0].weight * m.Score
+	case opUnion:
+		zunion(p, dst)
+	case opDiff:
+		zdiff(p.src, dst)
+	}
+	if store {
+		storeZSet(e, a[1], compactZSet(dst))
+		return IntReply(int64(dst.len()))
+	}
+	return membersReply(dst.all(), p.withScores)
+}
+
+// zinter adds to dst the members of every input, walking the smallest;
+// with card it only counts them (up to the limit) and returns the count.
+func zinter(p zsetOpArgs, dst *zset, card bool) int64 {
+	var n int64
+	if p.src[0].len() == 0 {
+		return 0
+	}
+	for _, m := range p.src[0].members() {
+		score := p.src[0].weight * m.Score
+		if math.IsNaN(score) {
+			score = 0
+		}
+		in := true
+		for _, o := range p.src[1:] {
+			v, found := o.find(m.Member)
+			if !found {
+				in = false
+				break
+			}
+			aggregate(&score, v*o.weight, p.aggr)
+		}
+		switch {
+		case !in:
+		case card:
+			n++
+			if p.limit > 0 && n >= p.limit {
+				return n
+			}
+		default:
+			dst.set(m.Member, score)
+		}
+	}
+	return n
+}
+
+// zunion aggregates every input's weighted scores into dst, inputs in
+// order (a weighted score that is NaN counts as 0).
+func zunion(p zsetOpArgs, dst *zset) {
+	acc := map[string]float64{}
+	var order []string
+	for _, o := range p.src {
+		for _, m := range o.members() {
+			score := o.weight * m.Score
 			if math.IsNaN(score) {
 				score = 0
 			}
-			in := true
-			for _, o := range src[1:] {
-				v, found := o.find(m.Member)
-				if !found {
-					in = false
-					break
-				}
-				aggregate(&score, v*o.weight, aggr)
-			}
-			if !in {
+			if cur, seen := acc[m.Member]; seen {
+				aggregate(&cur, score, p.aggr)
+				acc[m.Member] = cur
 				continue
 			}
-			if card {
-				cardinality++
-				if limit > 0 && cardinality >= limit {
-					break
-				}
-				continue
-			}
-			dst.set(m.Member, score)
-		}
-	case opUnion:
-		acc := map[string]float64{}
-		var order []string
-		for _, o := range src {
-			for _, m := range o.members() {
-				score := o.weight * m.Score
-				if math.IsNaN(score) {
-					score = 0
-				}
-				if cur, seen := acc[m.Member]; seen {
-					aggregate(&cur, score, aggr)
-					acc[m.Member] = cur
-					continue
-				}
-				acc[m.Member] = score
-				order = append(order, m.Member)
-			}
-		}
-		for _, m := range order {
-			dst.set(m, acc[m])
-		}
-	case opDiff:
-		for _, m := range src[0].members() {
-			in := false
-			for _, o := range src[1:] {
-				if _, found := o.find(m.Member); found {
-					in = true
-					break
-				}
-			}
-			if !in {
-				dst.set(m.Member, m.Score)
-			}
+			acc[m.Member] = score
+			order = append(order, m.Member)
 		}
 	}
-	switch {
-	case store:
-		storeZSet(e, a[1], compactZSet(dst))
-		return IntReply(int64(dst.len()))
-	case card:
-		return IntReply(cardinality)
+	for _, m := range order {
+		dst.set(m, acc[m])
 	}
-	return membersReply(dst.all(), withScores)
+}
+
+// zdiff adds to dst the members of the first input found in no other.
+func zdiff(src []zsetOpSrc, dst *zset) {
+	for _, m := range src[0].members() {
+		in := false
+		for _, o := range src[1:] {
+			if _, found := o.find(m.Member); found {
+				in = true
+				break
+			}
+		}
+		if !in {
+			dst.set(m.Member, m.Score)
+		}
+	}
 }
 
 // compactZSet is zsetConvertToListpackIfNeeded for a computed skiplist:

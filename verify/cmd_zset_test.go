@@ -400,3 +400,24 @@ func TestZsetModel(t *testing.T) {
 	check(z)
 	check(z.clone())
 }
+
+func TestZsetExpiry(t *testing.T) {
+	ctx := context.Background()
+	e := New(Options{Now: 1_000_000})
+	e.Do(ctx, z3...)
+	e.Do(ctx, "PEXPIRE", "z", "100")
+	e.Advance(99)
+	if r, _ := e.Do(ctx, "ZCARD", "z"); !r.Equal(IntReply(3)) {
+		t.Fatalf("ZCARD before expiry = %s", r)
+	}
+	e.Advance(1)
+	for _, c := range [][]string{{"ZCARD", "z"}, {"ZRANGE", "z", "0", "-1"}, {"ZADD", "z", "XX", "1", "a"}} {
+		if r, _ := e.Do(ctx, c...); !r.Equal(IntReply(0)) && !r.Equal(bulks()) {
+			t.Errorf("%q after expiry = %s", c, r)
+		}
+	}
+	e.Do(ctx, "ZADD", "z", "5", "n")
+	if r, _ := e.Do(ctx, "PTTL", "z"); !r.Equal(IntReply(-1)) {
+		t.Errorf("recreated key PTTL = %s, want -1", r)
+	}
+}
