@@ -421,3 +421,39 @@ func TestZsetExpiry(t *testing.T) {
 		t.Errorf("recreated key PTTL = %s, want -1", r)
 	}
 }
+
+// TestZsetNoPanics throws random argument lists from a vocabulary of
+// awkward values at every sorted set command: every call must answer a
+// reply or a RunError, never panic.
+func TestZsetNoPanics(t *testing.T) {
+	cmds := []string{"ZADD", "ZINCRBY", "ZSCORE", "ZMSCORE", "ZCARD", "ZCOUNT", "ZLEXCOUNT", "ZRANGE", "ZRANGESTORE", "ZREVRANGE",
+		"ZRANGEBYSCORE", "ZREVRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZRANK", "ZREVRANK", "ZREM", "ZREMRANGEBYRANK",
+		"ZREMRANGEBYSCORE", "ZREMRANGEBYLEX", "ZPOPMIN", "ZPOPMAX", "ZMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP", "ZUNION", "ZINTER",
+		"ZDIFF", "ZINTERCARD", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZRANDMEMBER", "ZSCAN"}
+	words := []string{"z", "y", "s", "0", "1", "2", "-1", "-2", "3", "9223372036854775807", "-9223372036854775808", "inf", "-inf", "(1", "(",
+		"[a", "(b", "-", "+", "nan", "1e400", "", "a", "b", "LIMIT", "WITHSCORES", "BYSCORE", "BYLEX", "REV", "MIN", "MAX", "COUNT",
+		"WEIGHTS", "AGGREGATE", "SUM", "NX", "XX", "GT", "LT", "CH", "INCR", "MATCH", "*", "[", "\\", "0.5"}
+	r := rand.New(rand.NewSource(7))
+	ctx := context.Background()
+	e := New(Options{})
+	for i := 0; i < 20000; i++ {
+		if i%500 == 0 {
+			e = New(Options{})
+			e.Do(ctx, "ZADD", "z", "1", "a", "2", "b", "-inf", "c", "inf", "d")
+			e.Do(ctx, "ZADD", "y", "0", "a", "0", "b", "0", "c")
+			e.Do(ctx, "SET", "s", "v")
+		}
+		args := []string{cmds[r.Intn(len(cmds))]}
+		for n := r.Intn(9); n > 0; n-- {
+			args = append(args, words[r.Intn(len(words))])
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("%q panics: %v", args, p)
+				}
+			}()
+			e.Do(ctx, args...)
+		}()
+	}
+}
