@@ -339,10 +339,15 @@ func TestScanCursorAndListpackText(t *testing.T) {
 			t.Errorf("scanCursorOK(%q) != %v", s, want)
 		}
 	}
-	for f, want := range map[float64]string{3: "3", -0.0: "0", 1e18: "1000000000000000000", 4611686018427387904: "4611686018427387904",
-		4611686018427388928: "4.6116860184273889e+18", 0.5: "0.5", math.Inf(-1): "-inf"} {
-		if got := listpackScoreText(f); got != want {
-			t.Errorf("listpackScoreText(%v) = %q, want %q", f, got, want)
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{
+		{3, "3"}, {math.Copysign(0, -1), "0"}, {1e18, "1000000000000000000"}, {4611686018427387904, "4611686018427387904"},
+		{4611686018427388928, "4.6116860184273889e+18"}, {0.5, "0.5"}, {math.Inf(-1), "-inf"},
+	} {
+		if got := listpackScoreText(c.f); got != c.want {
+			t.Errorf("listpackScoreText(%v) = %q, want %q", c.f, got, c.want)
 		}
 	}
 }
