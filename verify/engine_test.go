@@ -46,7 +46,7 @@ func TestRunErrors(t *testing.T) {
 		{"undeclared key", "return redis.call('GET', 'other')", []string{"k"}, CodeUndeclaredKey, `undeclared key "other"`},
 		{"undeclared in pcall", "return redis.pcall('GET', 'other')", nil, CodeUndeclaredKey, ""},
 		{"undeclared mset", "return redis.call('MSET', KEYS[1], 'v', 'x', 'v')", []string{"k"}, CodeUndeclaredKey, `"x"`},
-		{"not implemented", "return redis.call('ZADD', KEYS[1], 1, 'a')", []string{"k"}, CodeNotImplemented, "not implemented offline: ZADD"},
+		{"not implemented", "return redis.call('PFADD', KEYS[1], 'a')", []string{"k"}, CodeNotImplemented, "not implemented offline: PFADD"},
 		{"not implemented pcall", "return redis.pcall('lpush', KEYS[1], 'a')", []string{"k"}, CodeNotImplemented, "LPUSH"},
 		{"setresp 3", "redis.setresp(3) return 1", nil, CodeNotImplemented, "RESP2"},
 		{"string.dump", "return string.dump(function() return 1 end)", nil, CodeNotImplemented, "string.dump"},
