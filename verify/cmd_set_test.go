@@ -106,7 +106,6 @@ func checkSet(t *testing.T, e *Engine, key string, want *setState) {
 	}
 }
 
-
 // seq returns the decimal strings lo..hi.
 func seq(lo, hi int) []string {
 	var out []string
