@@ -3,13 +3,22 @@ package verify
 import (
 	"fmt"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/cmdtable"
 )
 
-// commandInfo is what Redis 7.0.15 declares for a command (commands_gen.go).
-type commandInfo struct {
-	arity    int // exact when positive, minimum when negative; the name counts
-	noscript bool
-	write    bool
+// engineTarget is the server the engine emulates; its command table (names,
+// arity, flags) is the one recorded from that server.
+const engineTarget = "redis-7.0"
+
+var commandTable = cmdtable.MustLoad(engineTarget)
+
+// lookupCommand returns what the server declares for a command a client or
+// a script names (top-level commands only: "object|encoding" is none). It
+// tells "unknown command" (Redis's own error) from "not implemented
+// offline".
+func lookupCommand(name string) (*cmdtable.Command, bool) {
+	return commandTable.Command(name)
 }
 
 // handler runs one implemented command. args[0] is the lowercased name.
@@ -23,7 +32,7 @@ type handler struct {
 var handlers = map[string]handler{}
 
 func register(name string, keys func([]string) []string, run func(*Engine, []string) Reply) {
-	if _, ok := redisCommands[name]; !ok {
+	if _, ok := lookupCommand(name); !ok {
 		panic("verify: registering a command Redis does not know: " + name)
 	}
 	if _, dup := handlers[name]; dup {
@@ -76,7 +85,7 @@ const (
 // offline.
 func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	name := strings.ToLower(args[0])
-	info, known := redisCommands[name]
+	info, known := lookupCommand(name)
 	if !known {
 		if sc != nil {
 			return ErrorReply(scriptErrUnknown), nil
@@ -90,17 +99,17 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		}
 		return ErrorReply(fmt.Sprintf("ERR unknown command '%.128s', with args beginning with: %s", args[0], b.String())), nil
 	}
-	if (info.arity > 0 && info.arity != len(args)) || len(args) < -info.arity {
+	if !info.ArityOK(len(args)) {
 		if sc != nil {
 			return ErrorReply(scriptErrArity), nil
 		}
 		return errArity(name), nil
 	}
 	if sc != nil {
-		if info.noscript {
+		if info.Noscript() {
 			return ErrorReply(scriptErrNoScript), nil
 		}
-		if info.write && sc.readOnly {
+		if info.Write() && sc.readOnly {
 			return ErrorReply(scriptErrWrite), nil
 		}
 	}

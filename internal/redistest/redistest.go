@@ -60,6 +60,7 @@ type Option func(*config)
 type config struct {
 	password string
 	args     []string
+	bin      string
 }
 
 // WithPassword starts servers with requirepass (and masterauth) set to pw.
@@ -70,6 +71,10 @@ func WithPassword(pw string) Option { return func(c *config) { c.password = pw }
 func WithArgs(args ...string) Option {
 	return func(c *config) { c.args = append(c.args, args...) }
 }
+
+// WithBinary starts the server binary at path instead of the redis-server
+// on PATH: another version, or a valkey-server.
+func WithBinary(path string) Option { return func(c *config) { c.bin = path } }
 
 // Server is one redis-server process.
 type Server struct {
@@ -114,7 +119,10 @@ func newServer(t testing.TB, cluster bool, opts []Option) *Server {
 	for _, o := range opts {
 		o(&c)
 	}
-	bin := Binary(t)
+	bin := c.bin
+	if bin == "" {
+		bin = Binary(t)
+	}
 	dir := t.TempDir()
 	s := &Server{t: t, bin: bin, Dir: dir, Password: c.password}
 	var lastErr error
