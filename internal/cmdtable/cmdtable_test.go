@@ -170,9 +170,26 @@ func TestKeysPartial(t *testing.T) {
 		argv := strings.Fields(tt.argv)
 		lit := func(i int) (string, bool) { return argv[i], argv[i] != "?" }
 		c, _ := Lookup("redis-7.0", argv[0])
-		if got := c.KeysPartial(len(argv), lit); !slices.Equal(got, tt.want) {
+		if got := c.KeysPartial(len(argv), lit, false); !slices.Equal(got, tt.want) {
 			t.Errorf("KeysPartial(%s) = %v, want %v", tt.argv, got, tt.want)
 		}
+	}
+}
+
+// TestKeysPartialNotKeys: a shard channel is no key to COMMAND GETKEYS,
+// but routes like one when asked for.
+func TestKeysPartialNotKeys(t *testing.T) {
+	c, _ := Lookup("redis-7.0", "spublish")
+	argv := []string{"spublish", "ch", "m"}
+	lit := func(i int) (string, bool) { return argv[i], true }
+	if got := c.Keys(argv); got != nil {
+		t.Errorf("Keys(spublish) = %v", got)
+	}
+	if got := c.KeysPartial(3, lit, false); got != nil {
+		t.Errorf("KeysPartial(spublish, no not_key) = %v", got)
+	}
+	if got := c.KeysPartial(3, lit, true); !slices.Equal(got, []int{1}) {
+		t.Errorf("KeysPartial(spublish, not_key) = %v", got)
 	}
 }
 

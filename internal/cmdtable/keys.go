@@ -31,8 +31,10 @@ func (c *Command) Keys(argv []string) []int {
 // valid spec yields even when another spec fails (Redis's
 // GET_KEYSPEC_RETURN_PARTIAL), adds what the command's own procedure finds,
 // and does not check the arity: the result is every position known to hold
-// a key, ascending.
-func (c *Command) KeysPartial(n int, lit func(i int) (string, bool)) []int {
+// a key, ascending. includeNotKeys adds what specs flagged not_key name
+// (SPUBLISH's shard channel, which routes like a key), as Redis's
+// GET_KEYSPEC_INCLUDE_NOT_KEYS does.
+func (c *Command) KeysPartial(n int, lit func(i int) (string, bool), includeNotKeys bool) []int {
 	get := func(i int) (string, bool) {
 		if i < 0 || i >= n {
 			return "", false
@@ -43,7 +45,7 @@ func (c *Command) KeysPartial(n int, lit func(i int) (string, bool)) []int {
 	if cmd == nil {
 		return nil
 	}
-	pos, _ := cmd.specKeys(n, get, true)
+	pos, _ := cmd.specKeys(n, get, true, includeNotKeys)
 	if proc, ok := getkeysProcs[cmd.Name]; ok {
 		pos = append(pos, proc(n, get)...)
 	}
@@ -95,7 +97,7 @@ func (c *Command) keys(n int, lit func(int) (string, bool)) []int {
 		}
 	}
 	if hasSpec && !varFlags {
-		if pos, ok := c.specKeys(n, lit, false); ok {
+		if pos, ok := c.specKeys(n, lit, false, false); ok {
 			return pos
 		}
 	}
@@ -108,9 +110,9 @@ func (c *Command) keys(n int, lit func(int) (string, bool)) []int {
 // specKeys is getKeysUsingKeySpecs. ok is false when a spec is invalid for
 // this argv (unknown type, bad numkeys, keys out of bounds, an incomplete
 // spec); with partial it goes on with the next spec instead.
-func (c *Command) specKeys(n int, lit func(int) (string, bool), partial bool) (pos []int, ok bool) {
+func (c *Command) specKeys(n int, lit func(int) (string, bool), partial, notKeys bool) (pos []int, ok bool) {
 	for _, s := range c.Specs {
-		if slices.Contains(s.Flags, "not_key") {
+		if !notKeys && slices.Contains(s.Flags, "not_key") {
 			continue
 		}
 		keys, st := s.find(n, lit, c.strictNumkeys)
