@@ -60,8 +60,9 @@ type Command struct {
 	// Subcommands, filled when the table loads.
 	Subcommands []*Command `json:"-"`
 	parent      *Command
-	// strictNumkeys: the server rejects a numkeys beyond a C int instead
-	// of letting it wrap (Redis 8.0, seen with COMMAND GETKEYS).
+	// strictNumkeys: the server computes the last key in a long, so a
+	// numkeys beyond a C int is out of bounds instead of wrapping (Redis
+	// 7.4 on; Valkey, forked from 7.2, still wraps).
 	strictNumkeys bool
 }
 
@@ -232,7 +233,7 @@ func Decode(r io.Reader) (*Table, error) {
 func link(t *Table) (*Table, error) {
 	sort.Slice(t.Commands, func(i, j int) bool { return t.Commands[i].Name < t.Commands[j].Name })
 	t.byName = make(map[string]*Command, len(t.Commands))
-	strict := t.Server == "redis" && majorVersion(t.Version) >= 8
+	strict := t.Server == "redis" && !versionBelow(t.Version, 7, 4)
 	for _, c := range t.Commands {
 		c.strictNumkeys = strict
 		if _, dup := t.byName[c.Name]; dup {
@@ -284,13 +285,17 @@ func Encode(w io.Writer, t *Table) error {
 	return err
 }
 
-// majorVersion is the number before the first dot of a version, 0 when
-// there is none.
-func majorVersion(v string) int {
-	major, _, _ := strings.Cut(v, ".")
-	n, err := strconv.Atoi(major)
-	if err != nil {
-		return 0
+// versionBelow reports whether version v ("7.2.6") is older than
+// major.minor; an unreadable version counts as older.
+func versionBelow(v string, major, minor int) bool {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return true
 	}
-	return n
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	return ma < major || (ma == major && mi < minor)
 }

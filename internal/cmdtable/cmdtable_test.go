@@ -136,11 +136,14 @@ func TestKeys(t *testing.T) {
 			t.Errorf("Keys(%s) = %v, want %v", tt.argv, got, tt.want)
 		}
 	}
-	// Redis 8.0 rejects a numkeys beyond a C int in the spec and falls back
-	// to the procedure, which lists the destination last.
-	c, _ := Lookup("redis-8.0", "zunionstore")
-	if got := c.Keys(strings.Fields("zunionstore d 4294967297 z1 z2")); !slices.Equal(got, []int{3, 1}) {
-		t.Errorf("redis-8.0 zunionstore with a wrapping numkeys: %v", got)
+	// Redis 7.4 on rejects a numkeys beyond a C int in the spec and falls
+	// back to the procedure, which lists the destination last; Valkey
+	// lets it wrap, as 7.0 does.
+	for target, want := range map[string][]int{"redis-7.2": {1, 3}, "redis-7.4": {3, 1}, "redis-8.0": {3, 1}, "valkey-8.1": {1, 3}} {
+		c, _ := Lookup(target, "zunionstore")
+		if got := c.Keys(strings.Fields("zunionstore d 4294967297 z1 z2")); !slices.Equal(got, want) {
+			t.Errorf("%s zunionstore with a wrapping numkeys: %v, want %v", target, got, want)
+		}
 	}
 }
 
@@ -190,6 +193,15 @@ func TestKeysPartialNotKeys(t *testing.T) {
 	}
 	if got := c.KeysPartial(3, lit, true); !slices.Equal(got, []int{1}) {
 		t.Errorf("KeysPartial(spublish, not_key) = %v", got)
+	}
+}
+
+func TestVersionBelow(t *testing.T) {
+	for v, want := range map[string]bool{"7.2.6": true, "7.4.0": false, "7.4.1": false, "8.0.2": false,
+		"7.10.0": false, "6.2.14": true, "": true, "x.y": true} {
+		if got := versionBelow(v, 7, 4); got != want {
+			t.Errorf("versionBelow(%q, 7, 4) = %v", v, got)
+		}
 	}
 }
 

@@ -138,7 +138,7 @@ const (
 )
 
 // find applies one spec. strictNumkeys rejects a numkeys beyond a C int
-// (Redis 8.0 does; older servers and Valkey let it wrap).
+// (Redis 7.4 on; older servers and Valkey let it wrap).
 func (s *KeySpec) find(n int, lit func(int) (string, bool), strictNumkeys bool) (pos []int, st specStatus) {
 	first := 0
 	switch s.BeginSearch {
