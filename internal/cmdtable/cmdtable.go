@@ -7,7 +7,15 @@
 //
 // One JSON file per target lives in data/, embedded in the binary. A file
 // lists one command per line, sorted by name, subcommands as "parent|sub",
-// so that the difference between two targets is a readable diff.
+// so that the difference between two targets is a readable diff. A file is
+// recorded from a running server, never edited:
+//
+//	go run ./internal/cmdtable/record -addr 127.0.0.1:PORT -target redis-8.0 > internal/cmdtable/data/redis-8.0.json
+//
+// The tests compare each file with its live server (the redis-server on
+// PATH for redis-7.0; others through SCRIPTCTL_TARGET_SERVERS, a list of
+// target=/path/to/server-binary) and Command.Keys with the server's own
+// COMMAND GETKEYS.
 package cmdtable
 
 import (
