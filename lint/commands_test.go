@@ -7,84 +7,107 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redis/rueidis"
-
+	"github.com/scriptctl/scriptctl/internal/cmdtable"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
-// newerCommands are in the table for newer servers; Redis 7.0 does not know
+// newerCommands are forbidden for newer servers; Redis 7.0 does not know
 // them.
 var newerCommands = setOf("WAITAOF")
 
-// containers have their key under a subcommand; the test checks this one.
-var containers = map[string]string{"OBJECT": "OBJECT|ENCODING", "XINFO": "XINFO|STREAM", "MEMORY": "MEMORY|USAGE", "XGROUP": "XGROUP|CREATE"}
-
-// TestCommandTableMatchesRedis compares the command table with COMMAND INFO
-// of a real redis-server: the key range (first, last, step) of every
-// command with fixed key positions, "movablekeys" for those whose keys
-// follow numkeys or a keyword, the write flag, the nondeterministic_output
-// tip of the random commands, the may_replicate flag (a no-writes script
-// may not run those either), and that no command Redis marks noscript is
-// allowed.
+// TestCommandTableMatchesRedis checks the linter's command facts against
+// a real redis-server. The shared table itself is the server's own record
+// (internal/cmdtable's TestDataMatchesLiveServer compares it with the live
+// COMMAND INFO); here: the linter knows every command the server knows,
+// with the server's write flag, and the hand-written extras agree with the
+// server: every noscript command is forbidden, every random command has the
+// nondeterministic_output tip, every forbidden name exists.
 func TestCommandTableMatchesRedis(t *testing.T) {
 	srv := redistest.Standalone(t)
-	c := srv.Client()
 	ctx := context.Background()
+	live, err := cmdtable.Record(ctx, srv.Client(), lintTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.Version != commandTable.Version {
+		t.Fatalf("live server is %s %s, the linter's table %s", live.Server, live.Version, commandTable.Version)
+	}
+	seen := map[string]bool{}
+	for _, c := range live.Commands {
+		if c.Parent() != nil {
+			continue
+		}
+		name := strings.ToUpper(c.Name)
+		seen[name] = true
+		info := lookupCommand(name)
+		if info == nil {
+			t.Errorf("%s: Redis knows it, the linter does not", name)
+			continue
+		}
+		if c.Noscript() && info.forbidden == "" {
+			t.Errorf("%s: Redis flags it noscript, the linter allows it", name)
+		}
+		if info.write != c.Write() {
+			t.Errorf("%s: Redis write flag %v, linter %v", name, c.Write(), info.write)
+		}
+		if info.random && !c.HasTip("nondeterministic_output") {
+			t.Errorf("%s: linter says random, Redis has no nondeterministic_output tip (tips %v)", name, c.Tips)
+		}
+	}
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		info := commands[name]
-		query := name
-		if sub, ok := containers[name]; ok {
-			query = sub
+	for _, n := range names {
+		if !seen[n] && !newerCommands[n] {
+			t.Errorf("%s: in the linter's table, unknown to Redis 7.0", n)
 		}
-		arr, err := c.Do(ctx, c.B().Arbitrary("COMMAND", "INFO", strings.ToLower(query)).Build()).ToArray()
-		if err != nil {
-			t.Fatalf("COMMAND INFO %s: %v", query, err)
-		}
-		if len(arr) != 1 || arr[0].IsNil() {
-			if !newerCommands[name] {
-				t.Errorf("%s: unknown to Redis 7.0", name)
-			}
-			continue
-		}
-		ci, err := parseCommandInfo(arr[0])
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if slices.Contains(ci.flags, "noscript") && info.forbidden == "" {
-			t.Errorf("%s: Redis flags it noscript, the table allows it", name)
-		}
-		if info.forbidden != "" {
-			continue
-		}
-		if got := slices.Contains(ci.flags, "write"); got != info.write {
-			t.Errorf("%s: Redis write flag %v, table %v", name, got, info.write)
-		}
-		if slices.Contains(ci.flags, "may_replicate") && !info.mayReplicate {
-			t.Errorf("%s: Redis flags it may_replicate, the table does not", name)
-		}
-		movable := info.numkeys > 0 || info.streams || len(info.kwKey) > 0 || info.movable
-		if got := slices.Contains(ci.flags, "movablekeys"); got != movable {
-			t.Errorf("%s: Redis movablekeys %v, table %v", name, got, movable)
-		}
-		want := keyRange{}
-		if len(info.keys) > 0 {
-			want = info.keys[0]
-		}
-		if ci.keys != want {
-			t.Errorf("%s: Redis key range %v, table %v", name, ci.keys, want)
-		}
-		if info.random && !slices.Contains(ci.tips, "nondeterministic_output") {
-			t.Errorf("%s: table says random, Redis has no nondeterministic_output tip (tips %v)", name, ci.tips)
+	}
+	for n := range randoms {
+		if !seen[n] {
+			t.Errorf("random %s: unknown to Redis 7.0", n)
 		}
 	}
 }
 
-// TestReadonlyScriptRejects runs each command the table marks
+// TestKeyPositionsMatchGetkeys runs the linter's key positions on literal
+// calls through COMMAND GETKEYS of a real server: with every argument
+// known they are Redis's keys.
+func TestKeyPositionsMatchGetkeys(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx := context.Background()
+	calls := [][]string{
+		{"GET", "k"}, {"MSET", "k1", "v", "k2", "v"}, {"SORT", "k", "BY", "w", "STORE", "d"},
+		{"SORT_RO", "k", "GET", "#"}, {"XREAD", "COUNT", "1", "STREAMS", "s1", "s2", "0", "0"},
+		{"XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"}, {"LMPOP", "2", "a", "b", "LEFT"},
+		{"ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2"}, {"ZDIFF", "2", "a", "b"},
+		{"SINTERCARD", "2", "a", "b"}, {"GEORADIUS", "g", "0", "0", "1", "km", "STORE", "d"},
+		{"GEORADIUSBYMEMBER", "g", "m", "1", "km", "STOREDIST", "d"}, {"BITOP", "AND", "d", "a", "b"},
+		{"OBJECT", "ENCODING", "k"}, {"XINFO", "STREAM", "s"}, {"MEMORY", "USAGE", "k"},
+		{"XGROUP", "CREATE", "s", "g", "$"}, {"PFDEBUG", "GETREG", "k"}, {"LCS", "a", "b"},
+		{"RENAME", "a", "b"}, {"COPY", "a", "b"}, {"SMOVE", "a", "b", "m"}, {"DEL", "a", "b", "c"},
+	}
+	for _, argv := range calls {
+		want, err := srv.Do(ctx, append([]string{"COMMAND", "GETKEYS"}, argv...)...).AsStrSlice()
+		if err != nil {
+			t.Fatalf("GETKEYS %q: %v", argv, err)
+		}
+		info := lookupCommand(argv[0])
+		lit := func(i int) (string, bool) { return argv[i], i >= 1 && i < len(argv) }
+		var got []string
+		for _, p := range info.keyPositions(len(argv), lit) {
+			got = append(got, argv[p])
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: linter keys %q, COMMAND GETKEYS %q", argv, got, want)
+		}
+	}
+}
+
+// TestReadonlyScriptRejects runs each command the linter marks
 // mayReplicate in a no-writes script on a real server: Redis must reject
 // it as a write, and accept a plain read in the same script.
 func TestReadonlyScriptRejects(t *testing.T) {
@@ -96,7 +119,7 @@ func TestReadonlyScriptRejects(t *testing.T) {
 		"PFCOUNT":  "redis.call('PFCOUNT', KEYS[1])",
 	}
 	for name, info := range commands {
-		if !info.mayReplicate {
+		if !info.mayReplicate || info.forbidden != "" {
 			continue
 		}
 		call, ok := calls[name]
@@ -112,34 +135,4 @@ func TestReadonlyScriptRejects(t *testing.T) {
 	if err := srv.Do(ctx, "EVAL", "#!lua flags=no-writes\nreturn redis.call('GET', KEYS[1])", "1", "k").Error(); err != nil && !strings.Contains(err.Error(), "nil") {
 		t.Errorf("GET in a no-writes script: %v", err)
 	}
-}
-
-type commandInfo struct {
-	flags []string
-	keys  keyRange
-	tips  []string
-}
-
-func parseCommandInfo(m rueidis.RedisMessage) (commandInfo, error) {
-	var ci commandInfo
-	f, err := m.ToArray()
-	if err != nil {
-		return ci, err
-	}
-	flags, err := f[2].AsStrSlice()
-	if err != nil {
-		return ci, err
-	}
-	ci.flags = flags
-	var r [3]int64
-	for i := range r {
-		if r[i], err = f[3+i].AsInt64(); err != nil {
-			return ci, err
-		}
-	}
-	ci.keys = keyRange{int(r[0]), int(r[1]), int(r[2])}
-	if len(f) > 7 {
-		ci.tips, _ = f[7].AsStrSlice()
-	}
-	return ci, nil
 }

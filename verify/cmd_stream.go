@@ -27,20 +27,6 @@ func init() {
 	registerCtx("xreadgroup", xreadKeys, cmdXread)
 	registerCtx("xgroup", subcommandKey, cmdXgroup)
 	registerCtx("xinfo", subcommandKey, cmdXinfo)
-	subcommands["xgroup"] = map[string]commandInfo{
-		"create":         {arity: -5, write: true},
-		"setid":          {arity: -5, write: true},
-		"destroy":        {arity: 4, write: true},
-		"createconsumer": {arity: 5, write: true},
-		"delconsumer":    {arity: 5, write: true},
-		"help":           {arity: 2},
-	}
-	subcommands["xinfo"] = map[string]commandInfo{
-		"consumers": {arity: 4},
-		"groups":    {arity: 3},
-		"stream":    {arity: -3},
-		"help":      {arity: 2},
-	}
 }
 
 // subcommandKey: XGROUP and XINFO subcommands name their key third.

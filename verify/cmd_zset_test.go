@@ -76,7 +76,6 @@ func runZCases(t *testing.T, cases []zcase) {
 	}
 }
 
-
 var z3 = []string{"ZADD", "z", "1", "a", "2", "b", "3", "c"}
 
 func TestZaddZincrby(t *testing.T) {

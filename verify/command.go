@@ -3,13 +3,22 @@ package verify
 import (
 	"fmt"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/cmdtable"
 )
 
-// commandInfo is what Redis 7.0.15 declares for a command (commands_gen.go).
-type commandInfo struct {
-	arity    int // exact when positive, minimum when negative; the name counts
-	noscript bool
-	write    bool
+// engineTarget is the server the engine emulates; its command table (names,
+// arity, flags) is the one recorded from that server.
+const engineTarget = "redis-7.0"
+
+var commandTable = cmdtable.MustLoad(engineTarget)
+
+// lookupCommand returns what the server declares for a command a client or
+// a script names (top-level commands only: "object|encoding" is none). It
+// tells "unknown command" (Redis's own error) from "not implemented
+// offline".
+func lookupCommand(name string) (*cmdtable.Command, bool) {
+	return commandTable.Command(name)
 }
 
 // handler runs one implemented command. args[0] is the lowercased name.
@@ -45,11 +54,10 @@ type cmdCtx struct {
 	script bool
 }
 
-// subcommands lists the subcommands of the implemented container commands
-// (XGROUP, XINFO) with their own arity and write flag, from COMMAND INFO on
-// redis-server 7.0.15: Redis looks a subcommand up, and checks its arity
-// and flags, before the command runs.
-var subcommands = map[string]map[string]commandInfo{}
+// subcommandChecked lists the implemented container commands (XGROUP,
+// XINFO) whose subcommand exec looks up, with its own arity and flags from
+// the command table, before the command runs, as Redis does.
+var subcommandChecked = map[string]bool{"xgroup": true, "xinfo": true}
 
 func registerCtx(name string, keys func([]string) []string, run func(*Engine, cmdCtx, []string) (Reply, error)) {
 	register(name, keys, nil)
@@ -61,7 +69,7 @@ func registerCtx(name string, keys func([]string) []string, run func(*Engine, cm
 var handlers = map[string]handler{}
 
 func register(name string, keys func([]string) []string, run func(*Engine, []string) Reply) {
-	if _, ok := redisCommands[name]; !ok {
+	if _, ok := lookupCommand(name); !ok {
 		panic("verify: registering a command Redis does not know: " + name)
 	}
 	if _, dup := handlers[name]; dup {
@@ -131,7 +139,7 @@ const scriptErrWrite = "ERR Write commands are not allowed from read-only script
 // offline.
 func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	name := strings.ToLower(args[0])
-	info, known := redisCommands[name]
+	info, known := lookupCommand(name)
 	if !known {
 		if sc != nil {
 			return ErrorReply(e.t.errUnknownCommand), nil
@@ -145,20 +153,20 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		}
 		return ErrorReply(fmt.Sprintf("ERR unknown command '%.128s', with args beginning with: %s", args[0], b.String())), nil
 	}
-	if (info.arity > 0 && info.arity != len(args)) || len(args) < -info.arity {
+	if !info.ArityOK(len(args)) {
 		if sc != nil {
 			return ErrorReply(e.t.errArity), nil
 		}
 		return errArity(name), nil
 	}
-	if subs, ok := subcommands[name]; ok && len(args) >= 2 {
-		sub, known := subs[strings.ToLower(args[1])]
+	if subcommandChecked[name] && len(args) >= 2 {
+		sub, known := info.Sub(strings.ToLower(args[1]))
 		switch {
 		case !known && sc != nil:
 			return ErrorReply(e.t.errUnknownCommand), nil
 		case !known:
 			return errorf("unknown subcommand '%s'. Try %s HELP.", cArg(args[1], 128), strings.ToUpper(cTrunc(args[0]))), nil
-		case (sub.arity > 0 && sub.arity != len(args)) || len(args) < -sub.arity:
+		case !sub.ArityOK(len(args)):
 			if sc != nil {
 				return ErrorReply(e.t.errArity), nil
 			}
@@ -167,10 +175,10 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		info = sub
 	}
 	if sc != nil {
-		if info.noscript {
+		if info.Noscript() {
 			return ErrorReply(e.t.errNoScript), nil
 		}
-		if info.write && sc.readOnly {
+		if info.Write() && sc.readOnly {
 			return ErrorReply(scriptErrWrite), nil
 		}
 	}

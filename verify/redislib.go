@@ -110,7 +110,7 @@ func (r *scriptRun) redisTable() *lua.LTable {
 			L.Error(errTable(L, r.e.t.text("ERR Please specify at least one argument for this redis lib call")), 0)
 		}
 		name, _ := L.Get(1).(lua.LString)
-		if _, ok := redisCommands[lowerASCII(string(name))]; !ok {
+		if _, ok := lookupCommand(lowerASCII(string(name))); !ok {
 			L.Error(errTable(L, r.e.t.text("ERR Invalid command passed to redis.acl_check_cmd()")), 0)
 		}
 		L.Push(lua.LTrue)

@@ -170,6 +170,7 @@ type config struct {
 	password string
 	args     []string
 	kind     *Kind
+	bin      string
 }
 
 // WithKind starts servers of build k instead of the default one.
@@ -183,6 +184,10 @@ func WithPassword(pw string) Option { return func(c *config) { c.password = pw }
 func WithArgs(args ...string) Option {
 	return func(c *config) { c.args = append(c.args, args...) }
 }
+
+// WithBinary starts the server binary at path instead of the redis-server
+// on PATH: another version, or a valkey-server.
+func WithBinary(path string) Option { return func(c *config) { c.bin = path } }
 
 // Server is one redis-server process.
 type Server struct {
@@ -232,7 +237,10 @@ func newServer(t testing.TB, cluster bool, opts []Option) *Server {
 	if c.kind != nil {
 		kind = *c.kind
 	}
-	bin := kind.ServerPath(t)
+	bin := c.bin
+	if bin == "" {
+		bin = kind.ServerPath(t)
+	}
 	dir := t.TempDir()
 	s := &Server{t: t, bin: bin, Kind: kind, Dir: dir, Password: c.password}
 	var lastErr error
