@@ -32,6 +32,10 @@ type handler struct {
 	// runErr replaces run for commands that may also refuse offline (a
 	// *RunError), such as a string growing past the offline memory limit.
 	runErr func(e *Engine, args []string) (Reply, error)
+	// full, when set, runs instead of run: for a command whose answer
+	// depends on running in a script (a blocking pop answers at once there)
+	// or that may not be judged offline (a RunError).
+	full func(e *Engine, args []string, inScript bool) (Reply, error)
 }
 
 // cmdCtx is how a command was called: the name as typed (Redis echoes it
@@ -76,6 +80,14 @@ func registerBlocking(name string, keys func([]string) []string, block func(*Eng
 func registerErr(name string, keys func([]string) []string, run func(*Engine, []string) (Reply, error)) {
 	register(name, keys, nil)
 	handlers[name] = handler{keys: keys, runErr: run}
+}
+
+// registerFull registers a command that needs handler.full.
+func registerFull(name string, keys func([]string) []string, full func(*Engine, []string, bool) (Reply, error)) {
+	register(name, keys, nil)
+	h := handlers[name]
+	h.full = full
+	handlers[name] = h
 }
 
 // Key position helpers.
@@ -193,6 +205,9 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	}
 	if h.runErr != nil {
 		return h.runErr(e, args)
+	}
+	if h.full != nil {
+		return h.full(e, args, sc != nil)
 	}
 	return h.run(e, args), nil
 }
