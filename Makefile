@@ -5,7 +5,7 @@ BIN     ?= bin/scriptctl
 # Keep runs sized for small machines; override with make test P=8.
 P       ?= 2
 
-.PHONY: help build install test test-servers test-targets race bench fuzz lint check-tidy check clean
+.PHONY: help build install test test-servers test-targets examples race bench fuzz lint check-tidy check clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -57,6 +57,9 @@ check-tidy: ## Fail when gofmt or go mod tidy would change a file
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
+
+examples: ## Run scriptctl check on every example repository
+	@for m in examples/*/manifest.yaml; do echo "check -m $$m"; $(GO) run ./cmd/scriptctl check -m $$m || exit 1; done
 
 check: ## Run scriptctl check on the repository's manifest
 	$(GO) run ./cmd/scriptctl check
