@@ -33,6 +33,7 @@ type evalOptions struct {
 	Against string
 	Diff    bool
 	Conn    connFlags // password, TLS and timeout for --against
+	Target  string    // the server the offline run imitates
 }
 
 const evalLong = `Run one Lua script once, exactly as "redis-cli --eval FILE KEY ... , ARG ..."
@@ -109,6 +110,7 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 	fs.StringVar(&opts.Save, "save", "", "write the keyspace after the run to `file` (atomically)")
 	fs.Int64Var(&opts.Now, "now", 0, "virtual clock start in Unix `ms` (default 1700000000000; the wall clock with --diff)")
 	fs.StringVar(&opts.Mode, "mode", "eval", "run as eval (EVAL) or function (FCALL of a generated library)")
+	fs.StringVar(&opts.Target, "target", verify.DefaultTarget, "the server the offline run imitates (`name`: redis-7.0, redis-8.0, valkey-8.1, ...)")
 	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
 	fs.StringVar(&opts.Against, "against", "", "run on the server at `URL` instead: redis://[user@]host:port or rediss://...")
 	fs.BoolVar(&opts.Diff, "diff", false, "run offline and on --against; exit 1 when they differ")
@@ -123,6 +125,9 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 func (o *evalOptions) check(cmd *cobra.Command) error {
 	usage := func(format string, args ...any) error {
 		return cmdutil.Usage(fmt.Errorf(format, args...), "'scriptctl eval --help'")
+	}
+	if err := verify.CheckTarget(o.Target); err != nil {
+		return usage("--target: %v", err)
 	}
 	if err := checkFormat(cmd, o.Format, "text", "json"); err != nil {
 		return err
@@ -165,7 +170,7 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	keys, args := evalrun.SplitArgs(opts.Words)
 	mode, _ := evalrun.ParseMode(opts.Mode)
 	ro := evalrun.Options{
-		Request: evalrun.Request{Source: src, Keys: keys, Args: args, Mode: mode, Now: opts.Now},
+		Request: evalrun.Request{Source: src, Keys: keys, Args: args, Mode: mode, Now: opts.Now, Target: opts.Target},
 		File:    opts.File,
 		Offline: opts.Against == "" || opts.Diff,
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )
 
@@ -28,6 +29,9 @@ type verifyOptions struct {
 	Format    string
 	Verbose   bool
 	Scenarios []string
+	Target    string // --target: one server to imitate; "" every manifest target
+
+	multiTarget bool // the report covers several targets: show a TARGET column
 }
 
 func newCmdVerify(g *globalOptions) *cobra.Command {
@@ -60,6 +64,10 @@ The password comes from --password-file, SCRIPTCTL_PASSWORD or REDISCLI_AUTH
 (a password in the URL is still accepted) and is never printed; rediss://
 URLs take the --tls-* flags, and --timeout bounds connecting and each command.
 
+Offline, every scenario runs once per target the manifest lists (targets:,
+default redis-7.0), each imitating that server; --target picks one. With
+--against, the target is --target or the manifest's first.
+
 Exit codes: 0 every scenario passed (and live matched), 1 a scenario failed
 or live differed, 2 a scenario or script is malformed, 3 the live server
 failed.`,
@@ -88,6 +96,7 @@ failed.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Mode, "mode", "both", "how scripts run: eval, function or both")
+	cmd.Flags().StringVar(&opts.Target, "target", "", "imitate only this server (`name`: redis-7.0, valkey-8.1, ...); default every target the manifest lists")
 	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on the server at `URL` (redis://[user@]host:port or rediss://...) and compare with offline")
 	opts.Conn.registerAgainst(cmd)
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
@@ -119,11 +128,16 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitInput, Err: err, Silent: true}
 	}
+	targets, err := runTargets(m, opts.Target, "verify")
+	if err != nil {
+		return err
+	}
 	ro := scenario.Options{}
 	if opts.Mode != "both" {
 		ro.Modes = []scenario.Mode{scenario.Mode(opts.Mode)}
 	}
 	if opts.Against != "" {
+		targets = targets[:1]
 		cfg, err := opts.Conn.resolveAgainst(opts.Against, "verify", true)
 		if err != nil {
 			return err
@@ -141,10 +155,17 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		ro.Live = srv
 		opts.IO.Progress("running %d scenarios on %s and offline...", len(scenarios), srv.Addr)
 	}
-	rep, err := scenario.RunAll(ctx, m, scenarios, ro)
-	if err != nil {
-		return cmdutil.Env(err)
+	rep := &scenario.Report{}
+	for _, t := range targets {
+		ro.Target = t
+		r, err := scenario.RunAll(ctx, m, scenarios, ro)
+		if err != nil {
+			return cmdutil.Env(err)
+		}
+		rep.Against = r.Against
+		rep.Results = append(rep.Results, r.Results...)
 	}
+	opts.multiTarget = len(targets) > 1
 	if err := writeVerifyReport(opts, rep); err != nil {
 		return err
 	}
@@ -170,13 +191,21 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 	}
 	// The painted column goes through colorCell, header included, so every
 	// cell carries the same invisible bytes and the table stays aligned.
-	t := io.NewTable("SCENARIO", "MODE", colorCell(io, "", "RESULT"), "DETAIL")
+	header := []string{"SCENARIO", "MODE", colorCell(io, "", "RESULT"), "DETAIL"}
+	if opts.multiTarget {
+		header = append([]string{"TARGET"}, header...)
+	}
+	t := io.NewTable(header...)
 	for _, r := range rep.Results {
 		status := colorCell(io, iostreams.Red, string(r.Status))
 		if r.Status == scenario.StatusPass {
 			status = colorCell(io, iostreams.Green, string(r.Status))
 		}
-		t.Row(scenarioName(r.File), string(r.Mode), status, r.Summary())
+		row := []string{scenarioName(r.File), string(r.Mode), status, r.Summary()}
+		if opts.multiTarget {
+			row = append([]string{r.Target}, row...)
+		}
+		t.Row(row...)
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -263,7 +292,23 @@ func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
 		res.Err = cmdutil.Input(errors.New("a script does not compile or load"))
 	}
 	if res.count("error") == 0 {
-		res.Summary = fmt.Sprintf("%s passed as EVAL and FCALL", checkPlural(len(rep.Results)/2, "scenario"))
+		res.Summary = fmt.Sprintf("%s passed as EVAL and FCALL", checkPlural(len(rep.Results)/2/max(len(m.Targets), 1), "scenario"))
+		if len(m.Targets) > 1 {
+			res.Summary += " on " + strings.Join(m.Targets, ", ")
+		}
 	}
 	return res
+}
+
+// runTargets is the servers an offline command imitates: only the one
+// --target names (which must be known to the engine), else every target the
+// manifest lists. An unknown name is exit 2 with the list.
+func runTargets(m *manifest.Manifest, flag, cmdName string) ([]string, error) {
+	if flag == "" {
+		return m.Targets, nil
+	}
+	if err := verify.CheckTarget(flag); err != nil {
+		return nil, cmdutil.Usage(err, fmt.Sprintf("'scriptctl %s --help'", cmdName))
+	}
+	return []string{flag}, nil
 }

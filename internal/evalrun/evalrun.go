@@ -84,6 +84,9 @@ type Request struct {
 	Mode   Mode           // eval (default) or function
 	State  []scenario.Key // initial keyspace (--state)
 	Now    int64          // offline clock start, Unix ms; 0 means verify.DefaultNow
+	// Target is the server the offline run imitates; "" is
+	// verify.DefaultTarget.
+	Target string
 	// Timeout bounds the offline run; 0 means verify.DefaultTimeout.
 	Timeout time.Duration
 	// ClearKeys makes a live run delete the declared keys first, so it
@@ -135,7 +138,7 @@ func (r *Request) touched() []string {
 // error is non-nil only when ctx ends or the library cannot be generated;
 // a run the engine cannot judge is reported in Side.RunErr.
 func Offline(ctx context.Context, req Request) (*Side, error) {
-	e := verify.New(verify.Options{Now: req.Now, Timeout: req.Timeout})
+	e := verify.New(verify.Options{Now: req.Now, Timeout: req.Timeout, Target: req.Target})
 	for _, k := range req.State {
 		e.Put(k.Entry())
 	}

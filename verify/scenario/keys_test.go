@@ -244,7 +244,7 @@ steps:
 	if err := s.Bind(m); err != nil {
 		t.Fatal(err)
 	}
-	be, err := newOffline(m, ModeEval)
+	be, err := newOffline(m, ModeEval, "")
 	if err != nil {
 		t.Fatal(err)
 	}

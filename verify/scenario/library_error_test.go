@@ -15,7 +15,7 @@ func TestLibraryErrorNamesScriptLine(t *testing.T) {
 		{Name: "ok", File: "lua/ok.lua", Source: []byte("return 1\n")},
 		{Name: "broken", File: "lua/broken.lua", Source: []byte("local a = 1\nlocal x = = 2\nreturn x\n")},
 	}}
-	_, err := newOffline(m, ModeFunction)
+	_, err := newOffline(m, ModeFunction, "")
 	if err == nil {
 		t.Fatal("newOffline loaded a library with a syntax error")
 	}

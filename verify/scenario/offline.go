@@ -15,8 +15,8 @@ type offline struct {
 	mode Mode
 }
 
-func newOffline(m *manifest.Manifest, mode Mode) (*offline, error) {
-	o := &offline{e: verify.New(verify.Options{}), m: m, mode: mode}
+func newOffline(m *manifest.Manifest, mode Mode, target string) (*offline, error) {
+	o := &offline{e: verify.New(verify.Options{Target: target}), m: m, mode: mode}
 	if mode == ModeFunction {
 		r, err := o.e.FunctionLoad(m.FunctionsLibrary(), false)
 		if err != nil {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/scriptctl/scriptctl/verify"
 	"io"
 	"sort"
 	"strings"
@@ -159,6 +160,7 @@ type jsonResult struct {
 	File        string        `json:"file"`
 	Name        string        `json:"name"`
 	Mode        Mode          `json:"mode"`
+	Target      string        `json:"target"`
 	Status      Status        `json:"status"`
 	Control     bool          `json:"control"`
 	Steps       int           `json:"steps"`
@@ -208,7 +210,7 @@ func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
 	}
 	out.Summary["total"] = len(rep.Results)
 	for _, r := range rep.Results {
-		jr := jsonResult{File: r.File, Name: r.Name, Mode: r.Mode, Status: r.Status, Control: r.Control, Differences: r.Differences}
+		jr := jsonResult{File: r.File, Name: r.Name, Mode: r.Mode, Target: r.Target, Status: r.Status, Control: r.Control, Differences: r.Differences}
 		for i, run := range r.Runs {
 			if run.Variant == VariantManifest {
 				jr.Steps = len(run.Steps)
@@ -302,6 +304,9 @@ func (rep *Report) Problems() []Problem {
 			continue
 		}
 		head := fmt.Sprintf("scenario %q [%s]", r.Name, r.Mode)
+		if r.Target != "" && r.Target != verify.DefaultTarget {
+			head = fmt.Sprintf("scenario %q [%s, %s]", r.Name, r.Mode, r.Target)
+		}
 		for _, run := range r.Runs {
 			tag := ""
 			if r.Control {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/verify"
 )
 
 // Status is the outcome of one scenario in one mode.
@@ -29,6 +30,7 @@ type Result struct {
 	File        string
 	Name        string
 	Mode        Mode
+	Target      string // the server the offline engine imitated
 	Status      Status
 	Control     bool
 	Runs        []*Run // offline: manifest, then control
@@ -39,8 +41,11 @@ type Result struct {
 
 // Options configures RunAll.
 type Options struct {
-	Modes []Mode  // default: Modes (eval and function)
-	Live  *Server // when set, every run is repeated on the server and compared
+	Modes []Mode // default: Modes (eval and function)
+	// Target is the server the offline engine imitates (verify.Targets);
+	// "" is verify.DefaultTarget.
+	Target string
+	Live   *Server // when set, every run is repeated on the server and compared
 	// Parallel bounds concurrent runs; default 4 live (runs mostly wait),
 	// min(GOMAXPROCS, 4) offline.
 	Parallel int
@@ -94,6 +99,9 @@ func LoadAll(m *manifest.Manifest, paths []string) ([]*Scenario, error) {
 // m, offline, in both modes. A manifest without lua_test/ scenarios yields
 // an empty report. The error is an Errors value for malformed scenarios.
 func Check(ctx context.Context, m *manifest.Manifest) (*Report, error) {
+	if len(m.Targets) == 0 {
+		m.Targets = []string{verify.DefaultTarget}
+	}
 	paths, err := Discover(m)
 	if err != nil {
 		return nil, err
@@ -102,7 +110,16 @@ func Check(ctx context.Context, m *manifest.Manifest) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return RunAll(ctx, m, scenarios, Options{})
+	// Every target the manifest lists, each imitated offline.
+	rep := &Report{}
+	for _, t := range m.Targets {
+		r, err := RunAll(ctx, m, scenarios, Options{Target: t})
+		if err != nil {
+			return rep, err
+		}
+		rep.Results = append(rep.Results, r.Results...)
+	}
+	return rep, nil
 }
 
 // RunAll runs every bound scenario in every mode of opts. The error is an
@@ -117,9 +134,13 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 	if opts.Live != nil {
 		rep.Against = opts.Live.Addr
 	}
+	target := opts.Target
+	if target == "" {
+		target = verify.DefaultTarget
+	}
 	for _, s := range scenarios {
 		for _, mode := range modes {
-			rep.Results = append(rep.Results, &Result{File: s.File, Name: s.Name, Mode: mode, Control: len(s.Controls) > 0, Scenario: s})
+			rep.Results = append(rep.Results, &Result{File: s.File, Name: s.Name, Mode: mode, Target: target, Control: len(s.Controls) > 0, Scenario: s})
 		}
 	}
 	par := opts.Parallel
@@ -160,7 +181,7 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) err
 			controls = s.bound.controls
 		}
 		vm := variant(m, controls)
-		off, err := runOffline(ctx, s, vm, r.Mode, control)
+		off, err := runOffline(ctx, s, vm, r.Mode, r.Target, control)
 		if err != nil {
 			return err
 		}
@@ -191,8 +212,8 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) err
 	return nil
 }
 
-func runOffline(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mode, control bool) (*Run, error) {
-	be, err := newOffline(m, mode)
+func runOffline(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mode, target string, control bool) (*Run, error) {
+	be, err := newOffline(m, mode, target)
 	if err != nil {
 		return failedRun(err, control)
 	}
