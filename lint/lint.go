@@ -68,6 +68,9 @@ type Decl struct {
 	Keys   []string // names of KEYS[1], KEYS[2], ...
 	Args   []string // names of ARGV[1], ARGV[2], ...
 	Flags  []string // the manifest's flags for the script
+	// Targets are the server lines the manifest proves the script on
+	// ("redis-7.0", "valkey-8.1"); nil means redis-7.0.
+	Targets []string
 }
 
 // File is one script to lint.

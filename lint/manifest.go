@@ -11,7 +11,9 @@ import (
 func ManifestFiles(m *manifest.Manifest) []File {
 	out := make([]File, 0, len(m.Scripts))
 	for _, s := range m.Scripts {
-		out = append(out, File{Path: s.Path, Source: s.Source, Decl: DeclOf(s)})
+		d := DeclOf(s)
+		d.Targets = slices.Clone(m.Targets)
+		out = append(out, File{Path: s.Path, Source: s.Source, Decl: d})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"github.com/scriptctl/scriptctl/internal/cmdtable"
 	"regexp"
 	"slices"
 	"sort"
@@ -29,6 +30,12 @@ func init() {
 			"nonexistent global variable\": a misspelt local, redis.cal for redis.call, or a library " +
 			"Redis removes (os, io, require, print, dofile, loadfile). Fix the name or use a local.",
 		run: runUndeclaredGlobal})
+	register(&rule{code: "target-command", severity: Error, needsManifest: true,
+		summary: "A command one of the manifest's targets does not have",
+		help: "The manifest's targets list the servers the script must run on. A command that does " +
+			"not exist on one of them (HEXPIRE before Redis 7.4, DELIFEQ outside Valkey 9) fails " +
+			"there with an unknown-command error. Use a command every target has, or drop the target.",
+		run: runTargetCommand})
 	register(&rule{code: "dynamic-key", severity: Error,
 		summary: "A key position is not KEYS[n]",
 		help: "Every key a script touches must be passed in KEYS so that Redis Cluster can route the " +
@@ -196,6 +203,12 @@ func runUndeclaredGlobal(p *Pass, r *rule) []Diagnostic {
 	}
 	for _, g := range p.Facts.GlobalReads {
 		if written[g.Name] {
+			continue
+		}
+		if g.Name == "server" {
+			if lacking := targetsWithoutServerGlobal(p.Decl); len(lacking) > 0 {
+				out = append(out, r.at(g.Pos, "server is Valkey 8's alias of redis: it does not exist on %s; use redis", strings.Join(lacking, ", ")))
+			}
 			continue
 		}
 		if why, ok := missingGlobals[g.Name]; ok {
@@ -380,6 +393,44 @@ func runWriteInReadonly(p *Pass, r *rule) []Diagnostic {
 		}
 	}
 	return out
+}
+
+// runTargetCommand reports a literal command name that a target's command
+// table does not list.
+func runTargetCommand(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	targets := p.Decl.Targets
+	if len(targets) == 0 {
+		targets = []string{lintTarget}
+	}
+	for _, c := range p.Facts.Calls {
+		if c.Name == "" || !anyTargetHas(cmdtable.Targets(), c.Name) {
+			continue // no server knows it: a misspelling or a dynamic name
+		}
+		var missing []string
+		for _, t := range targets {
+			if tb, err := cmdtable.Load(t); err == nil {
+				if _, ok := tb.Command(c.Name); !ok {
+					missing = append(missing, t)
+				}
+			}
+		}
+		if len(missing) > 0 {
+			out = append(out, r.at(c.Pos, "%s does not exist on %s (the manifest's targets: %s)", c.Name, strings.Join(missing, ", "), strings.Join(targets, ", ")))
+		}
+	}
+	return out
+}
+
+func anyTargetHas(targets []string, name string) bool {
+	for _, t := range targets {
+		if tb, err := cmdtable.Load(t); err == nil {
+			if _, ok := tb.Command(name); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func runForbidden(p *Pass, r *rule) []Diagnostic {
@@ -580,6 +631,22 @@ func runBadSuppression(p *Pass, r *rule) []Diagnostic {
 			out = append(out, r.at(at, "scriptctl:ignore names unknown rule %q", s.code))
 		case s.reason == "":
 			out = append(out, r.at(at, "scriptctl:ignore %s has no reason: say why the finding is acceptable", s.code))
+		}
+	}
+	return out
+}
+
+// targetsWithoutServerGlobal lists the targets where the `server` global
+// (Valkey 8's alias of `redis`) does not exist: every Redis and Valkey 7.2.
+func targetsWithoutServerGlobal(d *Decl) []string {
+	targets := []string{lintTarget}
+	if d != nil && len(d.Targets) > 0 {
+		targets = d.Targets
+	}
+	var out []string
+	for _, t := range targets {
+		if !strings.HasPrefix(t, "valkey-") || t == "valkey-7.2" {
+			out = append(out, t)
 		}
 	}
 	return out

@@ -1,0 +1,42 @@
+package lint
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestServerGlobalByTarget: Valkey 8's `server` global is fine when every
+// target has it, and an undeclared-global finding naming the targets that
+// lack it otherwise.
+func TestServerGlobalByTarget(t *testing.T) {
+	src := []byte("return server.call('GET', KEYS[1])\n")
+	for _, tc := range []struct {
+		targets []string
+		want    string
+	}{
+		{[]string{"valkey-8.1"}, ""},
+		{[]string{"valkey-8.0", "valkey-8.1"}, ""},
+		{[]string{"redis-7.0", "valkey-8.1"}, "server is Valkey 8's alias of redis: it does not exist on redis-7.0; use redis"},
+		{nil, "it does not exist on redis-7.0"},
+		{[]string{"valkey-7.2"}, "it does not exist on valkey-7.2"},
+	} {
+		decl := &Decl{Script: "s", Keys: []string{"k"}, Targets: tc.targets}
+		diags, err := Run(context.Background(), Config{Files: []File{{Path: "s.lua", Source: src, Decl: decl}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range diags {
+			if d.Code == "undeclared-global" {
+				got = append(got, d.Message)
+			}
+		}
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("targets %v: unexpected %q", tc.targets, got)
+		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)):
+			t.Errorf("targets %v: got %q, want one containing %q", tc.targets, got, tc.want)
+		}
+	}
+}
