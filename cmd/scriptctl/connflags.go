@@ -176,6 +176,19 @@ type online struct {
 	servers *serverCheck // set by checkServers
 }
 
+// validate resolves the connection settings without connecting: usage
+// problems (a bad URL, contradicting flags) exit 2 before anything else runs.
+func (f *connFlags) validate(cmd string) error {
+	s, fromEnv, err := f.settings()
+	if err != nil {
+		return connUsage(err, cmd)
+	}
+	if _, err := connect.Resolve(s, fromEnv); err != nil {
+		return connUsage(err, cmd)
+	}
+	return nil
+}
+
 // connectAll resolves the connection settings and discovers the nodes.
 // Settings problems exit 2; a failed discovery exits 3. The caller closes
 // the topology.

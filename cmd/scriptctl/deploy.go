@@ -30,6 +30,7 @@ type deployOptions struct {
 	// FailOnCVE refuses nodes whose upstream version a Lua CVE lists.
 	AllowUntargeted bool
 	FailOnCVE       bool
+	SkipChecks      bool
 }
 
 func newCmdDeploy(g *globalOptions) *cobra.Command {
@@ -81,6 +82,7 @@ named with the reason), on a conflict, a held lock or an interruption.`,
 	opts.Conn.register(cmd)
 	fs := cmd.Flags()
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "show the plan, take no lock, change nothing")
+	fs.BoolVar(&opts.SkipChecks, "skip-checks", false, "do not run the pre-flight checks (scripts.sum, syntax, check-keys) first; said on stderr every time")
 	fs.BoolVar(&opts.AllowUntargeted, "allow-untargeted", false, "deploy to nodes whose server the manifest's targets do not cover")
 	fs.BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "refuse nodes whose upstream version is listed as affected by a Lua CVE")
 	fs.IntVar(&opts.Parallel, "parallel", loader.DefaultParallel, "nodes worked on at once")
@@ -93,6 +95,12 @@ named with the reason), on a conflict, a held lock or an interruption.`,
 func runDeploy(ctx context.Context, opts *deployOptions) error {
 	m, err := loadManifestFor(opts.Manifest)
 	if err != nil {
+		return err
+	}
+	if err := opts.Conn.validate("deploy"); err != nil {
+		return err
+	}
+	if err := preflight(ctx, opts.IO, m, "deploy", opts.SkipChecks); err != nil {
 		return err
 	}
 	o, err := opts.Conn.connectAll(ctx, "deploy")
@@ -114,7 +122,9 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 		var perr error
 		switch {
 		case opts.Conn.Format == "json":
-			perr = writeJSONDoc(opts.IO, o.deployJSON(rep, err))
+			doc := o.deployJSON(rep, err)
+			doc.Checks = checksState(opts.SkipChecks)
+			perr = writeJSONDoc(opts.IO, doc)
 		case rep.DryRun || len(rep.Nodes) == 0:
 			perr = o.planTable(opts.IO, rep.Plan)
 		default:
@@ -201,6 +211,7 @@ type deployJSON struct {
 	LibraryName   string           `json:"library_name"`
 	Version       int              `json:"version"`
 	Mode          string           `json:"mode"`
+	Checks        string           `json:"checks"`
 	Lock          string           `json:"lock,omitempty"`
 	Loaded        int              `json:"loaded"`
 	Failed        int              `json:"failed"`

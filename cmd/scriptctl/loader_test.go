@@ -65,7 +65,18 @@ func loaderProject(t *testing.T, version string) string {
 			t.Fatal(err)
 		}
 	}
-	return filepath.Join(dir, "manifest.yaml")
+	path := filepath.Join(dir, "manifest.yaml")
+	recordSum(t, path)
+	return path
+}
+
+// recordSum records the manifest's current version in its scripts.sum, as a
+// release does, so plan and deploy pass their pre-flight checks.
+func recordSum(t *testing.T, path string) {
+	t.Helper()
+	if r := loaderRun(t, "sum", "-m", path); r.code != 0 {
+		t.Fatalf("scriptctl sum: exit %d\n%s", r.code, r.errOut)
+	}
 }
 
 // setVersion rewrites the version of the manifest at path.
@@ -79,6 +90,7 @@ func setVersion(t *testing.T, path, version string) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	recordSum(t, path)
 }
 
 func loadFor(t *testing.T, path string) *manifest.Manifest {

@@ -13,13 +13,14 @@ import (
 func init() { commands = append(commands, newCmdPlan) }
 
 type planOptions struct {
-	IO        *iostreams.IOStreams
-	Manifest  string
-	Conn      connFlags
-	Mode      loader.Mode
-	ExitCode  bool
-	Replace   bool
-	FailOnCVE bool
+	IO         *iostreams.IOStreams
+	Manifest   string
+	Conn       connFlags
+	Mode       loader.Mode
+	ExitCode   bool
+	Replace    bool
+	FailOnCVE  bool
+	SkipChecks bool
 }
 
 func newCmdPlan(g *globalOptions) *cobra.Command {
@@ -64,6 +65,7 @@ cannot be reached (the others are still shown).`,
 	opts.Conn.register(cmd)
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when a deploy would change anything")
 	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "plan as deploy --replace would: a differing library is loaded over")
+	cmd.Flags().BoolVar(&opts.SkipChecks, "skip-checks", false, "do not run the pre-flight checks (scripts.sum, syntax, check-keys) first; said on stderr every time")
 	cmd.Flags().BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "with --exit-code, also exit 1 for a node whose upstream version is listed as affected by a Lua CVE")
 	return cmd
 }
@@ -71,6 +73,12 @@ cannot be reached (the others are still shown).`,
 func runPlan(ctx context.Context, opts *planOptions) error {
 	m, err := loadManifestFor(opts.Manifest)
 	if err != nil {
+		return err
+	}
+	if err := opts.Conn.validate("plan"); err != nil {
+		return err
+	}
+	if err := preflight(ctx, opts.IO, m, "plan", opts.SkipChecks); err != nil {
 		return err
 	}
 	o, err := opts.Conn.connectAll(ctx, "plan")
@@ -84,7 +92,9 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 		return o.envErr(err)
 	}
 	if opts.Conn.Format == "json" {
-		err = writeJSONDoc(opts.IO, o.planJSON(p))
+		doc := o.planJSON(p)
+		doc.Checks = checksState(opts.SkipChecks)
+		err = writeJSONDoc(opts.IO, doc)
 	} else {
 		err = o.planTable(opts.IO, p)
 	}
@@ -142,6 +152,7 @@ type planJSON struct {
 	LibraryName   string         `json:"library_name"`
 	Version       int            `json:"version"`
 	Mode          string         `json:"mode"`
+	Checks        string         `json:"checks"`
 	Changes       int            `json:"changes"`
 	Nodes         []planNodeJSON `json:"nodes"`
 }

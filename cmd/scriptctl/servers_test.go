@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/manifest"
 )
 
 // setTargets rewrites the manifest at path to list targets.
@@ -155,4 +157,72 @@ func TestLockHolderEscaped(t *testing.T) {
 	if !strings.Contains(res.errOut, `host=evil\x1b]0;pwned\x07\x1b[2J`) {
 		t.Fatalf("stderr does not show the escaped holder: %q", res.errOut)
 	}
+}
+
+// TestDeployGatesOnChecks: deploy and plan run the pre-flight checks before
+// anything is sent. A script edited under a released version is refused
+// with exit 1 (check's finding), a syntax error with exit 2 (invalid input),
+// and neither leaves anything on the server; status calls the edited
+// release drift; --skip-checks deploys anyway, says so, and JSON records it.
+func TestDeployGatesOnChecks(t *testing.T) {
+	s := redistest.Standalone(t)
+	t.Setenv("SCRIPTCTL_URL", "")
+	path := loaderProject(t, "1")
+	dir := filepath.Dir(path)
+	urls := []string{"-m", path, "--url", s.URL()}
+	release := filepath.Join(dir, "lua", "release.lua")
+	orig, err := os.ReadFile(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(release, append(orig, []byte("-- edited after the release\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := loaderExpect(t, 1, append([]string{"deploy"}, urls...)...)
+	if !strings.Contains(res.errOut, "deploy refused: the pre-flight checks failed (sum); nothing was sent") ||
+		!strings.Contains(res.errOut, "changed since version 1 was released") {
+		t.Fatalf("deploy stderr:\n%s", res.errOut)
+	}
+	loaderExpect(t, 1, append([]string{"plan"}, urls...)...)
+	if n := dbScripts(t, s, loadFor(t, path)); n != 0 || len(libraries(t, s)) != 0 {
+		t.Fatalf("a refused deploy loaded %d scripts and %v", n, libraries(t, s))
+	}
+
+	res = loaderExpect(t, 0, append([]string{"deploy", "--skip-checks", "--format", "json"}, urls...)...)
+	if !strings.Contains(res.errOut, "warning: --skip-checks: deploy runs without its pre-flight checks") || !strings.Contains(res.out, `"checks": "skipped"`) {
+		t.Fatalf("--skip-checks: stderr %q, stdout:\n%s", res.errOut, res.out)
+	}
+	res = loaderExpect(t, 1, append([]string{"status"}, urls...)...)
+	if !strings.Contains(res.errOut, "drift: script release: ") || !strings.Contains(res.errOut, "is not the code scripts.sum records for version 1") {
+		t.Fatalf("status stderr:\n%s", res.errOut)
+	}
+
+	// A syntax error: invalid input, nothing sent.
+	s2 := redistest.Standalone(t)
+	path2 := loaderProject(t, "1")
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path2), "lua", "publish.lua"), []byte("return (\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := loaderRun(t, "sum", "--force", "-m", path2); r.code != 0 {
+		t.Fatalf("sum --force: %s", r.errOut)
+	}
+	res = loaderExpect(t, 2, "deploy", "-m", path2, "--url", s2.URL())
+	if !strings.Contains(res.errOut, "syntax: ") || !strings.Contains(res.errOut, "SCRIPT LOAD fails: ERR Error compiling script") {
+		t.Fatalf("deploy of a syntax error, stderr:\n%s", res.errOut)
+	}
+	if n := dbScripts(t, s2, loadFor(t, path2)); n != 0 {
+		t.Fatalf("a refused deploy loaded %d scripts", n)
+	}
+}
+
+// dbScripts counts the manifest's scripts cached on s.
+func dbScripts(t *testing.T, s *redistest.Server, m *manifest.Manifest) int {
+	t.Helper()
+	n := 0
+	for _, sc := range m.Scripts {
+		if scriptExists(t, s, sc.SHA) {
+			n++
+		}
+	}
+	return n
 }

@@ -105,7 +105,16 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		opts.IO.Notice("%d drifted item(s): run 'scriptctl deploy' to repair", len(drift))
 		return cmdutil.Findings()
 	}
-	if servers.findings(opts.FailOnCVE) > 0 {
+	// Code edited under a released version: what is loaded may match the
+	// files, but it is not what scripts.sum records as that release.
+	edited := 0
+	for _, sc := range m.Scripts {
+		if sha, ok := ledger[m.Version][sc.Name]; ok && sha != sc.SHA {
+			opts.IO.Notice("drift: script %s: %s is not the code scripts.sum records for version %d (%s): bump version and run 'scriptctl sum', then deploy", sc.Name, sc.SHA, m.Version, sha)
+			edited++
+		}
+	}
+	if edited > 0 || servers.findings(opts.FailOnCVE) > 0 {
 		return cmdutil.Findings()
 	}
 	return nil

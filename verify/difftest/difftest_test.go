@@ -166,6 +166,13 @@ func runCorpus(t *testing.T, fcall bool) {
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			live, off := transcripts(t, l, s, fcall)
+			if live != off && wallClockBound(live) {
+				// The live TTL ticks with the wall clock while the offline
+				// clock stands still: on a loaded machine more than 500 ms
+				// can pass between a SET EX and the TTL after it. A second
+				// run is judged instead; a real difference differs again.
+				live, off = transcripts(t, l, s, fcall)
+			}
 			reason, known := KnownDivergences[key]
 			switch {
 			case live == off && known:
@@ -261,4 +268,15 @@ func FuzzParseCorpus(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		parseCorpus("fuzz.yaml", []byte(s))
 	})
+}
+
+// wallClockBound reports whether a live transcript reads a remaining time,
+// which the server computes from its wall clock.
+func wallClockBound(live string) bool {
+	for _, c := range []string{"> TTL", "> PTTL", "> OBJECT IDLETIME", "> XPENDING", "> XINFO"} {
+		if strings.Contains(live, c) {
+			return true
+		}
+	}
+	return false
 }

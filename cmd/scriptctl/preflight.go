@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/verify"
+)
+
+// preflightSteps are the checks plan and deploy run before they send
+// anything: scripts.sum, script syntax on every target, and check-keys. The
+// manifest itself is already valid (it loaded). Lint and the scenarios stay
+// with check: they judge, these refuse what must never reach a server.
+var preflightSteps = []checkStep{
+	{"sum", checkSumStep},
+	{"syntax", checkSyntaxStep},
+	{"check-keys", checkKeysStep},
+}
+
+// checkSyntaxStep compiles every script (SCRIPT LOAD) and the generated
+// Functions library (FUNCTION LOAD) in the offline engine of every target
+// the manifest lists, as the servers would: an error is invalid input.
+func checkSyntaxStep(ctx context.Context, m *manifest.Manifest) stepResult {
+	var res stepResult
+	for _, t := range m.Targets {
+		e := verify.New(verify.Options{Target: t})
+		for _, s := range m.Scripts {
+			r, err := e.Do(ctx, "SCRIPT", "LOAD", string(s.Source))
+			switch {
+			case err != nil:
+				res.Findings = append(res.Findings, checkFinding{Severity: "warning", File: s.Path, Message: fmt.Sprintf("%s: cannot be judged offline: %v", t, err)})
+			case r.IsError():
+				res.Findings = append(res.Findings, checkFinding{Severity: "error", File: s.Path, Message: fmt.Sprintf("%s: SCRIPT LOAD fails: %s", t, r.Str)})
+			}
+		}
+		if r, err := e.FunctionLoad(m.FunctionsLibrary(), false); err == nil && r.IsError() {
+			res.Findings = append(res.Findings, checkFinding{Severity: "error", File: m.Path, Message: fmt.Sprintf("%s: FUNCTION LOAD of library %s fails: %s", t, m.LibraryName(), r.Str)})
+		}
+	}
+	if res.count("error") > 0 {
+		res.Err = cmdutil.Input(fmt.Errorf("script syntax: %s", checkPlural(res.count("error"), "problem")))
+	} else {
+		res.Summary = fmt.Sprintf("%s compile on %s", checkPlural(len(m.Scripts), "script"), strings.Join(m.Targets, ", "))
+	}
+	return res
+}
+
+// preflight runs preflightSteps for cmdName (plan or deploy) and refuses
+// with the step's exit code (1 a finding, 2 invalid input) before anything
+// is sent. With skip it runs nothing and says so on stderr, every time.
+func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manifest, cmdName string, skip bool) error {
+	if skip {
+		ios.Notice("warning: --skip-checks: %s runs without its pre-flight checks (scripts.sum, syntax, check-keys)", cmdName)
+		return nil
+	}
+	code, failed := 0, []string{}
+	for _, st := range preflightSteps {
+		res := st.Run(ctx, m)
+		for _, f := range res.Findings {
+			if f.Severity == "error" {
+				ios.Notice("%s: %s", st.Name, f.String())
+			}
+		}
+		stepCode := 0
+		switch {
+		case res.Err != nil:
+			stepCode = cmdutil.ExitCode(res.Err)
+		case res.count("error") > 0:
+			stepCode = cmdutil.ExitFindings
+		}
+		if stepCode != 0 {
+			failed = append(failed, st.Name)
+		}
+		// Invalid input (2) outranks a finding (1), as in check.
+		if stepCode == cmdutil.ExitInput || code == 0 {
+			code = max(code, stepCode)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return &cmdutil.ExitError{Code: code,
+		Err:  fmt.Errorf("%s refused: the pre-flight checks failed (%s); nothing was sent", cmdName, strings.Join(failed, ", ")),
+		Hint: "scriptctl check shows every problem; --skip-checks bypasses the gate"}
+}
+
+// checksState is the JSON checks field: "passed" or "skipped".
+func checksState(skipped bool) string {
+	if skipped {
+		return "skipped"
+	}
+	return "passed"
+}
