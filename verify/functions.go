@@ -39,6 +39,10 @@ type functions struct {
 	api   *lua.LTable // globals seen while a library loads
 	// pending collects register_function calls during a load.
 	pending []*function
+	// badArgv: the last redis.call of a function failed on a non-string
+	// argument, which leaves the functions' Lua client with argc set and
+	// no argv (luaRedisGenericCommand); see serverFacts.fnArgvCrash.
+	badArgv bool
 }
 
 func newFunctions() *functions {
@@ -369,7 +373,12 @@ func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro
 	r.readOnly = ro || noWrites
 	r.setKeys(keys)
 	L := r.L
-	return r.call(f.callback, stringArray(L, keys), stringArray(L, args))
+	rep, err := r.call(f.callback, stringArray(L, keys), stringArray(L, args))
+	if err == nil && e.funcs.badArgv && e.t.fnArgvCrash {
+		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "a function's redis.call or redis.pcall with an argument that is not a string or a number, not followed by another call, crashes " +
+			e.t.family + " " + e.t.versionName() + " at the next FUNCTION FLUSH (the Lua client keeps argc without argv)"}
+	}
+	return rep, err
 }
 
 // doScript runs EVAL, EVAL_RO, FCALL or FCALL_RO sent as a command.

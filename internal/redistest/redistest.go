@@ -170,6 +170,16 @@ type config struct {
 	password string
 	args     []string
 	kind     *Kind
+	bin      string // WithBinary
+}
+
+// WithBinary starts the server binary at path, a build of target name (a
+// server built by hand, such as one recorded for a target CI does not run).
+func WithBinary(path, name string) Option {
+	return func(c *config) {
+		c.bin = path
+		c.kind = &Kind{Name: name, server: filepath.Base(path)}
+	}
 }
 
 // WithKind starts servers of build k instead of the default one.
@@ -232,7 +242,10 @@ func newServer(t testing.TB, cluster bool, opts []Option) *Server {
 	if c.kind != nil {
 		kind = *c.kind
 	}
-	bin := kind.ServerPath(t)
+	bin := c.bin
+	if bin == "" {
+		bin = kind.ServerPath(t)
+	}
 	dir := t.TempDir()
 	s := &Server{t: t, bin: bin, Kind: kind, Dir: dir, Password: c.password}
 	var lastErr error

@@ -9,3 +9,8 @@ var KnownDivergences = map[string]string{
 	"edge-pairs-order-two-keys":    "table iteration order: pairs/next visit a table's hash keys in gopher-lua's order (insertion order), not Lua 5.1's hash-table order",
 	"edge-cjson-null-metatable":    "cjson.null carries a metatable offline (its __tostring prints Redis's \"userdata: (nil)\"); Redis's lightuserdata has none",
 }
+
+// TargetDivergences maps a target (verify.Targets) to the snippets that
+// cannot match on that target only (name, or "fcall:" name for function
+// mode only) and why. The live corpus and TestRecordedTargets read it.
+var TargetDivergences = map[string]map[string]string{}
