@@ -52,6 +52,13 @@ type serverFacts struct {
 	// crashes on the argc a failed argument conversion left behind
 	// (functions.badArgv; seen on 8.0.2). Valkey 8.0 and 8.1 keep the client.
 	fnArgvCrash bool
+	// scriptingEngines: Valkey 8.1's scripting engine manager. EVAL's
+	// shebang names its engine case-insensitively, checked after the
+	// options ("Could not find scripting engine 'x'"), and FUNCTION LOAD
+	// checks function names after the library's code ran, without the
+	// "Error registering functions" prefix and with "Function names" in
+	// the invalid-name text.
+	scriptingEngines bool
 	// commands are the top-level commands this target knows beyond Redis
 	// 7.0.15's (redisCommands): a script calling one gets "not implemented
 	// offline" (or the command's emulation), never "unknown command".
@@ -250,6 +257,7 @@ func redis80(f *serverFacts) *serverFacts {
 // valkey81 adds Valkey 8.1's COMMANDLOG and SET ... IFEQ.
 func valkey81(f *serverFacts) *serverFacts {
 	f.commands = valkey81Commands
+	f.scriptingEngines = true
 	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
 	return f
 }

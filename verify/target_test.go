@@ -219,3 +219,42 @@ func TestValkeySetIfeq(t *testing.T) {
 		}
 	}
 }
+
+func TestValkeyScriptingEngines(t *testing.T) {
+	ctx := context.Background()
+	evals := []struct {
+		target, src string
+		want        Reply
+	}{
+		{"valkey-8.1", "#!LUA\nreturn 1", IntReply(1)},
+		{"valkey-8.0", "#!LUA\nreturn 1", ErrorReply("ERR Unexpected engine in script shebang: #!LUA")},
+		{"valkey-8.1", "#!python\nreturn 1", ErrorReply("ERR Could not find scripting engine 'python'")},
+		{"valkey-8.1", "#!\nreturn 1", ErrorReply("ERR Could not find scripting engine ''")},
+		{"valkey-8.1", "#!pyth on\nreturn 1", ErrorReply("ERR Unknown lua shebang option: on")},
+		{"valkey-8.1", "#!lua flags=bogus\nreturn 1", ErrorReply("ERR Unexpected flag in script shebang: bogus")},
+	}
+	for _, tt := range evals {
+		got, err := New(Options{Target: tt.target}).Eval(ctx, []byte(tt.src), nil, nil)
+		if err != nil || !got.Equal(tt.want) {
+			t.Errorf("%s: EVAL %q = %s %v, want %s", tt.target, tt.src, got, err, tt.want)
+		}
+	}
+	const bad = "redis.register_function('bad-name', function() return 1 end)\n"
+	const dup = "redis.register_function('a', function() return 1 end)\nredis.register_function('a', function() return 2 end)\n"
+	loads := []struct {
+		target, body string
+		want         Reply
+	}{
+		{"valkey-8.1", bad + dup, ErrorReply("ERR Function names can only contain letters, numbers, or underscores(_) and must be at least one character long")},
+		{"valkey-8.1", dup + bad, ErrorReply("ERR Function already exists in the library")},
+		{"valkey-8.1", bad + "local x = {} .. 1\n", ErrorReply("ERR Error registering functions: ERR user_function:3: attempt to concatenate a table value")},
+		{"valkey-8.0", bad + dup, ErrorReply("ERR Error registering functions: ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character long")},
+		{"redis-7.0", dup + bad, ErrorReply("ERR Error registering functions: ERR Function already exists in the library")},
+	}
+	for _, tt := range loads {
+		got, err := New(Options{Target: tt.target}).FunctionLoad([]byte("#!lua name=mylib\n"+tt.body), false)
+		if err != nil || !got.Equal(tt.want) {
+			t.Errorf("%s: FUNCTION LOAD %q = %s %v, want %s", tt.target, tt.body, got, err, tt.want)
+		}
+	}
+}

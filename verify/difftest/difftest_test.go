@@ -187,14 +187,18 @@ func runSnippet(t *testing.T, l *liveServer, target string, now int64, s Snippet
 	return lb.String(), ob.String()
 }
 
-// divergence returns why snippet key (prefixed "fcall:" in function mode)
-// cannot match on target: KnownDivergences, then TargetDivergences.
+// divergence returns why snippet name (or "fcall:" name in function mode)
+// cannot match on target: KnownDivergences unless TargetMatches says it
+// matches there, then TargetDivergences.
 func divergence(target, name string, fcall bool) (string, bool) {
 	keys := []string{name}
 	if fcall {
 		keys = []string{"fcall:" + name, name}
 	}
 	for _, k := range keys {
+		if _, ok := TargetMatches[target][k]; ok {
+			return "", false
+		}
 		if r, ok := KnownDivergences[k]; ok {
 			return r, true
 		}
@@ -283,6 +287,21 @@ func TestCorpus(t *testing.T) {
 	for name := range KnownDivergences {
 		if !names[name] {
 			t.Errorf("known divergence %q names no snippet", name)
+		}
+	}
+	for what, m := range map[string]map[string]map[string]string{"TargetDivergences": TargetDivergences, "TargetMatches": TargetMatches} {
+		for target, byName := range m {
+			if err := verify.CheckTarget(target); err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+			for name := range byName {
+				if !names[name] {
+					t.Errorf("%s[%s]: %q names no snippet", what, target, name)
+				}
+				if _, ok := KnownDivergences[name]; what == "TargetMatches" && !ok {
+					t.Errorf("TargetMatches[%s]: %q is not a known divergence", target, name)
+				}
+			}
 		}
 	}
 }
