@@ -139,7 +139,7 @@ const scriptErrWrite = "ERR Write commands are not allowed from read-only script
 // offline.
 func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	name := strings.ToLower(args[0])
-	info, known := lookupCommand(name)
+	info, known := e.t.command(name)
 	if !known {
 		if sc != nil {
 			return ErrorReply(e.t.errUnknownCommand), nil
@@ -182,7 +182,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 			return ErrorReply(scriptErrWrite), nil
 		}
 	}
-	h, ok := handlers[name]
+	h, ok := e.t.handler(name)
 	if !ok {
 		return Reply{}, notImplemented("%s", strings.ToUpper(name))
 	}

@@ -100,8 +100,8 @@ func (e *Engine) Advance(ms int64) {
 
 // RunError reports a run the offline engine cannot judge: it is never a Redis
 // reply. Code is one of "not-implemented", "undeclared-key", "timeout",
-// "stack-overflow", "memory" or "server-crash" (a script that crashes
-// redis-server 7.0.15 itself).
+// "stack-overflow", "memory", "server-crash" (a script that crashes the
+// target's server itself) or "unknown-target".
 type RunError struct {
 	Code string
 	Msg  string

@@ -39,6 +39,10 @@ type functions struct {
 	api   *lua.LTable // globals seen while a library loads
 	// pending collects register_function calls during a load.
 	pending []*function
+	// badArgv: the last redis.call of a function failed on a non-string
+	// argument, which leaves the functions' Lua client with argc set and
+	// no argv (luaRedisGenericCommand); see serverFacts.fnArgvCrash.
+	badArgv bool
 }
 
 func newFunctions() *functions {
@@ -160,6 +164,15 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	}
 	if len(pending) == 0 {
 		return ErrorReply("ERR No functions registered"), nil
+	}
+	if e.t.scriptingEngines {
+		// Valkey 8.1 checks the names once the library's code has run,
+		// in registration order, and without the registering prefix.
+		for i, f := range pending {
+			if text := checkPending(pending[:i], f, true); text != "" {
+				return ErrorReply("ERR " + text), nil
+			}
+		}
 	}
 	// Function names are global and case-insensitive (library names and a
 	// library's own function names are case-sensitive), as in Redis.
@@ -320,16 +333,31 @@ func (r *scriptRun) registerFunction(L *lua.LState) int {
 	default:
 		fail("wrong number of arguments to redis.register_function")
 	}
-	if !validName(f.name) {
-		fail("Library names can only contain letters, numbers, or underscores(_) and must be at least one character long")
-	}
-	for _, p := range r.e.funcs.pending {
-		if p.name == f.name {
-			fail("Function already exists in the library")
+	if !r.e.t.scriptingEngines {
+		if text := checkPending(r.e.funcs.pending, f, false); text != "" {
+			fail(text)
 		}
 	}
 	r.e.funcs.pending = append(r.e.funcs.pending, f)
 	return 0
+}
+
+// checkPending returns the error of registering f after earlier ones: an
+// invalid name (Redis 7.0 words it as a library name; Valkey 8.1, which
+// checks after the load, as a function name: fixed) or a name used twice.
+func checkPending(earlier []*function, f *function, fixed bool) string {
+	if !validName(f.name) {
+		if fixed {
+			return "Function names can only contain letters, numbers, or underscores(_) and must be at least one character long"
+		}
+		return "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"
+	}
+	for _, p := range earlier {
+		if p.name == f.name {
+			return "Function already exists in the library"
+		}
+	}
+	return ""
 }
 
 // FCall runs FCALL fn numkeys key... arg....
@@ -369,7 +397,12 @@ func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro
 	r.readOnly = ro || noWrites
 	r.setKeys(keys)
 	L := r.L
-	return r.call(f.callback, stringArray(L, keys), stringArray(L, args))
+	rep, err := r.call(f.callback, stringArray(L, keys), stringArray(L, args))
+	if err == nil && e.funcs.badArgv && e.t.fnArgvCrash {
+		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "a function's redis.call or redis.pcall with an argument that is not a string or a number, not followed by another call, crashes " +
+			e.t.family + " " + e.t.versionName() + " at the next FUNCTION FLUSH (the Lua client keeps argc without argv)"}
+	}
+	return rep, err
 }
 
 // doScript runs EVAL, EVAL_RO, FCALL or FCALL_RO sent as a command.
@@ -443,10 +476,10 @@ func (e *Engine) doScriptCmd(args []string) (Reply, error) {
 			return errArity("script|load"), nil
 		}
 		src := []byte(args[2])
-		if _, _, errText := parseShebang(src); errText != "" {
+		if _, _, errText := parseShebang(src, e.t); errText != "" {
 			return ErrorReply("ERR " + errText), nil
 		}
-		_, n, _ := parseShebang(src)
+		_, n, _ := parseShebang(src, e.t)
 		if _, _, err := compileSites(src[n:], "@user_script"); err != nil {
 			e.noteCompileError(err)
 			return ErrorReply(sanitize("ERR Error compiling script (new function): " + err.Error())), nil

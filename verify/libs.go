@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -429,4 +430,20 @@ func argIs(v lua.LValue, want string) bool {
 		return false
 	}
 	return true
+}
+
+// processStart stands for the server's start: os.clock counts from it.
+var processStart = time.Now()
+
+// osTable is the sandboxed os library of Redis 7.4 and Valkey 8.0
+// (loslib.c's sandbox_syslib): os.clock only, the processor time the
+// server has used in seconds. Offline it is the time since the engine's
+// process started: a number that only grows, as a script can observe.
+func osTable(L *lua.LState) *lua.LTable {
+	t := L.NewTable()
+	t.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(time.Since(processStart).Seconds()))
+		return 1
+	}))
+	return t
 }

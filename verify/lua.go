@@ -118,6 +118,9 @@ func (r *scriptRun) newState() {
 	G.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 	r.installBase(G)
 	r.installLibs(G)
+	if r.e.t.osClock {
+		G.RawSetString("os", osTable(L))
+	}
 	G.RawSetString("redis", r.redisTable())
 	G.RawSetString("__redis__err__handler", L.NewFunction(func(L *lua.LState) int {
 		L.Push(L.Get(1))
@@ -139,7 +142,7 @@ func (r *scriptRun) newState() {
 		return 0
 	}))
 	L.SetMetatable(G, gmt)
-	for _, lib := range []string{"string", "table", "math", "coroutine", "bit", "cjson", "struct", "cmsgpack", "redis"} {
+	for _, lib := range []string{"string", "table", "math", "coroutine", "bit", "cjson", "struct", "cmsgpack", "redis", "os"} {
 		if t, ok := G.RawGetString(lib).(*lua.LTable); ok {
 			G.RawSetString(lib, r.readonlyProxy(t))
 		}

@@ -17,6 +17,59 @@ func luaNumber(f float64) string { return cFloat(f, 'g', 14, false) }
 // string: "%.17g".
 func argNumber(f float64) string { return cFloat(f, 'g', 17, false) }
 
+// argNumberShortest is the same conversion from Redis 7.2 on
+// (luaArgsToRedisArgv with double2ll, #13115): an integral value within
+// +-2^62 prints as an integer, anything else as fpconv_dtoa writes it.
+func argNumberShortest(f float64) string {
+	if f >= -(1<<62) && f <= 1<<62 && f == math.Trunc(f) {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return fpconvDtoa(f)
+}
+
+// fpconvDtoa is deps/fpconv's fpconv_dtoa: grisu2's digits, written as an
+// integer, a plain decimal or in exponent form by emit_digits' rules.
+func fpconvDtoa(f float64) string {
+	sign := ""
+	if math.Signbit(f) {
+		sign = "-"
+	}
+	switch {
+	case f == 0:
+		return sign + "0"
+	case math.IsNaN(f):
+		return sign + "nan"
+	case math.IsInf(f, 0):
+		return sign + "inf"
+	}
+	d, k := grisu2(math.Abs(f))
+	digits, nd := string(d), len(d)
+	x := k + nd - 1 // the decimal exponent of the first digit
+	exp := x
+	if exp < 0 {
+		exp = -exp
+	}
+	switch {
+	case k >= 0 && exp < nd+7: // plain integer
+		return sign + digits + strings.Repeat("0", k)
+	case k < 0 && (k > -7 || exp < 4) && nd+k <= 0: // 0.000ddd
+		return sign + "0." + strings.Repeat("0", -(nd+k)) + digits
+	case k < 0 && (k > -7 || exp < 4): // ddd.ddd
+		return sign + digits[:nd+k] + "." + digits[nd+k:]
+	}
+	if max := 18 - len(sign); nd > max {
+		nd = max
+	}
+	out := sign + digits[:1]
+	if nd > 1 {
+		out += "." + digits[1:nd]
+	}
+	if x < 0 {
+		return out + "e-" + strconv.Itoa(exp)
+	}
+	return out + "e+" + strconv.Itoa(exp)
+}
+
 // cFloat formats f like C printf's %.<prec><verb> (verb e, E, f, g or G;
 // alt is the # flag), including glibc's inf, -inf, nan and -nan.
 func cFloat(f float64, verb byte, prec int, alt bool) string {

@@ -66,7 +66,7 @@ func (r *scriptRun) redisTable() *lua.LTable {
 			L.Error(errTable(L, "ERR First argument must be a number (log level)."), 0)
 		}
 		if n < 0 || n > 3 {
-			L.Error(errTable(L, "ERR Invalid debug level."), 0)
+			L.Error(errTable(L, r.e.t.text("ERR Invalid debug level.")), 0)
 		}
 		return 0 // offline: nothing is logged
 	})
@@ -110,7 +110,7 @@ func (r *scriptRun) redisTable() *lua.LTable {
 			L.Error(errTable(L, r.e.t.text("ERR Please specify at least one argument for this redis lib call")), 0)
 		}
 		name, _ := L.Get(1).(lua.LString)
-		if _, ok := lookupCommand(lowerASCII(string(name))); !ok {
+		if _, ok := r.e.t.command(lowerASCII(string(name))); !ok {
 			L.Error(errTable(L, r.e.t.text("ERR Invalid command passed to redis.acl_check_cmd()")), 0)
 		}
 		L.Push(lua.LTrue)
@@ -163,10 +163,16 @@ func (r *scriptRun) redisCall(L *lua.LState, raise bool) int {
 		case lua.LString:
 			args[i-1] = string(v)
 		case lua.LNumber:
-			args[i-1] = argNumber(float64(v))
+			args[i-1] = r.e.t.numArg(float64(v))
 		default:
+			if r == r.e.funcs.run {
+				r.e.funcs.badArgv = true
+			}
 			return fail(r.e.t.text("ERR Lua redis lib command arguments must be strings or integers"))
 		}
+	}
+	if r == r.e.funcs.run {
+		r.e.funcs.badArgv = false
 	}
 	reply, err := r.e.exec(r, args)
 	if err != nil {

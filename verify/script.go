@@ -19,7 +19,10 @@ var scriptFlags = []string{"no-writes", "allow-oom", "allow-stale", "no-cluster"
 // parseShebang is evalExtractShebangFlags: the flags of a "#!lua" first line
 // and the length of that line (its newline excluded), or the error text
 // Redis replies with (after "ERR ").
-func parseShebang(body []byte) (flags []string, n int, errText string) {
+//
+// On Valkey 8.1 (scriptingEngines) the engine is looked up by name,
+// case-insensitively, after the options are checked.
+func parseShebang(body []byte, t *serverFacts) (flags []string, n int, errText string) {
 	if !bytes.HasPrefix(body, []byte("#!")) {
 		return nil, 0, ""
 	}
@@ -31,7 +34,7 @@ func parseShebang(body []byte) (flags []string, n int, errText string) {
 	if len(parts) == 0 {
 		return nil, 0, "Invalid engine in script shebang"
 	}
-	if parts[0] != "#!lua" {
+	if parts[0] != "#!lua" && !t.scriptingEngines {
 		return nil, 0, "Unexpected engine in script shebang: " + parts[0]
 	}
 	flags = []string{}
@@ -49,6 +52,9 @@ func parseShebang(body []byte) (flags []string, n int, errText string) {
 			}
 			flags = append(flags, f)
 		}
+	}
+	if engine := parts[0][2:]; t.scriptingEngines && !strings.EqualFold(engine, "lua") {
+		return nil, 0, "Could not find scripting engine '" + engine + "'"
 	}
 	return flags, end, ""
 }
@@ -95,7 +101,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 			return r, nil
 		}
 	}
-	flags, shebangLen, errText := parseShebang(src)
+	flags, shebangLen, errText := parseShebang(src, e.t)
 	if errText != "" {
 		return ErrorReply("ERR " + errText), nil
 	}

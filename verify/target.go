@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"github.com/scriptctl/scriptctl/internal/cmdtable"
 	"sort"
 	"strings"
 )
@@ -39,6 +40,58 @@ type serverFacts struct {
 	texts map[string]string
 	// libName replaces "redis." in redis.register_function's errors.
 	libName string
+
+	// numArg turns a number passed to redis.call into the argument string
+	// (luaArgsToRedisArgv): "%.17g" in 7.0, the integer or fpconv_dtoa's
+	// shortest round-trip form from 7.2 (argNumber, argNumberShortest).
+	numArg func(float64) string
+	// osClock: the `os` global exists, with os.clock only (Redis 7.4,
+	// Valkey 8.0: luaopen_os of the sandboxed loslib.c).
+	osClock bool
+	// fnArgvCrash: FUNCTION FLUSH frees the functions' Lua client (Redis
+	// 7.4's functionsLibCtxClearCurrent releases the engines), which
+	// crashes on the argc a failed argument conversion left behind
+	// (functions.badArgv; seen on 8.0.2). Valkey 8.0 and 8.1 keep the client.
+	fnArgvCrash bool
+	// scriptingEngines: Valkey 8.1's scripting engine manager. EVAL's
+	// shebang names its engine case-insensitively, checked after the
+	// options ("Could not find scripting engine 'x'"), and FUNCTION LOAD
+	// checks function names after the library's code ran, without the
+	// "Error registering functions" prefix and with "Function names" in
+	// the invalid-name text.
+	scriptingEngines bool
+	// table is the target's command table, recorded from its server
+	// (internal/cmdtable): a command it lists but the engine does not
+	// emulate gets "not implemented offline", never "unknown command".
+	table *cmdtable.Table
+	// handlers replace or add command emulations on this target (SET with
+	// Valkey 8.1's IFEQ).
+	handlers map[string]handler
+}
+
+// versionName is the server's own version: Valkey's, or Redis's.
+func (f *serverFacts) versionName() string {
+	if f.valkeyVersion != "" {
+		return f.valkeyVersion
+	}
+	return f.redisVersion
+}
+
+// command returns what this target declares for the command name.
+func (f *serverFacts) command(name string) (*cmdtable.Command, bool) {
+	if f.table == nil {
+		f.table = cmdtable.MustLoad(f.name)
+	}
+	return f.table.Command(name)
+}
+
+// handler returns the emulation of the command name on this target.
+func (f *serverFacts) handler(name string) (handler, bool) {
+	if h, ok := f.handlers[name]; ok {
+		return h, true
+	}
+	h, ok := handlers[name]
+	return h, ok
 }
 
 // text returns msg as this target words it: the engine writes Redis
@@ -66,25 +119,62 @@ const (
 	valkeyNoscript   = "NOSCRIPT No matching script."
 )
 
-func redisFacts(name, version string, num int) *serverFacts {
-	return &serverFacts{name: name, family: "redis", redisVersion: version, redisVersionNum: num,
-		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript}
+// The eras of Redis's scripting layer, by the release that changed what a
+// script sees (from the tags' src/script_lua.c):
+//   - 7.2.0: number arguments of redis.call by fpconv_dtoa (7.2.5 and 7.4.0
+//     then print integral values as integers: #13115), and set_repl's
+//     error says "one argument";
+//   - 7.4.0: the `os` global with os.clock, and redis.log's "Invalid log
+//     level." (7.0 and 7.2: "Invalid debug level.").
+type era int
+
+const (
+	era70 era = iota
+	era72
+	era74
+)
+
+func redisFacts(name, version string, num int, e era) *serverFacts {
+	f := &serverFacts{name: name, family: "redis", redisVersion: version, redisVersionNum: num,
+		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
+		numArg: argNumber}
+	switch e {
+	case era72:
+		f.numArg, f.texts = argNumberShortest, redis72Texts
+	case era74:
+		f.numArg, f.texts, f.osClock = argNumberShortest, redis74Texts, true
+		f.fnArgvCrash = true
+	}
+	return f
 }
 
-// valkeyFacts: Valkey 7.2 kept Redis's texts; 8.0 renamed the script errors
-// and shortened NOSCRIPT, and added the `server` global.
+// valkeyFacts: Valkey 7.2 is Redis 7.2.4's scripting layer (with #13115,
+// backported to 7.2.5); 8.0 renamed the script errors and shortened
+// NOSCRIPT, added the `server` global, and took Redis 7.4's os.clock and
+// log-level text.
 func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 	f := &serverFacts{name: name, family: "valkey", redisVersion: "7.2.4", redisVersionNum: 0x070204,
 		valkeyVersion: version, valkeyVersionNum: num, serverName: "valkey",
-		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript}
+		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
+		numArg: argNumberShortest, texts: redis72Texts}
 	if v8 {
-		f.serverGlobal = true
+		f.serverGlobal, f.osClock = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
 		f.texts = valkey8Texts
 		f.libName = "server"
 	}
 	return f
 }
+
+// redis72Texts: Redis 7.2.0 fixed set_repl's text (script_lua.c).
+var redis72Texts = map[string]string{
+	"ERR redis.set_repl() requires two arguments.": "ERR redis.set_repl() requires one argument.",
+}
+
+// redis74Texts: Redis 7.4.0 renamed redis.log's level error (script_lua.c).
+var redis74Texts = withTexts(redis72Texts, map[string]string{
+	"ERR Invalid debug level.": "ERR Invalid log level.",
+})
 
 // valkey8Texts are the library errors Valkey 8.0 reworded (script_lua.c,
 // function_lua.c of 8.0.1; checked live on 8.1.1).
@@ -95,17 +185,38 @@ var valkey8Texts = map[string]string{
 	"ERR Please specify at least one argument for this redis lib call": "ERR Please specify at least one argument for this call",
 	"ERR Invalid command passed to redis.acl_check_cmd()":              "ERR Invalid command passed to server.acl_check_cmd()",
 	"ERR Lua redis lib command arguments must be strings or integers":  "ERR Command arguments must be strings or integers",
+	"ERR Invalid debug level.":                                         "ERR Invalid log level.",
+}
+
+// withTexts returns base with more's rewordings added.
+func withTexts(base, more map[string]string) map[string]string {
+	out := make(map[string]string, len(base)+len(more))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
 }
 
 // targets holds every target the engine can imitate, by name.
 var targets = map[string]*serverFacts{
-	"redis-7.0":  redisFacts("redis-7.0", "7.0.15", 0x07000f),
-	"redis-7.2":  redisFacts("redis-7.2", "7.2.6", 0x070206),
-	"redis-7.4":  redisFacts("redis-7.4", "7.4.1", 0x070401),
-	"redis-8.0":  redisFacts("redis-8.0", "8.0.2", 0x080002),
+	"redis-7.0":  redisFacts("redis-7.0", "7.0.15", 0x07000f, era70),
+	"redis-7.2":  redisFacts("redis-7.2", "7.2.6", 0x070206, era72),
+	"redis-7.4":  redisFacts("redis-7.4", "7.4.1", 0x070401, era74),
+	"redis-8.0":  redisFacts("redis-8.0", "8.0.2", 0x080002, era74),
 	"valkey-7.2": valkeyFacts("valkey-7.2", "7.2.7", 0x070207, false),
 	"valkey-8.0": valkeyFacts("valkey-8.0", "8.0.1", 0x080001, true),
-	"valkey-8.1": valkeyFacts("valkey-8.1", "8.1.1", 0x080101, true),
+	"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", "8.1.1", 0x080101, true)),
+}
+
+// valkey81 adds Valkey 8.1's scripting engine manager and SET ... IFEQ
+// (its commands, COMMANDLOG among them, come from its command table).
+func valkey81(f *serverFacts) *serverFacts {
+	f.scriptingEngines = true
+	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
+	return f
 }
 
 // DefaultTarget is the server the engine imitates when Options.Target is

@@ -20,13 +20,17 @@ import (
 // "target=/path/to/server,target=/path" (a development machine that built
 // them, or CI for the targets it installs).
 func liveServers(t *testing.T) map[string]*redistest.Server {
-	out := map[string]*redistest.Server{"redis-7.0": redistest.Standalone(t)}
+	out := map[string]*redistest.Server{}
+	// The builds the tests run (make test-servers): Redis 7.0, 8.0, Valkey 8.1.
+	for _, k := range redistest.Kinds {
+		out[k.Name] = redistest.Standalone(t, redistest.WithKind(k))
+	}
 	for _, kv := range strings.Split(os.Getenv("SCRIPTCTL_TARGET_SERVERS"), ",") {
 		target, bin, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
 			continue
 		}
-		out[target] = redistest.Standalone(t, redistest.WithBinary(bin))
+		out[target] = redistest.Standalone(t, redistest.WithBinary(bin, target))
 	}
 	return out
 }

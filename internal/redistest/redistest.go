@@ -170,7 +170,16 @@ type config struct {
 	password string
 	args     []string
 	kind     *Kind
-	bin      string
+	bin      string // WithBinary
+}
+
+// WithBinary starts the server binary at path, a build of target name (a
+// server built by hand, such as one recorded for a target CI does not run).
+func WithBinary(path, name string) Option {
+	return func(c *config) {
+		c.bin = path
+		c.kind = &Kind{Name: name, server: filepath.Base(path)}
+	}
 }
 
 // WithKind starts servers of build k instead of the default one.
@@ -184,10 +193,6 @@ func WithPassword(pw string) Option { return func(c *config) { c.password = pw }
 func WithArgs(args ...string) Option {
 	return func(c *config) { c.args = append(c.args, args...) }
 }
-
-// WithBinary starts the server binary at path instead of the redis-server
-// on PATH: another version, or a valkey-server.
-func WithBinary(path string) Option { return func(c *config) { c.bin = path } }
 
 // Server is one redis-server process.
 type Server struct {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/scriptctl/scriptctl/verify"
 )
 
 // Snippet is one corpus entry.
@@ -24,6 +26,7 @@ type Snippet struct {
 	ReadOnly   bool       `yaml:"readonly"` // EVAL_RO; as a function: flags no-writes and FCALL_RO
 	Library    string     `yaml:"library"`  // function mode only: this library's code, loaded as is
 	Function   string     `yaml:"function"` // with library: the function FCALL calls
+	Targets    []string   `yaml:"targets"`  // only on these targets (verify.Targets); empty: all
 
 	File string `yaml:"-"`
 	Line int    `yaml:"-"`
@@ -35,7 +38,25 @@ func (s Snippet) Pos() string { return fmt.Sprintf("%s:%d", s.File, s.Line) }
 var snippetFields = map[string]bool{
 	"name": true, "script": true, "file": true, "keys": true, "args": true,
 	"setup": true, "after": true, "no_function": true, "readonly": true,
-	"library": true, "function": true,
+	"library": true, "function": true, "targets": true,
+}
+
+// runs reports whether s runs on target in the mode: a library snippet
+// runs in function mode only, a no_function one in EVAL mode only, and a
+// snippet with targets only on those.
+func (s Snippet) runs(target string, fcall bool) bool {
+	if (fcall && s.NoFunction != "") || (!fcall && s.Library != "") {
+		return false
+	}
+	if len(s.Targets) == 0 {
+		return true
+	}
+	for _, n := range s.Targets {
+		if n == target {
+			return true
+		}
+	}
+	return false
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
@@ -66,7 +87,7 @@ func parseCorpus(file string, data []byte) ([]Snippet, error) {
 		}
 		for i := 0; i < len(n.Content); i += 2 {
 			if k := n.Content[i]; !snippetFields[k.Value] {
-				return nil, fmt.Errorf("%s:%d: unknown field %q (want name, script, file, library, function, keys, args, setup, after, no_function or readonly)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown field %q (want name, script, file, library, function, keys, args, setup, after, no_function, readonly or targets)", file, k.Line, k.Value)
 			}
 		}
 		var s Snippet
@@ -88,6 +109,11 @@ func parseCorpus(file string, data []byte) ([]Snippet, error) {
 			return nil, fmt.Errorf("%s:%d: snippet %q: fields script and file: use one", file, n.Line, s.Name)
 		case strings.TrimSpace(s.Script) == "" && s.ScriptFile == "":
 			return nil, fmt.Errorf("%s:%d: snippet %q: field script: missing", file, n.Line, s.Name)
+		}
+		for _, name := range s.Targets {
+			if err := verify.CheckTarget(name); err != nil {
+				return nil, fmt.Errorf("%s:%d: snippet %q: field targets: %v", file, n.Line, s.Name, err)
+			}
 		}
 		for _, cmds := range [][][]string{s.Setup, s.After} {
 			for _, c := range cmds {

@@ -44,6 +44,11 @@ func startLive(t *testing.T) *liveServer {
 
 // reset empties the keyspace, the script cache and Lua state (library
 // settings such as cjson's persist in it) and the function libraries.
+// alive reports whether the server still answers (a snippet can crash it).
+func (l *liveServer) alive() bool {
+	return l.srv.Do(context.Background(), "PING").Error() == nil
+}
+
 func (l *liveServer) reset(t *testing.T) {
 	t.Helper()
 	for _, c := range [][]string{{"FLUSHALL"}, {"SCRIPT", "FLUSH"}, {"FUNCTION", "FLUSH"}} {
@@ -107,19 +112,57 @@ func evalArgs(cmd, script string, keys, args []string) []string {
 
 // transcripts runs s on both sides and returns what each printed: setup
 // commands, the script (EVAL, or FUNCTION LOAD then FCALL), then the after
-// commands, each headed by "> " and the command name.
+// commands, each headed by "> " and the command name. The engine imitates
+// the live server's target, its clock at the wall clock. When the snippet
+// crashed the server, live is crashTranscript and the server is restarted.
 func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off string) {
 	t.Helper()
+	live, off = runSnippet(t, l, l.srv.Kind.Name, time.Now().UnixMilli(), s, fcall)
+	if fcall {
+		// Some servers crash only at the FUNCTION FLUSH after a function
+		// (fnArgvCrash in verify/target.go): flush now, so the crash is
+		// this snippet's.
+		l.srv.Do(context.Background(), "FUNCTION", "FLUSH")
+	}
+	if !l.alive() {
+		t.Logf("%s: snippet %q crashed the server (log: %s/redis.log); restarting it", s.Pos(), s.Name, l.srv.Dir)
+		l.srv.Stop()
+		l.srv.Restart()
+		live = crashTranscript
+	}
+	return live, off
+}
+
+// crashTranscript stands for the live transcript of a snippet that crashed
+// the server; the engine matches it with a server-crash RunError (same).
+const crashTranscript = "[server crash]\n"
+
+// same reports whether the engine's transcript off matches the live one.
+func same(live, off string) bool {
+	if live == crashTranscript {
+		return strings.Contains(off, "[offline run error "+verify.CodeServerCrash+"]")
+	}
+	return live == off
+}
+
+// runSnippet runs s on l (nil: the engine only, live is empty) and on an
+// engine imitating target whose clock starts at now (Unix ms).
+func runSnippet(t *testing.T, l *liveServer, target string, now int64, s Snippet, fcall bool) (live, off string) {
+	t.Helper()
 	ctx := context.Background()
-	l.reset(t)
-	e := verify.New(verify.Options{Now: time.Now().UnixMilli(), Target: l.srv.Kind.Name})
+	if l != nil {
+		l.reset(t)
+	}
+	e := verify.New(verify.Options{Now: now, Target: target})
 	var lb, ob strings.Builder
-	step := func(title, liveOut, offOut string) {
-		lb.WriteString("> " + title + "\n" + liveOut)
+	step := func(title string, liveArgs []string, offOut string) {
 		ob.WriteString("> " + title + "\n" + offOut)
+		if l != nil {
+			lb.WriteString("> " + title + "\n" + l.run(t, liveArgs...))
+		}
 	}
 	for _, c := range s.Setup {
-		step(strings.Join(c, " "), l.run(t, c...), offline(e.Do(ctx, c...)))
+		step(strings.Join(c, " "), c, offline(e.Do(ctx, c...)))
 	}
 	switch {
 	case fcall:
@@ -127,21 +170,43 @@ func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off 
 		if s.Library != "" {
 			lib, fn = s.Library, s.Function
 		}
-		step("FUNCTION LOAD", l.run(t, "FUNCTION", "LOAD", lib), offline(e.FunctionLoad([]byte(lib), false)))
+		step("FUNCTION LOAD", []string{"FUNCTION", "LOAD", lib}, offline(e.FunctionLoad([]byte(lib), false)))
 		cmd, call := "FCALL", e.FCall
 		if s.ReadOnly {
 			cmd, call = "FCALL_RO", e.FCallRO
 		}
-		step(cmd, l.run(t, evalArgs(cmd, fn, s.Keys, s.Args)...), offline(call(ctx, fn, s.Keys, s.Args)))
+		step(cmd, evalArgs(cmd, fn, s.Keys, s.Args), offline(call(ctx, fn, s.Keys, s.Args)))
 	case s.ReadOnly:
-		step("EVAL_RO", l.run(t, evalArgs("EVAL_RO", s.Script, s.Keys, s.Args)...), offline(e.EvalRO(ctx, []byte(s.Script), s.Keys, s.Args)))
+		step("EVAL_RO", evalArgs("EVAL_RO", s.Script, s.Keys, s.Args), offline(e.EvalRO(ctx, []byte(s.Script), s.Keys, s.Args)))
 	default:
-		step("EVAL", l.run(t, evalArgs("EVAL", s.Script, s.Keys, s.Args)...), offline(e.Eval(ctx, []byte(s.Script), s.Keys, s.Args)))
+		step("EVAL", evalArgs("EVAL", s.Script, s.Keys, s.Args), offline(e.Eval(ctx, []byte(s.Script), s.Keys, s.Args)))
 	}
 	for _, c := range s.After {
-		step(strings.Join(c, " "), l.run(t, c...), offline(e.Do(ctx, c...)))
+		step(strings.Join(c, " "), c, offline(e.Do(ctx, c...)))
 	}
 	return lb.String(), ob.String()
+}
+
+// divergence returns why snippet name (or "fcall:" name in function mode)
+// cannot match on target: KnownDivergences unless TargetMatches says it
+// matches there, then TargetDivergences.
+func divergence(target, name string, fcall bool) (string, bool) {
+	keys := []string{name}
+	if fcall {
+		keys = []string{"fcall:" + name, name}
+	}
+	for _, k := range keys {
+		if _, ok := TargetMatches[target][k]; ok {
+			return "", false
+		}
+		if r, ok := KnownDivergences[k]; ok {
+			return r, true
+		}
+		if r, ok := TargetDivergences[target][k]; ok {
+			return r, true
+		}
+	}
+	return "", false
 }
 
 func runCorpus(t *testing.T, fcall bool) {
@@ -150,48 +215,51 @@ func runCorpus(t *testing.T, fcall bool) {
 		t.Fatal(err)
 	}
 	l := startLive(t)
+	target := l.srv.Kind.Name
 	matched, diverged := 0, 0
 	for _, s := range snippets {
-		key := s.Name
-		if !fcall && s.Library != "" {
-			continue // a function library, not a script
-		}
-		if fcall {
-			if s.NoFunction != "" {
-				continue
-			}
-			if _, ok := KnownDivergences["fcall:"+key]; ok {
-				key = "fcall:" + key
-			}
+		if !s.runs(target, fcall) {
+			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			live, off := transcripts(t, l, s, fcall)
-			if live != off && wallClockBound(live) {
+			if !same(live, off) && wallClockBound(live) {
 				// The live TTL ticks with the wall clock while the offline
 				// clock stands still: on a loaded machine more than 500 ms
 				// can pass between a SET EX and the TTL after it. A second
 				// run is judged instead; a real difference differs again.
 				live, off = transcripts(t, l, s, fcall)
 			}
-			reason, known := KnownDivergences[key]
-			switch {
-			case live == off && known:
-				t.Errorf("%s: snippet %q is listed as a known divergence (%s) but now matches: remove it from KnownDivergences and verify/README.md", s.Pos(), s.Name, reason)
-			case live == off:
+			reason, known := divergence(target, s.Name, fcall)
+			if judge(t, s, live, off, reason, known) {
 				matched++
-			case known:
+			} else if known {
 				diverged++
-				t.Logf("%s: known divergence: %s", s.Pos(), reason)
-			default:
-				src := s.Script
-				if s.Library != "" {
-					src = s.Library
-				}
-				t.Errorf("%s: snippet %q differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", s.Pos(), s.Name, visible(live), visible(off), src)
 			}
 		})
 	}
-	t.Logf("%d snippets identical, %d known divergences", matched, diverged)
+	t.Logf("%s: %d snippets identical, %d known divergences", target, matched, diverged)
+}
+
+// judge compares one snippet's transcripts, reports a difference or a
+// known divergence that now matches, and returns whether they match.
+func judge(t *testing.T, s Snippet, live, off, reason string, known bool) bool {
+	t.Helper()
+	ok := same(live, off)
+	switch {
+	case ok && known:
+		t.Errorf("%s: snippet %q is listed as a known divergence (%s) but now matches: remove it from the divergences and verify/README.md", s.Pos(), s.Name, reason)
+	case ok:
+	case known:
+		t.Logf("%s: known divergence: %s", s.Pos(), reason)
+	default:
+		src := s.Script
+		if s.Library != "" {
+			src = s.Library
+		}
+		t.Errorf("%s: snippet %q differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", s.Pos(), s.Name, visible(live), visible(off), src)
+	}
+	return ok
 }
 
 // TestEvalCorpus runs every snippet as EVAL on a real redis-server and on
@@ -228,6 +296,21 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("known divergence %q names no snippet", name)
 		}
 	}
+	for what, m := range map[string]map[string]map[string]string{"TargetDivergences": TargetDivergences, "TargetMatches": TargetMatches} {
+		for target, byName := range m {
+			if err := verify.CheckTarget(target); err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+			for name := range byName {
+				if !names[name] {
+					t.Errorf("%s[%s]: %q names no snippet", what, target, name)
+				}
+				if _, ok := KnownDivergences[name]; what == "TargetMatches" && !ok {
+					t.Errorf("TargetMatches[%s]: %q is not a known divergence", target, name)
+				}
+			}
+		}
+	}
 }
 
 func TestParseCorpusErrors(t *testing.T) {
@@ -245,6 +328,7 @@ func TestParseCorpusErrors(t *testing.T) {
 		{"- name: a\n  library: x\n  function: f\n  script: y\n", `x.yaml:1: snippet "a": field library: a library snippet has no script or file`},
 		{"- name: a\n  script: return 1\n  setup: [[]]\n", `x.yaml:1: snippet "a": empty command`},
 		{"name: a\n", "x.yaml:1: want a list of snippets"},
+		{"- name: a\n  script: x\n  targets: [redis-6.2]\n", `x.yaml:1: snippet "a": field targets: unknown target "redis-6.2"`},
 		{"- name: a\n  script: [1\n", "x.yaml:1: did not find expected"},
 	}
 	for _, tt := range tests {
@@ -256,6 +340,22 @@ func TestParseCorpusErrors(t *testing.T) {
 	got, err := parseCorpus("x.yaml", []byte("- name: a\n  script: |-\n    return 1\n  keys: [k]\n  after: [[GET, k]]\n"))
 	if err != nil || len(got) != 1 || got[0].Script != "return 1" || got[0].Keys[0] != "k" || got[0].After[0][1] != "k" || got[0].Line != 1 {
 		t.Errorf("parseCorpus = %+v, %v", got, err)
+	}
+	got, err = parseCorpus("x.yaml", []byte("- name: a\n  script: x\n  targets: [valkey-8.1, redis-7.4]\n- name: b\n  library: l\n  function: f\n- name: c\n  script: x\n  no_function: shebang\n"))
+	if err != nil || len(got) != 3 {
+		t.Fatalf("parseCorpus = %+v, %v", got, err)
+	}
+	for _, tt := range []struct {
+		s           Snippet
+		target      string
+		eval, fcall bool
+	}{
+		{got[0], "valkey-8.1", true, true}, {got[0], "redis-7.4", true, true}, {got[0], "redis-7.0", false, false},
+		{got[1], "redis-7.0", false, true}, {got[2], "valkey-8.0", true, false},
+	} {
+		if tt.s.runs(tt.target, false) != tt.eval || tt.s.runs(tt.target, true) != tt.fcall {
+			t.Errorf("snippet %q on %s: runs EVAL %v FCALL %v, want %v %v", tt.s.Name, tt.target, tt.s.runs(tt.target, false), tt.s.runs(tt.target, true), tt.eval, tt.fcall)
+		}
 	}
 }
 

@@ -9,3 +9,34 @@ var KnownDivergences = map[string]string{
 	"edge-pairs-order-two-keys":    "table iteration order: pairs/next visit a table's hash keys in gopher-lua's order (insertion order), not Lua 5.1's hash-table order",
 	"edge-cjson-null-metatable":    "cjson.null carries a metatable offline (its __tostring prints Redis's \"userdata: (nil)\"); Redis's lightuserdata has none",
 }
+
+// TargetDivergences maps a target (verify.Targets) to the snippets that
+// cannot match on that target only (name, or "fcall:" name for function
+// mode only) and why. The live corpus and TestRecordedTargets read it.
+var TargetDivergences = map[string]map[string]string{
+	"redis-7.2":  unpatchedBuild,
+	"redis-7.4":  unpatchedBuild,
+	"valkey-7.2": unpatchedBuild,
+	"valkey-8.0": unpatchedBuild,
+}
+
+// unpatchedBuild: the recorded targets were built from their release tags
+// (7.2.6, 7.4.1, Valkey 7.2.7, 8.0.1), which predate the October 2025 Lua
+// security fixes (Redis 7.2.11, 7.4.6, 8.0.4; Valkey 7.2.11, 8.0.6). The
+// builds CI runs live (Debian's 7.0.15-1~deb12u10 and 8.0.2) carry those
+// fixes, and the engine imitates them.
+var unpatchedBuild = map[string]string{
+	"base-setfenv-removed":                 "setfenv exists on the unpatched release (the CVE-2025-46818 fix removed setfenv, getfenv and newproxy); the engine has none, as patched servers",
+	"base-getfenv-removed":                 "getfenv exists on the unpatched release (removed by the CVE-2025-46818 fix); the engine has none, as patched servers",
+	"base-newproxy-removed":                "newproxy exists on the unpatched release (removed by the CVE-2025-46818 fix); the engine has none, as patched servers",
+	"edge-error-newline":                   "the unpatched release sends error()'s newline inside the error reply (invalid RESP: redis-cli prints \"Bad simple string value\"); the patched builds and the engine reply with a space",
+	"edge-error-call-surrounding-newlines": "the unpatched release sends error()'s newlines inside the error reply (invalid RESP: redis-cli prints \"Bad simple string value\"); the patched builds and the engine reply with spaces",
+}
+
+// TargetMatches maps a target to the KnownDivergences that match on it
+// anyway, and why: they are then required to match there.
+var TargetMatches = map[string]map[string]string{
+	"valkey-8.1": {
+		"edge-pairs-order-two-keys": "Valkey 8.1's Lua hashes strings differently from Redis's Lua 5.1 (pairs({x = 1, y = 2}) visits x then y there, y then x on Redis 7.0.15 and Valkey 8.0), which happens to be gopher-lua's insertion order",
+	},
+}

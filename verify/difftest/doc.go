@@ -19,14 +19,32 @@
 //	library      instead of script: a whole Functions library, loaded as
 //	             written and called in function mode only, with
 //	function     the function FCALL calls
+//	targets      only on these targets (verify.Targets, such as
+//	             [valkey-8.1]); without it the snippet runs on every one
 //
 // Both sides start empty: the server gets FLUSHALL, SCRIPT FLUSH (which
 // also resets library settings such as cjson's, kept in the Lua state) and
 // FUNCTION FLUSH; the engine is new, its clock at the wall clock. On a
 // difference the test prints both transcripts and the script.
 //
+// The corpus runs against the server build SCRIPTCTL_TEST_SERVER names
+// (redis-7.0 by default, redis-8.0, valkey-8.1: see internal/redistest),
+// and the engine imitates that build's target. A snippet that crashes the
+// server (at once, or in function mode at the FUNCTION FLUSH run after
+// it) matches an engine run that ends in a server-crash RunError.
+//
+// Targets no CI server runs (redis-7.2, redis-7.4, valkey-7.2, valkey-8.0)
+// were recorded once from servers built from their release tags:
+// testdata/recorded/<target>.json holds each snippet's live transcript and
+// start time, and TestRecordedTargets replays the engine against them. To
+// record a target again (after adding snippets):
+//
+//	go test ./verify/difftest -run 'TestRecord$' -count=1 -timeout 120m \
+//	    -record -server /path/to/redis-server -target redis-7.2
+//
 // A snippet that cannot match is listed in KnownDivergences
 // (divergences.go) with its reason and in verify/README.md's "Known
-// divergences"; differences the engine should fix are described in
+// divergences", or, when it diverges on one target only, in
+// TargetDivergences; differences the engine should fix are described in
 // ENGINE_BUGS.md.
 package difftest
