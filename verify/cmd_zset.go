@@ -117,9 +117,10 @@ func dropIfEmpty(e *Engine, key string, z *zset) {
 
 // scoreText is addReplyDouble in RESP2: inf and -inf, else %.17g
 // (0.1 is 0.10000000000000001, -0 is -0).
-func scoreText(f float64) string { return cFloat(f, 'g', 17, false) }
+// scoreText is a score as the target's addReplyDouble writes it (RESP2).
+func scoreText(e *Engine, f float64) string { return e.t.replyDouble(f) }
 
-func scoreReply(f float64) Reply { return BulkReply(scoreText(f)) }
+func scoreReply(e *Engine, f float64) Reply { return BulkReply(scoreText(e, f)) }
 
 // string2d is Redis's string2d (getDoubleFromObject): strtod must consume
 // the whole string, which may not start with a space; NaN and a result
@@ -443,7 +444,7 @@ func byRank(z *zset, start, end int, rev bool) []ZMember {
 
 // zmembersReply is a flat array of members, each followed by its score
 // when withScores.
-func zmembersReply(ms []ZMember, withScores bool) Reply {
+func zmembersReply(e *Engine, ms []ZMember, withScores bool) Reply {
 	n := len(ms)
 	if withScores {
 		n *= 2
@@ -452,7 +453,7 @@ func zmembersReply(ms []ZMember, withScores bool) Reply {
 	for _, m := range ms {
 		out = append(out, BulkReply(m.Member))
 		if withScores {
-			out = append(out, scoreReply(m.Score))
+			out = append(out, scoreReply(e, m.Score))
 		}
 	}
 	return ArrayReply(out...)
@@ -582,7 +583,7 @@ parsed:
 	}
 	if flags&zaddIncr != 0 {
 		if processed > 0 {
-			return scoreReply(score)
+			return scoreReply(e, score)
 		}
 		return NilReply()
 	}
@@ -601,7 +602,7 @@ func cmdZscore(e *Engine, a []string) Reply {
 		return NilReply()
 	}
 	if s, ok := z.score(a[2]); ok {
-		return scoreReply(s)
+		return scoreReply(e, s)
 	}
 	return NilReply()
 }
@@ -615,7 +616,7 @@ func cmdZmscore(e *Engine, a []string) Reply {
 	for _, m := range a[2:] {
 		if z != nil {
 			if s, ok := z.score(m); ok {
-				out = append(out, scoreReply(s))
+				out = append(out, scoreReply(e, s))
 				continue
 			}
 		}
@@ -857,7 +858,7 @@ func zrangeGeneric(e *Engine, a []string, src int, store bool, t zrangeType, dir
 		res = q.members(e, z, a[0])
 	}
 	if !store {
-		return zmembersReply(res, withScores)
+		return zmembersReply(e, res, withScores)
 	}
 	dst := newZSet()
 	if t == zrangeRank && len(res) > zsetMaxListpackEntries {
@@ -907,7 +908,7 @@ func zpopMinMax(e *Engine, a []string, max bool) Reply {
 	if z == nil || count == 0 {
 		return ArrayReply()
 	}
-	return zmembersReply(zpopFrom(e, a[1], z, count, max), true)
+	return zmembersReply(e, zpopFrom(e, a[1], z, count, max), true)
 }
 
 // firstZSet is genericZpopCommand's pick: the first existing key, which
@@ -948,7 +949,7 @@ func bzpopGeneric(e *Engine, a []string, max bool, inScript bool) (Reply, error)
 		return Reply{}, errWouldBlock(a[0])
 	}
 	m := zpopFrom(e, key, z, 1, max)[0]
-	return ArrayReply(BulkReply(key), BulkReply(m.Member), scoreReply(m.Score)), nil
+	return ArrayReply(BulkReply(key), BulkReply(m.Member), scoreReply(e, m.Score)), nil
 }
 
 // zmpopGeneric is ZMPOP (numkeys at a[1]) and BZMPOP (timeout at a[1],
@@ -1008,7 +1009,7 @@ func zmpopGeneric(e *Engine, a []string, nkIdx int, block bool, inScript bool) (
 	popped := zpopFrom(e, key, z, count, max)
 	pairs := make([]Reply, len(popped))
 	for i, m := range popped {
-		pairs[i] = ArrayReply(BulkReply(m.Member), scoreReply(m.Score))
+		pairs[i] = ArrayReply(BulkReply(m.Member), scoreReply(e, m.Score))
 	}
 	return ArrayReply(BulkReply(key), ArrayReply(pairs...)), nil
 }
@@ -1201,7 +1202,7 @@ func zsetOpGeneric(e *Engine, a []string, nkIdx int, op zsetOp, card bool) Reply
 		storeZSet(e, a[1], compactZSet(dst))
 		return IntReply(int64(dst.len()))
 	}
-	return zmembersReply(dst.all(), p.withScores)
+	return zmembersReply(e, dst.all(), p.withScores)
 }
 
 // zinter adds to dst the members of every input, walking the smallest;
@@ -1361,12 +1362,12 @@ func zrandmemberCount(e *Engine, a []string) (Reply, error) {
 		for i := int64(0); i < -l; i++ {
 			out = append(out, all[i%size])
 		}
-		return zmembersReply(out, withScores), nil
+		return zmembersReply(e, out, withScores), nil
 	case l >= size && l != 1:
 		for i, k := 0, len(all)-1; i < k; i, k = i+1, k-1 {
 			all[i], all[k] = all[k], all[i]
 		}
-		return zmembersReply(all, withScores), nil
+		return zmembersReply(e, all, withScores), nil
 	}
 	if l >= size {
 		l = size
@@ -1374,7 +1375,7 @@ func zrandmemberCount(e *Engine, a []string) (Reply, error) {
 	if size > 1 {
 		e.warn("ZRANDMEMBER with a count below the size picks random members on Redis; offline it answers the first ones in order")
 	}
-	return zmembersReply(all[:l], withScores), nil
+	return zmembersReply(e, all[:l], withScores), nil
 }
 
 // scanCursorOK is parseScanCursorOrReply: strtoul in base 10 over a C
@@ -1407,11 +1408,11 @@ func scanCursorOK(s string) bool {
 // listpackScoreText is how a listpack stores a score (zzlInsertAt): an
 // integer when double2ll succeeds, else d2string's %.17g. ZSCAN of a
 // listpack answers these bytes.
-func listpackScoreText(f float64) string {
+func listpackScoreText(e *Engine, f float64) string {
 	if f >= -4611686018427387904.0 && f <= 4611686018427387904.0 && f == math.Trunc(f) {
 		return strconv.FormatInt(int64(f), 10)
 	}
-	return scoreText(f)
+	return scoreText(e, f)
 }
 
 // cmdZscan is ZSCAN key cursor [MATCH pattern] [COUNT count]. A listpack
@@ -1462,7 +1463,7 @@ func cmdZscan(e *Engine, a []string) Reply {
 		if usePat && !stringMatch(pat, n.Member, false) {
 			continue
 		}
-		out = append(out, BulkReply(n.Member), BulkReply(text(n.Score)))
+		out = append(out, BulkReply(n.Member), BulkReply(text(e, n.Score)))
 	}
 	return ArrayReply(BulkReply("0"), ArrayReply(out...))
 }

@@ -338,7 +338,7 @@ func TestScanCursorAndListpackText(t *testing.T) {
 		{3, "3"}, {math.Copysign(0, -1), "0"}, {1e18, "1000000000000000000"}, {4611686018427387904, "4611686018427387904"},
 		{4611686018427388928, "4.6116860184273889e+18"}, {0.5, "0.5"}, {math.Inf(-1), "-inf"},
 	} {
-		if got := listpackScoreText(c.f); got != c.want {
+		if got := listpackScoreText(New(Options{}), c.f); got != c.want {
 			t.Errorf("listpackScoreText(%v) = %q, want %q", c.f, got, c.want)
 		}
 	}

@@ -180,3 +180,30 @@ func cInt32(f float64) int32 {
 	}
 	return int32(f)
 }
+
+// replyDouble70 is Redis 7.0's addReplyDouble over RESP2: "%.17g", with
+// inf and -inf spelled out.
+func replyDouble70(f float64) string { return cFloat(f, 'g', 17, false) }
+
+// d2string is Redis 7.2's d2string (util.c), which addReplyDouble uses from
+// 7.2 on: "nan", "inf", "-inf", "0" and "-0" spelled out, an integral value
+// double2ll accepts (within +-2^62) as an integer, anything else as
+// fpconv_dtoa writes it.
+func d2string(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case f == 0:
+		if math.Signbit(f) {
+			return "-0"
+		}
+		return "0"
+	case f >= -(1<<62) && f <= 1<<62 && f == math.Trunc(f):
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return fpconvDtoa(f)
+}

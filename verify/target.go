@@ -60,6 +60,10 @@ type serverFacts struct {
 	// "Error registering functions" prefix and with "Function names" in
 	// the invalid-name text.
 	scriptingEngines bool
+	// replyDouble writes a double reply (ZSCORE, ZRANGE WITHSCORES, ...):
+	// "%.17g" on 7.0, d2string (an integer when integral, else
+	// fpconv_dtoa's shortest form) from 7.2 (networking.c addReplyDouble).
+	replyDouble func(float64) string
 	// table is the target's command table, recorded from its server
 	// (internal/cmdtable): a command it lists but the engine does not
 	// emulate gets "not implemented offline", never "unknown command".
@@ -137,12 +141,12 @@ const (
 func redisFacts(name, version string, num int, e era) *serverFacts {
 	f := &serverFacts{name: name, family: "redis", redisVersion: version, redisVersionNum: num,
 		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
-		numArg: argNumber}
+		numArg: argNumber, replyDouble: replyDouble70}
 	switch e {
 	case era72:
-		f.numArg, f.texts = argNumberShortest, redis72Texts
+		f.numArg, f.texts, f.replyDouble = argNumberShortest, redis72Texts, d2string
 	case era74:
-		f.numArg, f.texts, f.osClock = argNumberShortest, redis74Texts, true
+		f.numArg, f.texts, f.osClock, f.replyDouble = argNumberShortest, redis74Texts, true, d2string
 		f.fnArgvCrash = true
 	}
 	return f
@@ -156,7 +160,7 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 	f := &serverFacts{name: name, family: "valkey", redisVersion: "7.2.4", redisVersionNum: 0x070204,
 		valkeyVersion: version, valkeyVersionNum: num, serverName: "valkey",
 		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
-		numArg: argNumberShortest, texts: redis72Texts}
+		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string}
 	if v8 {
 		f.serverGlobal, f.osClock = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
