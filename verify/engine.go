@@ -52,9 +52,8 @@ type Engine struct {
 	dbs     [numDBs]*keyspace // every database, created on first use
 	rand    rand48
 	funcs   *functions
-	evalRun *scriptRun          // the EVAL sandbox, built on first use
-	scripts map[string]compiled // compiled scripts by SHA
-	sources map[string][]byte   // the script cache EVALSHA reads, by SHA
+	evalRun *scriptRun        // the EVAL sandbox, built on first use
+	sources map[string][]byte // the script cache EVALSHA reads, by SHA
 	// warnings lists the approximations of the last run (Warnings).
 	warnings []string
 }
@@ -75,7 +74,6 @@ func New(opts Options) *Engine {
 	}
 	e.db = newKeyspace(e)
 	e.dbs[0] = e.db
-	e.scripts = map[string]compiled{}
 	e.sources = map[string][]byte{}
 	e.rand.x = rand48Init
 	e.funcs = newFunctions()

@@ -36,7 +36,7 @@ type scriptRun struct {
 	readonly map[*lua.LTable]*lua.LTable // readonly proxy -> the table behind it
 	proxyMT  map[*lua.LTable]*lua.LTable // readonly proxy -> its metatable
 	sources  map[string]string           // short chunk id -> Lua source name
-	sites    map[string]map[int][]site   // short chunk id -> line -> operand sites
+	chunks   map[string]*compiled        // short chunk id -> its compile (error-wording sites)
 	cat      *lua.LFunction              // the .. helper (compile.go)
 	arith    *lua.LFunction              // the % and ^ helper (compile.go)
 	forHelp  *lua.LFunction              // the numeric for helper (compile.go)
@@ -76,7 +76,7 @@ func (r *scriptRun) newState() {
 	r.readonly = map[*lua.LTable]*lua.LTable{}
 	r.proxyMT = map[*lua.LTable]*lua.LTable{}
 	r.sources = map[string]string{"user_script": "@user_script", "user_function": "@user_function"}
-	r.sites = map[string]map[int][]site{}
+	r.chunks = map[string]*compiled{}
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -514,8 +514,8 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 // loadChunk compiles s for loadstring/load: the function, or nil and the
 // error message.
 func (r *scriptRun) loadChunk(L *lua.LState, s, chunkname string) int {
-	proto, sites, err := compileSites([]byte(s), chunkname)
-	if err != nil {
+	c := compileCached([]byte(s), chunkname)
+	if err := c.err; err != nil {
 		if _, exact := err.(*syntaxError); !exact {
 			r.warn("loadstring compile error text is approximated: %s", err)
 		}
@@ -524,8 +524,8 @@ func (r *scriptRun) loadChunk(L *lua.LState, s, chunkname string) int {
 		return 2
 	}
 	r.sources[chunkID(chunkname)] = chunkname
-	r.sites[chunkID(chunkname)] = sites
-	L.Push(r.instantiate(L, proto))
+	r.chunks[chunkID(chunkname)] = c
+	L.Push(r.instantiate(L, c.proto))
 	return 1
 }
 
