@@ -44,6 +44,7 @@ type Options struct {
 // library registry and the Lua sandbox that runs scripts against them. An
 // Engine is not safe for concurrent use; run one per goroutine.
 type Engine struct {
+	opts    Options // as given to New, for Reset
 	now     int64
 	timeout time.Duration
 	t       *serverFacts      // the target imitated
@@ -60,7 +61,15 @@ type Engine struct {
 
 // New returns an empty engine.
 func New(opts Options) *Engine {
-	e := &Engine{now: opts.Now, timeout: opts.Timeout}
+	e := &Engine{}
+	e.init(opts)
+	return e
+}
+
+// init makes e the empty engine New returns. The keyspaces point back at e,
+// so it must be set up in place.
+func (e *Engine) init(opts Options) {
+	*e = Engine{opts: opts, now: opts.Now, timeout: opts.Timeout}
 	t, err := lookupTarget(opts.Target)
 	if err != nil {
 		t, e.tErr = targets[DefaultTarget], &RunError{Code: CodeUnknownTarget, Msg: err.Error()}
@@ -77,7 +86,31 @@ func New(opts Options) *Engine {
 	e.sources = map[string][]byte{}
 	e.rand.x = rand48Init
 	e.funcs = newFunctions()
-	return e
+}
+
+// Reset makes e the engine New(opts) would return (empty keyspace, clock
+// at its start, no libraries, an empty script cache, math.random's start
+// state) but keeps its Lua sandboxes, restored to the state they were built
+// in: nothing a run did to them (globals it tried to write, metatables it
+// changed, cjson settings, loadstring chunks) is visible to the next run.
+// A sandbox whose run was stopped (timeout, stack overflow, ...) is dropped
+// and built again on first use. Reset lets a caller run many independent
+// scenarios on one engine without paying for a new sandbox each time.
+func (e *Engine) Reset() {
+	evalRun, fs := e.evalRun, e.funcs
+	e.init(e.opts)
+	if evalRun != nil && !evalRun.broken {
+		evalRun.reset()
+		e.evalRun = evalRun
+	}
+	switch {
+	case fs.run == nil:
+	case fs.run.broken:
+		fs.run.L.Close()
+	default:
+		fs.run.reset()
+		e.funcs.run, e.funcs.api = fs.run, fs.api
+	}
 }
 
 // Target returns the name of the server the engine imitates.

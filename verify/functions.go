@@ -83,6 +83,7 @@ func (e *Engine) functionsState() *scriptRun {
 	api.RawSetString(forName, r.forHelp)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"
+	r.seal(fs.api)
 	fs.run = r
 	return r
 }
@@ -141,6 +142,7 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	pending := fs.pending
 	fs.pending = nil
 	if re := r.judge(perr); re != nil {
+		r.broken = true
 		if re.Code == CodeTimeout && ctx.Err() != nil {
 			return ErrorReply("ERR Error registering functions: ERR FUNCTION LOAD timeout"), nil
 		}

@@ -43,6 +43,9 @@ type scriptRun struct {
 	forVals  [2]lua.LNumber              // its last loop's limit and step
 	forNext  int                         // which of forVals it returns next
 	runErr   *RunError                   // set once the run cannot be judged
+	broken   bool                        // a run was stopped: the state is not reused
+	libs     *lualib.State               // the libraries' Go-side settings
+	snap     sandboxSnap                 // the tables as built (sandbox.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
@@ -91,7 +94,7 @@ func (r *scriptRun) newState() {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
-	lualib.OpenWith(L, lualib.Options{Unsupported: func(L *lua.LState, msg string) {
+	r.libs = lualib.OpenWith(L, lualib.Options{Unsupported: func(L *lua.LState, msg string) {
 		r.fail(L, notImplemented("%s", msg))
 	}})
 	G := L.G.Global

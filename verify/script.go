@@ -117,6 +117,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	if r == nil {
 		r = &scriptRun{e: e, ctx: runCtx}
 		r.newState()
+		r.seal()
 		e.evalRun = r
 	}
 	r.ctx, r.name, r.runErr = runCtx, sha, nil
@@ -168,6 +169,7 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	}
 	perr := L.PCall(len(args), 1, L.NewFunction(r.errorHandler))
 	if re := r.judge(perr); re != nil {
+		r.broken = true
 		return Reply{}, re
 	}
 	if perr != nil {

@@ -2,31 +2,48 @@ package scenario
 
 import (
 	"context"
+	"sync"
 
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 )
 
-// offline runs a scenario in the verify engine: a fresh engine per run, its
-// virtual clock advanced by sleep steps.
+// offline runs a scenario in the verify engine, its virtual clock advanced
+// by sleep steps. Every run starts from an empty engine; the engines come
+// from a pool and are Reset, so a worker builds its Lua sandboxes once
+// rather than once per run.
 type offline struct {
 	e    *verify.Engine
 	m    *manifest.Manifest
 	mode Mode
 }
 
+// engines holds the engines of finished runs, Reset when taken.
+var engines = sync.Pool{New: func() any { return verify.New(verify.Options{}) }}
+
 func newOffline(m *manifest.Manifest, mode Mode) (*offline, error) {
-	o := &offline{e: verify.New(verify.Options{}), m: m, mode: mode}
+	e := engines.Get().(*verify.Engine)
+	e.Reset()
+	o := &offline{e: e, m: m, mode: mode}
 	if mode == ModeFunction {
 		r, err := o.e.FunctionLoad(m.FunctionsLibrary(), false)
 		if err != nil {
+			o.release()
 			return nil, err
 		}
 		if r.Kind == verify.Error {
+			o.release()
 			return nil, libraryError(m, r.Str)
 		}
 	}
 	return o, nil
+}
+
+// release gives the engine back to the pool once the run is over and
+// nothing of it is read any more.
+func (o *offline) release() {
+	engines.Put(o.e)
+	o.e = nil
 }
 
 // Entry converts k to the engine's form, for seeding an engine (as
