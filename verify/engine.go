@@ -38,6 +38,10 @@ type Options struct {
 	// an unknown name every run fails with a RunError (check it first with
 	// CheckTarget).
 	Target string
+	// MemoryLimit bounds the keyspace plus the strings scripts build, in
+	// bytes (memory.go); past it a run stops with a "memory" RunError. 0
+	// means DefaultMemoryLimit.
+	MemoryLimit int64
 }
 
 // Engine is one offline Redis: a keyspace on a virtual clock, a Functions
@@ -57,6 +61,9 @@ type Engine struct {
 	sources map[string][]byte // the script cache EVALSHA reads, by SHA
 	// warnings lists the approximations of the last run (Warnings).
 	warnings []string
+	// memory budget (memory.go): the limit, the use measured last, and
+	// the bytes charged since.
+	memLimit, memBase, memCharged int64
 }
 
 // New returns an empty engine.
@@ -80,6 +87,10 @@ func (e *Engine) init(opts Options) {
 	}
 	if e.timeout <= 0 {
 		e.timeout = DefaultTimeout
+	}
+	e.memLimit = opts.MemoryLimit
+	if e.memLimit <= 0 {
+		e.memLimit = DefaultMemoryLimit
 	}
 	e.db = newKeyspace(e)
 	e.dbs[0] = e.db
@@ -262,6 +273,7 @@ func (e *Engine) Put(en Entry) {
 		delete(e.db.keys, en.Key)
 		return
 	}
+	e.charge(len(en.Key) + entryBytes(en))
 	if en.PTTL > 0 {
 		v.expireAt = e.now + en.PTTL
 	}

@@ -486,6 +486,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 				r.fail(L, &RunError{Code: CodeMemory, Msg: "load: chunk larger than the offline limit"})
 			}
 		}
+		r.grow(L, b.Len())
 		return r.loadChunk(L, b.String(), chunkname)
 	})
 	set("loadstring", func(L *lua.LState) int {
@@ -596,6 +597,7 @@ func (r *scriptRun) concat(L *lua.LState) int {
 		if len(as)+len(bs) > maxStringBytes {
 			r.fail(L, &RunError{Code: CodeMemory, Msg: fmt.Sprintf("string of %d bytes exceeds the offline limit of %d", len(as)+len(bs), maxStringBytes)})
 		}
+		r.grow(L, len(as)+len(bs))
 		L.Push(lua.LString(as + bs))
 		return 1
 	}

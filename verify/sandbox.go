@@ -121,6 +121,10 @@ func (r *scriptRun) seal(extra ...lua.LValue) {
 // reset puts a sealed sandbox back in the state it was built in, for a
 // run of a reset engine.
 func (r *scriptRun) reset() {
+	// Every EVAL sets these two; removing them first spares restoring the
+	// whole of _G when nothing else changed.
+	r.L.G.Global.RawSetString("KEYS", lua.LNil)
+	r.L.G.Global.RawSetString("ARGV", lua.LNil)
 	r.snap.restore()
 	r.libs.Reset()
 	clear(r.chunks)
