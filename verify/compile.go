@@ -142,6 +142,11 @@ const (
 	maxCachedSourceBytes = 64 << 20
 )
 
+// bigSource is the size from which chunks compile one at a time.
+const bigSource = 256 << 10
+
+var bigCompile sync.Mutex
+
 // compileCache holds every chunk compiled in the process, by chunk name
 // and SHA1 of the source, so that runs, engines and scenario runs compile a
 // script once.
@@ -163,7 +168,16 @@ func compileCached(src []byte, source string) *compiled {
 		return c
 	}
 	c = &compiled{src: append([]byte(nil), src...), name: source}
-	c.proto, c.err = compileSites(c.src, source)
+	if len(src) >= bigSource {
+		// While it compiles, gopher-lua gives every function of a chunk
+		// about 16 KB (trimProto frees it after): two large chunks at once
+		// (a scenario's EVAL and FCALL runs) would double the peak.
+		bigCompile.Lock()
+		c.proto, c.err = compileSites(c.src, source)
+		bigCompile.Unlock()
+	} else {
+		c.proto, c.err = compileSites(c.src, source)
+	}
 	compileCache.Lock()
 	defer compileCache.Unlock()
 	if compileCache.m == nil || len(compileCache.m) >= maxCachedScripts || compileCache.bytes+len(src) > maxCachedSourceBytes {
