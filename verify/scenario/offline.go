@@ -10,21 +10,19 @@ import (
 
 // offline runs a scenario in the verify engine, its virtual clock advanced
 // by sleep steps. Every run starts from an empty engine; the engines come
-// from a pool and are Reset, so a worker builds its Lua sandboxes once
-// rather than once per run.
+// from a pool, Reset when a run ends, so a worker builds its Lua sandboxes
+// once rather than once per run.
 type offline struct {
 	e    *verify.Engine
 	m    *manifest.Manifest
 	mode Mode
 }
 
-// engines holds the engines of finished runs, Reset when taken.
+// engines holds the engines of finished runs, already Reset.
 var engines = sync.Pool{New: func() any { return verify.New(verify.Options{}) }}
 
 func newOffline(m *manifest.Manifest, mode Mode) (*offline, error) {
-	e := engines.Get().(*verify.Engine)
-	e.Reset()
-	o := &offline{e: e, m: m, mode: mode}
+	o := &offline{e: engines.Get().(*verify.Engine), m: m, mode: mode}
 	if mode == ModeFunction {
 		r, err := o.e.FunctionLoad(m.FunctionsLibrary(), false)
 		if err != nil {
@@ -39,9 +37,10 @@ func newOffline(m *manifest.Manifest, mode Mode) (*offline, error) {
 	return o, nil
 }
 
-// release gives the engine back to the pool once the run is over and
-// nothing of it is read any more.
+// release resets the engine, which frees the run's keyspace, and gives it
+// back to the pool once the run is over and nothing of it is read any more.
 func (o *offline) release() {
+	o.e.Reset()
 	engines.Put(o.e)
 	o.e = nil
 }
