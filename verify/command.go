@@ -186,6 +186,9 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	if !ok {
 		return Reply{}, notImplemented("%s", strings.ToUpper(name))
 	}
+	if info.Write() && !e.charge(argBytes(args)) && sc != nil {
+		return Reply{}, e.memoryError()
+	}
 	orig := args[0]
 	args = append([]string{name}, args[1:]...)
 	if sc != nil {

@@ -2,9 +2,12 @@ package verify
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
@@ -47,9 +50,26 @@ const forName = "\x00for"
 //     name them; next and pairs skip them.
 //
 // The error is the message Lua would put after "Error compiling script":
-// "user_script:1: ...". The sites are the chunk's operations by line, used to
-// word runtime errors like Lua 5.1 (errwording.go).
-func compileSites(src []byte, source string) (*lua.FunctionProto, map[int][]site, error) {
+// "user_script:1: ...". The sites (the chunk's operations by line, used to
+// word runtime errors like Lua 5.1, errwording.go) are not recorded here:
+// most runs raise no error, and on a large script they cost more than the
+// compile; compiled.lineSites rebuilds them when an error needs them.
+func compileSites(src []byte, source string) (*lua.FunctionProto, error) {
+	chunk, _, err := rewriteChunk(src, source, false)
+	if err != nil {
+		return nil, err
+	}
+	proto, err := lua.Compile(chunk, chunkID(source))
+	if err != nil {
+		return nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
+	}
+	trimProto(proto)
+	return proto, nil
+}
+
+// rewriteChunk checks, parses and rewrites src (see compileSites); with
+// record, it also returns the error-wording sites by line.
+func rewriteChunk(src []byte, source string, record bool) ([]ast.Stmt, map[int][]site, error) {
 	name := chunkID(source)
 	info, err := checkSyntax51(src, name)
 	if err != nil {
@@ -67,13 +87,108 @@ func compileSites(src []byte, source string) (*lua.FunctionProto, map[int][]site
 	if err != nil {
 		return nil, nil, errors.New(parseErrorText(err, name, src))
 	}
-	rw := &rewriter{sites: map[int][]site{}, forDo: info.forDo, forSeen: map[int]int{}}
-	rw.block(chunk)
-	proto, err := lua.Compile(chunk, name)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
+	rw := &rewriter{forDo: info.forDo, forSeen: map[int]int{}}
+	if record {
+		rw.sites = map[int][]site{}
 	}
-	return proto, rw.sites, nil
+	rw.block(chunk)
+	return chunk, rw.sites, nil
+}
+
+// trimProto gives every slice of a compiled prototype its exact length:
+// gopher-lua allocates each function's code and line table with room for
+// 1024 instructions, about 16 KB a function that a cached script would
+// otherwise hold for good.
+func trimProto(p *lua.FunctionProto) {
+	p.Code = slices.Clone(p.Code)
+	p.Constants = slices.Clone(p.Constants)
+	p.FunctionPrototypes = slices.Clone(p.FunctionPrototypes)
+	p.DbgSourcePositions = slices.Clone(p.DbgSourcePositions)
+	p.DbgLocals = slices.Clone(p.DbgLocals)
+	p.DbgCalls = slices.Clone(p.DbgCalls)
+	p.DbgUpvalues = slices.Clone(p.DbgUpvalues)
+	for _, c := range p.FunctionPrototypes {
+		trimProto(c)
+	}
+}
+
+// compiled is one chunk compiled once per process and shared by every
+// engine and run that loads the same source under the same chunk name: the
+// prototype (never changed once compiled, so runs may share it), or the
+// compile error.
+type compiled struct {
+	proto *lua.FunctionProto
+	err   error
+	src   []byte // the source as compiled, kept to rebuild the sites
+	name  string // the chunk name it was compiled as
+
+	sitesOnce sync.Once
+	sites     map[int][]site
+}
+
+// lineSites returns the chunk's error-wording sites by line, built on the
+// first runtime error that needs them.
+func (c *compiled) lineSites() map[int][]site {
+	c.sitesOnce.Do(func() {
+		_, c.sites, _ = rewriteChunk(c.src, c.name, true)
+	})
+	return c.sites
+}
+
+// Bounds of the process-wide compile cache: when either is passed the cache
+// starts over (entries in use stay valid for the runs holding them).
+const (
+	maxCachedScripts     = 1000
+	maxCachedSourceBytes = 64 << 20
+)
+
+// bigSource is the size from which chunks compile one at a time.
+const bigSource = 256 << 10
+
+var bigCompile sync.Mutex
+
+// compileCache holds every chunk compiled in the process, by chunk name
+// and SHA1 of the source, so that runs, engines and scenario runs compile a
+// script once.
+var compileCache struct {
+	sync.Mutex
+	m     map[string]*compiled
+	bytes int
+}
+
+// compileCached returns the cached compile of src as source, compiling it
+// on first use.
+func compileCached(src []byte, source string) *compiled {
+	sum := sha1.Sum(src)
+	key := source + "\x00" + string(sum[:])
+	compileCache.Lock()
+	c, ok := compileCache.m[key]
+	compileCache.Unlock()
+	if ok {
+		return c
+	}
+	c = &compiled{src: append([]byte(nil), src...), name: source}
+	if len(src) >= bigSource {
+		// While it compiles, gopher-lua gives every function of a chunk
+		// about 16 KB (trimProto frees it after): two large chunks at once
+		// (a scenario's EVAL and FCALL runs) would double the peak.
+		bigCompile.Lock()
+		c.proto, c.err = compileSites(c.src, source)
+		bigCompile.Unlock()
+	} else {
+		c.proto, c.err = compileSites(c.src, source)
+	}
+	compileCache.Lock()
+	defer compileCache.Unlock()
+	if compileCache.m == nil || len(compileCache.m) >= maxCachedScripts || compileCache.bytes+len(src) > maxCachedSourceBytes {
+		compileCache.m, compileCache.bytes = map[string]*compiled{}, 0
+	}
+	if old, ok := compileCache.m[key]; ok {
+		return old // compiled meanwhile by another engine
+	}
+	compileCache.m[key] = c
+	compileCache.bytes += len(src)
+	return c
 }
 
 // chunkID is Lua 5.1's luaO_chunkid with LUA_IDSIZE 60: "@file" prints as
@@ -158,9 +273,9 @@ func parseErrorText(err error, name string, src []byte) string {
 // scopes so an operand can be named the way Lua 5.1 names it in errors.
 type rewriter struct {
 	funcs   []*funcScope
-	sites   map[int][]site
-	forDo   map[int][]int // syntaxInfo.forDo
-	forSeen map[int]int   // numeric fors rewritten so far, by 'for' line
+	sites   map[int][]site // nil: sites are not recorded
+	forDo   map[int][]int  // syntaxInfo.forDo
+	forSeen map[int]int    // numeric fors rewritten so far, by 'for' line
 }
 
 type funcScope struct {
@@ -397,7 +512,9 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
 		return helperCall(x, catName, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 	case *ast.AttrGetExpr:
-		rw.addSite(site{kind: siteIndex, key: constKey(x.Key), obj: rw.operand(x.Object)}, x.Line())
+		if rw.recording() {
+			rw.addSite(site{kind: siteIndex, key: constKey(x.Key), obj: rw.operand(x.Object)}, x.Line())
+		}
 		x.Object = rw.expr(x.Object)
 		x.Key = rw.expr(x.Key)
 	case *ast.TableExpr:
@@ -406,9 +523,11 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			f.Value = rw.expr(f.Value)
 		}
 	case *ast.FuncCallExpr:
-		if x.Func != nil {
+		switch {
+		case !rw.recording():
+		case x.Func != nil:
 			rw.addSite(site{kind: siteCall, obj: rw.operand(x.Func)}, x.Line())
-		} else {
+		default:
 			recv := rw.operand(x.Receiver)
 			rw.addSite(site{kind: siteMethod, key: x.Method, obj: recv}, x.Line())
 			rw.addSite(site{kind: siteIndex, key: x.Method, obj: recv}, x.Line())
@@ -421,7 +540,9 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 	case *ast.RelationalOpExpr:
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.ArithmeticOpExpr:
-		rw.addSite(site{kind: siteArith, key: x.Operator, obj: rw.operand(x.Lhs), obj2: rw.operand(x.Rhs)}, x.Line())
+		if rw.recording() {
+			rw.addSite(site{kind: siteArith, key: x.Operator, obj: rw.operand(x.Lhs), obj2: rw.operand(x.Rhs)}, x.Line())
+		}
 		if x.Operator == "%" || x.Operator == "^" {
 			op := &ast.StringExpr{Value: x.Operator}
 			op.SetLine(x.Line())
@@ -431,12 +552,16 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		}
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
-		rw.addSite(site{kind: siteArith, key: "unm", obj: rw.operand(x.Expr), obj2: rw.operand(x.Expr)}, x.Line())
+		if rw.recording() {
+			rw.addSite(site{kind: siteArith, key: "unm", obj: rw.operand(x.Expr), obj2: rw.operand(x.Expr)}, x.Line())
+		}
 		x.Expr = rw.expr(x.Expr)
 	case *ast.UnaryNotOpExpr:
 		x.Expr = rw.expr(x.Expr)
 	case *ast.UnaryLenOpExpr:
-		rw.addSite(site{kind: siteLen, obj: rw.operand(x.Expr)}, x.Line())
+		if rw.recording() {
+			rw.addSite(site{kind: siteLen, obj: rw.operand(x.Expr)}, x.Line())
+		}
 		x.Expr = rw.expr(x.Expr)
 	case *ast.FunctionExpr:
 		rw.function(x, x.ParList.Names)
@@ -461,6 +586,9 @@ func (rw *rewriter) describe(e ast.Expr) ast.Expr {
 	out.SetLastLine(e.LastLine())
 	return out
 }
+
+// recording reports whether the rewriter collects error-wording sites.
+func (rw *rewriter) recording() bool { return rw.sites != nil }
 
 func (rw *rewriter) addSite(s site, line int) {
 	s.fnLine = rw.funcs[len(rw.funcs)-1].line

@@ -38,12 +38,17 @@ type Options struct {
 	// an unknown name every run fails with a RunError (check it first with
 	// CheckTarget).
 	Target string
+	// MemoryLimit bounds the keyspace plus the strings scripts build, in
+	// bytes (memory.go); past it a run stops with a "memory" RunError. 0
+	// means DefaultMemoryLimit.
+	MemoryLimit int64
 }
 
 // Engine is one offline Redis: a keyspace on a virtual clock, a Functions
 // library registry and the Lua sandbox that runs scripts against them. An
 // Engine is not safe for concurrent use; run one per goroutine.
 type Engine struct {
+	opts    Options // as given to New, for Reset
 	now     int64
 	timeout time.Duration
 	t       *serverFacts      // the target imitated
@@ -52,16 +57,26 @@ type Engine struct {
 	dbs     [numDBs]*keyspace // every database, created on first use
 	rand    rand48
 	funcs   *functions
-	evalRun *scriptRun          // the EVAL sandbox, built on first use
-	scripts map[string]compiled // compiled scripts by SHA
-	sources map[string][]byte   // the script cache EVALSHA reads, by SHA
+	evalRun *scriptRun        // the EVAL sandbox, built on first use
+	sources map[string][]byte // the script cache EVALSHA reads, by SHA
 	// warnings lists the approximations of the last run (Warnings).
 	warnings []string
+	// memory budget (memory.go): the limit, the use measured last, and
+	// the bytes charged since.
+	memLimit, memBase, memCharged int64
 }
 
 // New returns an empty engine.
 func New(opts Options) *Engine {
-	e := &Engine{now: opts.Now, timeout: opts.Timeout}
+	e := &Engine{}
+	e.init(opts)
+	return e
+}
+
+// init makes e the empty engine New returns. The keyspaces point back at e,
+// so it must be set up in place.
+func (e *Engine) init(opts Options) {
+	*e = Engine{opts: opts, now: opts.Now, timeout: opts.Timeout}
 	t, err := lookupTarget(opts.Target)
 	if err != nil {
 		t, e.tErr = targets[DefaultTarget], &RunError{Code: CodeUnknownTarget, Msg: err.Error()}
@@ -73,13 +88,40 @@ func New(opts Options) *Engine {
 	if e.timeout <= 0 {
 		e.timeout = DefaultTimeout
 	}
+	e.memLimit = opts.MemoryLimit
+	if e.memLimit <= 0 {
+		e.memLimit = DefaultMemoryLimit
+	}
 	e.db = newKeyspace(e)
 	e.dbs[0] = e.db
-	e.scripts = map[string]compiled{}
 	e.sources = map[string][]byte{}
 	e.rand.x = rand48Init
 	e.funcs = newFunctions()
-	return e
+}
+
+// Reset makes e the engine New(opts) would return (empty keyspace, clock
+// at its start, no libraries, an empty script cache, math.random's start
+// state) but keeps its Lua sandboxes, restored to the state they were built
+// in: nothing a run did to them (globals it tried to write, metatables it
+// changed, cjson settings, loadstring chunks) is visible to the next run.
+// A sandbox whose run was stopped (timeout, stack overflow, ...) is dropped
+// and built again on first use. Reset lets a caller run many independent
+// scenarios on one engine without paying for a new sandbox each time.
+func (e *Engine) Reset() {
+	evalRun, fs := e.evalRun, e.funcs
+	e.init(e.opts)
+	if evalRun != nil && !evalRun.broken {
+		evalRun.reset()
+		e.evalRun = evalRun
+	}
+	switch {
+	case fs.run == nil:
+	case fs.run.broken:
+		fs.run.L.Close()
+	default:
+		fs.run.reset()
+		e.funcs.run, e.funcs.api = fs.run, fs.api
+	}
 }
 
 // Target returns the name of the server the engine imitates.
@@ -231,6 +273,7 @@ func (e *Engine) Put(en Entry) {
 		delete(e.db.keys, en.Key)
 		return
 	}
+	e.charge(len(en.Key) + entryBytes(en))
 	if en.PTTL > 0 {
 		v.expireAt = e.now + en.PTTL
 	}

@@ -126,12 +126,12 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 		// chunk and line; every operation on that line is a candidate.
 		if m := rePosParts.FindStringSubmatch(pos); m != nil {
 			line, _ := strconv.Atoi(m[2])
-			sites = r.sites[m[1]][line]
+			sites = r.sitesAt(m[1], line)
 		}
 	}
 	if ok {
 		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil {
-			for _, s := range r.sites[dbg.Source][dbg.CurrentLine] {
+			for _, s := range r.sitesAt(dbg.Source, dbg.CurrentLine) {
 				if s.fnLine == dbg.LineDefined {
 					sites = append(sites, s)
 				}
@@ -404,6 +404,14 @@ func (ev *evaluator) localRegister(name string) int {
 	return best
 }
 
+// sitesAt returns the error-wording sites of a chunk's line.
+func (r *scriptRun) sitesAt(chunk string, line int) []site {
+	if c := r.chunks[chunk]; c != nil {
+		return c.lineSites()[line]
+	}
+	return nil
+}
+
 // calledAsMethod reports whether the Lua frame at level calls name only as
 // a method (obj:name()) on its current line.
 func (r *scriptRun) calledAsMethod(L *lua.LState, level int, name string) bool {
@@ -415,7 +423,7 @@ func (r *scriptRun) calledAsMethod(L *lua.LState, level int, name string) bool {
 		return false
 	}
 	method := false
-	for _, s := range r.sites[dbg.Source][dbg.CurrentLine] {
+	for _, s := range r.sitesAt(dbg.Source, dbg.CurrentLine) {
 		if s.fnLine != dbg.LineDefined {
 			continue
 		}

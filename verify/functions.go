@@ -87,6 +87,7 @@ func (e *Engine) functionsState() *scriptRun {
 	api.RawSetString(forName, r.forHelp)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"
+	r.seal(fs.api)
 	fs.run = r
 	return r
 }
@@ -121,12 +122,12 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	}
 	r := e.functionsState()
 	end := bytes.IndexByte(code, '\n')
-	proto, sites, err := compileSites(code[end:], "@user_function")
-	if err != nil {
-		e.noteCompileError(err)
-		return ErrorReply(sanitize("ERR Error compiling function: " + err.Error())), nil
+	c := compileCached(code[end:], "@user_function")
+	if c.err != nil {
+		e.noteCompileError(c.err)
+		return ErrorReply(sanitize("ERR Error compiling function: " + c.err.Error())), nil
 	}
-	r.sites["user_function"] = sites
+	r.chunks["user_function"] = c
 	// Redis stops a library's load after 500 ms (LOAD_TIMEOUT_MS).
 	ctx, cancel := context.WithTimeout(context.Background(), min(e.timeout, loadTimeout))
 	defer cancel()
@@ -136,7 +137,7 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	fs.pending = nil
 	r.setLoadGlobals(true)
 	L := r.L
-	fn := r.instantiate(L, proto)
+	fn := r.instantiate(L, c.proto)
 	L.SetContext(ctx)
 	L.Push(fn)
 	perr := L.PCall(0, 0, nil)
@@ -145,6 +146,7 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	pending := fs.pending
 	fs.pending = nil
 	if re := r.judge(perr); re != nil {
+		r.broken = true
 		if re.Code == CodeTimeout && ctx.Err() != nil {
 			return ErrorReply("ERR Error registering functions: ERR FUNCTION LOAD timeout"), nil
 		}
@@ -480,9 +482,9 @@ func (e *Engine) doScriptCmd(args []string) (Reply, error) {
 			return ErrorReply("ERR " + errText), nil
 		}
 		_, n, _ := parseShebang(src, e.t)
-		if _, _, err := compileSites(src[n:], "@user_script"); err != nil {
-			e.noteCompileError(err)
-			return ErrorReply(sanitize("ERR Error compiling script (new function): " + err.Error())), nil
+		if c := compileCached(src[n:], "@user_script"); c.err != nil {
+			e.noteCompileError(c.err)
+			return ErrorReply(sanitize("ERR Error compiling script (new function): " + c.err.Error())), nil
 		}
 		sha := SHA1(src)
 		e.sources[sha] = src
@@ -501,8 +503,9 @@ func (e *Engine) doScriptCmd(args []string) (Reply, error) {
 		}
 		return ArrayReply(out...), nil
 	case "flush":
+		// The compile cache is process-wide and holds no script state:
+		// only the SHAs EVALSHA finds are forgotten.
 		clear(e.sources)
-		clear(e.scripts)
 		return okReply, nil
 	default:
 		return Reply{}, notImplemented("SCRIPT %s", strings.ToUpper(sub))

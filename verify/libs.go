@@ -105,6 +105,9 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		if n > 0 && int64(len(s))*int64(n) > maxStringBytes {
 			r.fail(L, &RunError{Code: CodeMemory, Msg: "string.rep result exceeds the offline limit of 64 MB"})
 		}
+		if n > 0 {
+			r.grow(L, len(s)*n)
+		}
 		L.Push(rep)
 		L.Push(lua.LString(s))
 		L.Push(lua.LNumber(n))
@@ -182,6 +185,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 				r.fail(L, &RunError{Code: CodeMemory, Msg: "table.concat result exceeds the offline limit of 64 MB"})
 			}
 		}
+		r.grow(L, b.Len())
 		L.Push(lua.LString(b.String()))
 		return 1
 	}))

@@ -36,13 +36,16 @@ type scriptRun struct {
 	readonly map[*lua.LTable]*lua.LTable // readonly proxy -> the table behind it
 	proxyMT  map[*lua.LTable]*lua.LTable // readonly proxy -> its metatable
 	sources  map[string]string           // short chunk id -> Lua source name
-	sites    map[string]map[int][]site   // short chunk id -> line -> operand sites
+	chunks   map[string]*compiled        // short chunk id -> its compile (error-wording sites)
 	cat      *lua.LFunction              // the .. helper (compile.go)
 	arith    *lua.LFunction              // the % and ^ helper (compile.go)
 	forHelp  *lua.LFunction              // the numeric for helper (compile.go)
 	forVals  [2]lua.LNumber              // its last loop's limit and step
 	forNext  int                         // which of forVals it returns next
 	runErr   *RunError                   // set once the run cannot be judged
+	broken   bool                        // a run was stopped: the state is not reused
+	libs     *lualib.State               // the libraries' Go-side settings
+	snap     sandboxSnap                 // the tables as built (sandbox.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
@@ -76,7 +79,7 @@ func (r *scriptRun) newState() {
 	r.readonly = map[*lua.LTable]*lua.LTable{}
 	r.proxyMT = map[*lua.LTable]*lua.LTable{}
 	r.sources = map[string]string{"user_script": "@user_script", "user_function": "@user_function"}
-	r.sites = map[string]map[int][]site{}
+	r.chunks = map[string]*compiled{}
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -91,7 +94,7 @@ func (r *scriptRun) newState() {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
-	lualib.OpenWith(L, lualib.Options{Unsupported: func(L *lua.LState, msg string) {
+	r.libs = lualib.OpenWith(L, lualib.Options{Unsupported: func(L *lua.LState, msg string) {
 		r.fail(L, notImplemented("%s", msg))
 	}})
 	G := L.G.Global
@@ -486,6 +489,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 				r.fail(L, &RunError{Code: CodeMemory, Msg: "load: chunk larger than the offline limit"})
 			}
 		}
+		r.grow(L, b.Len())
 		return r.loadChunk(L, b.String(), chunkname)
 	})
 	set("loadstring", func(L *lua.LState) int {
@@ -517,8 +521,8 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 // loadChunk compiles s for loadstring/load: the function, or nil and the
 // error message.
 func (r *scriptRun) loadChunk(L *lua.LState, s, chunkname string) int {
-	proto, sites, err := compileSites([]byte(s), chunkname)
-	if err != nil {
+	c := compileCached([]byte(s), chunkname)
+	if err := c.err; err != nil {
 		if _, exact := err.(*syntaxError); !exact {
 			r.warn("loadstring compile error text is approximated: %s", err)
 		}
@@ -527,8 +531,8 @@ func (r *scriptRun) loadChunk(L *lua.LState, s, chunkname string) int {
 		return 2
 	}
 	r.sources[chunkID(chunkname)] = chunkname
-	r.sites[chunkID(chunkname)] = sites
-	L.Push(r.instantiate(L, proto))
+	r.chunks[chunkID(chunkname)] = c
+	L.Push(r.instantiate(L, c.proto))
 	return 1
 }
 
@@ -596,6 +600,7 @@ func (r *scriptRun) concat(L *lua.LState) int {
 		if len(as)+len(bs) > maxStringBytes {
 			r.fail(L, &RunError{Code: CodeMemory, Msg: fmt.Sprintf("string of %d bytes exceeds the offline limit of %d", len(as)+len(bs), maxStringBytes)})
 		}
+		r.grow(L, len(as)+len(bs))
 		L.Push(lua.LString(as + bs))
 		return 1
 	}

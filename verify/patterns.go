@@ -516,6 +516,7 @@ func (r *scriptRun) strGsub(L *lua.LState) int {
 	}
 done:
 	b.WriteString(src[s:])
+	r.grow(L, b.Len())
 	L.Push(lua.LString(b.String()))
 	L.Push(lua.LNumber(n))
 	return 2

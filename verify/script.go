@@ -105,21 +105,11 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	if errText != "" {
 		return ErrorReply("ERR " + errText), nil
 	}
-	body := src[shebangLen:]
-	c, ok := e.scripts[sha]
-	if !ok {
-		proto, sites, err := compileSites(body, "@user_script")
-		if err != nil {
-			e.noteCompileError(err)
-			return ErrorReply(sanitize("ERR Error compiling script (new function): " + err.Error())), nil
-		}
-		c = compiled{proto, sites}
-		if len(e.scripts) >= maxCachedScripts {
-			clear(e.scripts)
-		}
-		e.scripts[sha] = c
+	c := compileCached(src[shebangLen:], "@user_script")
+	if c.err != nil {
+		e.noteCompileError(c.err)
+		return ErrorReply(sanitize("ERR Error compiling script (new function): " + c.err.Error())), nil
 	}
-	proto, sites := c.proto, c.sites
 	if flags != nil && !hasFlag(flags, "no-writes") && ro {
 		return ErrorReply("ERR Can not execute a script with write flag using *_ro command."), nil
 	}
@@ -133,17 +123,19 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	if r == nil {
 		r = &scriptRun{e: e, ctx: runCtx}
 		r.newState()
+		r.seal()
 		e.evalRun = r
 	}
 	r.ctx, r.name, r.runErr = runCtx, sha, nil
 	r.readOnly = ro || hasFlag(flags, "no-writes")
 	r.setKeys(keys)
-	r.sites = map[string]map[int][]site{"user_script": sites}
+	clear(r.chunks)
+	r.chunks["user_script"] = c
 	L := r.L
 	G := L.G.Global
 	G.RawSetString("KEYS", stringArray(L, keys))
 	G.RawSetString("ARGV", stringArray(L, args))
-	fn := r.instantiate(L, proto)
+	fn := r.instantiate(L, c.proto)
 	rep, err := r.call(fn)
 	if err != nil {
 		r.L.Close()
@@ -151,15 +143,6 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	}
 	return rep, err
 }
-
-// compiled is a script in the engine's script cache (like Redis's, keyed by
-// SHA).
-type compiled struct {
-	proto *lua.FunctionProto
-	sites map[int][]site
-}
-
-const maxCachedScripts = 1000
 
 func (r *scriptRun) setKeys(keys []string) {
 	r.keys = make(map[string]bool, len(keys))
@@ -192,6 +175,7 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	}
 	perr := L.PCall(len(args), 1, L.NewFunction(r.errorHandler))
 	if re := r.judge(perr); re != nil {
+		r.broken = true
 		return Reply{}, re
 	}
 	if perr != nil {

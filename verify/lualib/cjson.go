@@ -39,9 +39,10 @@ type cjsonLib struct {
 	null *lua.LUserData
 }
 
-// newCJSON builds the cjson table; cjson.new builds more with their own
-// configuration and the same cjson.null.
-func newCJSON(L *lua.LState) *lua.LTable {
+// newCJSON builds the cjson table and returns it with its configuration;
+// cjson.new builds more with their own configuration and the same
+// cjson.null.
+func newCJSON(L *lua.LState) (*lua.LTable, *cjsonConfig) {
 	null := L.NewUserData()
 	mt := L.NewTable()
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -52,7 +53,7 @@ func newCJSON(L *lua.LState) *lua.LTable {
 	return cjsonModule(L, null)
 }
 
-func cjsonModule(L *lua.LState, null *lua.LUserData) *lua.LTable {
+func cjsonModule(L *lua.LState, null *lua.LUserData) (*lua.LTable, *cjsonConfig) {
 	c := &cjsonLib{cfg: defaultCJSONConfig(), null: null}
 	t := L.NewTable()
 	fns := map[string]lua.LGFunction{
@@ -66,7 +67,8 @@ func cjsonModule(L *lua.LState, null *lua.LUserData) *lua.LTable {
 		"encode_invalid_numbers":  c.cfgEnum("encode_invalid_numbers", &c.cfg.encodeInvalid, []string{"off", "on", "null"}),
 		"decode_invalid_numbers":  c.cfgEnum("decode_invalid_numbers", &c.cfg.decodeInvalid, nil),
 		"new": func(L *lua.LState) int {
-			L.Push(cjsonModule(L, null))
+			t, _ := cjsonModule(L, null)
+			L.Push(t)
 			return 1
 		},
 	}
@@ -76,7 +78,7 @@ func cjsonModule(L *lua.LState, null *lua.LUserData) *lua.LTable {
 	t.RawSetString("null", null)
 	t.RawSetString("_NAME", lua.LString("cjson"))
 	t.RawSetString("_VERSION", lua.LString("2.1.0"))
-	return t
+	return t, c.cfg
 }
 
 // argInit is json_arg_init: at most n arguments, padded with nil.

@@ -43,16 +43,29 @@ type Options struct {
 	Unsupported func(L *lua.LState, msg string)
 }
 
-// OpenWith is Open with options.
-func OpenWith(L *lua.LState, opts Options) {
+// OpenWith is Open with options. It returns the libraries' Go-side state,
+// for an engine that reuses L for runs that must not see each other.
+func OpenWith(L *lua.LState, opts Options) *State {
 	if opts.Unsupported == nil {
 		opts.Unsupported = func(L *lua.LState, msg string) { L.RaiseError("%s", msg) }
 	}
+	cjson, cfg := newCJSON(L)
 	L.SetGlobal("bit", newBit(L))
-	L.SetGlobal("cjson", newCJSON(L))
+	L.SetGlobal("cjson", cjson)
 	L.SetGlobal("struct", newStruct(L))
 	L.SetGlobal("cmsgpack", newCmsgpack(L, opts))
+	return &State{cjson: cfg}
 }
+
+// State is what a script can change in the libraries outside Lua tables:
+// the global cjson's settings (cjson.encode_max_depth and the like), which
+// persist from script to script like in Redis's Lua state.
+type State struct {
+	cjson *cjsonConfig
+}
+
+// Reset restores the settings to those of a fresh Lua state.
+func (s *State) Reset() { *s.cjson = *defaultCJSONConfig() }
 
 // FormatNumber converts a Lua number to a string the way Redis's Lua 5.1
 // does (tostring, .., string.format('%s')): "%.14g" from the C library, so

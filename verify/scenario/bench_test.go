@@ -37,6 +37,8 @@ func bundledCalls(ss []*Scenario) (calls []benchCall, initial []Key) {
 //	scenarios-offline  every bundled scenario, both modes, with expectations
 //	                   and per-step keyspace snapshots (what verify does)
 //	calls-offline      only the script calls, EVAL in the offline engine
+//	calls-offline-reset  the same on one engine Reset each time, as verify
+//	                   runs scenarios (the sandbox is built once)
 //	calls-evalsha      the same calls as EVALSHA on redis-server (one
 //	                   connection, sequential round trips)
 //	check              what "scriptctl check" adds: load the manifest, find,
@@ -63,6 +65,22 @@ func BenchmarkVerifyBundled(b *testing.B) {
 	b.Run("calls-offline", func(b *testing.B) {
 		for b.Loop() {
 			e := verify.New(verify.Options{})
+			for _, k := range initial {
+				e.Put(k.Entry())
+			}
+			for _, c := range calls {
+				if _, err := e.Eval(ctx, m.Script(c.script).Source, c.keys, c.args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(len(calls)), "calls/op")
+	})
+
+	b.Run("calls-offline-reset", func(b *testing.B) {
+		e := verify.New(verify.Options{})
+		for b.Loop() {
+			e.Reset()
 			for _, k := range initial {
 				e.Put(k.Entry())
 			}

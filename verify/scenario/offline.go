@@ -2,31 +2,56 @@ package scenario
 
 import (
 	"context"
+	"sync"
 
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 )
 
-// offline runs a scenario in the verify engine: a fresh engine per run, its
-// virtual clock advanced by sleep steps.
+// offline runs a scenario in the verify engine, its virtual clock advanced
+// by sleep steps. Every run starts from an empty engine; the engines come
+// from a pool, Reset when a run ends, so a worker builds its Lua sandboxes
+// once rather than once per run.
 type offline struct {
-	e    *verify.Engine
-	m    *manifest.Manifest
-	mode Mode
+	e      *verify.Engine
+	m      *manifest.Manifest
+	mode   Mode
+	target string
+}
+
+// engines holds, per target, the engines of finished runs, already Reset.
+var engines sync.Map // target -> *sync.Pool
+
+func enginePool(target string) *sync.Pool {
+	if p, ok := engines.Load(target); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := engines.LoadOrStore(target, &sync.Pool{New: func() any { return verify.New(verify.Options{Target: target}) }})
+	return p.(*sync.Pool)
 }
 
 func newOffline(m *manifest.Manifest, mode Mode, target string) (*offline, error) {
-	o := &offline{e: verify.New(verify.Options{Target: target}), m: m, mode: mode}
+	o := &offline{e: enginePool(target).Get().(*verify.Engine), m: m, mode: mode, target: target}
 	if mode == ModeFunction {
 		r, err := o.e.FunctionLoad(m.FunctionsLibrary(), false)
 		if err != nil {
+			o.release()
 			return nil, err
 		}
 		if r.Kind == verify.Error {
+			o.release()
 			return nil, libraryError(m, r.Str)
 		}
 	}
 	return o, nil
+}
+
+// release resets the engine, which frees the run's keyspace, and gives it
+// back to the pool once the run is over and nothing of it is read any more.
+func (o *offline) release() {
+	o.e.Reset()
+	enginePool(o.target).Put(o.e)
+	o.e = nil
 }
 
 // Entry converts k to the engine's form, for seeding an engine (as

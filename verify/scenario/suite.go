@@ -217,6 +217,7 @@ func runOffline(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mod
 	if err != nil {
 		return failedRun(err, control)
 	}
+	defer be.release()
 	return s.execute(ctx, be, control)
 }
 

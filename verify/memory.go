@@ -1,0 +1,97 @@
+package verify
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// DefaultMemoryLimit bounds the keyspace plus the Lua strings runs build
+// when Options.MemoryLimit is 0.
+const DefaultMemoryLimit int64 = 256 << 20
+
+// Memory budget. Redis has no limit of its own on a script's Lua memory;
+// offline, a runaway script must not take the machine down with it. The
+// engine charges, as they happen, what a script can make grow without
+// bound: the bytes of every string the Lua side builds (.., string.rep,
+// string.gsub, table.concat, load) and the argument bytes of every write
+// command (the values written to the keyspace), Put's contents included.
+// Charges are an upper bound: they never shrink when a string becomes
+// garbage or a key is deleted. So when the charges pass the limit, the
+// engine measures: it collects garbage and takes the smaller of its
+// charges and the process's live heap as the engine's use. Over the limit,
+// the run stops with a "memory" RunError; otherwise the measured use is
+// the new base (at most seven eighths of the limit, so that measuring is
+// rare) and charging goes on.
+
+// charge adds n bytes to the engine's use and reports whether it stays
+// within the memory limit.
+func (e *Engine) charge(n int) bool {
+	e.memCharged += int64(n)
+	if e.memBase+e.memCharged <= e.memLimit {
+		return true
+	}
+	// The n bytes being charged are not allocated yet.
+	runtime.GC()
+	used := min(e.memBase+e.memCharged, heapLive()+int64(n))
+	if used > e.memLimit {
+		return false
+	}
+	// Leave room for an eighth of the limit before measuring again, so a
+	// run near the limit does not collect garbage at every string.
+	e.memBase, e.memCharged = min(used, e.memLimit-e.memLimit/8), 0
+	return true
+}
+
+// heapLive is the bytes of heap objects the last garbage collection found
+// live, process-wide.
+func heapLive() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// memoryError is the RunError of a run over the memory limit.
+func (e *Engine) memoryError() *RunError {
+	return &RunError{Code: CodeMemory, Msg: fmt.Sprintf("the keyspace and the script's strings exceed the offline memory limit of %d bytes", e.memLimit)}
+}
+
+// grow charges a string of n bytes the script is building, and stops the
+// run when it passes the memory limit.
+func (r *scriptRun) grow(L *lua.LState, n int) {
+	if !r.e.charge(n) {
+		r.fail(L, r.e.memoryError())
+	}
+}
+
+// argBytes is the size of a command's arguments after its name.
+func argBytes(args []string) int {
+	n := 0
+	for _, a := range args[1:] {
+		n += len(a)
+	}
+	return n
+}
+
+// entryBytes is the size of an entry's contents, as Put charges it.
+func entryBytes(en Entry) int {
+	n := len(en.Value)
+	for _, f := range en.Hash {
+		n += len(f.Name) + len(f.Value)
+	}
+	for _, s := range en.List {
+		n += len(s)
+	}
+	for _, s := range en.Set {
+		n += len(s)
+	}
+	for _, m := range en.ZSet {
+		n += len(m.Member) + 8
+	}
+	return n
+}
