@@ -430,8 +430,33 @@ func textOnly(k scenario.Key) error {
 			return bad("a member " + rediscli.Quote(m.Member))
 		}
 	}
-	if k.Type == "stream" {
-		return fmt.Errorf("key %s: a stream cannot be written to a state file yet", rediscli.Quote(k.Name))
+	if k.Stream != nil {
+		if err := utf8Stream(*k.Stream, bad); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// utf8Stream checks a stream's texts for textOnly: its entries' fields and
+// values, group and consumer names.
+func utf8Stream(st verify.StreamState, bad func(string) error) error {
+	for _, e := range st.Entries {
+		for _, f := range e.Fields {
+			if !utf8.ValidString(f) {
+				return bad("a field or value of entry " + e.ID.String())
+			}
+		}
+	}
+	for _, g := range st.Groups {
+		if !utf8.ValidString(g.Name) {
+			return bad("a group name")
+		}
+		for _, c := range g.Consumers {
+			if !utf8.ValidString(c.Name) {
+				return bad("a consumer name")
+			}
+		}
 	}
 	return nil
 }

@@ -425,7 +425,7 @@ func (p *parser) keyExpect(k, v *yaml.Node, field string) *KeyExpect {
 		return ke
 	}
 	if v.Kind != yaml.MappingNode {
-		p.errorf(v, field, `must be "absent" or a mapping with the contents (value, hash, list, set or zset) and/or ttl_ms, not %s`, yamlnode.Describe(v))
+		p.errorf(v, field, `must be "absent" or a mapping with the contents (value, hash, list, set, zset or stream) and/or ttl_ms, not %s`, yamlnode.Describe(v))
 		return nil
 	}
 	f := p.fields(v, field, append(typeFields, "ttl_ms")...)
@@ -434,7 +434,7 @@ func (p *parser) keyExpect(k, v *yaml.Node, field string) *KeyExpect {
 		ke.TTL = p.ttl(n, field+".ttl_ms", true)
 	}
 	if len(v.Content) == 0 {
-		p.errorf(v, field, "check at least one of value, hash, list, set, zset or ttl_ms, or write absent")
+		p.errorf(v, field, "check at least one of value, hash, list, set, zset, stream or ttl_ms, or write absent")
 	}
 	return ke
 }
@@ -546,7 +546,7 @@ func (p *parser) keys(n *yaml.Node, field string) []Key {
 		}
 		f := p.fields(kv[1], kf, append(typeFields, "ttl_ms")...)
 		if !p.contents(f, kf, &k) && kv[1].Kind == yaml.MappingNode {
-			p.errorf(kv[1], kf, "needs its contents: value (a string), hash (a mapping), list, set or zset")
+			p.errorf(kv[1], kf, "needs its contents: value (a string), hash (a mapping), list, set, zset or stream")
 		}
 		if v := f["ttl_ms"]; v != nil {
 			k.PTTL = p.posInt(v, kf+".ttl_ms", false)
@@ -589,7 +589,7 @@ func (p *parser) contents(f map[string]*yaml.Node, field string, k *Key) bool {
 	case "zset":
 		k.Type, k.ZSet = "zset", p.zset(n, cf)
 	case "stream":
-		p.errorf(n, cf, "stream keys are not supported yet: set the stream up with XADD in a step")
+		k.Type, k.Stream = "stream", p.stream(n, cf)
 	}
 	return true
 }

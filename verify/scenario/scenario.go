@@ -187,15 +187,18 @@ func (r *ReplySpec) write(b *strings.Builder) {
 
 // Key is one key of a keyspace: the initial keys of a scenario, the state
 // file of "scriptctl eval --state", a snapshot of a run. Exactly one of
-// Value, Hash, List, Set and ZSet holds its contents, by Type.
+// Value, Hash, List, Set, ZSet and Stream holds its contents, by Type.
 type Key struct {
 	Name  string
-	Type  string           // "string", "hash", "list", "set", "zset" (or, read from a server, "stream")
+	Type  string           // "string", "hash", "list", "set", "zset" or "stream"
 	Value string           // Type "string"
 	Hash  []verify.Field   // Type "hash": in the order written, or HGETALL's
 	List  []string         // Type "list": head first
 	Set   []string         // Type "set": no order (Redis gives a large set none)
 	ZSet  []verify.ZMember // Type "zset": as written, or ascending as ZRANGE answers
+	// Stream is Type "stream"; a delivery or seen time of -1 is one the
+	// file does not give.
+	Stream *verify.StreamState
 	PTTL  int64            // remaining ms; -1 means no expiry
 	Line  int              // where it was declared; 0 for a snapshot
 }

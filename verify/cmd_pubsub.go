@@ -1,0 +1,56 @@
+package verify
+
+// Pub/sub commands a script may call: PUBLISH and SPUBLISH. The engine has
+// no subscribed clients; it records every message (Published) and answers
+// the number of receivers a test declares (SetSubscribers), 0 otherwise.
+
+func init() {
+	registerIn("publish", noKeys, func(e *Engine, sc *scriptRun, a []string) (Reply, error) {
+		return e.publish(sc, a, false)
+	})
+	registerIn("spublish", noKeys, func(e *Engine, sc *scriptRun, a []string) (Reply, error) {
+		return e.publish(sc, a, true)
+	})
+}
+
+// Message is one message a PUBLISH or SPUBLISH sent, in the order sent.
+type Message struct {
+	Channel string
+	Message string
+	Shard   bool // sent by SPUBLISH (a shard channel)
+}
+
+// Published returns every message published since the engine was made
+// or since the last ResetPublished, in order. A message stays published
+// even when the script that sent it fails afterwards: Redis delivers it at
+// once, it is not rolled back.
+func (e *Engine) Published() []Message { return append([]Message(nil), e.published...) }
+
+// ResetPublished forgets the recorded messages.
+func (e *Engine) ResetPublished() { e.published = nil }
+
+// SetSubscribers declares how many clients receive a message sent to each
+// channel (subscribers and matching pattern subscribers together); PUBLISH
+// and SPUBLISH answer that number, 0 for a channel not in the map. The map
+// is copied.
+func (e *Engine) SetSubscribers(n map[string]int64) {
+	e.subscribers = make(map[string]int64, len(n))
+	for c, v := range n {
+		e.subscribers[c] = v
+	}
+}
+
+// publish is PUBLISH (or SPUBLISH with shard). Redis 7.0.15 flags both
+// may-replicate, which a read-only script (EVAL_RO, FCALL_RO, no-writes)
+// treats as a write (scriptVerifyWriteCommandAllow). SPUBLISH's shard
+// channel is not slot-checked in a script: its key spec is flagged
+// not-a-key, which the script's cluster check (getKeysFromCommand) skips
+// (a script with key k calling SPUBLISH ch, slots 7629 and 13271, runs on
+// a 7.0.15 cluster node).
+func (e *Engine) publish(sc *scriptRun, a []string, shard bool) (Reply, error) {
+	if sc != nil && sc.readOnly {
+		return ErrorReply(scriptErrWrite), nil
+	}
+	e.published = append(e.published, Message{Channel: a[1], Message: a[2], Shard: shard})
+	return IntReply(e.subscribers[a[1]]), nil
+}
