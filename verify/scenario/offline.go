@@ -60,6 +60,13 @@ func (o *offline) Do(ctx context.Context, args []string) (verify.Reply, error) {
 	return o.e.Do(ctx, args...)
 }
 
+// TakePublished returns the messages published since the last call.
+func (o *offline) TakePublished() []verify.Message {
+	m := o.e.Published()
+	o.e.ResetPublished()
+	return m
+}
+
 // Warnings are the engine's warnings of the last call.
 func (o *offline) Warnings() []string { return o.e.Warnings() }
 

@@ -164,7 +164,7 @@ func (p *parser) yamlError(err error) {
 	p.errs = append(p.errs, &Error{File: p.file, Line: line, Msg: "YAML syntax: " + msg})
 }
 
-var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "workers", "control", "steps"}
+var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "subscribers", "workers", "control", "steps"}
 
 func (p *parser) parse(data []byte) *Scenario {
 	root := p.document(data)
@@ -207,6 +207,12 @@ func (p *parser) parse(data []byte) *Scenario {
 	}
 	if n := f["keys"]; n != nil {
 		s.Keys = p.keys(n, "keys")
+	}
+	if n := f["subscribers"]; n != nil {
+		s.Subscribers = map[string]int64{}
+		for _, kv := range p.pairs(n, "subscribers") {
+			s.Subscribers[kv[0].Value] = p.posInt(kv[1], "subscribers."+kv[0].Value, true)
+		}
 	}
 	if n := f["workers"]; n != nil {
 		for _, kv := range p.pairs(n, "workers") {
@@ -401,9 +407,32 @@ func setLine(e *Expect, step *yaml.Node, key string) {
 
 func (p *parser) expect(n *yaml.Node, field string) *Expect {
 	e := &Expect{Line: n.Line}
-	f := p.fields(n, field, "reply", "keys")
+	f := p.fields(n, field, "reply", "keys", "published")
 	if n.Kind != yaml.MappingNode {
 		return nil
+	}
+	if v := f["published"]; v != nil {
+		e.PublishedSet = true
+		for i, c := range p.seq(v, field+".published") {
+			pf := fmt.Sprintf("%s.published[%d]", field, i+1)
+			mf := p.fields(c, pf, "channel", "message")
+			m := Published{Line: c.Line}
+			for _, name := range []string{"channel", "message"} {
+				if mf[name] == nil {
+					if c.Kind == yaml.MappingNode {
+						p.errorf(c, pf+"."+name, "required field is missing")
+					}
+					continue
+				}
+				t := p.text(mf[name], pf+"."+name)
+				if name == "channel" {
+					m.Channel = t
+				} else {
+					m.Message = t
+				}
+			}
+			e.Published = append(e.Published, m)
+		}
 	}
 	if v := f["reply"]; v != nil {
 		e.Reply = p.reply(v, field+".reply", 0)

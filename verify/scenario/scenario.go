@@ -24,6 +24,9 @@ type Scenario struct {
 	Caller      string            // manifest caller whose key templates "keys" refer to
 	Vars        map[string]string // placeholder values for templates and ${var}
 	Keys        []Key             // initial keyspace
+	// Subscribers is how many clients receive a message on each channel:
+	// what PUBLISH and SPUBLISH answer offline (0 for a channel not named).
+	Subscribers map[string]int64
 	Workers     []Worker          // in file order
 	Controls    []Control         // unsafe variants; empty for an ordinary scenario
 	Steps       []*Step
@@ -89,6 +92,16 @@ type Expect struct {
 	Line  int
 	Reply *ReplySpec // nil: the reply is not checked
 	Keys  []KeyExpect
+	// Published are the messages the step must have published, in order
+	// (raw text); checked only when PublishedSet, and offline only.
+	Published    []Published
+	PublishedSet bool
+}
+
+// Published is one expected PUBLISH or SPUBLISH message.
+type Published struct {
+	Channel, Message string
+	Line             int
 }
 
 // KeyExpect is the expected state of one key after a step.
@@ -199,8 +212,8 @@ type Key struct {
 	// Stream is Type "stream"; a delivery or seen time of -1 is one the
 	// file does not give.
 	Stream *verify.StreamState
-	PTTL  int64            // remaining ms; -1 means no expiry
-	Line  int              // where it was declared; 0 for a snapshot
+	PTTL   int64 // remaining ms; -1 means no expiry
+	Line   int   // where it was declared; 0 for a snapshot
 }
 
 // Error is one problem in a scenario file, at a position.

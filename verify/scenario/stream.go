@@ -294,7 +294,7 @@ func sameStream(a, b *verify.StreamState, times bool) bool {
 // streamString is a stream on one line, for traces and differences.
 func streamString(st *verify.StreamState) string {
 	if st == nil {
-		return "stream"
+		return "a stream"
 	}
 	s := normalStream(*st)
 	var b strings.Builder

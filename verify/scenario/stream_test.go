@@ -190,3 +190,59 @@ func TestLiveDifferentialStream(t *testing.T) {
 		t.Errorf("not OK:\n%s", problems(rep))
 	}
 }
+
+// TestScenarioPublished: declared subscribers are what PUBLISH answers,
+// and each step's messages are compared in order.
+func TestScenarioPublished(t *testing.T) {
+	m := repoManifest(t)
+	src := `vars: {id: "1"}
+subscribers: {wake: 2}
+steps:
+  - do: [PUBLISH, wake, "${id}"]
+    expect:
+      reply: 2
+      published: [{channel: wake, message: "1"}]
+  - do: [SPUBLISH, other, m]
+    expect:
+      reply: 0
+      published: [{channel: other, message: m}]
+  - do: [GET, x]
+    expect:
+      published: []
+  - do: [PUBLISH, wake, late]
+    expect:
+      published: [{channel: wake, message: early}]
+`
+	s, err := Parse("pub.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bind(m); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RunAll(context.Background(), m, []*Scenario{s}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		var fails []string
+		for _, run := range r.Runs {
+			for _, f := range run.Failures {
+				fails = append(fails, f.Message)
+			}
+		}
+		want := `published: want ["wake": "early"], got ["wake": "late"]`
+		if len(fails) != 1 || fails[0] != want {
+			t.Errorf("[%s] failures %q, want only %q", r.Mode, fails, want)
+		}
+	}
+	for _, bad := range []string{
+		"subscribers: {wake: -1}\nsteps: [{sleep_ms: 1}]",
+		"steps: [{sleep_ms: 1, expect: {published: [{channel: c}]}}]",
+		"steps: [{sleep_ms: 1, expect: {published: {channel: c}}}]",
+	} {
+		if _, err := Parse("bad.yaml", []byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

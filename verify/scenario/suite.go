@@ -196,6 +196,7 @@ func runOffline(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mod
 	if err != nil {
 		return failedRun(err, control)
 	}
+	be.e.SetSubscribers(s.Subscribers)
 	return s.execute(ctx, be, control)
 }
 
