@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 )
@@ -62,5 +63,27 @@ func TestPublished(t *testing.T) {
 	m["x"] = 9
 	if r, _ := e.Do(ctx, "PUBLISH", "x", "y"); !r.Equal(IntReply(1)) {
 		t.Errorf("PUBLISH x = %s, want 1", r)
+	}
+}
+
+// TestCommandUnjudged: COMMAND's other forms, and COUNT on another
+// target, are refused rather than answered wrongly.
+func TestCommandUnjudged(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		target string
+		args   []string
+	}{
+		{"", a("COMMAND")},
+		{"", a("COMMAND", "INFO", "get")},
+		{"", a("COMMAND", "LIST")},
+		{"valkey-8.1", a("COMMAND", "COUNT")},
+	} {
+		e := New(Options{Target: c.target})
+		r, err := e.Do(ctx, c.args...)
+		var re *RunError
+		if !errors.As(err, &re) || re.Code != CodeNotImplemented {
+			t.Errorf("%s %q: %s %v, want not implemented", c.target, c.args, r, err)
+		}
 	}
 }
