@@ -27,8 +27,8 @@ type Scenario struct {
 	// Subscribers is how many clients receive a message on each channel:
 	// what PUBLISH and SPUBLISH answer offline (0 for a channel not named).
 	Subscribers map[string]int64
-	Workers     []Worker          // in file order
-	Controls    []Control         // unsafe variants; empty for an ordinary scenario
+	Workers     []Worker  // in file order
+	Controls    []Control // unsafe variants; empty for an ordinary scenario
 	Steps       []*Step
 	Line        int // line of the document
 
