@@ -235,15 +235,16 @@ type jsonRunError struct {
 }
 
 type jsonKey struct {
-	Key         string            `json:"key"`
-	Type        string            `json:"type"`
-	Value       *string           `json:"value,omitempty"`
-	ValueBase64 string            `json:"value_base64,omitempty"`
-	Hash        scenario.JSONHash `json:"hash,omitempty"`
-	List        []string          `json:"list,omitempty"`
-	Set         []string          `json:"set,omitempty"`
-	ZSet        [][2]string       `json:"zset,omitempty"`
-	PTTL        int64             `json:"pttl_ms"`
+	Key         string               `json:"key"`
+	Type        string               `json:"type"`
+	Value       *string              `json:"value,omitempty"`
+	ValueBase64 string               `json:"value_base64,omitempty"`
+	Hash        scenario.JSONHash    `json:"hash,omitempty"`
+	List        []string             `json:"list,omitempty"`
+	Set         []string             `json:"set,omitempty"`
+	ZSet        [][2]string          `json:"zset,omitempty"`
+	Stream      *scenario.JSONStream `json:"stream,omitempty"`
+	PTTL        int64                `json:"pttl_ms"`
 }
 
 // MarshalJSON uses the field names of the table in docs/json.md.
@@ -315,7 +316,7 @@ func sideJSON(s *Side) *jsonSide {
 		j.Text = s.Text()
 	}
 	for _, k := range s.Keys {
-		jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: scenario.JSONZSet(k.ZSet), PTTL: k.PTTL}
+		jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: scenario.JSONZSet(k.ZSet), Stream: scenario.ToJSONStream(k.Stream), PTTL: k.PTTL}
 		if k.Type == "string" {
 			if utf8.ValidString(k.Value) {
 				v := k.Value

@@ -112,7 +112,7 @@ type StepResult struct {
 	// differ from Redis's (verify/README.md, "Known divergences").
 	Warnings []string `json:"warnings,omitempty"`
 	// Published are the messages the step published (offline runs only).
-	Published []verify.Message `json:"published,omitempty"`
+	Published []verify.Message `json:"-"`
 
 	published bool  // Published was recorded
 	drift     int64 // live runs: ms the real clock ran ahead of the virtual one

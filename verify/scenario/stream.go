@@ -489,3 +489,69 @@ func replyMap(r verify.Reply) map[string]verify.Reply {
 	}
 	return m
 }
+
+// JSONStream is a stream in the JSON reports, with the keyspace format's
+// field names.
+type JSONStream struct {
+	Entries      []JSONStreamEntry `json:"entries"`
+	LastID       string            `json:"last_id"`
+	EntriesAdded uint64            `json:"entries_added"`
+	MaxDeletedID string            `json:"max_deleted_id"`
+	Groups       []JSONStreamGroup `json:"groups,omitempty"`
+}
+
+// JSONStreamEntry is one entry: its ID and field, value, ... in order.
+type JSONStreamEntry struct {
+	ID     string   `json:"id"`
+	Fields []string `json:"fields"`
+}
+
+// JSONStreamGroup is one consumer group.
+type JSONStreamGroup struct {
+	Name        string               `json:"name"`
+	LastID      string               `json:"last_id"`
+	EntriesRead *int64               `json:"entries_read"` // null: unknown
+	Consumers   []JSONStreamConsumer `json:"consumers"`
+	Pending     []JSONStreamPending  `json:"pending"`
+}
+
+// JSONStreamConsumer is one consumer of a group.
+type JSONStreamConsumer struct {
+	Name     string `json:"name"`
+	SeenTime int64  `json:"seen_time"`
+}
+
+// JSONStreamPending is one pending entry of a group.
+type JSONStreamPending struct {
+	ID            string `json:"id"`
+	Consumer      string `json:"consumer"`
+	DeliveryTime  int64  `json:"delivery_time"`
+	DeliveryCount uint64 `json:"delivery_count"`
+}
+
+// ToJSONStream converts a stream for the JSON reports; nil stays nil.
+func ToJSONStream(st *verify.StreamState) *JSONStream {
+	if st == nil {
+		return nil
+	}
+	s := normalStream(*st)
+	j := &JSONStream{LastID: s.LastID.String(), EntriesAdded: s.EntriesAdded, MaxDeletedID: s.MaxDeletedID.String(), Entries: []JSONStreamEntry{}}
+	for _, e := range s.Entries {
+		j.Entries = append(j.Entries, JSONStreamEntry{ID: e.ID.String(), Fields: e.Fields})
+	}
+	for _, g := range s.Groups {
+		jg := JSONStreamGroup{Name: g.Name, LastID: g.LastID.String()}
+		if g.EntriesRead >= 0 {
+			n := g.EntriesRead
+			jg.EntriesRead = &n
+		}
+		for _, c := range g.Consumers {
+			jg.Consumers = append(jg.Consumers, JSONStreamConsumer{c.Name, c.SeenTime})
+		}
+		for _, p := range g.Pending {
+			jg.Pending = append(jg.Pending, JSONStreamPending{p.ID.String(), p.Consumer, p.DeliveryTime, p.DeliveryCount})
+		}
+		j.Groups = append(j.Groups, jg)
+	}
+	return j
+}
