@@ -321,9 +321,14 @@ func ReadKey(ctx context.Context, do DoFunc, key, name string) (k Key, ok bool, 
 		if err != nil {
 			return Key{}, false, err
 		}
-		if r.Kind == verify.Nil || (r.Kind == verify.Array && len(r.Elems) == 0) ||
-			(t.Str == "stream" && r.Kind == verify.Error) {
+		if r.Kind == verify.Nil || (r.Kind == verify.Array && len(r.Elems) == 0) {
 			return Key{}, false, nil // expired between TYPE and now
+		}
+		if r.Kind == verify.Error {
+			if x, err := do(ctx, "EXISTS", key); err == nil && x.Kind == verify.Int && x.Int == 0 {
+				return Key{}, false, nil // expired between TYPE and now
+			}
+			return Key{}, false, fmt.Errorf("%s %q: %s", cmd[0], key, r.Str)
 		}
 		if err := fill(&k, r); err != nil {
 			return Key{}, false, fmt.Errorf("%s %q: %w", cmd[0], key, err)

@@ -129,7 +129,9 @@ keys:
       entries: [[1-1, {job: a}], [1-2, {job: b}], [1-3, {job: c}]]
       max_deleted_id: 0-5
       groups:
-        - {name: g, last_id: 1-1, entries_read: 1, consumers: [alice], pending: [{id: 1-1, consumer: alice, delivery_count: 2}]}
+        - {name: g, last_id: 1-1, entries_read: 1, consumers: [alice], pending: [{id: 1-1, consumer: alice, delivery_count: 2, delivery_time: 1600000000000}]}
+  "{t}e": {stream: {last_id: 3-3, entries_added: 4, max_deleted_id: 3-3, groups: [{name: g, last_id: 3-3}]}}
+  "{t}z": {stream: {}}
 steps:
   - do: [XREADGROUP, GROUP, g, bob, COUNT, "1", STREAMS, "{t}s", ">"]
     expect:
@@ -144,7 +146,9 @@ steps:
                 last_id: 1-2
                 entries_read: 2
                 consumers: [alice, bob]
-                pending: [{id: 1-1, consumer: alice, delivery_count: 2}, {id: 1-2, consumer: bob}]
+                pending: [{id: 1-1, consumer: alice, delivery_count: 2, delivery_time: 1600000000000}, {id: 1-2, consumer: bob}]
+        "{t}e": {stream: {last_id: 3-3, entries_added: 4, max_deleted_id: 3-3, groups: [{name: g, last_id: 3-3}]}}
+        "{t}z": {stream: {entries: []}}
   - do: [XACK, "{t}s", g, 1-1]
     expect:
       reply: 1
