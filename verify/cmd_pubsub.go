@@ -1,5 +1,11 @@
 package verify
 
+import (
+	"fmt"
+
+	"github.com/scriptctl/scriptctl/slot"
+)
+
 // Pub/sub commands a script may call: PUBLISH and SPUBLISH. The engine has
 // no subscribed clients; it records every message (Published) and answers
 // the number of receivers a test declares (SetSubscribers), 0 otherwise.
@@ -42,15 +48,33 @@ func (e *Engine) SetSubscribers(n map[string]int64) {
 
 // publish is PUBLISH (or SPUBLISH with shard). Redis 7.0.15 flags both
 // may-replicate, which a read-only script (EVAL_RO, FCALL_RO, no-writes)
-// treats as a write (scriptVerifyWriteCommandAllow). SPUBLISH's shard
-// channel is not slot-checked in a script: its key spec is flagged
-// not-a-key, which the script's cluster check (getKeysFromCommand) skips
-// (a script with key k calling SPUBLISH ch, slots 7629 and 13271, runs on
-// a 7.0.15 cluster node).
+// treats as a write (scriptVerifyWriteCommandAllow).
 func (e *Engine) publish(sc *scriptRun, a []string, shard bool) (Reply, error) {
 	if sc != nil && sc.readOnly {
 		return ErrorReply(scriptErrWrite), nil
 	}
+	if shard && sc != nil {
+		if re := sc.checkShardChannel(a[1]); re != nil {
+			return Reply{}, re
+		}
+	}
 	e.published = append(e.published, Message{Channel: a[1], Message: a[2], Shard: shard})
 	return IntReply(e.subscribers[a[1]]), nil
+}
+
+// checkShardChannel applies the cluster rule to SPUBLISH's shard channel
+// in a script. A cluster node refuses the call when another node owns the
+// channel's slot ("Script attempted to access a non local key in a cluster
+// node", TestLiveSpublishSlot) and allows it when it owns the slot, even
+// one other than the declared keys'. Which node owns a slot is unknown
+// offline, so only a channel in the slot of a declared key (always local)
+// can be judged; any other stops the run, as an undeclared key does.
+func (sc *scriptRun) checkShardChannel(ch string) *RunError {
+	s := slot.Of(ch)
+	for k := range sc.keys {
+		if slot.Of(k) == s {
+			return nil
+		}
+	}
+	return &RunError{Code: CodeUndeclaredKey, Msg: fmt.Sprintf("SPUBLISH to shard channel %q (slot %d): no declared key is in its slot, so whether a cluster node owns it is unknown (declare a key of its slot, e.g. with the same hash tag)", ch, s)}
 }

@@ -26,7 +26,7 @@ func TestPublished(t *testing.T) {
 	e := New(Options{})
 	e.SetSubscribers(map[string]int64{"wake": 3})
 	src := []byte("redis.call('PUBLISH', 'wake', ARGV[1]); redis.call('SPUBLISH', 'other', 'x'); return redis.call('PUBLISH', 'wake', 'b')")
-	r, err := e.Eval(ctx, src, nil, []string{"a\x00"})
+	r, err := e.Eval(ctx, src, []string{"{other}k"}, []string{"a\x00"})
 	if err != nil || !r.Equal(IntReply(3)) {
 		t.Fatalf("eval: %s %v", r, err)
 	}
@@ -57,6 +57,19 @@ func TestPublished(t *testing.T) {
 	if len(e.Published()) != 0 {
 		t.Errorf("a refused PUBLISH was recorded: %+v", e.Published())
 	}
+	// A script's shard channel must share a declared key's slot: another
+	// slot may be another node's, which a cluster refuses.
+	for _, keys := range [][]string{nil, {"k"}} {
+		_, err := e.Eval(ctx, []byte("return redis.call('SPUBLISH', 'ch', 'm')"), keys, nil)
+		var re *RunError
+		if !errors.As(err, &re) || re.Code != CodeUndeclaredKey {
+			t.Errorf("SPUBLISH ch with keys %q: %v, want an undeclared-key RunError", keys, err)
+		}
+	}
+	if r, err := e.Do(ctx, "SPUBLISH", "ch", "m"); err != nil || !r.Equal(IntReply(0)) {
+		t.Errorf("a client's SPUBLISH: %s %v", r, err)
+	}
+	e.ResetPublished()
 	// The map is copied: changing it later changes nothing.
 	m := map[string]int64{"x": 1}
 	e.SetSubscribers(m)
