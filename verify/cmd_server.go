@@ -6,7 +6,7 @@ import (
 )
 
 // Server commands: TIME (the virtual clock), SELECT SWAPDB FLUSHDB FLUSHALL
-// (numbered databases), ECHO PING.
+// (numbered databases), ECHO PING, COMMAND COUNT.
 
 func init() {
 	register("time", noKeys, cmdTime)
@@ -16,6 +16,29 @@ func init() {
 	register("flushall", noKeys, cmdFlushall)
 	register("echo", noKeys, func(_ *Engine, a []string) Reply { return BulkReply(a[1]) })
 	register("ping", noKeys, cmdPing)
+	registerIn("command", noKeys, cmdCommand)
+	// COMMAND's subcommands are checked from the command table.
+	subcommandChecked["command"] = true
+}
+
+// cmdCommand answers COMMAND COUNT: the number of top-level commands of the
+// target's table, recorded from its server. Its other forms describe every
+// command (flags, key specs, docs) and stay unjudged.
+func cmdCommand(e *Engine, _ *scriptRun, a []string) (Reply, error) {
+	if len(a) == 2 && strings.EqualFold(a[1], "count") {
+		e.t.command("get") // loads the table
+		n := 0
+		for _, c := range e.t.table.Commands {
+			if c.Parent() == nil {
+				n++
+			}
+		}
+		return IntReply(int64(n)), nil
+	}
+	if len(a) == 1 {
+		return Reply{}, notImplemented("COMMAND")
+	}
+	return Reply{}, notImplemented("COMMAND %s", strings.ToUpper(a[1]))
 }
 
 // cmdTime answers with the virtual clock: seconds and microseconds.

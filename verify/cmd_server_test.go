@@ -34,6 +34,9 @@ func TestServerCommands(t *testing.T) {
 		{name: "ping", cmd: a("PING"), want: StatusReply("PONG")},
 		{name: "ping msg", cmd: a("PING", "m"), want: BulkReply("m")},
 		{name: "ping arity", cmd: a("PING", "m", "n"), want: errArity("ping")},
+		{name: "command count", cmd: a("COMMAND", "count"), want: IntReply(240)},
+		{name: "command count arity", cmd: a("COMMAND", "COUNT", "x"), want: errArity("command|count")},
+		{name: "command unknown subcommand", cmd: a("COMMAND", "nope"), want: ErrorReply("ERR unknown subcommand 'nope'. Try COMMAND HELP.")},
 	})
 }
 

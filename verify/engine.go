@@ -64,6 +64,10 @@ type Engine struct {
 	// memory budget (memory.go): the limit, the use measured last, and
 	// the bytes charged since.
 	memLimit, memBase, memCharged int64
+	// published and subscribers are PUBLISH's record and declared
+	// receivers (cmd_pubsub.go).
+	published   []Message
+	subscribers map[string]int64
 }
 
 // New returns an empty engine.
@@ -166,8 +170,8 @@ func notImplemented(format string, args ...any) *RunError {
 	return &RunError{Code: CodeNotImplemented, Msg: "not implemented offline: " + fmt.Sprintf(format, args...)}
 }
 
-// Entry is one key of the keyspace. Exactly one of Value, Hash, List, Set
-// and ZSet holds the key's contents, by Type.
+// Entry is one key of the keyspace. Exactly one of Value, Hash, List, Set,
+// ZSet and Stream holds the key's contents, by Type.
 type Entry struct {
 	Key   string
 	Type  string    // "string", "hash", "list", "set", "zset" or "stream"
@@ -176,7 +180,9 @@ type Entry struct {
 	List  []string  // Type "list": head first, as LRANGE 0 -1 answers
 	Set   []string  // Type "set": members in the order SMEMBERS answers
 	ZSet  []ZMember // Type "zset": ascending, as ZRANGE 0 -1 answers
-	PTTL  int64     // remaining ms; -1 means no expiry
+	// Stream is Type "stream": its entries, counters and groups.
+	Stream *StreamState
+	PTTL   int64 // remaining ms; -1 means no expiry
 }
 
 // Field is one field of a hash with its value.
@@ -196,8 +202,7 @@ func (e *Engine) Entries() []Entry {
 	return out
 }
 
-// Entry returns one live key: a copy, which the caller may change. A stream
-// is reported by its Type only.
+// Entry returns one live key: a copy, which the caller may change.
 func (e *Engine) Entry(key string) (Entry, bool) {
 	v := e.db.get(key)
 	if v == nil {
@@ -221,6 +226,9 @@ func (e *Engine) Entry(key string) (Entry, bool) {
 		en.Set = v.set.members()
 	case kindZSet:
 		en.ZSet = v.zset.all()
+	case kindStream:
+		st := v.stream.Export()
+		en.Stream = &st
 	}
 	return en, true
 }
@@ -228,12 +236,16 @@ func (e *Engine) Entry(key string) (Entry, bool) {
 // Put creates or replaces a key (initial state), writing its contents in the
 // order given, as HSET, RPUSH, SADD and ZADD with the same arguments would:
 // a hash keeps its fields in that order (a field given twice
-// keeps its first place and its last value), a list its elements. Type
-// "string" (or empty) is a string. A collection with nothing in it deletes
-// the key instead, since Redis has no empty collections; so does Type
-// "stream", which Put cannot fill. A positive PTTL expires the key that many
-// ms from now; any other PTTL means no expiry. A NaN score is left out, as
-// ZADD refuses it.
+// keeps its first place and its last value), a list its elements; a
+// stream is built as XADDs of its entries in order, then its counters and
+// groups are set (CheckStream tells whether a StreamState is one Redis
+// could hold; Put deletes the key for one it could not, or a nil Stream;
+// a negative delivery or seen time is the virtual clock's now).
+// Type "string" (or empty) is a string. A collection with nothing in it
+// deletes the key instead, since Redis has no empty collections (a stream
+// may be empty). A positive PTTL expires the key that many ms from now;
+// any other PTTL means no expiry. A NaN score is left out, as ZADD refuses
+// it.
 func (e *Engine) Put(en Entry) {
 	v := &value{}
 	n := 1 // elements of a collection; a string always counts as one
@@ -266,6 +278,11 @@ func (e *Engine) Put(en Entry) {
 		n = v.zset.len()
 	case "stream":
 		n = 0
+		if en.Stream != nil {
+			if s, err := streamFromState(e.streamTimes(*en.Stream)); err == nil {
+				v.kind, v.stream, n = kindStream, s, 1
+			}
+		}
 	default:
 		v.kind, v.str = kindString, en.Value
 	}
@@ -278,6 +295,28 @@ func (e *Engine) Put(en Entry) {
 		v.expireAt = e.now + en.PTTL
 	}
 	e.db.keys[en.Key] = v
+}
+
+// streamTimes is st with every negative delivery or seen time (one a state
+// file does not give) set to the virtual clock's now.
+func (e *Engine) streamTimes(st StreamState) StreamState {
+	st.Groups = append([]StreamGroup(nil), st.Groups...)
+	for i := range st.Groups {
+		g := &st.Groups[i]
+		g.Consumers = append([]StreamConsumer(nil), g.Consumers...)
+		for j := range g.Consumers {
+			if g.Consumers[j].SeenTime < 0 {
+				g.Consumers[j].SeenTime = e.now
+			}
+		}
+		g.Pending = append([]StreamPending(nil), g.Pending...)
+		for j := range g.Pending {
+			if g.Pending[j].DeliveryTime < 0 {
+				g.Pending[j].DeliveryTime = e.now
+			}
+		}
+	}
+	return st
 }
 
 // SHA1 returns the hex SHA1 of src: the name EVALSHA and SCRIPT LOAD use.

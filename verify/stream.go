@@ -734,3 +734,10 @@ func streamFromState(st StreamState) (*stream, error) {
 	}
 	return s, nil
 }
+
+// CheckStream reports why st is not a stream Redis could hold (see
+// streamFromState), or nil.
+func CheckStream(st StreamState) error {
+	_, err := streamFromState(st)
+	return err
+}

@@ -55,7 +55,8 @@ The keyspace starts empty, or as --state FILE describes it (the format of a
 scenario's keys: section, lua_test/README.md: key: {value: v, ttl_ms: n},
 {hash: {f: v, ...}} with the fields in HGETALL's order as written,
 {list: [a, b]}, {set: [a, b]}, {zset: [[member, score], ...]} or
-{zset: {member: score}}), and --save FILE writes it after the run in the
+{zset: {member: score}}, {stream: {entries: [[1-1, {f: v}]], groups: [...]}}),
+and --save FILE writes it after the run in the
 same format (atomically), so runs can be chained. The virtual clock starts at --now (Unix ms, default
 1700000000000; the wall clock with --diff); TIME and TTLs follow it.
 --mode function registers the script as the only function of a generated
@@ -69,7 +70,8 @@ declaring it in KEYS stops the run (see exit code 1).
 --against URL runs the same EVAL (or FUNCTION LOAD, FCALL and FUNCTION
 DELETE) on that server instead and prints its reply the same way; --state
 keys are written to it first, replacing keys of the same names, each with
-one SET, HSET, RPUSH, SADD or ZADD in the file's order. --diff runs
+one SET, HSET, RPUSH, SADD or ZADD in the file's order (a stream with
+XADD, XSETID, XGROUP and XCLAIM). --diff runs
 offline and on --against (deleting the declared keys on the server first,
 so both sides start from the same keyspace), prints the reply once when
 both sides agree, and otherwise prints both sides and the differences

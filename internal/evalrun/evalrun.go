@@ -321,7 +321,7 @@ func putLive(do doFunc, k scenario.Key) error {
 }
 
 // getLive reads one key back: its type, contents and PTTL
-// (scenario.ReadKey). A stream is reported by type only.
+// (scenario.ReadKey).
 func getLive(ctx context.Context, do doFunc, name string) (scenario.Key, bool, error) {
 	op := fmt.Sprintf("read key %q", name)
 	return scenario.ReadKey(ctx, func(_ context.Context, args ...string) (verify.Reply, error) { return do(op, args...) }, name, name)

@@ -120,13 +120,14 @@ func TestSaveKeysEveryType(t *testing.T) {
 	if !reflect.DeepEqual(back, everyType) {
 		t.Errorf("read back\n%+v\nwant\n%+v\n%s", back, everyType, data)
 	}
-	// Bytes a YAML file cannot hold, and a stream, are refused.
+	// Bytes a YAML file cannot hold are refused, in a stream too.
 	for _, k := range []scenario.Key{
 		{Name: "l", Type: "list", List: []string{"\xff"}},
 		{Name: "s", Type: "set", Set: []string{"\xff"}},
 		{Name: "z", Type: "zset", ZSet: []verify.ZMember{{Member: "\xff"}}},
 		{Name: "h", Type: "hash", Hash: []verify.Field{{Name: "f", Value: "\xff"}}},
-		{Name: "x", Type: "stream"},
+		{Name: "x", Type: "stream", Stream: &verify.StreamState{Entries: []verify.StreamEntry{{ID: verify.StreamID{Ms: 1}, Fields: []string{"f", "\xff"}}}}},
+		{Name: "y", Type: "stream"},
 	} {
 		if err := SaveKeys(path, []scenario.Key{k}); err == nil || !strings.Contains(err.Error(), `key "`+k.Name+`"`) {
 			t.Errorf("SaveKeys(%+v) = %v", k, err)

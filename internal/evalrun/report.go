@@ -235,15 +235,16 @@ type jsonRunError struct {
 }
 
 type jsonKey struct {
-	Key         string            `json:"key"`
-	Type        string            `json:"type"`
-	Value       *string           `json:"value,omitempty"`
-	ValueBase64 string            `json:"value_base64,omitempty"`
-	Hash        scenario.JSONHash `json:"hash,omitempty"`
-	List        []string          `json:"list,omitempty"`
-	Set         []string          `json:"set,omitempty"`
-	ZSet        [][2]string       `json:"zset,omitempty"`
-	PTTL        int64             `json:"pttl_ms"`
+	Key         string               `json:"key"`
+	Type        string               `json:"type"`
+	Value       *string              `json:"value,omitempty"`
+	ValueBase64 string               `json:"value_base64,omitempty"`
+	Hash        scenario.JSONHash    `json:"hash,omitempty"`
+	List        []string             `json:"list,omitempty"`
+	Set         []string             `json:"set,omitempty"`
+	ZSet        [][2]string          `json:"zset,omitempty"`
+	Stream      *scenario.JSONStream `json:"stream,omitempty"`
+	PTTL        int64                `json:"pttl_ms"`
 }
 
 // MarshalJSON uses the field names of the table in docs/json.md.
@@ -315,7 +316,7 @@ func sideJSON(s *Side) *jsonSide {
 		j.Text = s.Text()
 	}
 	for _, k := range s.Keys {
-		jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: scenario.JSONZSet(k.ZSet), PTTL: k.PTTL}
+		jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: scenario.JSONZSet(k.ZSet), Stream: scenario.ToJSONStream(k.Stream), PTTL: k.PTTL}
 		if k.Type == "string" {
 			if utf8.ValidString(k.Value) {
 				v := k.Value
@@ -430,8 +431,33 @@ func textOnly(k scenario.Key) error {
 			return bad("a member " + rediscli.Quote(m.Member))
 		}
 	}
-	if k.Type == "stream" {
-		return fmt.Errorf("key %s: a stream cannot be written to a state file yet", rediscli.Quote(k.Name))
+	if k.Stream != nil {
+		if err := utf8Stream(*k.Stream, bad); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// utf8Stream checks a stream's texts for textOnly: its entries' fields and
+// values, group and consumer names.
+func utf8Stream(st verify.StreamState, bad func(string) error) error {
+	for _, e := range st.Entries {
+		for _, f := range e.Fields {
+			if !utf8.ValidString(f) {
+				return bad("a field or value of entry " + e.ID.String())
+			}
+		}
+	}
+	for _, g := range st.Groups {
+		if !utf8.ValidString(g.Name) {
+			return bad("a group name")
+		}
+		for _, c := range g.Consumers {
+			if !utf8.ValidString(c.Name) {
+				return bad("a consumer name")
+			}
+		}
 	}
 	return nil
 }

@@ -27,9 +27,11 @@ type boundStep struct {
 }
 
 type boundExpect struct {
-	line  int
-	reply *ReplySpec
-	keys  []boundKeyExpect
+	line         int
+	reply        *ReplySpec
+	keys         []boundKeyExpect
+	published    []Published // ${...} expanded
+	publishedSet bool
 }
 
 type boundKeyExpect struct {
@@ -318,7 +320,11 @@ func (b *binder) expect(e *Expect, field string) *boundExpect {
 	if e == nil {
 		return nil
 	}
-	be := &boundExpect{line: e.Line}
+	be := &boundExpect{line: e.Line, publishedSet: e.PublishedSet}
+	for i, m := range e.Published {
+		pf := fmt.Sprintf("%s.published[%d]", field, i+1)
+		be.published = append(be.published, Published{Channel: b.expand(m.Channel, m.Line, pf+".channel"), Message: b.expand(m.Message, m.Line, pf+".message"), Line: m.Line})
+	}
 	if e.Reply != nil {
 		be.reply = b.replySpec(e.Reply, field+".reply")
 	}

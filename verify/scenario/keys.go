@@ -21,8 +21,8 @@ import (
 // WriteKeys writes keys in the keyspace format ParseKeys reads, sorted by
 // name, so a state written by one run can seed the next: a hash's fields, a
 // list's elements, a set's members and a sorted set's members in the order
-// the Key holds them. A PTTL of -1 (no expiry) writes no ttl_ms. A stream,
-// which the format cannot hold, is an error.
+// the Key holds them, a stream's entries in ID order. A PTTL of -1 (no
+// expiry) writes no ttl_ms.
 func WriteKeys(w io.Writer, keys []Key) error {
 	sorted := append([]Key(nil), keys...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
@@ -54,6 +54,11 @@ func WriteKeys(w io.Writer, keys []Key) error {
 				z.Content = append(z.Content, &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Content: []*yaml.Node{strNode(m.Member), score}})
 			}
 			spec.Content = append(spec.Content, strNode("zset"), z)
+		case "stream":
+			if k.Stream == nil {
+				return fmt.Errorf("key %q: a stream read by its type only cannot be written to a state file", k.Name)
+			}
+			spec.Content = append(spec.Content, strNode("stream"), streamNode(*k.Stream))
 		default:
 			return fmt.Errorf("key %q: a %s cannot be written to a state file", k.Name, k.Type)
 		}
@@ -164,7 +169,7 @@ func SameContents(a, b Key) bool {
 	case "zset":
 		return slices.Equal(sortedZSet(a.ZSet), sortedZSet(b.ZSet))
 	case "stream":
-		return true // read by type only
+		return sameStream(a.Stream, b.Stream, false)
 	}
 	return a.Value == b.Value
 }
@@ -238,14 +243,16 @@ func contentsString(k Key) string {
 			parts[i] = fmt.Sprintf("%q: %s", m.Member, FormatScore(m.Score))
 		}
 		return "zset {" + strings.Join(parts, ", ") + "}"
+	case "stream":
+		return streamString(k.Stream)
 	}
 	return "a " + k.Type
 }
 
 // PutCommands are the commands that write k to a server under the name
 // key, replacing what is there: DEL, then the contents in the Key's order
-// (SET, HSET, RPUSH, SADD or ZADD, so a hash keeps its field order), then
-// PEXPIRE for a positive PTTL.
+// (SET, HSET, RPUSH, SADD or ZADD, so a hash keeps its field order; a
+// stream as streamPutCommands), then PEXPIRE for a positive PTTL.
 func PutCommands(k Key, key string) [][]string {
 	cmds := [][]string{{"DEL", key}}
 	var c []string
@@ -264,10 +271,16 @@ func PutCommands(k Key, key string) [][]string {
 		for _, m := range k.ZSet {
 			c = append(c, FormatScore(m.Score), m.Member)
 		}
+	case "stream":
+		if k.Stream != nil {
+			cmds = append(cmds, streamPutCommands(*k.Stream, key)...)
+		}
 	default:
 		c = []string{"SET", key, k.Value}
 	}
-	cmds = append(cmds, c)
+	if c != nil {
+		cmds = append(cmds, c)
+	}
 	if k.PTTL > 0 {
 		cmds = append(cmds, []string{"PEXPIRE", key, strconv.FormatInt(k.PTTL, 10)})
 	}
@@ -279,8 +292,8 @@ func PutCommands(k Key, key string) [][]string {
 type DoFunc func(ctx context.Context, args ...string) (verify.Reply, error)
 
 // ReadKey reads the key named key from a server as name: its type, its
-// contents (GET, HGETALL, LRANGE 0 -1, SMEMBERS, ZRANGE 0 -1 WITHSCORES;
-// a stream by type only) and its PTTL. ok is false when the key does not
+// contents (GET, HGETALL, LRANGE 0 -1, SMEMBERS, ZRANGE 0 -1 WITHSCORES,
+// XINFO STREAM FULL COUNT 0) and its PTTL. ok is false when the key does not
 // exist, or expired while it was read.
 func ReadKey(ctx context.Context, do DoFunc, key, name string) (k Key, ok bool, err error) {
 	t, err := do(ctx, "TYPE", key)
@@ -300,6 +313,8 @@ func ReadKey(ctx context.Context, do DoFunc, key, name string) (k Key, ok bool, 
 		cmd = []string{"SMEMBERS", key}
 	case "zset":
 		cmd = []string{"ZRANGE", key, "0", "-1", "WITHSCORES"}
+	case "stream":
+		cmd = []string{"XINFO", "STREAM", key, "FULL", "COUNT", "0"}
 	}
 	if cmd != nil {
 		r, err := do(ctx, cmd...)
@@ -308,6 +323,12 @@ func ReadKey(ctx context.Context, do DoFunc, key, name string) (k Key, ok bool, 
 		}
 		if r.Kind == verify.Nil || (r.Kind == verify.Array && len(r.Elems) == 0) {
 			return Key{}, false, nil // expired between TYPE and now
+		}
+		if r.Kind == verify.Error {
+			if x, err := do(ctx, "EXISTS", key); err == nil && x.Kind == verify.Int && x.Int == 0 {
+				return Key{}, false, nil // expired between TYPE and now
+			}
+			return Key{}, false, fmt.Errorf("%s %q: %s", cmd[0], key, r.Str)
 		}
 		if err := fill(&k, r); err != nil {
 			return Key{}, false, fmt.Errorf("%s %q: %w", cmd[0], key, err)
@@ -359,6 +380,12 @@ func fill(k *Key, r verify.Reply) error {
 			}
 			k.ZSet = append(k.ZSet, verify.ZMember{Member: strs[i], Score: f})
 		}
+	case "stream":
+		st, err := readStream(r)
+		if err != nil {
+			return err
+		}
+		k.Stream = st
 	}
 	return nil
 }

@@ -70,8 +70,8 @@ func TestParseKeysRefused(t *testing.T) {
 		{"nested element", "k: {list: [[a]]}\n", `s.yaml:1:12: k.list[1]: must be a scalar, not a list`},
 		{"bool member", "k: {set: [true]}\n", `s.yaml:1:11: k.set[1]: bool true is ambiguous: quote it ("true")`},
 		{"two types", "k: {list: [a], set: [a]}\n", "s.yaml:1:21: k: a key has one type: list and set are both given"},
-		{"no contents", "k: {ttl_ms: 5}\n", "s.yaml:1:4: k: needs its contents: value (a string), hash (a mapping), list, set or zset"},
-		{"stream", "k: {stream: [a]}\n", "s.yaml:1:13: k.stream: stream keys are not supported yet"},
+		{"no contents", "k: {ttl_ms: 5}\n", "s.yaml:1:4: k: needs its contents: value (a string), hash (a mapping), list, set, zset or stream"},
+		{"stream", "k: {stream: [a]}\n", "s.yaml:1:13: k.stream: must be a mapping, not a list"},
 		{"unknown type", "k: {array: [a]}\n", `s.yaml:1:5: k.array: unknown field "array": want one of value, hash, list, set, zset, stream, ttl_ms`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

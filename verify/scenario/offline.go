@@ -57,7 +57,7 @@ func (o *offline) release() {
 // Entry converts k to the engine's form, for seeding an engine (as
 // "scriptctl eval --state" does).
 func (k Key) Entry() verify.Entry {
-	return verify.Entry{Key: k.Name, Type: k.Type, Value: k.Value, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: k.ZSet, PTTL: k.PTTL}
+	return verify.Entry{Key: k.Name, Type: k.Type, Value: k.Value, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: k.ZSet, Stream: k.Stream, PTTL: k.PTTL}
 }
 
 // KeyOf converts an engine entry to a Key, for WriteKeys.
@@ -66,7 +66,7 @@ func KeyOf(en verify.Entry) Key {
 	if t == "" {
 		t = "string"
 	}
-	return Key{Name: en.Key, Type: t, Value: en.Value, Hash: en.Hash, List: en.List, Set: en.Set, ZSet: en.ZSet, PTTL: en.PTTL}
+	return Key{Name: en.Key, Type: t, Value: en.Value, Hash: en.Hash, List: en.List, Set: en.Set, ZSet: en.ZSet, Stream: en.Stream, PTTL: en.PTTL}
 }
 
 func (o *offline) Put(_ context.Context, k Key) error {
@@ -83,6 +83,13 @@ func (o *offline) Call(ctx context.Context, script string, keys, args []string) 
 
 func (o *offline) Do(ctx context.Context, args []string) (verify.Reply, error) {
 	return o.e.Do(ctx, args...)
+}
+
+// TakePublished returns the messages published since the last call.
+func (o *offline) TakePublished() []verify.Message {
+	m := o.e.Published()
+	o.e.ResetPublished()
+	return m
 }
 
 // Warnings are the engine's warnings of the last call.

@@ -164,7 +164,7 @@ func (p *parser) yamlError(err error) {
 	p.errs = append(p.errs, &Error{File: p.file, Line: line, Msg: "YAML syntax: " + msg})
 }
 
-var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "workers", "control", "steps"}
+var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "subscribers", "workers", "control", "steps"}
 
 func (p *parser) parse(data []byte) *Scenario {
 	root := p.document(data)
@@ -207,6 +207,12 @@ func (p *parser) parse(data []byte) *Scenario {
 	}
 	if n := f["keys"]; n != nil {
 		s.Keys = p.keys(n, "keys")
+	}
+	if n := f["subscribers"]; n != nil {
+		s.Subscribers = map[string]int64{}
+		for _, kv := range p.pairs(n, "subscribers") {
+			s.Subscribers[kv[0].Value] = p.posInt(kv[1], "subscribers."+kv[0].Value, true)
+		}
 	}
 	if n := f["workers"]; n != nil {
 		for _, kv := range p.pairs(n, "workers") {
@@ -401,9 +407,32 @@ func setLine(e *Expect, step *yaml.Node, key string) {
 
 func (p *parser) expect(n *yaml.Node, field string) *Expect {
 	e := &Expect{Line: n.Line}
-	f := p.fields(n, field, "reply", "keys")
+	f := p.fields(n, field, "reply", "keys", "published")
 	if n.Kind != yaml.MappingNode {
 		return nil
+	}
+	if v := f["published"]; v != nil {
+		e.PublishedSet = true
+		for i, c := range p.seq(v, field+".published") {
+			pf := fmt.Sprintf("%s.published[%d]", field, i+1)
+			mf := p.fields(c, pf, "channel", "message")
+			m := Published{Line: c.Line}
+			for _, name := range []string{"channel", "message"} {
+				if mf[name] == nil {
+					if c.Kind == yaml.MappingNode {
+						p.errorf(c, pf+"."+name, "required field is missing")
+					}
+					continue
+				}
+				t := p.text(mf[name], pf+"."+name)
+				if name == "channel" {
+					m.Channel = t
+				} else {
+					m.Message = t
+				}
+			}
+			e.Published = append(e.Published, m)
+		}
 	}
 	if v := f["reply"]; v != nil {
 		e.Reply = p.reply(v, field+".reply", 0)
@@ -425,7 +454,7 @@ func (p *parser) keyExpect(k, v *yaml.Node, field string) *KeyExpect {
 		return ke
 	}
 	if v.Kind != yaml.MappingNode {
-		p.errorf(v, field, `must be "absent" or a mapping with the contents (value, hash, list, set or zset) and/or ttl_ms, not %s`, yamlnode.Describe(v))
+		p.errorf(v, field, `must be "absent" or a mapping with the contents (value, hash, list, set, zset or stream) and/or ttl_ms, not %s`, yamlnode.Describe(v))
 		return nil
 	}
 	f := p.fields(v, field, append(typeFields, "ttl_ms")...)
@@ -434,7 +463,7 @@ func (p *parser) keyExpect(k, v *yaml.Node, field string) *KeyExpect {
 		ke.TTL = p.ttl(n, field+".ttl_ms", true)
 	}
 	if len(v.Content) == 0 {
-		p.errorf(v, field, "check at least one of value, hash, list, set, zset or ttl_ms, or write absent")
+		p.errorf(v, field, "check at least one of value, hash, list, set, zset, stream or ttl_ms, or write absent")
 	}
 	return ke
 }
@@ -546,7 +575,7 @@ func (p *parser) keys(n *yaml.Node, field string) []Key {
 		}
 		f := p.fields(kv[1], kf, append(typeFields, "ttl_ms")...)
 		if !p.contents(f, kf, &k) && kv[1].Kind == yaml.MappingNode {
-			p.errorf(kv[1], kf, "needs its contents: value (a string), hash (a mapping), list, set or zset")
+			p.errorf(kv[1], kf, "needs its contents: value (a string), hash (a mapping), list, set, zset or stream")
 		}
 		if v := f["ttl_ms"]; v != nil {
 			k.PTTL = p.posInt(v, kf+".ttl_ms", false)
@@ -589,7 +618,7 @@ func (p *parser) contents(f map[string]*yaml.Node, field string, k *Key) bool {
 	case "zset":
 		k.Type, k.ZSet = "zset", p.zset(n, cf)
 	case "stream":
-		p.errorf(n, cf, "stream keys are not supported yet: set the stream up with XADD in a step")
+		k.Type, k.Stream = "stream", p.stream(n, cf)
 	}
 	return true
 }

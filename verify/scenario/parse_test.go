@@ -301,7 +301,7 @@ z:
 	if buf.String() != want {
 		t.Errorf("WriteKeys:\n%s\nwant\n%s", buf.String(), want)
 	}
-	if err := WriteKeys(&buf, []Key{{Name: "x", Type: "stream"}}); err == nil || err.Error() != `key "x": a stream cannot be written to a state file` {
+	if err := WriteKeys(&buf, []Key{{Name: "x", Type: "stream"}}); err == nil || err.Error() != `key "x": a stream read by its type only cannot be written to a state file` {
 		t.Errorf("stream: %v", err)
 	}
 }

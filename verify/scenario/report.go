@@ -134,6 +134,9 @@ func writeStep(ew *iostreams.Printer, side string, st StepResult) {
 	if st.Reply != nil {
 		ew.Printf("  %sreply: %s\n", side, st.Reply)
 	}
+	if len(st.Published) > 0 {
+		ew.Printf("  %spublished: %s\n", side, messagesString(st.Published))
+	}
 	if len(st.State) == 0 {
 		ew.Printf("  %skeys:  (none)\n", side)
 	}
@@ -195,7 +198,9 @@ type jsonKey struct {
 	List  []string    `json:"list,omitempty"`
 	Set   []string    `json:"set,omitempty"`
 	ZSet  [][2]string `json:"zset,omitempty"`
-	PTTL  int64       `json:"pttl_ms"`
+	// Stream is a stream's contents (JSONStream).
+	Stream *JSONStream `json:"stream,omitempty"`
+	PTTL   int64       `json:"pttl_ms"`
 }
 
 // WriteJSON writes the report as one JSON document; with trace, every step
@@ -251,7 +256,7 @@ func jsonSteps(run *Run, side string) []jsonStep {
 		keys := append([]Key(nil), st.State...)
 		sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
 		for _, k := range keys {
-			jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: JSONZSet(k.ZSet), PTTL: k.PTTL}
+			jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: JSONZSet(k.ZSet), Stream: ToJSONStream(k.Stream), PTTL: k.PTTL}
 			if k.Type == "string" {
 				v := k.Value
 				jk.Value = &v

@@ -35,6 +35,12 @@ type Backend interface {
 	Get(ctx context.Context, key string) (Key, bool, error)
 }
 
+// publisher is a Backend that records what PUBLISH and SPUBLISH sent: the
+// offline engine (a live server's messages are not observed).
+type publisher interface {
+	TakePublished() []verify.Message
+}
+
 // warner is a Backend that can tell where its last call's reply may differ
 // from Redis's: the offline engine.
 type warner interface {
@@ -105,8 +111,11 @@ type StepResult struct {
 	// Warnings are the offline engine's notes on a call whose reply may
 	// differ from Redis's (verify/README.md, "Known divergences").
 	Warnings []string `json:"warnings,omitempty"`
+	// Published are the messages the step published (offline runs only).
+	Published []verify.Message `json:"-"`
 
-	drift int64 // live runs: ms the real clock ran ahead of the virtual one
+	published bool  // Published was recorded
+	drift     int64 // live runs: ms the real clock ran ahead of the virtual one
 }
 
 // Failure is an expectation that did not hold.
@@ -211,6 +220,9 @@ func (s *Scenario) execute(ctx context.Context, be Backend, control bool) (*Run,
 				sr.State = append(sr.State, got)
 			}
 		}
+		if p, ok := be.(publisher); ok {
+			sr.Published, sr.published = p.TakePublished(), true
+		}
 		if d, ok := be.(interface{ Drift() int64 }); ok {
 			sr.drift = d.Drift()
 		}
@@ -284,6 +296,9 @@ func (e *boundExpect) check(sr StepResult) []mismatch {
 			out = append(out, mismatch{e.reply.Line, fmt.Sprintf("reply: want %s, got %s", e.reply, sr.Reply)})
 		}
 	}
+	if e.publishedSet && sr.published && !samePublished(e.published, sr.Published) {
+		out = append(out, mismatch{e.line, fmt.Sprintf("published: want %s, got %s", publishedString(e.published), messagesString(sr.Published))})
+	}
 	for _, ke := range e.keys {
 		got, ok := find(sr.State, ke.key)
 		if why := ke.check(got, ok); why != "" {
@@ -348,7 +363,7 @@ func (ke boundKeyExpect) check(got Key, present bool) string {
 	if want.Type != "" && got.Type != want.Type {
 		return fmt.Sprintf("want a %s, got a %s: %s", want.Type, got.Type, keyString(got))
 	}
-	if want.Type != "" && !SameContents(want, got) {
+	if want.Type != "" && (!SameContents(want, got) || (want.Type == "stream" && !sameStream(want.Stream, got.Stream, true))) {
 		whys = append(whys, fmt.Sprintf("%s: want %s, got %s", typeField(want.Type), contentsString(want), contentsString(got)))
 	}
 	if ke.TTL != nil && !ke.TTL.Match(got.PTTL) {
@@ -381,4 +396,32 @@ func keyString(k Key) string {
 		return fmt.Sprintf("%s (ttl %dms)", v, k.PTTL)
 	}
 	return v + " (no ttl)"
+}
+
+func samePublished(want []Published, got []verify.Message) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	for i, w := range want {
+		if w.Channel != got[i].Channel || w.Message != got[i].Message {
+			return false
+		}
+	}
+	return true
+}
+
+func publishedString(ps []Published) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%q: %q", p.Channel, p.Message)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func messagesString(ms []verify.Message) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = fmt.Sprintf("%q: %q", m.Channel, m.Message)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

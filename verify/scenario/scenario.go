@@ -24,8 +24,11 @@ type Scenario struct {
 	Caller      string            // manifest caller whose key templates "keys" refer to
 	Vars        map[string]string // placeholder values for templates and ${var}
 	Keys        []Key             // initial keyspace
-	Workers     []Worker          // in file order
-	Controls    []Control         // unsafe variants; empty for an ordinary scenario
+	// Subscribers is how many clients receive a message on each channel:
+	// what PUBLISH and SPUBLISH answer offline (0 for a channel not named).
+	Subscribers map[string]int64
+	Workers     []Worker  // in file order
+	Controls    []Control // unsafe variants; empty for an ordinary scenario
 	Steps       []*Step
 	Line        int // line of the document
 
@@ -89,6 +92,16 @@ type Expect struct {
 	Line  int
 	Reply *ReplySpec // nil: the reply is not checked
 	Keys  []KeyExpect
+	// Published are the messages the step must have published, in order
+	// (raw text); checked only when PublishedSet, and offline only.
+	Published    []Published
+	PublishedSet bool
+}
+
+// Published is one expected PUBLISH or SPUBLISH message.
+type Published struct {
+	Channel, Message string
+	Line             int
 }
 
 // KeyExpect is the expected state of one key after a step.
@@ -187,17 +200,20 @@ func (r *ReplySpec) write(b *strings.Builder) {
 
 // Key is one key of a keyspace: the initial keys of a scenario, the state
 // file of "scriptctl eval --state", a snapshot of a run. Exactly one of
-// Value, Hash, List, Set and ZSet holds its contents, by Type.
+// Value, Hash, List, Set, ZSet and Stream holds its contents, by Type.
 type Key struct {
 	Name  string
-	Type  string           // "string", "hash", "list", "set", "zset" (or, read from a server, "stream")
+	Type  string           // "string", "hash", "list", "set", "zset" or "stream"
 	Value string           // Type "string"
 	Hash  []verify.Field   // Type "hash": in the order written, or HGETALL's
 	List  []string         // Type "list": head first
 	Set   []string         // Type "set": no order (Redis gives a large set none)
 	ZSet  []verify.ZMember // Type "zset": as written, or ascending as ZRANGE answers
-	PTTL  int64            // remaining ms; -1 means no expiry
-	Line  int              // where it was declared; 0 for a snapshot
+	// Stream is Type "stream"; a delivery or seen time of -1 is one the
+	// file does not give.
+	Stream *verify.StreamState
+	PTTL   int64 // remaining ms; -1 means no expiry
+	Line   int   // where it was declared; 0 for a snapshot
 }
 
 // Error is one problem in a scenario file, at a position.

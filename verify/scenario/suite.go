@@ -218,6 +218,7 @@ func runOffline(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mod
 		return failedRun(err, control)
 	}
 	defer be.release()
+	be.e.SetSubscribers(s.Subscribers)
 	return s.execute(ctx, be, control)
 }
 

@@ -1,0 +1,58 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/slot"
+)
+
+// TestLiveSpublishSlot: on a Redis Cluster node, a script may SPUBLISH to
+// a shard channel of its keys' slot, but not to one of a slot another node
+// owns. The engine answers the first, and refuses to judge the second.
+func TestLiveSpublishSlot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("live differential: needs a redis-server cluster")
+	}
+	const key, channel = "k", "ch"
+	c := redistest.NewCluster(t)
+	owner := c.Primaries[1] // slots 5461-10922
+	if s := slot.Of(key); s < 5461 || s > 10922 || slot.Of(channel) <= 10922 {
+		t.Fatalf("slots %d and %d are not on primaries 1 and 2", s, slot.Of(channel))
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		channel string
+		want    Reply // the live reply; the engine answers it too, or stops
+	}{
+		{"{k}ch", ArrayReply(IntReply(0), StatusReply("OK"))},
+		{channel, ErrorReply("ERR Script attempted to access a non local key in a cluster node")},
+	} {
+		script := "return {redis.call('SPUBLISH', '" + c.channel + "', 'm'), redis.call('SET', KEYS[1], 'v')}"
+		msg, err := owner.Do(ctx, "EVAL", script, "1", key).ToMessage()
+		if err != nil && msg.Error() == nil {
+			t.Fatal(err)
+		}
+		live, err := FromMessage(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if live.Kind == Error {
+			live.Str = strings.SplitN(live.Str, " script: ", 2)[0]
+		}
+		if !live.Equal(c.want) {
+			t.Errorf("%s: live %s, want %s", c.channel, live, c.want)
+		}
+		off, err := New(Options{}).Eval(ctx, []byte(script), []string{key}, nil)
+		var re *RunError
+		switch {
+		case c.want.Kind == Error && (!errors.As(err, &re) || re.Code != CodeUndeclaredKey):
+			t.Errorf("%s: offline %s %v, want an undeclared-key RunError", c.channel, off, err)
+		case c.want.Kind != Error && (err != nil || !off.Equal(live)):
+			t.Errorf("%s: offline %s %v, live %s", c.channel, off, err, live)
+		}
+	}
+}
