@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"strconv"
 	"testing"
@@ -39,6 +40,9 @@ func TestHLLLive(t *testing.T) {
 	for round := 0; round < 60; round++ {
 		for _, k := range []string{"h1", "h2", "h3"} {
 			n := 1 + rng.Intn(40)
+			if k == "h1" {
+				n = 1 + rng.Intn(120)
+			}
 			if k == "h3" {
 				n = 1 + rng.Intn(3)
 			}
@@ -77,5 +81,103 @@ func TestHLLLive(t *testing.T) {
 	}
 	if en, _ := e.Entry("h3"); en.Value[4] != hllSparse {
 		t.Errorf("h3 is not sparse")
+	}
+}
+
+// geoRandCoord is a random longitude or latitude argument, printed with a
+// random number of decimals (or as an integer).
+func geoRandCoord(rng *rand.Rand, lim float64) string {
+	v := (rng.Float64()*2 - 1) * lim
+	if rng.Intn(8) == 0 {
+		return strconv.Itoa(int(v))
+	}
+	return strconv.FormatFloat(v, 'f', rng.Intn(12), 64)
+}
+
+// TestGeoLive adds random points all over the globe and a dense cluster,
+// then compares GEOPOS, GEOHASH, GEODIST in every unit, and searches of
+// every kind (distances, hashes and coordinates included) with
+// redis-server; STOREDIST's stored distances are compared at full
+// precision through ZRANGE WITHSCORES on the server.
+func TestGeoLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("live differential: needs redis-server")
+	}
+	live := liveServer(t)
+	live("FLUSHALL")
+	e := New(Options{})
+	rng := rand.New(rand.NewSource(11))
+	var cmds [][]string
+	var members []string
+	add := []string{"GEOADD", "g"}
+	for i := 0; i < 400; i++ {
+		m := "p" + strconv.Itoa(i)
+		members = append(members, m)
+		if i < 200 {
+			add = append(add, geoRandCoord(rng, 180), geoRandCoord(rng, 85.05), m)
+		} else { // a cluster around Sicily
+			add = append(add, strconv.FormatFloat(13+rng.Float64()*3, 'f', 6, 64), strconv.FormatFloat(37+rng.Float64()*2, 'f', 6, 64), m)
+		}
+	}
+	cmds = append(cmds, add, append([]string{"GEOPOS", "g", "nope"}, members...), append([]string{"GEOHASH", "g", "nope"}, members...))
+	units := []string{"m", "km", "mi", "ft"}
+	for i := 0; i < 200; i++ {
+		cmds = append(cmds, []string{"GEODIST", "g", members[rng.Intn(400)], members[rng.Intn(400)], units[rng.Intn(4)]})
+	}
+	for i := 0; i < 150; i++ {
+		unit := units[rng.Intn(4)]
+		var from []string
+		if rng.Intn(2) == 0 {
+			from = []string{"FROMMEMBER", members[rng.Intn(400)]}
+		} else {
+			from = []string{"FROMLONLAT", geoRandCoord(rng, 180), geoRandCoord(rng, 85)}
+		}
+		size := strconv.FormatFloat(math.Pow(10, rng.Float64()*4), 'f', 3, 64)
+		if unit == "m" || unit == "ft" {
+			size = strconv.FormatFloat(math.Pow(10, 2+rng.Float64()*5), 'f', 1, 64)
+		}
+		var by []string
+		if rng.Intn(2) == 0 {
+			by = []string{"BYRADIUS", size, unit}
+		} else {
+			by = []string{"BYBOX", size, strconv.FormatFloat(math.Pow(10, rng.Float64()*4), 'f', 2, 64), unit}
+		}
+		c := append(append(append([]string{"GEOSEARCH", "g"}, from...), by...), "WITHDIST", "WITHHASH", "WITHCOORD", "ASC")
+		cmds = append(cmds, c)
+		if i%3 == 0 {
+			cmds = append(cmds, append(append(append([]string{"GEOSEARCH", "g"}, from...), by...), "COUNT", strconv.Itoa(1+rng.Intn(10)), "DESC", "WITHDIST"))
+		}
+		if i%5 == 0 {
+			st := append(append(append([]string{"GEOSEARCHSTORE", "st", "g"}, from...), by...), "STOREDIST")
+			cmds = append(cmds, st, []string{"ZRANGE", "st", "0", "-1", "WITHSCORES"})
+		}
+	}
+	for _, c := range cmds {
+		want := live(c...)
+		if c[0] == "ZRANGE" {
+			checkStored(t, e, c[1], want)
+			continue
+		}
+		got, err := e.Do(context.Background(), c...)
+		if err != nil {
+			t.Fatalf("%.80q: %v", c, err)
+		}
+		if !got.Equal(want) {
+			t.Fatalf("%.200q:\noffline %.600s\nlive    %.600s", c, got, want)
+		}
+	}
+}
+
+// checkStored compares a stored sorted set with the server's ZRANGE
+// WITHSCORES reply, scores printed as Redis does (%.17g).
+func checkStored(t *testing.T, e *Engine, key string, want Reply) {
+	t.Helper()
+	en, _ := e.Entry(key)
+	var got []Reply
+	for _, m := range en.ZSet {
+		got = append(got, BulkReply(m.Member), BulkReply(cFloat(m.Score, 'g', 17, false)))
+	}
+	if g := ArrayReply(got...); !g.Equal(want) {
+		t.Errorf("stored %s:\noffline %.600s\nlive    %.600s", key, g, want)
 	}
 }
