@@ -49,6 +49,12 @@ func registerCtx(name string, keys func([]string) []string, run func(*Engine, cm
 	handlers[name] = handler{keys: keys, runCtx: run}
 }
 
+// mayReplicate lists commands Redis 7.0.15 flags may_replicate but not
+// write (PFCOUNT, which may write its cached cardinality): a script counts
+// them as writes, so a read-only script may not call them
+// (scriptVerifyWriteCommandAllow).
+var mayReplicate = map[string]bool{"pfcount": true}
+
 // handlers holds the implemented commands; each cmd_*.go file registers its
 // family in init.
 var handlers = map[string]handler{}
@@ -149,7 +155,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		if info.noscript {
 			return ErrorReply(e.t.errNoScript), nil
 		}
-		if info.write && sc.readOnly {
+		if (info.write || mayReplicate[name]) && sc.readOnly {
 			return ErrorReply(scriptErrWrite), nil
 		}
 	}

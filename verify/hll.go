@@ -435,7 +435,18 @@ func hllEstimate(hist *[64]int) uint64 {
 		z *= 0.5
 	}
 	z += float64(m * hllSigma(float64(hist[0])/m))
-	return uint64(math.Round(float64(hllAlphaInf*m*m) / z))
+	return llroundToUint(float64(hllAlphaInf*m*m) / z)
+}
+
+// llroundToUint is (uint64_t)(double)llroundl(x) on x86-64: a result out of
+// range (a crafted dense HLL can make z zero, x infinite) is LLONG_MIN,
+// which the cast keeps as 2^63.
+func llroundToUint(x float64) uint64 {
+	r := math.Round(x)
+	if !(r >= -9223372036854775808.0 && r < 9223372036854775808.0) {
+		r = -9223372036854775808.0
+	}
+	return cUint(r)
 }
 
 func hllSigma(x float64) float64 {
