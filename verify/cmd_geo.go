@@ -78,17 +78,11 @@ func parseDouble(s string) (float64, bool) {
 		body += "p0"
 	}
 	f, err := strconv.ParseFloat(body, 64)
-	if math.IsNaN(f) {
-		return 0, false
-	}
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange || !math.IsInf(f, 0) {
-			return 0, false
-		}
-		return 0, false // overflow: HUGE_VAL with ERANGE
+	if err != nil || math.IsNaN(f) {
+		return 0, false // not a number, or an overflow (HUGE_VAL with ERANGE)
 	}
 	if f == 0 && !zeroMantissa(num) {
-		return 0, false
+		return 0, false // an underflow to zero
 	}
 	return f, true
 }

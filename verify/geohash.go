@@ -122,7 +122,12 @@ func geohashDecode(longR, latR geoRange, h geoHashBits) (geoArea, bool) {
 func geoDecodeScore(score float64) (lon, lat float64) {
 	a, _ := geohashDecode(geoLongRange, geoLatRange, geoHashBits{bits: cUint(score), step: geoStepMax})
 	lon = (a.long.min + a.long.max) / 2
-	lon = math.Max(math.Min(lon, geoLongMax), geoLongMin)
+	if lon > geoLongMax {
+		lon = geoLongMax
+	}
+	if lon < geoLongMin {
+		lon = geoLongMin
+	}
 	lat = (a.lat.min + a.lat.max) / 2
 	if lat > geoLatMax {
 		lat = geoLatMax

@@ -145,6 +145,10 @@ func TestGeoLive(t *testing.T) {
 		{"GEORADIUS", "g", "15", "38", "50000", "km", "ASC", "COUNT", "50"},
 		{"GEORADIUS", "g", "15", "38", "200", "km", "COUNT", "7", "ANY", "DESC"},
 		{"GEOSEARCH", "g", "FROMLONLAT", "15", "38", "BYBOX", "400", "400", "km", "COUNT", "30", "ASC"},
+		{"GEOSEARCH", "g", "FROMLONLAT", "15", "38", "BYRADIUS", "inf", "km", "COUNT", "5", "ASC", "WITHDIST"},
+		{"GEOSEARCH", "g", "FROMLONLAT", "15", "38", "BYBOX", "inf", "1", "m", "COUNT", "5", "DESC", "WITHDIST"},
+		{"GEOSEARCH", "g", "FROMLONLAT", "-180", "85.05112878", "BYRADIUS", "1e300", "FT", "COUNT", "9223372036854775807", "WITHDIST"},
+		{"GEORADIUS", "g", "0", "0", "0", "m", "WITHDIST"},
 	} {
 		cmds = append(cmds, c)
 	}
