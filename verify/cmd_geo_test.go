@@ -143,7 +143,7 @@ func TestGeohashHelpers(t *testing.T) {
 	for _, c := range []struct {
 		d    float64
 		want string
-	}{{0, "0.0000"}, {-0.0, "0.0000"}, {0.00004, "0.0000"}, {0.00006, "0.0001"}, {1.23455, "1.2346"}, {12345.6789012, "12345.6789"}, {math.NaN(), "-922337203685477.5808"}} {
+	}{{0, "0.0000"}, {math.Copysign(0, -1), "0.0000"}, {0.00004, "0.0000"}, {0.00006, "0.0001"}, {1.23455, "1.2346"}, {12345.6789012, "12345.6789"}, {math.NaN(), "-922337203685477.5808"}} {
 		if got := geoDistanceReply(c.d).Str; got != c.want {
 			t.Errorf("distance %v = %q, want %q", c.d, got, c.want)
 		}

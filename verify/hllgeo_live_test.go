@@ -138,7 +138,7 @@ func TestGeoLive(t *testing.T) {
 		[]string{"GEOSEARCH", "t", "FROMLONLAT", "10.3", "10.2", "BYRADIUS", "500", "km", "DESC"})
 	// Huge areas: neighbours repeat, and boxes cross the poles' limits and
 	// the antimeridian.
-	for _, c := range [][]string{
+	cmds = append(cmds, [][]string{
 		{"GEOSEARCH", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "7000", "km", "ASC", "WITHDIST"},
 		{"GEOSEARCH", "g", "FROMLONLAT", "179.9", "84", "BYBOX", "3000", "500", "km", "ASC", "WITHDIST"},
 		{"GEOSEARCH", "g", "FROMLONLAT", "-179.9", "-84", "BYRADIUS", "1500", "mi", "DESC", "WITHCOORD"},
@@ -149,9 +149,7 @@ func TestGeoLive(t *testing.T) {
 		{"GEOSEARCH", "g", "FROMLONLAT", "15", "38", "BYBOX", "inf", "1", "m", "COUNT", "5", "DESC", "WITHDIST"},
 		{"GEOSEARCH", "g", "FROMLONLAT", "-180", "85.05112878", "BYRADIUS", "1e300", "FT", "COUNT", "9223372036854775807", "WITHDIST"},
 		{"GEORADIUS", "g", "0", "0", "0", "m", "WITHDIST"},
-	} {
-		cmds = append(cmds, c)
-	}
+	}...)
 	for i := 0; i < 200; i++ {
 		cmds = append(cmds, []string{"GEODIST", "g", members[rng.Intn(400)], members[rng.Intn(400)], units[rng.Intn(4)]})
 	}
