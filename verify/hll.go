@@ -73,8 +73,9 @@ func hllPatLen(ele []byte) (index int, count uint8) {
 	return index, uint8(bits.TrailingZeros64(hash) + 1)
 }
 
-// Dense registers: 6 bits each, packed from the LSB of each byte. b holds
-// the registers plus one spare byte (Redis relies on the sds terminator).
+// Dense registers: 6 bits each, packed from the LSB of each byte. A
+// register may straddle two bytes; the last one ends exactly at the end of
+// regs (Redis reads one byte further, the sds terminator, which is 0).
 func denseGet(regs []byte, i int) uint8 {
 	byt := i * hllBits / 8
 	fb := uint(i * hllBits & 7)
