@@ -64,6 +64,12 @@ func registerCtx(name string, keys func([]string) []string, run func(*Engine, cm
 	handlers[name] = handler{keys: keys, runCtx: run}
 }
 
+// mayReplicate lists commands Redis 7.0.15 flags may_replicate but not
+// write (PFCOUNT, which may write its cached cardinality): a script counts
+// them as writes, so a read-only script may not call them
+// (scriptVerifyWriteCommandAllow).
+var mayReplicate = map[string]bool{"pfcount": true, "publish": true, "spublish": true}
+
 // handlers holds the implemented commands; each cmd_*.go file registers its
 // family in init.
 var handlers = map[string]handler{}
@@ -178,7 +184,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		if info.Noscript() {
 			return ErrorReply(e.t.errNoScript), nil
 		}
-		if info.Write() && sc.readOnly {
+		if (info.Write() || mayReplicate[name]) && sc.readOnly {
 			return ErrorReply(scriptErrWrite), nil
 		}
 	}

@@ -1,0 +1,460 @@
+package verify
+
+import "math"
+
+// Geohash, a port of redis-server 7.0.15's geohash.c and geohash_helper.c:
+// a position is a 52-bit interleaving of 26 latitude and 26 longitude bits
+// (latitude limited to +-85.05112878, as in EPSG:900913), stored as a
+// sorted set score. Every floating-point step is kept as C computes it, in
+// the same order and rounded one operation at a time (explicit float64
+// conversions keep Go from fusing a multiply with an add).
+
+const (
+	geoStepMax = 26
+	geoLatMin  = -85.05112878
+	geoLatMax  = 85.05112878
+	geoLongMin = -180.0
+	geoLongMax = 180.0
+
+	earthRadiusMeters = 6372797.560856
+	mercatorMax       = 20037726.37
+)
+
+// geoDR is M_PI / 180.0 as C computes it: a double division, which a Go
+// constant expression (exact arithmetic) would not round the same way.
+var geoDR = func() float64 { pi := math.Pi; return pi / 180.0 }()
+
+func degRad(ang float64) float64 { return ang * geoDR }
+func radDeg(ang float64) float64 { return ang / geoDR }
+
+type geoHashBits struct {
+	bits uint64
+	step uint8
+}
+
+func (h geoHashBits) isZero() bool { return h.bits == 0 && h.step == 0 }
+
+type geoRange struct{ min, max float64 }
+
+type geoArea struct {
+	hash      geoHashBits
+	long, lat geoRange
+}
+
+// interleave64 puts x's bits in the even positions and y's in the odd.
+func interleave64(xlo, ylo uint32) uint64 {
+	b := [...]uint64{0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF}
+	s := [...]uint{1, 2, 4, 8, 16}
+	x, y := uint64(xlo), uint64(ylo)
+	for i := 4; i >= 0; i-- {
+		x = (x | x<<s[i]) & b[i]
+		y = (y | y<<s[i]) & b[i]
+	}
+	return x | y<<1
+}
+
+// deinterleave64 returns the even bits in the low 32 bits and the odd bits
+// in the high 32.
+func deinterleave64(v uint64) uint64 {
+	b := [...]uint64{0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF, 0x00000000FFFFFFFF}
+	s := [...]uint{0, 1, 2, 4, 8, 16}
+	x, y := v, v>>1
+	for i := 0; i < 6; i++ {
+		x = (x | x>>s[i]) & b[i]
+		y = (y | y>>s[i]) & b[i]
+	}
+	return x | y<<32
+}
+
+var (
+	geoLongRange = geoRange{geoLongMin, geoLongMax}
+	geoLatRange  = geoRange{geoLatMin, geoLatMax}
+)
+
+// c2uint32 is C's conversion of a non-negative double to uint32_t
+// (truncation); out of range values wrap as x86-64's 64-bit conversion does.
+func c2uint32(f float64) uint32 { return uint32(cInt(f)) }
+
+// geohashEncode is geohashEncode; false outside the ranges.
+func geohashEncode(longR, latR geoRange, longitude, latitude float64, step uint8) (geoHashBits, bool) {
+	if step > 32 || step == 0 || (latR.min == 0 && latR.max == 0) || (longR.min == 0 && longR.max == 0) {
+		return geoHashBits{}, false
+	}
+	if longitude > geoLongMax || longitude < geoLongMin || latitude > geoLatMax || latitude < geoLatMin {
+		return geoHashBits{}, false
+	}
+	if latitude < latR.min || latitude > latR.max || longitude < longR.min || longitude > longR.max {
+		return geoHashBits{step: step}, false
+	}
+	latOff := (latitude - latR.min) / (latR.max - latR.min)
+	longOff := (longitude - longR.min) / (longR.max - longR.min)
+	latOff *= float64(uint64(1) << step)
+	longOff *= float64(uint64(1) << step)
+	return geoHashBits{bits: interleave64(c2uint32(latOff), c2uint32(longOff)), step: step}, true
+}
+
+func geohashEncodeWGS84(longitude, latitude float64, step uint8) (geoHashBits, bool) {
+	return geohashEncode(geoLongRange, geoLatRange, longitude, latitude, step)
+}
+
+// geohashDecode is geohashDecode: the cell of a hash.
+func geohashDecode(longR, latR geoRange, h geoHashBits) (geoArea, bool) {
+	if h.isZero() {
+		return geoArea{}, false
+	}
+	sep := deinterleave64(h.bits)
+	latScale := latR.max - latR.min
+	longScale := longR.max - longR.min
+	ilato := uint32(sep)
+	ilono := uint32(sep >> 32)
+	div := float64(uint64(1) << h.step)
+	var a geoArea
+	a.hash = h
+	a.lat.min = latR.min + float64(float64(ilato)*1.0/div*latScale)
+	a.lat.max = latR.min + float64(float64(ilato+1)*1.0/div*latScale)
+	a.long.min = longR.min + float64(float64(ilono)*1.0/div*longScale)
+	a.long.max = longR.min + float64(float64(ilono+1)*1.0/div*longScale)
+	return a, true
+}
+
+// geoDecodeScore is decodeGeohash: a score as a 52-bit hash (C's cast of
+// the double to uint64_t) to the center of its cell, clamped to the ranges.
+func geoDecodeScore(score float64) (lon, lat float64) {
+	a, _ := geohashDecode(geoLongRange, geoLatRange, geoHashBits{bits: cUint(score), step: geoStepMax})
+	lon = (a.long.min + a.long.max) / 2
+	if lon > geoLongMax {
+		lon = geoLongMax
+	}
+	if lon < geoLongMin {
+		lon = geoLongMin
+	}
+	lat = (a.lat.min + a.lat.max) / 2
+	if lat > geoLatMax {
+		lat = geoLatMax
+	}
+	if lat < geoLatMin {
+		lat = geoLatMin
+	}
+	return lon, lat
+}
+
+// geoAlign52 is geohashAlign52Bits.
+func geoAlign52(h geoHashBits) uint64 { return h.bits << (52 - uint(h.step)*2) }
+
+// geoScore is the score GEOADD stores for a position.
+func geoScore(lon, lat float64) uint64 {
+	h, _ := geohashEncodeWGS84(lon, lat, geoStepMax)
+	return geoAlign52(h)
+}
+
+func geohashMoveX(h *geoHashBits, d int) {
+	if d == 0 {
+		return
+	}
+	x := h.bits & 0xaaaaaaaaaaaaaaaa
+	y := h.bits & 0x5555555555555555
+	zz := uint64(0x5555555555555555) >> (64 - uint(h.step)*2)
+	if d > 0 {
+		x = x + (zz + 1)
+	} else {
+		x = x | zz
+		x = x - (zz + 1)
+	}
+	x &= uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.step)*2)
+	h.bits = x | y
+}
+
+func geohashMoveY(h *geoHashBits, d int) {
+	if d == 0 {
+		return
+	}
+	x := h.bits & 0xaaaaaaaaaaaaaaaa
+	y := h.bits & 0x5555555555555555
+	zz := uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.step)*2)
+	if d > 0 {
+		y = y + (zz + 1)
+	} else {
+		y = y | zz
+		y = y - (zz + 1)
+	}
+	y &= uint64(0x5555555555555555) >> (64 - uint(h.step)*2)
+	h.bits = x | y
+}
+
+// geoNeighbors lists the eight neighbours in geo.c's search order: north,
+// south, east, west, north-east, north-west, south-east, south-west.
+type geoNeighbors struct {
+	north, south, east, west, northEast, northWest, southEast, southWest geoHashBits
+}
+
+func geohashNeighbors(h geoHashBits) geoNeighbors {
+	move := func(dx, dy int) geoHashBits {
+		n := h
+		geohashMoveX(&n, dx)
+		geohashMoveY(&n, dy)
+		return n
+	}
+	return geoNeighbors{
+		east: move(1, 0), west: move(-1, 0), south: move(0, -1), north: move(0, 1),
+		northWest: move(-1, 1), northEast: move(1, 1), southEast: move(1, -1), southWest: move(-1, -1),
+	}
+}
+
+// geoShape is a search area: a circle (radius) or a box (width, height),
+// in the unit given by conversion (meters per unit).
+type geoShape struct {
+	box                   bool
+	lon, lat              float64
+	conversion            float64
+	radius, width, height float64
+	bounds                [4]float64
+}
+
+func geohashEstimateStepsByRadius(rangeMeters, lat float64) int {
+	if rangeMeters == 0 {
+		return 26
+	}
+	step := 1
+	for rangeMeters < mercatorMax {
+		rangeMeters *= 2
+		step++
+	}
+	step -= 2
+	if lat > 66 || lat < -66 {
+		step--
+		if lat > 80 || lat < -80 {
+			step--
+		}
+	}
+	return max(1, min(26, step))
+}
+
+// boundingBox is geohashBoundingBox.
+func (s *geoShape) boundingBox() {
+	var height, width float64
+	if s.box {
+		height = s.conversion * (s.height / 2)
+		width = s.conversion * (s.width / 2)
+	} else {
+		height = s.conversion * s.radius
+		width = s.conversion * s.radius
+	}
+	latDelta := radDeg(height / earthRadiusMeters)
+	longDeltaTop := radDeg(width / earthRadiusMeters / geoCos(degRad(s.lat+latDelta)))
+	longDeltaBottom := radDeg(width / earthRadiusMeters / geoCos(degRad(s.lat-latDelta)))
+	if s.lat < 0 {
+		s.bounds[0] = s.lon - longDeltaBottom
+		s.bounds[2] = s.lon + longDeltaBottom
+	} else {
+		s.bounds[0] = s.lon - longDeltaTop
+		s.bounds[2] = s.lon + longDeltaTop
+	}
+	s.bounds[1] = s.lat - latDelta
+	s.bounds[3] = s.lat + latDelta
+}
+
+// geoAreas is geohashCalculateAreasByShapeWGS84: the center cell and its
+// neighbours (zeroed when useless) covering the shape, in search order.
+func (s *geoShape) areas() [9]geoHashBits {
+	s.boundingBox()
+	minLon, minLat, maxLon, maxLat := s.bounds[0], s.bounds[1], s.bounds[2], s.bounds[3]
+	var radiusMeters float64
+	if s.box {
+		radiusMeters = math.Sqrt(float64(s.width/2*(s.width/2)) + float64(s.height/2*(s.height/2)))
+	} else {
+		radiusMeters = s.radius
+	}
+	radiusMeters *= s.conversion
+	steps := geohashEstimateStepsByRadius(radiusMeters, s.lat)
+
+	hash, _ := geohashEncode(geoLongRange, geoLatRange, s.lon, s.lat, uint8(steps))
+	nb := geohashNeighbors(hash)
+	area, _ := geohashDecode(geoLongRange, geoLatRange, hash)
+
+	north, _ := geohashDecode(geoLongRange, geoLatRange, nb.north)
+	south, _ := geohashDecode(geoLongRange, geoLatRange, nb.south)
+	east, _ := geohashDecode(geoLongRange, geoLatRange, nb.east)
+	west, _ := geohashDecode(geoLongRange, geoLatRange, nb.west)
+	decrease := north.lat.max < maxLat || south.lat.min > minLat || east.long.max < maxLon || west.long.min > minLon
+	if steps > 1 && decrease {
+		steps--
+		hash, _ = geohashEncode(geoLongRange, geoLatRange, s.lon, s.lat, uint8(steps))
+		nb = geohashNeighbors(hash)
+		area, _ = geohashDecode(geoLongRange, geoLatRange, hash)
+	}
+	if steps >= 2 {
+		if area.lat.min < minLat {
+			nb.south, nb.southWest, nb.southEast = geoHashBits{}, geoHashBits{}, geoHashBits{}
+		}
+		if area.lat.max > maxLat {
+			nb.north, nb.northEast, nb.northWest = geoHashBits{}, geoHashBits{}, geoHashBits{}
+		}
+		if area.long.min < minLon {
+			nb.west, nb.southWest, nb.northWest = geoHashBits{}, geoHashBits{}, geoHashBits{}
+		}
+		if area.long.max > maxLon {
+			nb.east, nb.southEast, nb.northEast = geoHashBits{}, geoHashBits{}, geoHashBits{}
+		}
+	}
+	return [9]geoHashBits{hash, nb.north, nb.south, nb.east, nb.west, nb.northEast, nb.northWest, nb.southEast, nb.southWest}
+}
+
+// geoLatDistance is geohashGetLatDistance.
+func geoLatDistance(lat1, lat2 float64) float64 {
+	return earthRadiusMeters * math.Abs(degRad(lat2)-degRad(lat1))
+}
+
+// geoDistance is geohashGetDistance: the haversine distance in meters.
+func geoDistance(lon1, lat1, lon2, lat2 float64) float64 {
+	lon1r, lon2r := degRad(lon1), degRad(lon2)
+	v := geoSin((lon2r - lon1r) / 2)
+	if v == 0 {
+		return geoLatDistance(lat1, lat2)
+	}
+	lat1r, lat2r := degRad(lat1), degRad(lat2)
+	u := geoSin((lat2r - lat1r) / 2)
+	a := float64(u*u) + float64(float64(float64(geoCos(lat1r)*geoCos(lat2r))*v)*v)
+	return 2.0 * earthRadiusMeters * geoAsin(math.Sqrt(a))
+}
+
+// within is geoWithinShape after decoding: whether the point is inside the
+// shape, and its distance to the shape's center in meters.
+func (s *geoShape) within(lon, lat float64) (float64, bool) {
+	if !s.box {
+		d := geoDistance(s.lon, s.lat, lon, lat)
+		return d, !(d > s.radius*s.conversion)
+	}
+	widthM, heightM := s.width*s.conversion, s.height*s.conversion
+	if geoLatDistance(lat, s.lat) > heightM/2 {
+		return 0, false
+	}
+	if geoDistance(lon, lat, s.lon, lat) > widthM/2 {
+		return 0, false
+	}
+	return geoDistance(s.lon, s.lat, lon, lat), true
+}
+
+// Correctly rounded sin, cos and asin. Go's math functions can be one unit
+// in the last place off, where glibc's (which redis-server uses) are within
+// about half a unit, so they almost always return the correctly rounded
+// result. The distances STOREDIST keeps are printed with 17 digits, so the
+// haversine formula needs the same last bits: these compute in
+// double-double arithmetic (about 104 bits) and round once.
+
+// dd is an unevaluated sum hi + lo with |lo| <= ulp(hi)/2.
+type dd struct{ hi, lo float64 }
+
+func twoSum(a, b float64) dd {
+	s := a + b
+	bb := s - a
+	return dd{s, (a - (s - bb)) + (b - bb)}
+}
+
+func fastTwoSum(a, b float64) dd {
+	s := a + b
+	return dd{s, b - (s - a)}
+}
+
+func twoProd(a, b float64) dd {
+	p := a * b
+	return dd{p, math.FMA(a, b, -p)}
+}
+
+func (a dd) add(b dd) dd {
+	s := twoSum(a.hi, b.hi)
+	t := twoSum(a.lo, b.lo)
+	s = fastTwoSum(s.hi, s.lo+t.hi)
+	return fastTwoSum(s.hi, s.lo+t.lo)
+}
+
+func (a dd) neg() dd { return dd{-a.hi, -a.lo} }
+
+func (a dd) mul(b dd) dd {
+	p := twoProd(a.hi, b.hi)
+	return fastTwoSum(p.hi, p.lo+(a.hi*b.lo+a.lo*b.hi))
+}
+
+// divF divides by a double.
+func (a dd) divF(b float64) dd {
+	q := a.hi / b
+	p := twoProd(q, b)
+	return fastTwoSum(q, (a.hi-p.hi-p.lo+a.lo)/b)
+}
+
+// ddPio2 is pi/2 in three doubles.
+var ddPio2 = [3]float64{1.5707963267948966, 6.123233995736766e-17, -1.4973849048591698e-33}
+
+// ddReduce returns r = x - k*pi/2 (|r| about <= pi/4) and k mod 4.
+func ddReduce(x dd) (dd, int) {
+	k := math.RoundToEven(x.hi / ddPio2[0])
+	r := x.add(twoProd(k, ddPio2[0]).neg())
+	r = r.add(twoProd(k, ddPio2[1]).neg())
+	r = r.add(dd{-k * ddPio2[2], 0})
+	return r, int(int64(k) & 3)
+}
+
+// ddSeries sums the Taylor series of sin (odd) or cos (even) at r.
+func ddSeries(r dd, odd bool) dd {
+	r2 := r.mul(r)
+	term, n := dd{1, 0}, 0.0
+	if odd {
+		term, n = r, 1
+	}
+	sum := term
+	for i := 0; i < 40; i++ {
+		term = term.mul(r2).divF(-(n + 1) * (n + 2))
+		n += 2
+		sum = sum.add(term)
+		if math.Abs(term.hi) < 1e-40 || math.Abs(term.hi) < math.Abs(sum.hi)*1e-36 {
+			break
+		}
+	}
+	return sum
+}
+
+// ddSinCos returns sin(x) (cos when cosine) in double-double.
+func ddSinCos(x dd, cosine bool) dd {
+	r, q := ddReduce(x)
+	if cosine {
+		q = (q + 1) & 3
+	}
+	switch q {
+	case 0:
+		return ddSeries(r, true)
+	case 1:
+		return ddSeries(r, false)
+	case 2:
+		return ddSeries(r, true).neg()
+	}
+	return ddSeries(r, false).neg()
+}
+
+// geoSin and geoCos are sin and cos correctly rounded for the arguments
+// geo uses; huge ones (a search radius of millions of km) fall back to Go.
+func geoSin(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.Abs(x) > 1e6 {
+		return math.Sin(x)
+	}
+	return ddSinCos(dd{x, 0}, false).hi
+}
+
+func geoCos(x float64) float64 {
+	if math.IsNaN(x) || math.Abs(x) > 1e6 {
+		return math.Cos(x)
+	}
+	return ddSinCos(dd{x, 0}, true).hi
+}
+
+// geoAsin is asin correctly rounded: two Newton steps on sin(t) = y from
+// Go's estimate, in double-double.
+func geoAsin(y float64) float64 {
+	if y == 0 || math.IsNaN(y) || math.Abs(y) >= 1 {
+		return math.Asin(y)
+	}
+	t := dd{math.Asin(y), 0}
+	for i := 0; i < 2; i++ {
+		d := dd{y, 0}.add(ddSinCos(t, false).neg())
+		t = t.add(d.divF(math.Cos(t.hi)))
+	}
+	return t.hi
+}
