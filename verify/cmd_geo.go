@@ -119,17 +119,6 @@ func geoUnit(u string) (float64, *Reply) {
 	return 0, &errGeoUnit
 }
 
-// getGeoSet looks a sorted set up for a read: (zset or nil, error reply).
-func getGeoSet(e *Engine, key string) (*zset, *Reply) {
-	v := e.db.get(key)
-	if v == nil {
-		return nil, nil
-	}
-	if v.kind != kindZSet {
-		return nil, &errWrongType
-	}
-	return v.zset, nil
-}
 
 func cmdGeoadd(e *Engine, a []string) Reply {
 	nx, xx, ch := false, false, false
@@ -231,7 +220,7 @@ func geoDistanceReply(d float64) Reply {
 }
 
 func cmdGeopos(e *Engine, a []string) Reply {
-	z, errr := getGeoSet(e, a[1])
+	z, errr := getZSet(e, a[1])
 	if errr != nil {
 		return *errr
 	}
@@ -255,7 +244,7 @@ func cmdGeopos(e *Engine, a []string) Reply {
 const geoAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
 
 func cmdGeohash(e *Engine, a []string) Reply {
-	z, errr := getGeoSet(e, a[1])
+	z, errr := getZSet(e, a[1])
 	if errr != nil {
 		return *errr
 	}
@@ -299,7 +288,7 @@ func cmdGeodist(e *Engine, a []string) Reply {
 	} else if len(a) > 5 {
 		return errSyntax
 	}
-	z, errr := getGeoSet(e, a[1])
+	z, errr := getZSet(e, a[1])
 	if errr != nil {
 		return *errr
 	}
@@ -359,7 +348,7 @@ func geoSearchCmd(srcIdx int, flags int) func(*Engine, cmdCtx, []string) (Reply,
 }
 
 func geoSearchGeneric(e *Engine, c cmdCtx, a []string, srcIdx, flags int) Reply {
-	z, errr := getGeoSet(e, a[srcIdx])
+	z, errr := getZSet(e, a[srcIdx])
 	if errr != nil {
 		return *errr
 	}
