@@ -119,7 +119,6 @@ func geoUnit(u string) (float64, *Reply) {
 	return 0, &errGeoUnit
 }
 
-
 func cmdGeoadd(e *Engine, a []string) Reply {
 	nx, xx, ch := false, false, false
 	longidx := 2
