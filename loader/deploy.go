@@ -119,7 +119,7 @@ func Deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 		return rep, p.Unreachable()
 	}
 	var rep *DeployReport
-	err := withLock(ctx, t, m.Library, opts.LockTimeout, opts.LockTTL, func(ctx context.Context, lock string) error {
+	err := withLock(ctx, t, m.Library, opts.LockTimeout, opts.LockTTL, opts.Notice, func(ctx context.Context, lock string) error {
 		var err error
 		rep, err = deploy(ctx, t, m, opts)
 		if rep != nil {

@@ -56,6 +56,13 @@ type Lock struct {
 // call Release when done. ttl is the lease (DefaultLockTTL when 0); it is
 // renewed every ttl/3.
 func AcquireLock(ctx context.Context, t *Topology, library string, wait, ttl time.Duration) (*Lock, context.Context, error) {
+	return acquireLock(ctx, t, library, wait, ttl, nil)
+}
+
+// acquireLock is AcquireLock; notice, when set, is told once when the lock
+// is held by another run: who holds it and how long its lease has left, so
+// a wait of up to wait is never silent.
+func acquireLock(ctx context.Context, t *Topology, library string, wait, ttl time.Duration, notice func(format string, args ...any)) (*Lock, context.Context, error) {
 	if ttl <= 0 {
 		ttl = DefaultLockTTL
 	}
@@ -91,6 +98,13 @@ func AcquireLock(ctx context.Context, t *Topology, library string, wait, ttl tim
 		if ok {
 			break
 		}
+		if notice != nil {
+			holder, _, _ := n.conn.Get(ctx, key)
+			pttl, _ := n.conn.PTTL(ctx, key)
+			notice("waiting up to %s for the deploy lock %s on %s, held by %s (lease %s left)",
+				time.Until(deadline).Round(time.Second), key, n.Addr, holderOf(holder), pttl.Round(time.Millisecond))
+			notice = nil
+		}
 		if !time.Now().Before(deadline) {
 			holder, _, _ := n.conn.Get(ctx, key)
 			pttl, _ := n.conn.PTTL(ctx, key)
@@ -114,11 +128,11 @@ func AcquireLock(ctx context.Context, t *Topology, library string, wait, ttl tim
 // lock afterwards. fn gets the lock's context (cancelled with ErrLockLost
 // when the lease cannot be renewed) and its name, key@node, for the report.
 // The error is the lock's, fn's, or the release's when fn succeeded.
-func withLock(ctx context.Context, t *Topology, library string, wait, ttl time.Duration, fn func(ctx context.Context, name string) error) error {
+func withLock(ctx context.Context, t *Topology, library string, wait, ttl time.Duration, notice func(string, ...any), fn func(ctx context.Context, name string) error) error {
 	if wait <= 0 {
 		wait = DefaultLockTimeout
 	}
-	lock, lctx, err := AcquireLock(ctx, t, library, wait, ttl)
+	lock, lctx, err := acquireLock(ctx, t, library, wait, ttl, notice)
 	if err != nil {
 		return err
 	}

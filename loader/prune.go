@@ -16,6 +16,8 @@ type PruneOptions struct {
 	DryRun      bool // list what would go, take no lock, delete nothing
 	LockTimeout time.Duration
 	LockTTL     time.Duration
+	// Notice, when set, is told when another run holds the lock.
+	Notice func(format string, args ...any)
 }
 
 // PruneItem is one library version on one primary.
@@ -52,7 +54,7 @@ func Prune(ctx context.Context, t *Topology, m *manifest.Manifest, opts PruneOpt
 	if opts.DryRun {
 		return r, prune(ctx, t, m, opts, r)
 	}
-	err := withLock(ctx, t, m.Library, opts.LockTimeout, opts.LockTTL, func(ctx context.Context, lock string) error {
+	err := withLock(ctx, t, m.Library, opts.LockTimeout, opts.LockTTL, opts.Notice, func(ctx context.Context, lock string) error {
 		r.Lock = lock
 		return prune(ctx, t, m, opts, r)
 	})

@@ -82,7 +82,7 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 		return err
 	}
 	defer o.topo.Close()
-	r, err := loader.Prune(ctx, o.topo, m, loader.PruneOptions{Keep: opts.Keep, DryRun: opts.DryRun, LockTimeout: opts.LockTimeout})
+	r, err := loader.Prune(ctx, o.topo, m, loader.PruneOptions{Keep: opts.Keep, DryRun: opts.DryRun, LockTimeout: opts.LockTimeout, Notice: opts.IO.Notice})
 	if r != nil {
 		var perr error
 		if opts.Conn.Format == "json" {

@@ -157,6 +157,10 @@ func TestLockHolderEscaped(t *testing.T) {
 	if !strings.Contains(res.errOut, `host=evil\x1b]0;pwned\x07\x1b[2J`) {
 		t.Fatalf("stderr does not show the escaped holder: %q", res.errOut)
 	}
+	// The wait is announced, naming the holder and the lease left.
+	if !strings.Contains(res.errOut, "waiting up to ") || !strings.Contains(res.errOut, "for the deploy lock scriptctl:lock:{catalog_refresh} on "+s.Addr+", held by host=evil") || !strings.Contains(res.errOut, "left)") {
+		t.Fatalf("no line about the wait: %q", res.errOut)
+	}
 }
 
 // TestDeployGatesOnChecks: deploy and plan run the pre-flight checks before
