@@ -26,7 +26,6 @@ func init() {
 // command (flags, key specs, docs) and stay unjudged.
 func cmdCommand(e *Engine, _ *scriptRun, a []string) (Reply, error) {
 	if len(a) == 2 && strings.EqualFold(a[1], "count") {
-		e.t.command("get") // loads the table
 		n := 0
 		for _, c := range e.t.table.Commands {
 			if c.Parent() == nil {

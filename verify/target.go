@@ -83,9 +83,6 @@ func (f *serverFacts) versionName() string {
 
 // command returns what this target declares for the command name.
 func (f *serverFacts) command(name string) (*cmdtable.Command, bool) {
-	if f.table == nil {
-		f.table = cmdtable.MustLoad(f.name)
-	}
 	return f.table.Command(name)
 }
 
@@ -221,6 +218,14 @@ func valkey81(f *serverFacts) *serverFacts {
 	f.scriptingEngines = true
 	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
 	return f
+}
+
+func init() {
+	// Every target's command table, loaded once: engines on many goroutines
+	// share the facts.
+	for name, f := range targets {
+		f.table = cmdtable.MustLoad(name)
+	}
 }
 
 // DefaultTarget is the server the engine imitates when Options.Target is

@@ -286,11 +286,14 @@ func TestLoaderConflictLockAndPrune(t *testing.T) {
 	if err := os.WriteFile(release, changed, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := loaderExpect(t, 1, "plan", "-m", path, "--exit-code")
+	// The pre-flight checks refuse code changed under a released version;
+	// --skip-checks reaches the server's own conflict check.
+	loaderExpect(t, 1, "plan", "-m", path)
+	res := loaderExpect(t, 1, "plan", "-m", path, "--exit-code", "--skip-checks")
 	if !strings.Contains(res.out, "\tlibrary\tcatalog_refresh_v1\tconflict\t") {
 		t.Fatalf("plan does not show the conflict:\n%s", res.out)
 	}
-	res = loaderExpect(t, 3, "deploy", "-m", path)
+	res = loaderExpect(t, 3, "deploy", "-m", path, "--skip-checks")
 	if !strings.Contains(res.errOut, "Error: library catalog_refresh_v1 is loaded with different code on "+s.Addr+": nothing was changed\n") ||
 		!strings.Contains(res.errOut, "Try: bump version in the manifest") {
 		t.Fatalf("conflict stderr:\n%s", res.errOut)
@@ -298,7 +301,7 @@ func TestLoaderConflictLockAndPrune(t *testing.T) {
 	if scriptExists(t, s, manifest.SHA1Hex(changed)) {
 		t.Fatal("a refused deploy loaded the changed script")
 	}
-	res = loaderExpect(t, 0, "deploy", "-m", path, "--replace")
+	res = loaderExpect(t, 0, "deploy", "-m", path, "--replace", "--skip-checks")
 	if !strings.Contains(res.out, "catalog_refresh_v1 replaced\tok") {
 		t.Fatalf("deploy --replace:\n%s", res.out)
 	}
@@ -349,7 +352,10 @@ func TestLoaderConflictLockAndPrune(t *testing.T) {
 			t.Errorf("prune dropped %s from the script cache", sc.Name)
 		}
 	}
-	// status: v2 is older and recorded nowhere (no scripts.sum here): unknown.
+	// status: v2 is older and recorded nowhere (no scripts.sum): unknown.
+	if err := os.Remove(filepath.Join(filepath.Dir(path), "scripts.sum")); err != nil {
+		t.Fatal(err)
+	}
 	res = loaderExpect(t, 0, "status", "-m", path)
 	if !strings.Contains(res.out, "\tlibrary\tcatalog_refresh_v2\t2\tunknown\t") {
 		t.Fatalf("status without scripts.sum:\n%s", res.out)

@@ -69,7 +69,7 @@ func TestVerifyAgainstPasswordFile(t *testing.T) {
 func TestVerifyTableAlignedInColor(t *testing.T) {
 	ios, _, out, errOut := iostreams.Test()
 	ios.StdoutTTY, ios.Color = true, true
-	args := []string{"verify", "-m", filepath.Join("..", "..", "manifest.yaml"), filepath.Join("..", "..", "lua_test", "release.yaml")}
+	args := []string{"verify", "--target", "redis-7.0", "-m", filepath.Join("..", "..", "manifest.yaml"), filepath.Join("..", "..", "lua_test", "release.yaml")}
 	if code := run(context.Background(), ios, args); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

@@ -45,7 +45,7 @@ func TestCheckVerifyStepBundled(t *testing.T) {
 	if res.Err != nil || len(res.Findings) != 0 {
 		t.Fatalf("err %v, findings %v", res.Err, res.Findings)
 	}
-	if !strings.HasSuffix(res.Summary, "scenarios passed as EVAL and FCALL") {
+	if !strings.HasSuffix(res.Summary, "scenarios passed as EVAL and FCALL on "+strings.Join(m.Targets, ", ")) {
 		t.Errorf("summary = %q", res.Summary)
 	}
 }
