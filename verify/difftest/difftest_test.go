@@ -341,7 +341,7 @@ func TestParseCorpusErrors(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Script != "return 1" || got[0].Keys[0] != "k" || got[0].After[0][1] != "k" || got[0].Line != 1 {
 		t.Errorf("parseCorpus = %+v, %v", got, err)
 	}
-	got, err = parseCorpus("x.yaml", []byte("- name: a\n  script: x\n  targets: [valkey-8.1, redis-7.4]\n- name: b\n  library: l\n  function: f\n- name: c\n  script: x\n  no_function: shebang\n"))
+	got, err = parseCorpus("targets.yaml", []byte("- name: a\n  script: x\n  targets: [valkey-8.1, redis-7.4]\n- name: b\n  library: l\n  function: f\n- name: c\n  script: x\n  no_function: shebang\n"))
 	if err != nil || len(got) != 3 {
 		t.Fatalf("parseCorpus = %+v, %v", got, err)
 	}
