@@ -53,7 +53,6 @@ func numKeys(a []string, idx int) []string {
 
 var (
 	errIndexRange    = ErrorReply("ERR index out of range")
-	errNotPositive   = ErrorReply("ERR value is out of range, must be positive")
 	errTimeoutFloat  = ErrorReply("ERR timeout is not a float or out of range")
 	errTimeoutNeg    = ErrorReply("ERR timeout is negative")
 	errNumkeys       = ErrorReply("ERR numkeys should be greater than 0")

@@ -43,7 +43,6 @@ func init() {
 
 // Error texts of the set commands (Redis 7.0.15).
 var (
-	errPositive       = ErrorReply("ERR value is out of range, must be positive")
 	errNumkeysTooMany = ErrorReply("ERR Number of keys can't be greater than number of args")
 	errLimitNegative  = ErrorReply("ERR LIMIT can't be negative")
 	errInvalidCursor  = ErrorReply("ERR invalid cursor")
@@ -438,7 +437,7 @@ func cmdSpop(e *Engine, a []string) Reply {
 func spopCount(e *Engine, a []string) Reply {
 	count, ok := parseInt(a[2])
 	if !ok || count < 0 {
-		return errPositive
+		return errNotPositive
 	}
 	v := e.db.get(a[1])
 	if v == nil {

@@ -287,8 +287,8 @@ func TestSetMoveAndPop(t *testing.T) {
 			cmd: a("SPOP", "s", "9"), want: bulks(seq(1, 9)...), sets: map[string]*setState{"s": withTTL(iset("10"), 300)}, warns: []string{wRandom}},
 		{name: "spop count zero", setup: [][]string{{"SADD", "s", "1"}}, cmd: a("SPOP", "s", "0"), want: ArrayReply(), sets: map[string]*setState{"s": iset("1")}},
 		{name: "spop count missing", cmd: a("SPOP", "s", "3"), want: ArrayReply()},
-		{name: "spop count negative", cmd: a("SPOP", "s", "-1"), want: errPositive},
-		{name: "spop count text before type", setup: [][]string{{"SET", "s", "v"}}, cmd: a("SPOP", "s", "x"), want: errPositive},
+		{name: "spop count negative", cmd: a("SPOP", "s", "-1"), want: errNotPositive},
+		{name: "spop count text before type", setup: [][]string{{"SET", "s", "v"}}, cmd: a("SPOP", "s", "x"), want: errNotPositive},
 		{name: "spop count wrongtype", setup: [][]string{{"SET", "s", "v"}}, cmd: a("SPOP", "s", "0"), want: errWrongType},
 	})
 }

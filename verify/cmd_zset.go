@@ -79,11 +79,10 @@ func storeKeys(args []string) []string {
 }
 
 var (
-	errMinMaxFloat  = ErrorReply("ERR min or max is not a float")
-	errMinMaxLex    = ErrorReply("ERR min or max not valid string range item")
-	errZsetNaN      = ErrorReply("ERR resulting score is not a number (NaN)")
-	errOutOfRange   = ErrorReply("ERR value is out of range")
-	errMustPositive = ErrorReply("ERR value is out of range, must be positive")
+	errMinMaxFloat = ErrorReply("ERR min or max is not a float")
+	errMinMaxLex   = ErrorReply("ERR min or max not valid string range item")
+	errZsetNaN     = ErrorReply("ERR resulting score is not a number (NaN)")
+	errOutOfRange  = ErrorReply("ERR value is out of range")
 )
 
 // getZSet looks key up: (zset or nil when missing, error reply).
@@ -897,7 +896,7 @@ func zpopMinMax(e *Engine, a []string, max bool) Reply {
 	if len(a) == 3 {
 		n, ok := parseLong(a[2])
 		if !ok || n < 0 {
-			return errMustPositive
+			return errNotPositive
 		}
 		count = n
 	}

@@ -177,7 +177,7 @@ func TestZsetWrites(t *testing.T) {
 		{name: "zremrangebylex", setup: [][]string{{"ZADD", "z", "0", "a", "0", "b", "0", "c"}}, cmd: a("ZREMRANGEBYLEX", "z", "-", "(c"), want: IntReply(2),
 			zsets: map[string][]string{"z": {"c", "0"}}},
 		{name: "zpopmax count", setup: [][]string{z3}, cmd: a("ZPOPMAX", "z", "2"), want: bulks("c", "3", "b", "2"), zsets: map[string][]string{"z": {"a", "1"}}},
-		{name: "zpopmin bad count", setup: [][]string{z3}, cmd: a("ZPOPMIN", "z", "x"), want: errMustPositive},
+		{name: "zpopmin bad count", setup: [][]string{z3}, cmd: a("ZPOPMIN", "z", "x"), want: errNotPositive},
 		{name: "zmpop", setup: [][]string{z3}, cmd: a("ZMPOP", "2", "n", "z", "MAX", "COUNT", "5"),
 			want: ArrayReply(BulkReply("z"), ArrayReply(bulks("c", "3"), bulks("b", "2"), bulks("a", "1"))), zsets: map[string][]string{"z": nil}},
 		{name: "zmpop empty", cmd: a("ZMPOP", "1", "z", "MIN"), want: NilReply()},

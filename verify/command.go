@@ -126,6 +126,7 @@ var (
 	okReply        = StatusReply("OK")
 	errDecOverflow = ErrorReply("ERR decrement would overflow")
 	errNoSuchKey   = ErrorReply("ERR no such key")
+	errNotPositive = ErrorReply("ERR value is out of range, must be positive")
 )
 
 func errArity(name string) Reply {
