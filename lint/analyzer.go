@@ -17,6 +17,9 @@ type Rule struct {
 	Summary       string // one line
 	Help          string // what it catches, why, and how to fix it
 	NeedsManifest bool
+	// Profile is the Config.Profile that turns the rule on; empty for a
+	// rule that is on by default.
+	Profile string
 }
 
 // rule is the Analyzer behind every registered code.
@@ -26,7 +29,8 @@ type rule struct {
 	summary       string
 	help          string
 	needsManifest bool
-	withoutParse  bool // runs even when the script does not parse
+	withoutParse  bool   // runs even when the script does not parse
+	profile       string // off by default; on with this Config.Profile
 	run           func(p *Pass, r *rule) []Diagnostic
 }
 
@@ -62,7 +66,7 @@ func Rules() []Rule {
 	out := make([]Rule, 0, len(registry))
 	for _, a := range registry {
 		r := a.(*rule)
-		out = append(out, Rule{Code: r.code, Severity: r.severity, Summary: r.summary, Help: r.help, NeedsManifest: r.needsManifest})
+		out = append(out, Rule{Code: r.code, Severity: r.severity, Summary: r.summary, Help: r.help, NeedsManifest: r.needsManifest, Profile: r.profile})
 	}
 	return out
 }
@@ -73,5 +77,5 @@ func Lookup(code string) (Rule, bool) {
 	if !ok {
 		return Rule{}, false
 	}
-	return Rule{Code: r.code, Severity: r.severity, Summary: r.summary, Help: r.help, NeedsManifest: r.needsManifest}, true
+	return Rule{Code: r.code, Severity: r.severity, Summary: r.summary, Help: r.help, NeedsManifest: r.needsManifest, Profile: r.profile}, true
 }

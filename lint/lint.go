@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -50,12 +51,22 @@ type Pos struct {
 
 func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
 
-// Diagnostic is one finding.
+// Diagnostic is one finding, reported once at the position of its cause.
 type Diagnostic struct {
 	Pos      Pos
 	Code     string
 	Severity Severity
 	Message  string
+	// Related are the call paths through which the cause is reached when
+	// it lies in a local function: one per path, at the outermost call.
+	Related []Related
+}
+
+// Related is another location of a finding: the call of a local function
+// through which the finding's cause is reached.
+type Related struct {
+	Pos     Pos
+	Message string // "reached from 12:3", "reached from 12:3, then 5:7"
 }
 
 func (d Diagnostic) String() string {
@@ -87,7 +98,19 @@ type File struct {
 // Config is one lint run.
 type Config struct {
 	Files []File
+	// Profile turns on the rules that are off by default for one kind of
+	// deployment: "strict-proxy" (see Profiles). Empty runs the default rules.
+	Profile string
+	// Only, when not empty, limits the run to these rule codes (what a
+	// pre-flight gate needs), default-off rules of the profile included.
+	Only []string
 }
+
+// Profiles lists the known values of Config.Profile.
+var Profiles = []string{"strict-proxy"}
+
+// ErrProfile is matched by errors.Is for an unknown Config.Profile.
+var ErrProfile = errors.New("lint: unknown profile")
 
 // ErrUnreadable is matched by errors.Is when a file cannot be linted at all
 // (missing, unreadable, binary).
@@ -107,6 +130,9 @@ func (e *InputError) Is(target error) bool { return target == ErrUnreadable }
 // line, column and code. The error is an *InputError for a file that cannot
 // be read; the context stops the run between files.
 func Run(ctx context.Context, cfg Config) ([]Diagnostic, error) {
+	if cfg.Profile != "" && !slices.Contains(Profiles, cfg.Profile) {
+		return nil, fmt.Errorf("%w %q: want %s", ErrProfile, cfg.Profile, strings.Join(Profiles, ", "))
+	}
 	var out []Diagnostic
 	for _, f := range cfg.Files {
 		if err := ctx.Err(); err != nil {
@@ -130,20 +156,31 @@ func Run(ctx context.Context, cfg Config) ([]Diagnostic, error) {
 		if !utf8.Valid(src) {
 			return nil, &InputError{Path: f.Path, Err: errors.New("not valid UTF-8, not a Lua script")}
 		}
-		out = append(out, Source(f.Path, src, f.Decl)...)
+		out = append(out, source(f.Path, src, f.Decl, cfg)...)
 	}
 	Sort(out)
 	return out, nil
 }
 
-// Source lints one script held in memory. It never fails: a script that
-// does not parse yields a syntax diagnostic.
+// Source lints one script held in memory with the default rules. It never
+// fails: a script that does not parse yields a syntax diagnostic.
 func Source(path string, src []byte, decl *Decl) []Diagnostic {
+	return source(path, src, decl, Config{})
+}
+
+func source(path string, src []byte, decl *Decl, cfg Config) []Diagnostic {
 	p := newPass(path, src, decl)
+	p.Profile = cfg.Profile
 	var out []Diagnostic
 	for _, a := range registry {
 		r := a.(*rule)
 		if r.needsManifest && decl == nil {
+			continue
+		}
+		if r.profile != "" && r.profile != cfg.Profile {
+			continue // off by default
+		}
+		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, r.code) {
 			continue
 		}
 		if p.Facts == nil && !r.withoutParse {
@@ -153,7 +190,29 @@ func Source(path string, src []byte, decl *Decl) []Diagnostic {
 	}
 	out = p.suppress(out)
 	Sort(out)
-	return slices.CompactFunc(out, func(a, b Diagnostic) bool { return a == b })
+	return once(out)
+}
+
+// once merges the diagnostics of one cause (same position, code and
+// message), reached on several paths, into one that lists every path.
+// ds is sorted.
+func once(ds []Diagnostic) []Diagnostic {
+	out := ds[:0]
+	for _, d := range ds {
+		if n := len(out); n > 0 && out[n-1].Pos == d.Pos && out[n-1].Code == d.Code && out[n-1].Message == d.Message {
+			for _, r := range d.Related {
+				if !slices.Contains(out[n-1].Related, r) {
+					out[n-1].Related = append(out[n-1].Related, r)
+				}
+			}
+			continue
+		}
+		out = append(out, d)
+	}
+	for i := range out {
+		sort.SliceStable(out[i].Related, func(a, b int) bool { return out[i].Related[a].Message < out[i].Related[b].Message })
+	}
+	return out
 }
 
 // Sort orders diagnostics by file, line, column, code and message.

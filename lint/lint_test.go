@@ -47,14 +47,14 @@ func TestRules(t *testing.T) {
 			var got bytes.Buffer
 			bad, good := 0, 0
 			for _, f := range files {
-				ds, err := Run(context.Background(), Config{Files: []File{f}})
+				ds, err := Run(context.Background(), Config{Files: []File{f}, Profile: r.Profile})
 				if err != nil {
 					t.Fatal(err)
 				}
 				name := filepath.Base(f.Path)
 				for _, d := range ds {
 					d.Pos.File = name
-					got.WriteString(d.String() + "\n")
+					got.WriteString(d.String() + "\n" + Details(d))
 				}
 				switch {
 				case strings.HasPrefix(name, "bad"):

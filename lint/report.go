@@ -8,14 +8,25 @@ import (
 	"strings"
 )
 
-// WriteText writes one line per diagnostic: file:line:col: severity code: message.
+// WriteText writes one line per diagnostic, file:line:col: severity code:
+// message, then an indented detail line per related location.
 func WriteText(w io.Writer, ds []Diagnostic) error {
 	for _, d := range ds {
-		if _, err := fmt.Fprintln(w, d.String()); err != nil {
+		if _, err := fmt.Fprint(w, d.String()+"\n"+Details(d)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Details returns the indented detail lines of d ("    reached from
+// 12:3"), each ending in a newline; "" without related locations.
+func Details(d Diagnostic) string {
+	var b strings.Builder
+	for _, r := range d.Related {
+		b.WriteString("    " + r.Message + "\n")
+	}
+	return b.String()
 }
 
 // JSONDiagnostic is the stable JSON form of a diagnostic (docs/json.md).
@@ -26,6 +37,17 @@ type JSONDiagnostic struct {
 	Severity Severity `json:"severity"`
 	Code     string   `json:"code"`
 	Message  string   `json:"message"`
+	// Related lists the call paths through which the cause is reached;
+	// omitted when there are none.
+	Related []JSONRelated `json:"related,omitempty"`
+}
+
+// JSONRelated is a related location of a diagnostic.
+type JSONRelated struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
 }
 
 // WriteJSON writes the diagnostics as a JSON array (an empty array when
@@ -33,7 +55,11 @@ type JSONDiagnostic struct {
 func WriteJSON(w io.Writer, ds []Diagnostic) error {
 	out := make([]JSONDiagnostic, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, JSONDiagnostic{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: d.Severity, Code: d.Code, Message: d.Message})
+		j := JSONDiagnostic{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: d.Severity, Code: d.Code, Message: d.Message}
+		for _, r := range d.Related {
+			j.Related = append(j.Related, JSONRelated{File: r.Pos.File, Line: r.Pos.Line, Column: r.Pos.Col, Message: r.Message})
+		}
+		out = append(out, j)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -90,9 +116,12 @@ type (
 		Level     string          `json:"level"`
 		Message   sarifText       `json:"message"`
 		Locations []sarifLocation `json:"locations"`
+		Related   []sarifLocation `json:"relatedLocations,omitempty"`
 	}
 	sarifLocation struct {
+		ID               *int          `json:"id,omitempty"`
 		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+		Message          *sarifText    `json:"message,omitempty"`
 	}
 	sarifPhysical struct {
 		ArtifactLocation sarifArtifact `json:"artifactLocation"`
@@ -130,23 +159,31 @@ func WriteSARIF(w io.Writer, ds []Diagnostic, version string) error {
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}
 	for _, d := range ds {
-		line, col := max(d.Pos.Line, 1), max(d.Pos.Col, 1)
-		run.Results = append(run.Results, sarifResult{
+		res := sarifResult{
 			RuleID:    d.Code,
 			RuleIndex: index[d.Code],
 			Level:     string(d.Severity),
 			Message:   sarifText{Text: d.Message},
-			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: sarifURI(d.Pos.File), URIBaseID: "%SRCROOT%"},
-				Region:           sarifRegion{StartLine: line, StartColumn: col},
-			}}},
-		})
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysicalAt(d.Pos)}},
+		}
+		for i, r := range d.Related {
+			id := i + 1
+			res.Related = append(res.Related, sarifLocation{ID: &id, PhysicalLocation: sarifPhysicalAt(r.Pos), Message: &sarifText{Text: r.Message}})
+		}
+		run.Results = append(run.Results, res)
 	}
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
+}
+
+func sarifPhysicalAt(p Pos) sarifPhysical {
+	return sarifPhysical{
+		ArtifactLocation: sarifArtifact{URI: sarifURI(p.File), URIBaseID: "%SRCROOT%"},
+		Region:           sarifRegion{StartLine: max(p.Line, 1), StartColumn: max(p.Col, 1)},
+	}
 }
 
 func sarifURI(path string) string {

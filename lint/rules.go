@@ -2,12 +2,13 @@ package lint
 
 import (
 	"fmt"
-	"github.com/scriptctl/scriptctl/internal/cmdtable"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/internal/target"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -116,6 +117,28 @@ func init() {
 			"differ make the same script behave differently depending on how it is called. Use only " +
 			strings.Join(manifest.ScriptFlags, ", ") + " and keep them equal to the manifest.",
 		run: runShebang})
+	register(&rule{code: "key-alias", severity: Error, profile: "strict-proxy",
+		summary: "A key argument not written KEYS[i] (strict-proxy profile)",
+		help: "Some managed proxies read the script text and reject it unless every key argument of " +
+			"redis.call is literally KEYS[i] (a local holding KEYS[1] is refused) and the script " +
+			"declares its keys (numkeys > 0). Off by default; --profile strict-proxy turns it on. " +
+			"Write KEYS[i] at every key position and pass every key in KEYS.",
+		run: runKeyAlias})
+	register(&rule{code: "reply-injection", severity: Warning,
+		summary: "An error or status reply text built from input that may hold CR or LF",
+		help: "redis.error_reply, redis.status_reply, {err = ...} and {ok = ...} send their text as a " +
+			"one-line RESP reply. Text built from ARGV or KEYS may hold CR or LF, which ends the line " +
+			"early: the client reads the rest as another reply (CVE-2025-67733 on unpatched servers). " +
+			"Use a fixed text, or strip the characters first: string.gsub(s, '[\\r\\n]', ' ').",
+		run: runReplyInjection})
+	register(&rule{code: "nondeterministic-order", severity: Warning,
+		summary: "The order of SMEMBERS, HKEYS, HGETALL, SCAN, ... returned or written unsorted",
+		help: "SMEMBERS, SINTER, HKEYS, HVALS, HGETALL, the SCAN family, SRANDMEMBER, SPOP and KEYS " +
+			"reply in the order of the server's hash table, which differs between servers, versions and " +
+			"after a rehash, restore or failover. A script that returns that order, or writes it into a " +
+			"list, string or stream, gives different results for the same data. Sort it first " +
+			"(table.sort) or keep the data in a sorted set.",
+		run: runNondeterministicOrder})
 	register(&rule{code: "bad-suppression", severity: Error, withoutParse: true,
 		summary: "A scriptctl:ignore comment without a known code or a reason",
 		help: "A suppression is written '-- scriptctl:ignore <code> <reason>' on the line of the finding " +
@@ -206,6 +229,9 @@ func runUndeclaredGlobal(p *Pass, r *rule) []Diagnostic {
 			continue
 		}
 		if g.Name == "server" {
+			if p.Decl != nil {
+				continue // target-command judges it against the manifest's targets
+			}
 			if lacking := targetsWithoutServerGlobal(p.Decl); len(lacking) > 0 {
 				out = append(out, r.at(g.Pos, "server is Valkey 8's alias of redis: it does not exist on %s; use redis", strings.Join(lacking, ", ")))
 			}
@@ -271,12 +297,27 @@ func (p *Pass) describe(table string, mask uint64) string {
 	return strings.Join(parts, ", ")
 }
 
-// via names the call site a call inside a helper was reached from.
-func (c *Call) via() string {
-	if c.Via.Line == 0 {
-		return ""
+// reached returns d with the call path the cause is reached through as a
+// related location: "reached from 12:3, then 5:7".
+func reached(d Diagnostic, path []Pos) Diagnostic {
+	if len(path) == 0 {
+		return d
 	}
-	return fmt.Sprintf(" (in a function called at line %d)", c.Via.Line)
+	var b strings.Builder
+	for i, p := range path {
+		if i > 0 {
+			b.WriteString(", then ")
+		}
+		fmt.Fprintf(&b, "%d:%d", p.Line, p.Col)
+	}
+	d.Related = []Related{{Pos: path[0], Message: "reached from " + b.String()}}
+	return d
+}
+
+// outside reports whether pos lies outside the body of the local function
+// the call is in: the value was made by a caller.
+func (c *Call) outside(pos Pos) bool {
+	return c.body != nil && pos.Line != 0 && (pos.Line < c.body.Line() || pos.Line > c.body.LastLine())
 }
 
 func (c *Call) lit(i int) (string, bool) {
@@ -327,7 +368,12 @@ func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 			default:
 				continue
 			}
-			out = append(out, r.at(a.Pos, "key argument %d of %s %s%s, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", i, c.Name, why, c.via()))
+			if c.outside(v.at) {
+				// The cause is the caller's argument: report it there.
+				out = append(out, reached(r.at(v.at, "this value %s and reaches key argument %d of %s at line %d, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", why, i, c.Name, a.Pos.Line), c.Path))
+				continue
+			}
+			out = append(out, reached(r.at(a.Pos, "key argument %d of %s %s, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", i, c.Name, why), c.Path))
 		}
 	}
 	return out
@@ -416,8 +462,94 @@ func runTargetCommand(p *Pass, r *rule) []Diagnostic {
 			}
 		}
 		if len(missing) > 0 {
-			out = append(out, r.at(c.Pos, "%s does not exist on %s (the manifest's targets: %s)", c.Name, strings.Join(missing, ", "), strings.Join(targets, ", ")))
+			out = append(out, reached(r.at(c.Pos, "%s does not exist on %s (the manifest's targets: %s)", c.Name, strings.Join(missing, ", "), strings.Join(targets, ", ")), c.Path))
+			continue
 		}
+		for _, o := range targetOptions {
+			if o.cmd != c.Name || !c.hasLit(o.opt) {
+				continue
+			}
+			var lack []string
+			for _, name := range targets {
+				if t, ok := target.Lookup(name); ok && !o.has(t) {
+					lack = append(lack, name)
+				}
+			}
+			if len(lack) > 0 {
+				out = append(out, reached(r.at(c.Pos, "%s ... %s does not exist on %s (%s; the manifest's targets: %s): the call fails with a syntax error there", c.Name, o.opt, strings.Join(lack, ", "), o.since, strings.Join(targets, ", ")), c.Path))
+			}
+		}
+	}
+	for _, g := range p.Facts.GlobalReads {
+		if g.Name != "server" {
+			continue
+		}
+		if lacking := targetsWithoutServerGlobal(p.Decl); len(lacking) > 0 {
+			out = append(out, r.at(g.Pos, "server is Valkey 8's alias of redis: it does not exist on %s (the manifest's targets: %s), where the script fails with a nonexistent-global error; use redis", strings.Join(lacking, ", "), strings.Join(targets, ", ")))
+		}
+	}
+	return out
+}
+
+// targetOptions are command options that only some targets have.
+var targetOptions = []struct {
+	cmd, opt, since string
+	has             func(target.Target) bool
+}{
+	{"SET", "IFEQ", "Valkey 8.1 and Redis 8.4 added it", func(t target.Target) bool { return since(t, target.Valkey, 8, 1) || since(t, target.Redis, 8, 4) }},
+	{"SET", "IFNE", "Redis 8.4 added it", func(t target.Target) bool { return since(t, target.Redis, 8, 4) }},
+	{"SET", "IFDEQ", "Redis 8.4 added it", func(t target.Target) bool { return since(t, target.Redis, 8, 4) }},
+	{"SET", "IFDNE", "Redis 8.4 added it", func(t target.Target) bool { return since(t, target.Redis, 8, 4) }},
+}
+
+// since reports whether t is of family at major.minor or later.
+func since(t target.Target, family string, major, minor int) bool {
+	return t.Family == family && (t.Major > major || t.Major == major && t.Minor >= minor)
+}
+
+func runKeyAlias(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	touches := false
+	for _, c := range p.Facts.Calls {
+		if c.info == nil || c.info.forbidden != "" {
+			continue
+		}
+		for _, i := range c.info.keyPositions(len(c.Args)+1, c.lit) {
+			touches = true
+			if a := c.Args[i-1]; !a.Direct {
+				out = append(out, reached(r.at(a.Pos, "key argument %d of %s is not written KEYS[i]: proxies that check scripts reject it; write KEYS[i] there", i, c.Name), c.Path))
+			}
+		}
+	}
+	if touches && p.Decl != nil && len(p.Decl.Keys) == 0 {
+		out = append(out, r.at(p.pos(1, 1), "the script touches keys but the manifest declares none for %s, so it is called with numkeys 0: proxies that check scripts reject it; declare the keys", p.Decl.Script))
+	}
+	return out
+}
+
+func runReplyInjection(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, t := range p.Facts.Replies {
+		var from []string
+		if t.V.Args != 0 {
+			from = append(from, p.describe("ARGV", t.V.Args))
+		}
+		if t.V.Keys != 0 {
+			from = append(from, p.describe("KEYS", t.V.Keys))
+		}
+		out = append(out, r.at(t.Pos, "the text of %s is built from %s, which may hold CR or LF: the reply line ends early and the client reads the rest as another reply; use a fixed text or strip CR and LF with string.gsub", t.Kind, strings.Join(from, ", ")))
+	}
+	return out
+}
+
+func runNondeterministicOrder(p *Pass, r *rule) []Diagnostic {
+	var out []Diagnostic
+	for _, u := range p.Facts.Unordered {
+		if u.Sink == "returned" {
+			out = append(out, r.at(u.Pos, "returns the reply of %s in the server's hash-table order, which differs between servers and after a rehash or restore: sort it (table.sort) before returning it", u.From))
+			continue
+		}
+		out = append(out, reached(r.at(u.Pos, "writes the reply of %s into %s in the server's hash-table order: sort it (table.sort) first", u.From, u.Sink), u.Path))
 	}
 	return out
 }
@@ -508,7 +640,7 @@ func runDynamicCommand(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
 	for _, c := range p.Facts.Calls {
 		if c.Name == "" {
-			out = append(out, r.at(c.Pos, "the command name is not a literal: its keys and writes cannot be checked"))
+			out = append(out, reached(r.at(c.Pos, "the command name is not a literal: its keys and writes cannot be checked"), c.Path))
 		}
 	}
 	return out
@@ -546,7 +678,7 @@ func runUnvalidatedTTL(p *Pass, r *rule) []Diagnostic {
 				if s, ok := c.lit(i - 1); ok && i > 2 {
 					what = strings.ToUpper(s) + " of " + c.Name
 				}
-				out = append(out, r.at(a.Pos, "%s reaches %s%s without a check on every path before it; validate it and return redis.error_reply first", p.describe("ARGV", miss), what, c.via()))
+				out = append(out, reached(r.at(a.Pos, "%s reaches %s without a check on every path before it; validate it and return redis.error_reply first", p.describe("ARGV", miss), what), c.Path))
 			}
 		}
 	}
@@ -556,7 +688,16 @@ func runUnvalidatedTTL(p *Pass, r *rule) []Diagnostic {
 func runWriteBeforeValidation(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
 	for _, wc := range p.Facts.WriteChecks {
-		out = append(out, r.at(wc.Write.Pos, "%s%s runs before the ARGV check at line %d: when the check rejects the call, this write stays (scripts do not roll back)", wc.Write.Name, wc.Write.via(), wc.Check.Line))
+		w := wc.Write
+		if wc.Raise != "" {
+			what := wc.Raise
+			if what != "a comparison" && what != "arithmetic" {
+				what = "redis.call('" + what + "')"
+			}
+			out = append(out, reached(r.at(w.Pos, "%s runs before %s at line %d that raises an error when %s is not a number: the script stops half done and this write stays (scripts do not roll back); convert and check the argument first", w.Name, what, wc.Check.Line, p.describe("ARGV", wc.Args)), w.Path))
+			continue
+		}
+		out = append(out, reached(r.at(w.Pos, "%s runs before the ARGV check at line %d: when the check rejects the call, this write stays (scripts do not roll back)", w.Name, wc.Check.Line), w.Path))
 	}
 	return out
 }

@@ -36,6 +36,9 @@ type Pass struct {
 	// parse.
 	Facts *Facts
 
+	// Profile is the run's Config.Profile.
+	Profile string
+
 	lines  []string        // source lines, shebang included
 	tokens map[int][]token // line -> tokens on it, in order
 	cursor map[int]int     // line -> index of the next token to match

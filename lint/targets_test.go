@@ -7,8 +7,8 @@ import (
 )
 
 // TestServerGlobalByTarget: Valkey 8's `server` global is fine when every
-// target has it, and an undeclared-global finding naming the targets that
-// lack it otherwise.
+// target has it, and a target-command finding naming the targets that lack
+// it otherwise (undeclared-global for a file without a manifest entry).
 func TestServerGlobalByTarget(t *testing.T) {
 	src := []byte("return server.call('GET', KEYS[1])\n")
 	for _, tc := range []struct {
@@ -17,7 +17,7 @@ func TestServerGlobalByTarget(t *testing.T) {
 	}{
 		{[]string{"valkey-8.1"}, ""},
 		{[]string{"valkey-8.0", "valkey-8.1"}, ""},
-		{[]string{"redis-7.0", "valkey-8.1"}, "server is Valkey 8's alias of redis: it does not exist on redis-7.0; use redis"},
+		{[]string{"redis-7.0", "valkey-8.1"}, "server is Valkey 8's alias of redis: it does not exist on redis-7.0 (the manifest's targets: redis-7.0, valkey-8.1)"},
 		{nil, "it does not exist on redis-7.0"},
 		{[]string{"valkey-7.2"}, "it does not exist on valkey-7.2"},
 	} {
@@ -28,7 +28,7 @@ func TestServerGlobalByTarget(t *testing.T) {
 		}
 		var got []string
 		for _, d := range diags {
-			if d.Code == "undeclared-global" {
+			if d.Code == "target-command" {
 				got = append(got, d.Message)
 			}
 		}
@@ -38,5 +38,9 @@ func TestServerGlobalByTarget(t *testing.T) {
 		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)):
 			t.Errorf("targets %v: got %q, want one containing %q", tc.targets, got, tc.want)
 		}
+	}
+	diags := Source("s.lua", src, nil)
+	if len(diags) != 1 || diags[0].Code != "undeclared-global" || !strings.Contains(diags[0].Message, "it does not exist on redis-7.0; use redis") {
+		t.Errorf("without a manifest entry: got %v, want one undeclared-global naming redis-7.0", diags)
 	}
 }

@@ -25,6 +25,27 @@ type Facts struct {
 	Randoms      []Ref // math.random calls
 	// WriteChecks pairs a write with an ARGV check that follows it.
 	WriteChecks []WriteCheck
+	// Unordered are returns and writes of a reply whose order the server
+	// does not define (SMEMBERS, HKEYS, ...), not sorted first.
+	Unordered []Unordered
+	// Replies are redis.error_reply / redis.status_reply texts and {err =
+	// ...} / {ok = ...} tables built from KEYS or ARGV.
+	Replies []ReplyText
+}
+
+// Unordered is a return or a write of a value in a server-defined order.
+type Unordered struct {
+	Pos  Pos
+	From string // the command whose reply it is
+	Sink string // "returned" or the write command
+	Path []Pos
+}
+
+// ReplyText is a status or error reply whose text comes from the input.
+type ReplyText struct {
+	Pos  Pos
+	Kind string // redis.error_reply, redis.status_reply, {err = ...}, {ok = ...}
+	V    Value
 }
 
 // Ref is a name at a position.
@@ -39,10 +60,13 @@ type IndexRef struct {
 	Pos Pos
 }
 
-// WriteCheck is a write command that runs before an ARGV check.
+// WriteCheck is a write command that runs before an ARGV check, or before
+// an operation that raises on a bad argument (Raise names it).
 type WriteCheck struct {
 	Write *Call
 	Check Pos
+	Raise string // "" for a check; "a comparison", "arithmetic", "INCRBY"
+	Args  uint64 // the unchecked arguments a Raise operation reads
 }
 
 // Call is one redis.call / redis.pcall (also through pcall(redis.call, ...)
@@ -56,18 +80,27 @@ type Call struct {
 	Open   bool
 	InLoop bool
 	// Via is the outermost call site when the call was reached by
-	// following a call of a local function; zero otherwise.
-	Via Pos
+	// following a call of a local function; zero otherwise. Path is every
+	// call site from the outermost in.
+	Via  Pos
+	Path []Pos
 	// Checked is the set of ARGV indexes (bit n for ARGV[n], bit 0 for a
 	// dynamic index) checked on every path to the call.
 	Checked uint64
 	info    *cmdInfo
+	// body is the local function being followed for a call site (nil at
+	// the top level); within lists the functions walked on their own
+	// (parameters unknown) that hold the call.
+	body   *ast.FunctionExpr
+	within []*ast.FunctionExpr
 }
 
 // Arg is one argument of a call.
 type Arg struct {
 	Pos Pos
 	V   Value
+	// Direct is true when the argument is written KEYS[...] itself.
+	Direct bool
 }
 
 // Origin is where a value may come from; a value may have several.
@@ -93,7 +126,20 @@ type Value struct {
 	builtin    string // a known global: "redis", "redis.call", "KEYS", ...
 	lenOf      string // #KEYS or #ARGV
 	errReply   bool   // redis.error_reply(...) or {err = ...}
-	fn         *funcVal
+	// alts are the literal texts a value may have when there are several
+	// ('LPUSH' or 'RPUSH' through `a and 'X' or 'Y'`, branches, a table of
+	// literals); O is FromLiteral.
+	alts []string
+	// litNotNil: the literal part may be something other than nil and
+	// false, so `if x then` does not drop it.
+	litNotNil bool
+	num       bool   // certainly a number: arithmetic on it cannot raise
+	numOrNil  bool   // a number or nil: tonumber(...)
+	unord     string // in the order of this command's reply (SMEMBERS ...)
+	clean     bool   // as text, holds no CR or LF: a number, a fixed text
+	// at is where the value was made: a literal, KEYS[n], a concatenation.
+	at Pos
+	fn *funcVal
 	// fields holds, for a table, the values of the fields with a literal
 	// name ({key = KEYS[1]}, t.key = ..., and positional fields as "1",
 	// "2", ...). The table's own value is the join of every element it may
@@ -109,12 +155,22 @@ type funcVal struct {
 }
 
 func join(a, b Value) Value {
-	v := Value{O: a.O | b.O, Keys: a.Keys | b.Keys, Args: a.Args | b.Args, How: a.How}
+	v := Value{O: a.O | b.O, Keys: a.Keys | b.Keys, Args: a.Args | b.Args, How: a.How,
+		litNotNil: a.litNotNil || b.litNotNil, num: a.num && b.num, numOrNil: (a.num || a.numOrNil) && (b.num || b.numOrNil),
+		unord: a.unord, at: a.at, clean: a.clean && b.clean}
 	if v.How == "" {
 		v.How = b.How
 	}
+	if v.unord == "" {
+		v.unord = b.unord
+	}
+	if v.at.Line == 0 {
+		v.at = b.at
+	}
 	if a.IsLit && b.IsLit && a.Lit == b.Lit {
 		v.Lit, v.IsLit = a.Lit, true
+	} else if la, lb := litSet(a), litSet(b); la != nil && lb != nil && len(la)+len(lb) <= maxAlts {
+		v.alts = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(la), lb...))))
 	}
 	if a.builtin == b.builtin {
 		v.builtin = a.builtin
@@ -133,6 +189,36 @@ func join(a, b Value) Value {
 	return v
 }
 
+// litSet returns the literal texts v may have, or nil when v may be
+// something else.
+func litSet(v Value) []string {
+	switch {
+	case v.O != FromLiteral:
+		return nil
+	case v.IsLit:
+		return []string{v.Lit}
+	}
+	return v.alts
+}
+
+// maxAlts bounds the literal texts a value keeps.
+const maxAlts = 16
+
+// narrow drops the nil (and false) a value may be, after `if x then`,
+// `x ~= nil` or `type(x) == 'string'` passed.
+func narrow(v Value) Value {
+	if v.numOrNil {
+		v.num = true // tonumber(x) that is not nil
+	}
+	if v.O&FromLiteral != 0 && v.O != FromLiteral && !v.litNotNil {
+		v.O &^= FromLiteral
+		if v.How == "nil" || v.How == "false" {
+			v.How = ""
+		}
+	}
+	return v
+}
+
 // maxFields bounds the named fields a store keeps (each store copies the
 // map), so that a script of thousands of t.f = v lines stays linear; past
 // it, reads see the table's joined value.
@@ -144,10 +230,11 @@ const maxFields = 64
 // (O == 0) takes v's origins.
 func store(tbl Value, field string, known bool, v Value) Value {
 	elem := v
+	elem.alts = litSet(v)
 	elem.IsLit, elem.Lit, elem.builtin, elem.lenOf, elem.fn, elem.fields = false, "", "", "", nil, nil
 	out := join(tbl, elem)
 	if tbl.O == 0 {
-		out.How = elem.How
+		out.How, out.alts = elem.How, elem.alts
 	}
 	out.IsLit, out.Lit, out.builtin, out.lenOf, out.fn, out.errReply = false, "", "", "", nil, tbl.errReply
 	out.fields = nil
@@ -166,7 +253,7 @@ func store(tbl Value, field string, known bool, v Value) Value {
 // `if not ok then ... end` checks ARGV[1], and a boolean computed from a
 // reply is not an argument check.
 func boolOf(v Value, how string) Value {
-	return Value{O: FromLiteral | v.O&FromReply, Args: v.Args, How: how}
+	return Value{O: FromLiteral | v.O&FromReply, Args: v.Args, How: how, litNotNil: true}
 }
 
 // positive reports whether v is a number literal greater than zero.
@@ -319,6 +406,36 @@ type tracker struct {
 	// inlines counts the calls followed so far: past maxInlines calls are
 	// no longer followed, which bounds the work on pathological scripts.
 	inlines int
+	// alone are the functions being walked on their own, outermost first;
+	// uses counts, per local function, its reads and the calls followed.
+	alone []*ast.FunctionExpr
+	uses  map[*ast.FunctionExpr]*fnUse
+	// guard, while an if condition is evaluated, holds the arguments each
+	// ordering comparison of it reads.
+	guard map[ast.Expr]uint64
+}
+
+// fnUse counts how a local function is used. When every read of its name
+// is a call that was followed (reads == followed), all its call sites are
+// known and its own walk, with unknown parameters, reports nothing.
+type fnUse struct {
+	named          bool // bound to a local name
+	reads, follows int
+}
+
+func (t *tracker) use(fn *ast.FunctionExpr) *fnUse {
+	u := t.uses[fn]
+	if u == nil {
+		u = &fnUse{}
+		t.uses[fn] = u
+	}
+	return u
+}
+
+// closed reports whether every call of fn is known and followed.
+func (t *tracker) closed(fn *ast.FunctionExpr) bool {
+	u := t.uses[fn]
+	return u != nil && u.named && u.reads == u.follows
 }
 
 // locKey identifies one token lookup of one syntax node, so walking a
@@ -341,10 +458,29 @@ func (t *tracker) loc(node any, line, typ int, str string) Pos {
 }
 
 func track(p *Pass) *Facts {
-	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}}
+	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}, uses: map[*ast.FunctionExpr]*fnUse{}}
 	st := &state{vals: map[*binding]Value{}}
 	t.block(p.Chunk, (&scope{}).child(), st)
+	t.dropClosed()
 	return t.f
+}
+
+// dropClosed forgets the calls found by walking a local function on its
+// own when all its call sites are known: those calls were followed from
+// each site with the real arguments, and a helper never called reports
+// nothing.
+func (t *tracker) dropClosed() {
+	gone := map[*Call]bool{}
+	t.f.Calls = slices.DeleteFunc(t.f.Calls, func(c *Call) bool {
+		if slices.ContainsFunc(c.within, t.closed) {
+			gone[c] = true
+		}
+		return gone[c]
+	})
+	if len(gone) == 0 {
+		return
+	}
+	t.f.WriteChecks = slices.DeleteFunc(t.f.WriteChecks, func(w WriteCheck) bool { return gone[w.Write] })
 }
 
 func (t *tracker) block(stmts []ast.Stmt, sc *scope, st *state) {
@@ -366,6 +502,7 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 				// local function f: f is visible in its own body.
 				b := sc.declare(s.Names[0])
 				st.set(b, Value{O: FromUnknown, fn: &funcVal{fn, sc}})
+				t.use(fn).named = true
 				t.function(fn, sc, st, false)
 				return
 			}
@@ -486,6 +623,9 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 			if i == 0 {
 				first = v
 			}
+			if v.unord != "" && t.ret == nil && len(t.alone) == 0 && !st.dead {
+				t.f.Unordered = append(t.f.Unordered, Unordered{Pos: t.posOf(e), From: v.unord, Sink: "returned"})
+			}
 		}
 		if t.ret != nil {
 			t.ret.add(first, st)
@@ -603,6 +743,7 @@ func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
 			// function M:m() assigns a field of the local M.
 		case b != nil:
 			st.set(b, Value{O: FromUnknown, fn: &funcVal{s.Func, sc}})
+			t.use(s.Func).named = true
 		default:
 			t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: f.Value, Pos: pos})
 		}
@@ -619,10 +760,11 @@ func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
 func (t *tracker) ifStmt(s *ast.IfStmt, sc *scope, st *state) {
 	ifPos := t.loc(s, s.Line(), parse.TIf, "")
 	m := &mentions{}
-	saved := t.collect
-	t.collect = m
+	saved, savedGuard := t.collect, t.guard
+	t.collect, t.guard = m, map[ast.Expr]uint64{}
 	t.expr(s.Condition, sc, st)
-	t.collect = saved
+	guard := t.guard
+	t.collect, t.guard = saved, savedGuard
 	if saved != nil {
 		saved.args |= m.args
 		saved.argc = saved.argc || m.argc
@@ -634,12 +776,106 @@ func (t *tracker) ifStmt(s *ast.IfStmt, sc *scope, st *state) {
 		thenSt.checked |= m.args
 		elseSt.checked |= m.args
 	}
+	// A comparison that passed constrains what it compares on the branch
+	// it guards, whatever else the condition reads.
+	thenSt.checked |= guarded(s.Condition, true, guard)
+	elseSt.checked |= guarded(s.Condition, false, guard)
+	t.narrow(s.Condition, true, sc, thenSt)
+	t.narrow(s.Condition, false, sc, elseSt)
 	t.block(s.Then, sc.child(), thenSt)
 	t.block(s.Else, sc.child(), elseSt)
 	if pure && (thenSt.dead && thenSt.errExit || elseSt.dead && elseSt.errExit) {
 		t.check(ifPos, st)
 	}
 	st.merge(thenSt, elseSt)
+}
+
+// guarded returns the arguments that the ordering comparisons of cond
+// constrain when cond is truth: `ttl > 0 and ret == 1` passed means ttl
+// is a number above 0.
+func guarded(cond ast.Expr, truth bool, guard map[ast.Expr]uint64) uint64 {
+	switch e := cond.(type) {
+	case *ast.RelationalOpExpr:
+		if truth {
+			return guard[e]
+		}
+	case *ast.UnaryNotOpExpr:
+		return guarded(e.Expr, !truth, guard)
+	case *ast.LogicalOpExpr:
+		l, r := guarded(e.Lhs, truth, guard), guarded(e.Rhs, truth, guard)
+		if (e.Operator == "and") == truth {
+			return l | r // both held (and passed), or both failed (or failed)
+		}
+		return l & r
+	}
+	return 0
+}
+
+// narrow drops nil from the locals that cond, being truth, proves are not
+// nil: `x`, `x ~= nil`, `type(x) == 'string'`, and conjunctions of them.
+func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
+	switch e := cond.(type) {
+	case *ast.IdentExpr:
+		if truth {
+			if b := sc.lookup(e.Value); b != nil {
+				if v, ok := st.get(b); ok {
+					st.set(b, narrow(v))
+				}
+			}
+		}
+	case *ast.UnaryNotOpExpr:
+		t.narrow(e.Expr, !truth, sc, st)
+	case *ast.LogicalOpExpr:
+		if (e.Operator == "and") == truth {
+			t.narrow(e.Lhs, truth, sc, st)
+			t.narrow(e.Rhs, truth, sc, st)
+		}
+	case *ast.RelationalOpExpr:
+		if e.Operator != "~=" && e.Operator != "==" {
+			return
+		}
+		// x ~= nil passed, or x == nil failed; type(x) == 'string' passed,
+		// or type(x) ~= 'string' failed.
+		same := (e.Operator == "==") == truth
+		l, r := e.Lhs, e.Rhs
+		if _, ok := l.(*ast.IdentExpr); !ok {
+			l, r = r, l
+		}
+		if _, isNil := r.(*ast.NilExpr); isNil {
+			if !same {
+				t.narrow(l, true, sc, st)
+			}
+			return
+		}
+		if str, ok := r.(*ast.StringExpr); ok && str.Value != "nil" && same {
+			if c, ok := l.(*ast.FuncCallExpr); ok && len(c.Args) == 1 {
+				if id, ok := c.Func.(*ast.IdentExpr); ok && id.Value == "type" && sc.lookup("type") == nil {
+					t.narrow(c.Args[0], true, sc, st)
+				}
+			}
+		}
+	}
+}
+
+// raise records that an operation at pos, which raises an error for a bad
+// argument in mask, follows the writes made so far on this path: the
+// script can stop half done.
+func (t *tracker) raise(pos Pos, what string, mask uint64, st *state) {
+	for _, w := range st.writes {
+		if !t.reported[w] {
+			t.reported[w] = true
+			t.f.WriteChecks = append(t.f.WriteChecks, WriteCheck{Write: w, Check: pos, Raise: what, Args: mask})
+		}
+	}
+}
+
+// mayRaise returns the arguments v is computed from that no check has
+// made safe for arithmetic or an ordering comparison.
+func mayRaise(v Value, st *state) uint64 {
+	if v.num {
+		return 0
+	}
+	return v.Args &^ st.checked
 }
 
 // check records that an ARGV check at pos follows the writes made so far.
@@ -668,10 +904,12 @@ func (t *tracker) function(fn *ast.FunctionExpr, sc *scope, st *state, method bo
 			body.set(inner.declare(n), Value{O: FromUnknown})
 		}
 	}
-	savedLoop, savedCollect, savedRet := t.loop, t.collect, t.ret
-	t.loop, t.collect, t.ret = 0, nil, nil
+	savedLoop, savedCollect, savedRet, savedGuard := t.loop, t.collect, t.ret, t.guard
+	t.loop, t.collect, t.ret, t.guard = 0, nil, nil, nil
+	t.alone = append(t.alone, fn)
 	t.block(fn.Stmts, inner, body)
-	t.loop, t.collect, t.ret = savedLoop, savedCollect, savedRet
+	t.alone = t.alone[:len(t.alone)-1]
+	t.loop, t.collect, t.ret, t.guard = savedLoop, savedCollect, savedRet, savedGuard
 }
 
 // maxInline bounds how deep calls of local functions are followed, and
@@ -702,13 +940,14 @@ func (t *tracker) inline(at Pos, fv *funcVal, args []Arg, open bool, st *state) 
 			body.set(inner.declare(n), v)
 		}
 	}
-	savedRet, savedCollect := t.ret, t.collect
-	t.ret, t.collect = &exits{base: len(st.writes)}, nil
+	savedRet, savedCollect, savedGuard := t.ret, t.collect, t.guard
+	t.ret, t.collect, t.guard = &exits{base: len(st.writes)}, nil, nil
 	t.stack, t.via = append(t.stack, fv.expr), append(t.via, at)
+	t.use(fv.expr).follows++
 	t.block(fv.expr.Stmts, inner, body)
 	t.stack, t.via = t.stack[:len(t.stack)-1], t.via[:len(t.via)-1]
 	x := t.ret
-	t.ret, t.collect = savedRet, savedCollect
+	t.ret, t.collect, t.guard = savedRet, savedCollect, savedGuard
 	if !body.dead {
 		x.add(Value{O: FromLiteral, How: "nil"}, body)
 	}
@@ -753,6 +992,9 @@ func isMulti(e ast.Expr) bool {
 
 func (t *tracker) expr(e ast.Expr, sc *scope, st *state) Value {
 	v := t.expr0(e, sc, st)
+	if v.at.Line == 0 {
+		v.at = t.posOf(e)
+	}
 	if t.collect != nil {
 		t.collect.args |= v.Args
 		if v.O&FromReply != 0 {
@@ -775,7 +1017,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 	switch e := e.(type) {
 	case *ast.TrueExpr:
 		t.leaf(e, parse.TTrue, "")
-		return Value{O: FromLiteral, How: "true"}
+		return Value{O: FromLiteral, How: "true", litNotNil: true}
 	case *ast.FalseExpr:
 		t.leaf(e, parse.TFalse, "")
 		return Value{O: FromLiteral, How: "false"}
@@ -784,12 +1026,12 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		return Value{O: FromLiteral, How: "nil"}
 	case *ast.NumberExpr:
 		t.leaf(e, parse.TNumber, e.Value)
-		return Value{O: FromLiteral, Lit: e.Value, IsLit: true, How: "the number " + e.Value}
+		return Value{O: FromLiteral, Lit: e.Value, IsLit: true, How: "the number " + e.Value, litNotNil: true, num: true, clean: true}
 	case *ast.StringExpr:
 		if _, ok := t.pos[e]; !ok {
 			t.pos[e] = t.locateString(e)
 		}
-		return Value{O: FromLiteral, Lit: e.Value, IsLit: true, How: quote(e.Value)}
+		return Value{O: FromLiteral, Lit: e.Value, IsLit: true, How: quote(e.Value), litNotNil: true, clean: !strings.ContainsAny(e.Value, "\r\n")}
 	case *ast.Comma3Expr:
 		t.leaf(e, parse.T3Comma, "")
 		return Value{O: FromUnknown}
@@ -797,6 +1039,9 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		pos := t.leaf(e, parse.TIdent, e.Value)
 		if b := sc.lookup(e.Value); b != nil {
 			if v, ok := st.get(b); ok {
+				if v.fn != nil {
+					t.use(v.fn.expr).reads++
+				}
 				return v
 			}
 			return Value{O: FromUnknown}
@@ -810,12 +1055,18 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		isErr := false
 		fields := map[string]Value{}
 		n := 0
+		var lits []string
+		allLit := len(e.Fields) > 0
 		for _, f := range e.Fields {
 			name, named := "", false
+			reply := ""
 			if f.Key != nil {
 				k := t.expr(f.Key, sc, st)
 				if k.IsLit && k.Lit == "err" {
 					isErr = true
+				}
+				if k.IsLit && (k.Lit == "err" || k.Lit == "ok") {
+					reply = "{" + k.Lit + " = ...}"
 				}
 				name, named = k.Lit, k.IsLit && k.O == FromLiteral
 			} else {
@@ -823,6 +1074,14 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 				name, named = strconv.Itoa(n), !isMulti(f.Value)
 			}
 			fv := t.expr(f.Value, sc, st)
+			if reply != "" {
+				t.replyText(reply, f.Value, fv)
+			}
+			if ls := litSet(fv); ls != nil && allLit {
+				lits = append(lits, ls...)
+			} else {
+				allLit = false
+			}
 			if named {
 				fields[name] = fv
 			}
@@ -841,14 +1100,48 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		// An empty table keeps O == 0: it holds nothing yet, and what is
 		// stored in it later (t[#t+1] = KEYS[i], table.insert) is its value.
 		v.IsLit, v.Lit, v.builtin, v.lenOf, v.fn, v.errReply = false, "", "", "", nil, isErr
-		v.fields = fields
+		v.fields, v.alts = fields, nil
+		if allLit && len(lits) <= maxAlts {
+			v.alts = slices.Compact(slices.Sorted(slices.Values(lits)))
+		}
 		return v
 	case *ast.FuncCallExpr:
 		return t.call(e, sc, st)
 	case *ast.LogicalOpExpr:
-		return join(t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st))
+		if and, ok := e.Lhs.(*ast.LogicalOpExpr); ok && e.Operator == "or" && and.Operator == "and" {
+			// cond and X or Y is X or Y when X cannot be nil or false.
+			cond := t.expr(and.Lhs, sc, st)
+			x, y := t.expr(and.Rhs, sc, st), t.expr(e.Rhs, sc, st)
+			if x.O&FromLiteral == 0 || x.litNotNil && !slices.Contains(litSet(x), "false") {
+				return join(x, y)
+			}
+			return join(join(cond, x), y)
+		}
+		l := t.expr(e.Lhs, sc, st)
+		// The right side runs only when the left is true (and) or false
+		// (or): `ttl and ttl > 0`, `not ttl or ttl <= 0`.
+		rs := st.branch()
+		t.narrow(e.Lhs, e.Operator == "and", sc, rs)
+		r := t.expr(e.Rhs, sc, rs)
+		if len(rs.writes) > len(st.writes) {
+			st.writes = rs.writes
+		}
+		v := join(l, r)
+		if e.Operator == "or" && (l.num || l.numOrNil) && r.num {
+			v.num = true // tonumber(ARGV[1]) or 0
+		}
+		return v
 	case *ast.RelationalOpExpr:
-		return boolOf(join(t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)), "a comparison")
+		l, r := t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)
+		if e.Operator != "==" && e.Operator != "~=" {
+			if t.guard != nil {
+				t.guard[e] = l.Args | r.Args
+			}
+			if m := mayRaise(l, st) | mayRaise(r, st); m != 0 && len(st.writes) > 0 {
+				t.raise(t.posOf(e), "a comparison", m, st)
+			}
+		}
+		return boolOf(join(l, r), "a comparison")
 	case *ast.StringConcatOpExpr:
 		l := t.expr(e.Lhs, sc, st)
 		r := t.expr(e.Rhs, sc, st)
@@ -857,12 +1150,16 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		}
 		v := join(l, r)
 		v.O |= FromBuilt
-		v.How, v.IsLit, v.Lit, v.builtin = "concatenation", false, "", ""
+		v.How, v.IsLit, v.Lit, v.builtin, v.alts, v.num = "concatenation", false, "", "", nil, false
 		return v
 	case *ast.ArithmeticOpExpr:
-		v := join(t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st))
+		l, r := t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)
+		if m := mayRaise(l, st) | mayRaise(r, st); m != 0 && len(st.writes) > 0 {
+			t.raise(t.posOf(e), "arithmetic", m, st)
+		}
+		v := join(l, r)
 		v.O |= FromBuilt
-		v.How, v.IsLit, v.Lit, v.builtin, v.lenOf = "arithmetic", false, "", "", ""
+		v.How, v.IsLit, v.Lit, v.builtin, v.lenOf, v.alts, v.num, v.unord, v.clean = "arithmetic", false, "", "", "", nil, true, "", true
 		return v
 	case *ast.UnaryMinusOpExpr:
 		v := t.expr(e.Expr, sc, st)
@@ -870,7 +1167,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 			return Value{O: FromLiteral, Lit: "-" + v.Lit, IsLit: true, How: "the number -" + v.Lit}
 		}
 		v.O |= FromBuilt
-		v.How, v.builtin = "arithmetic", ""
+		v.How, v.builtin, v.num, v.clean = "arithmetic", "", true, true
 		return v
 	case *ast.UnaryNotOpExpr:
 		return boolOf(t.expr(e.Expr, sc, st), "a boolean")
@@ -880,10 +1177,10 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 			if v.builtin == "ARGV" && t.collect != nil {
 				t.collect.argc = true
 			}
-			return Value{O: FromLiteral, lenOf: v.builtin, How: "#" + v.builtin}
+			return Value{O: FromLiteral, lenOf: v.builtin, How: "#" + v.builtin, litNotNil: true, num: true, clean: true}
 		}
 		v.O |= FromBuilt
-		v.How, v.IsLit, v.Lit, v.builtin = "a length", false, "", ""
+		v.How, v.IsLit, v.Lit, v.builtin, v.alts, v.num, v.unord, v.clean = "a length", false, "", "", nil, true, "", true
 		return v
 	case *ast.FunctionExpr:
 		t.leaf(e, parse.TFunction, "")
@@ -949,7 +1246,7 @@ func (t *tracker) index(e *ast.AttrGetExpr, sc *scope, st *state) Value {
 		// A named field that holds more than literals (cfg.key with cfg =
 		// {key = KEYS[1], ttl = 30}) is that field's value.
 		if key.IsLit && key.O == FromLiteral && obj.fields != nil {
-			if fv, ok := obj.fields[key.Lit]; ok && fv.O != 0 && fv.O != FromLiteral {
+			if fv, ok := obj.fields[key.Lit]; ok && fv.O != 0 {
 				fv.fn = nil
 				return fv
 			}
@@ -965,9 +1262,14 @@ func (t *tracker) index(e *ast.AttrGetExpr, sc *scope, st *state) Value {
 		}
 		return Value{O: FromUnknown}
 	}
-	// An element of a table holds what was put in it.
+	// An element of a table holds what was put in it; an element of a
+	// table of literals is one of them (or nil).
 	v := obj
-	v.IsLit, v.Lit, v.lenOf = false, "", ""
+	v.IsLit, v.Lit, v.lenOf, v.num, v.numOrNil, v.fields = false, "", "", false, false, nil
+	if v.O == FromLiteral && len(v.alts) > 0 {
+		return v
+	}
+	v.alts = nil
 	if v.O == 0 || v.O == FromLiteral {
 		v.O = FromUnknown
 	}
@@ -1033,12 +1335,13 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 		}
 		v.O |= FromBuilt
 		v.How, v.IsLit, v.Lit, v.builtin = "string method "+e.Method, false, "", ""
+		v.clean = e.Method == "len" || e.Method == "gsub" && len(args) > 0 && stripsCRLF(args[0])
 		return v
 	}
 	fn := t.expr(e.Func, sc, st)
 	args := make([]Arg, len(e.Args))
 	for i, a := range e.Args {
-		args[i] = Arg{V: t.expr(a, sc, st), Pos: t.posOf(a)}
+		args[i] = Arg{V: t.expr(a, sc, st), Pos: t.posOf(a), Direct: isKeysIndex(a, sc)}
 	}
 	open := len(e.Args) > 0 && isMulti(e.Args[len(e.Args)-1])
 	if fv := fn.fn; fv != nil && fn.builtin == "" {
@@ -1051,7 +1354,24 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 	}
 	switch fn.builtin {
 	case "redis.call", "redis.pcall":
-		return t.command(t.posOf(e.Func), args, open, st)
+		return t.commands(t.posOf(e.Func), args, open, fn.builtin == "redis.call", st)
+	case "table.sort":
+		if len(e.Args) > 0 {
+			if id, ok := e.Args[0].(*ast.IdentExpr); ok {
+				if b := sc.lookup(id.Value); b != nil {
+					if v, ok := st.get(b); ok {
+						v.unord = ""
+						st.set(b, v)
+					}
+				}
+			}
+		}
+		return Value{O: FromLiteral, How: "nil"}
+	case "redis.status_reply":
+		if len(args) > 0 {
+			t.replyText(fn.builtin, e.Args[0], args[0].V)
+		}
+		return Value{O: FromBuilt, How: "a status reply"}
 	case "table.insert":
 		if len(args) >= 2 {
 			if id, ok := e.Args[0].(*ast.IdentExpr); ok {
@@ -1062,7 +1382,7 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 		}
 	case "pcall", "xpcall":
 		if fn.builtin == "pcall" && len(args) > 0 && (args[0].V.builtin == "redis.call" || args[0].V.builtin == "redis.pcall") {
-			return t.command(args[0].Pos, args[1:], open, st)
+			return t.commands(args[0].Pos, args[1:], open, false, st)
 		}
 		t.escape(values(args))
 		return Value{O: FromUnknown}
@@ -1087,7 +1407,10 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 		if fn.builtin == "tostring" && v.IsLit {
 			return v
 		}
-		v.IsLit, v.Lit = false, ""
+		v.IsLit, v.Lit, v.alts = false, "", nil
+		if fn.builtin == "tonumber" {
+			v.numOrNil, v.unord, v.clean = !v.num, "", true
+		}
 		return v
 	case "unpack", "ipairs", "pairs", "next", "table.getn":
 		if len(args) == 0 {
@@ -1115,6 +1438,9 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 		}
 		return a
 	case "redis.error_reply":
+		if len(args) > 0 {
+			t.replyText(fn.builtin, e.Args[0], args[0].V)
+		}
 		return Value{O: FromBuilt, How: "an error reply", errReply: true}
 	case "math.random":
 		t.f.Randoms = append(t.f.Randoms, Ref{Name: "math.random", Pos: t.posOf(e.Func)})
@@ -1124,10 +1450,18 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 	if fn.builtin != "" {
 		// A library function: its result is computed from its arguments.
 		v := Value{O: FromBuilt, How: fn.builtin}
+		numeric := strings.HasPrefix(fn.builtin, "math.") || fn.builtin == "string.len" || fn.builtin == "table.getn"
 		for _, a := range args {
 			v.O |= a.V.O &^ FromLiteral
 			v.Args |= a.V.Args
 			v.Keys |= a.V.Keys
+			if v.unord == "" && !numeric {
+				v.unord = a.V.unord
+			}
+		}
+		v.num, v.clean = numeric, numeric
+		if fn.builtin == "string.gsub" && len(args) >= 2 && stripsCRLF(args[1].V) {
+			v.clean = true // string.gsub(s, '[\r\n]', '') cleans text for a reply
 		}
 		if fn.builtin == "math.max" && slices.ContainsFunc(args, func(a Arg) bool { return positive(a.V) }) {
 			// math.max(1, tonumber(ARGV[1]) or 60) is a number of at least
@@ -1161,11 +1495,35 @@ func (t *tracker) escape(args []Value) {
 	}
 }
 
-func (t *tracker) command(pos Pos, args []Arg, open bool, st *state) Value {
+// commands records a redis.call (raises: not pcall) whose name may be one
+// of several literals ('LPUSH' or 'RPUSH'): one Call per name.
+func (t *tracker) commands(pos Pos, args []Arg, open, raises bool, st *state) Value {
+	if len(args) == 0 || args[0].V.IsLit || len(litSet(args[0].V)) < 2 {
+		return t.command(pos, args, open, raises, st)
+	}
+	var v Value
+	for i, name := range litSet(args[0].V) {
+		one := slices.Clone(args)
+		one[0].V = Value{O: FromLiteral, Lit: name, IsLit: true, How: quote(name), litNotNil: true}
+		r := t.command(pos, one, open, raises, st)
+		if i == 0 {
+			v = r
+		} else {
+			v = join(v, r)
+		}
+	}
+	return v
+}
+
+func (t *tracker) command(pos Pos, args []Arg, open, raises bool, st *state) Value {
 	t.escape(values(args))
 	c := &Call{Pos: pos, Open: open, InLoop: t.loop > 0, Checked: st.checked}
 	if len(t.via) > 0 {
-		c.Via = t.via[0]
+		c.Via, c.Path = t.via[0], slices.Clone(t.via)
+		c.body = t.stack[len(t.stack)-1]
+	}
+	if len(t.alone) > 0 {
+		c.within = slices.Clone(t.alone)
 	}
 	if len(args) > 0 {
 		if a := args[0].V; a.IsLit && a.O == FromLiteral {
@@ -1176,11 +1534,87 @@ func (t *tracker) command(pos Pos, args []Arg, open bool, st *state) Value {
 	} else {
 		c.Open = true
 	}
+	if raises && len(st.writes) > 0 {
+		// A number argument Redis refuses makes redis.call raise.
+		var m uint64
+		for _, i := range numberArgs(c) {
+			m |= mayRaise(c.Args[i-1].V, st)
+		}
+		if m != 0 {
+			t.raise(pos, c.Name, m, st)
+		}
+	}
 	if c.info != nil && c.info.write {
+		if orderSinks[c.Name] {
+			for _, a := range c.Args {
+				if a.V.unord != "" && len(t.alone) == 0 {
+					t.f.Unordered = append(t.f.Unordered, Unordered{Pos: a.Pos, From: a.V.unord, Sink: c.Name, Path: c.Path})
+					break
+				}
+			}
+		}
 		st.writes = append(st.writes, c)
 	}
 	t.f.Calls = append(t.f.Calls, c)
-	return Value{O: FromReply, How: "a reply of " + c.Name}
+	v := Value{O: FromReply, How: "a reply of " + c.Name}
+	if unorderedReplies[c.Name] && (!countedReplies[c.Name] || len(c.Args) >= 2) {
+		v.unord = c.Name
+	}
+	return v
+}
+
+// unorderedReplies are the commands whose reply order the server does not
+// define; orderSinks the writes where the order of their arguments is kept.
+var (
+	unorderedReplies = map[string]bool{"SMEMBERS": true, "HKEYS": true, "HVALS": true, "HGETALL": true,
+		"SSCAN": true, "HSCAN": true, "SCAN": true, "SRANDMEMBER": true, "SPOP": true, "KEYS": true,
+		"SINTER": true, "SUNION": true, "SDIFF": true, "HRANDFIELD": true}
+	// countedReplies give one element unless a count follows the key.
+	countedReplies = map[string]bool{"SRANDMEMBER": true, "SPOP": true, "HRANDFIELD": true}
+	orderSinks = map[string]bool{"RPUSH": true, "LPUSH": true, "RPUSHX": true, "LPUSHX": true, "LINSERT": true,
+		"LSET": true, "XADD": true, "SET": true, "SETEX": true, "PSETEX": true, "SETNX": true, "GETSET": true,
+		"APPEND": true, "SETRANGE": true, "MSET": true, "MSETNX": true, "PUBLISH": true, "SPUBLISH": true}
+)
+
+// numberArgs returns the positions of a call's arguments that Redis
+// refuses unless they are numbers.
+func numberArgs(c *Call) []int {
+	switch c.Name {
+	case "INCRBY", "DECRBY", "INCRBYFLOAT", "ZINCRBY":
+		if len(c.Args) >= 2 {
+			return []int{2}
+		}
+	case "HINCRBY", "HINCRBYFLOAT":
+		if len(c.Args) >= 3 {
+			return []int{3}
+		}
+	}
+	return ttlArgs(c)
+}
+
+// isKeysIndex reports whether e is written KEYS[...] (the global KEYS).
+func isKeysIndex(e ast.Expr, sc *scope) bool {
+	x, ok := e.(*ast.AttrGetExpr)
+	if !ok {
+		return false
+	}
+	id, ok := x.Object.(*ast.IdentExpr)
+	return ok && id.Value == "KEYS" && sc.lookup("KEYS") == nil
+}
+
+// replyText records a status or error reply text built from KEYS or ARGV.
+func (t *tracker) replyText(kind string, e ast.Expr, v Value) {
+	if v.clean || v.O&(FromArgv|FromKeys) == 0 {
+		return
+	}
+	t.f.Replies = append(t.f.Replies, ReplyText{Pos: t.posOf(e), Kind: kind, V: v})
+}
+
+// stripsCRLF reports whether a gsub pattern removes CR and LF: a class
+// naming both, %c or %s.
+func stripsCRLF(pat Value) bool {
+	p := pat.Lit
+	return pat.IsLit && (strings.Contains(p, "%c") || strings.Contains(p, "%s") || strings.ContainsRune(p, '\r') && strings.ContainsRune(p, '\n'))
 }
 
 // exits accumulates what the returns of an inlined function produce.

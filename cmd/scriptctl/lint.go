@@ -123,7 +123,7 @@ func writeLintText(io *iostreams.IOStreams, ds []lint.Diagnostic) error {
 		if d.Severity == lint.Error {
 			color = iostreams.Red
 		}
-		if _, err := fmt.Fprintf(io.Out, "%s: %s %s: %s\n", d.Pos, io.Paint(color, string(d.Severity)), d.Code, d.Message); err != nil {
+		if _, err := fmt.Fprintf(io.Out, "%s: %s %s: %s\n%s", d.Pos, io.Paint(color, string(d.Severity)), d.Code, d.Message, lint.Details(d)); err != nil {
 			return err
 		}
 	}
