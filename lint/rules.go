@@ -546,7 +546,7 @@ func runNondeterministicOrder(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
 	for _, u := range p.Facts.Unordered {
 		if u.Sink == "returned" {
-			out = append(out, r.at(u.Pos, "returns the reply of %s in the server's hash-table order, which differs between servers and after a rehash or restore: sort it (table.sort) before returning it", u.From))
+			out = append(out, r.at(u.Pos, "returns a value that depends on the order of the %s reply (an element picked by its place, or a string joined from it): that order is the server's hash table's, which differs between servers and after a rehash or restore; sort the reply (table.sort) first", u.From))
 			continue
 		}
 		out = append(out, reached(r.at(u.Pos, "writes the reply of %s into %s in the server's hash-table order: sort it (table.sort) first", u.From, u.Sink), u.Path))

@@ -136,6 +136,10 @@ type Value struct {
 	num       bool   // certainly a number: arithmetic on it cannot raise
 	numOrNil  bool   // a number or nil: tonumber(...)
 	unord     string // in the order of this command's reply (SMEMBERS ...)
+	// leak: the order itself is in the value (members[1], a string made
+	// with table.concat or cjson.encode), not only the collection.
+	leak  bool
+	paged bool // a SCAN reply, {cursor, elements}: indexing it is structure
 	clean     bool   // as text, holds no CR or LF: a number, a fixed text
 	// at is where the value was made: a literal, KEYS[n], a concatenation.
 	at Pos
@@ -157,7 +161,7 @@ type funcVal struct {
 func join(a, b Value) Value {
 	v := Value{O: a.O | b.O, Keys: a.Keys | b.Keys, Args: a.Args | b.Args, How: a.How,
 		litNotNil: a.litNotNil || b.litNotNil, num: a.num && b.num, numOrNil: (a.num || a.numOrNil) && (b.num || b.numOrNil),
-		unord: a.unord, at: a.at, clean: a.clean && b.clean}
+		unord: a.unord, at: a.at, clean: a.clean && b.clean, leak: a.leak || b.leak}
 	if v.How == "" {
 		v.How = b.How
 	}
@@ -623,7 +627,7 @@ func (t *tracker) stmt(s ast.Stmt, sc *scope, st *state) {
 			if i == 0 {
 				first = v
 			}
-			if v.unord != "" && t.ret == nil && len(t.alone) == 0 && !st.dead {
+			if v.leak && t.ret == nil && len(t.alone) == 0 && !st.dead {
 				t.f.Unordered = append(t.f.Unordered, Unordered{Pos: t.posOf(e), From: v.unord, Sink: "returned"})
 			}
 		}
@@ -1151,6 +1155,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		v := join(l, r)
 		v.O |= FromBuilt
 		v.How, v.IsLit, v.Lit, v.builtin, v.alts, v.num = "concatenation", false, "", "", nil, false
+		v.leak = v.unord != ""
 		return v
 	case *ast.ArithmeticOpExpr:
 		l, r := t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)
@@ -1263,9 +1268,14 @@ func (t *tracker) index(e *ast.AttrGetExpr, sc *scope, st *state) Value {
 		return Value{O: FromUnknown}
 	}
 	// An element of a table holds what was put in it; an element of a
-	// table of literals is one of them (or nil).
+	// table of literals is one of them (or nil). An element picked by its
+	// place in an unordered reply (members[1]) carries the order.
 	v := obj
 	v.IsLit, v.Lit, v.lenOf, v.num, v.numOrNil, v.fields = false, "", "", false, false, nil
+	if v.unord != "" && !v.paged {
+		v.leak = true
+	}
+	v.paged = false // page[2] is the elements, in server order
 	if v.O == FromLiteral && len(v.alts) > 0 {
 		return v
 	}
@@ -1360,7 +1370,7 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 			if id, ok := e.Args[0].(*ast.IdentExpr); ok {
 				if b := sc.lookup(id.Value); b != nil {
 					if v, ok := st.get(b); ok {
-						v.unord = ""
+						v.unord, v.leak = "", false
 						st.set(b, v)
 					}
 				}
@@ -1457,6 +1467,7 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 			v.Keys |= a.V.Keys
 			if v.unord == "" && !numeric {
 				v.unord = a.V.unord
+				v.leak = v.unord != "" && (a.V.leak || serializers[fn.builtin])
 			}
 		}
 		v.num, v.clean = numeric, numeric
@@ -1559,6 +1570,7 @@ func (t *tracker) command(pos Pos, args []Arg, open, raises bool, st *state) Val
 	v := Value{O: FromReply, How: "a reply of " + c.Name}
 	if unorderedReplies[c.Name] && (!countedReplies[c.Name] || len(c.Args) >= 2) {
 		v.unord = c.Name
+		v.paged = strings.HasSuffix(c.Name, "SCAN")
 	}
 	return v
 }
@@ -1569,6 +1581,8 @@ var (
 	unorderedReplies = map[string]bool{"SMEMBERS": true, "HKEYS": true, "HVALS": true, "HGETALL": true,
 		"SSCAN": true, "HSCAN": true, "SCAN": true, "SRANDMEMBER": true, "SPOP": true, "KEYS": true,
 		"SINTER": true, "SUNION": true, "SDIFF": true, "HRANDFIELD": true}
+	// serializers turn a collection into one value in its order.
+	serializers = map[string]bool{"table.concat": true, "cjson.encode": true, "cmsgpack.pack": true, "struct.pack": true}
 	// countedReplies give one element unless a count follows the key.
 	countedReplies = map[string]bool{"SRANDMEMBER": true, "SPOP": true, "HRANDFIELD": true}
 	orderSinks = map[string]bool{"RPUSH": true, "LPUSH": true, "RPUSHX": true, "LPUSHX": true, "LINSERT": true,

@@ -480,16 +480,14 @@ func (p *parser) scripts(n *yaml.Node) {
 		if f["args"] != nil {
 			s.Args = p.names(f["args"], field+".args", "arg")
 		}
-		flagsOK := true
 		if f["flags"] != nil {
 			s.Flags = p.flags(f["flags"], field+".flags")
-			flagsOK = s.Flags != nil
 			if s.Flags == nil {
 				s.Flags = []string{}
 			}
 		}
 		if s.File != "" {
-			p.readScript(s, f["file"], f["flags"], flagsOK, field)
+			p.readScript(s, f["file"], field)
 		}
 		p.m.Scripts = append(p.m.Scripts, s)
 	}
@@ -571,9 +569,11 @@ func (p *parser) flags(n *yaml.Node, field string) []string {
 	return list
 }
 
-// readScript reads and checks the script file, fills Path, Source and SHA,
-// and compares a shebang's flags with the manifest's.
-func (p *parser) readScript(s *Script, fileNode, flagsNode *yaml.Node, flagsOK bool, field string) {
+// readScript reads and checks the script file and fills Path, Source and
+// SHA. A shebang it cannot parse (another engine, an unknown option or
+// flag) is invalid input; whether the shebang's flags match the manifest's
+// is lint's shebang-flags rule, reported at the script's line 1.
+func (p *parser) readScript(s *Script, fileNode *yaml.Node, field string) {
 	ff := field + ".file"
 	path, err := Inside(p.m.Dir, s.File)
 	if err != nil {
@@ -592,30 +592,15 @@ func (p *parser) readScript(s *Script, fileNode, flagsNode *yaml.Node, flagsOK b
 	}
 	s.Source = data
 	s.SHA = SHA1Hex(data)
-	flags, ok, err := Shebang(data)
+	flags, _, err := Shebang(data)
 	if err != nil {
 		p.errorf(fileNode, ff, "%s:1: %v", s.File, err)
 		return
 	}
-	if !ok {
-		return
-	}
-	bad := false
 	for _, fl := range flags {
 		if !isFlag(fl) {
 			p.errorf(fileNode, ff, "%s:1: unknown shebang flag %q: want one of %s", s.File, fl, strings.Join(ScriptFlags, ", "))
-			bad = true
 		}
-	}
-	if bad || !flagsOK {
-		return
-	}
-	if !sameSet(flags, s.Flags) {
-		at, af := fileNode, ff
-		if flagsNode != nil {
-			at, af = flagsNode, field+".flags"
-		}
-		p.errorf(at, af, "flags [%s] differ from the shebang flags [%s] in %s:1: declare the same flags in both", strings.Join(s.Flags, ", "), strings.Join(flags, ", "), s.File)
 	}
 }
 

@@ -157,6 +157,24 @@ func TestLoadUnreadableScript(t *testing.T) {
 	}
 }
 
+// TestLoadShebangFlagsMismatch: shebang flags that differ from the
+// manifest's load (lint's shebang-flags reports them at the script's line
+// 1), and each side keeps its own flags.
+func TestLoadShebangFlagsMismatch(t *testing.T) {
+	for _, yaml := range []string{
+		strings.Replace(validManifest, "flags: [no-writes]", "flags: [allow-oom]", 1),
+		strings.Replace(validManifest, "    flags: [no-writes]\n", "", 1),
+	} {
+		m, err := loadIn(t, yaml, defaultFiles())
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+		if get := m.Script("get"); get == nil || slices.Contains(get.Flags, "no-writes") {
+			t.Fatalf("get: flags %v, want the manifest's (no no-writes)", get.Flags)
+		}
+	}
+}
+
 func TestLoadTargets(t *testing.T) {
 	m, err := loadIn(t, validManifest, defaultFiles())
 	if err != nil {
@@ -281,12 +299,6 @@ var invalidManifests = []struct {
 	}},
 	{"duplicate flag", edit("flags: [no-writes]", "flags: [no-writes, no-writes]"), nil, []string{`manifest.yaml:9:24: scripts.get.flags[1]: duplicate flag "no-writes"`}},
 	{"flags not list", edit("flags: [no-writes]", "flags: no-writes"), nil, []string{`manifest.yaml:9:12: scripts.get.flags: must be a list, not the string "no-writes"`}},
-	{"shebang mismatch", edit("flags: [no-writes]", "flags: [allow-oom]"), nil, []string{
-		"manifest.yaml:9:12: scripts.get.flags: flags [allow-oom] differ from the shebang flags [no-writes] in get.lua:1: declare the same flags in both",
-	}},
-	{"shebang without manifest flags", edit("    flags: [no-writes]\n", ""), nil, []string{
-		"manifest.yaml:6:11: scripts.get.file: flags [] differ from the shebang flags [no-writes] in get.lua:1: declare the same flags in both",
-	}},
 	{"shebang unknown flag", validManifest, map[string]string{"get.lua": "#!lua flags=no-writes,fast\nreturn 1\n"}, []string{
 		`manifest.yaml:6:11: scripts.get.file: get.lua:1: unknown shebang flag "fast": want one of no-writes, allow-oom, allow-stale, no-cluster, allow-cross-slot-keys`,
 	}},

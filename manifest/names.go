@@ -37,13 +37,6 @@ func isCallerName(s string) bool {
 
 func isFlag(f string) bool { return slices.Contains(ScriptFlags, f) }
 
-func sameSet(a, b []string) bool {
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-	return slices.Equal(slices.Compact(x), slices.Compact(y))
-}
-
 // textProblem returns why data is not a Lua source file Redis can compile,
 // or "".
 func textProblem(data []byte) string {

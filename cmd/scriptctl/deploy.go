@@ -82,7 +82,7 @@ named with the reason), on a conflict, a held lock or an interruption.`,
 	opts.Conn.register(cmd)
 	fs := cmd.Flags()
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "show the plan, take no lock, change nothing")
-	fs.BoolVar(&opts.SkipChecks, "skip-checks", false, "do not run the pre-flight checks (scripts.sum, syntax, check-keys) first; said on stderr every time")
+	fs.BoolVar(&opts.SkipChecks, "skip-checks", false, "do not run the pre-flight checks (scripts.sum, syntax, check-keys, shebang-flags) first; said on stderr every time")
 	fs.BoolVar(&opts.AllowUntargeted, "allow-untargeted", false, "deploy to nodes whose server the manifest's targets do not cover")
 	fs.BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "refuse nodes whose upstream version is listed as affected by a Lua CVE")
 	fs.IntVar(&opts.Parallel, "parallel", loader.DefaultParallel, "nodes worked on at once")

@@ -65,7 +65,7 @@ cannot be reached (the others are still shown).`,
 	opts.Conn.register(cmd)
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when a deploy would change anything")
 	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "plan as deploy --replace would: a differing library is loaded over")
-	cmd.Flags().BoolVar(&opts.SkipChecks, "skip-checks", false, "do not run the pre-flight checks (scripts.sum, syntax, check-keys) first; said on stderr every time")
+	cmd.Flags().BoolVar(&opts.SkipChecks, "skip-checks", false, "do not run the pre-flight checks (scripts.sum, syntax, check-keys, shebang-flags) first; said on stderr every time")
 	cmd.Flags().BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "with --exit-code, also exit 1 for a node whose upstream version is listed as affected by a Lua CVE")
 	return cmd
 }

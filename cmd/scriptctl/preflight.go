@@ -7,18 +7,40 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/lint"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 )
 
 // preflightSteps are the checks plan and deploy run before they send
-// anything: scripts.sum, script syntax on every target, and check-keys. The
-// manifest itself is already valid (it loaded). Lint and the scenarios stay
+// anything: scripts.sum, script syntax on every target, check-keys, and
+// lint's shebang-flags (a shebang whose flags differ from the manifest's
+// makes EVAL and FCALL run the script differently). The manifest itself is
+// already valid (it loaded). The other lint rules and the scenarios stay
 // with check: they judge, these refuse what must never reach a server.
 var preflightSteps = []checkStep{
 	{"sum", checkSumStep},
 	{"syntax", checkSyntaxStep},
 	{"check-keys", checkKeysStep},
+	{"shebang-flags", checkShebangStep},
+}
+
+// checkShebangStep runs lint's shebang-flags rule on every script of the
+// manifest: a finding refuses the deploy (exit 1).
+func checkShebangStep(ctx context.Context, m *manifest.Manifest) stepResult {
+	files := lint.ManifestFiles(m)
+	for i := range files {
+		files[i].Path = displayPath(files[i].Path)
+	}
+	ds, err := lint.Run(ctx, lint.Config{Files: files, Only: []string{"shebang-flags"}})
+	if err != nil {
+		return stepResult{Err: cmdutil.Input(err)}
+	}
+	var res stepResult
+	for _, d := range ds {
+		res.Findings = append(res.Findings, checkFinding{Severity: string(d.Severity), File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Field: d.Code, Message: d.Message})
+	}
+	return res
 }
 
 // checkSyntaxStep compiles every script (SCRIPT LOAD) and the generated
@@ -54,7 +76,7 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest) stepResult {
 // is sent. With skip it runs nothing and says so on stderr, every time.
 func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manifest, cmdName string, skip bool) error {
 	if skip {
-		ios.Notice("warning: --skip-checks: %s runs without its pre-flight checks (scripts.sum, syntax, check-keys)", cmdName)
+		ios.Notice("warning: --skip-checks: %s runs without its pre-flight checks (scripts.sum, syntax, check-keys, shebang-flags)", cmdName)
 		return nil
 	}
 	code, failed := 0, []string{}
