@@ -842,8 +842,9 @@ func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 		// or type(x) ~= 'string' failed.
 		same := (e.Operator == "==") == truth
 		l, r := e.Lhs, e.Rhs
-		if _, ok := l.(*ast.IdentExpr); !ok {
-			l, r = r, l
+		switch l.(type) {
+		case *ast.NilExpr, *ast.StringExpr:
+			l, r = r, l // the constant on the right
 		}
 		if _, isNil := r.(*ast.NilExpr); isNil {
 			if !same {
@@ -866,7 +867,9 @@ func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 // script can stop half done.
 func (t *tracker) raise(pos Pos, what string, mask uint64, st *state) {
 	for _, w := range st.writes {
-		if !t.reported[w] {
+		// The same statement reached again (a helper called twice) is
+		// not an earlier write: unvalidated-ttl reports its argument.
+		if !t.reported[w] && w.Pos != pos {
 			t.reported[w] = true
 			t.f.WriteChecks = append(t.f.WriteChecks, WriteCheck{Write: w, Check: pos, Raise: what, Args: mask})
 		}

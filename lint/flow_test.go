@@ -1,0 +1,148 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// TestFlowPrecision runs the reproductions of the flow cases: literals
+// through helpers and `a and 'X' or 'Y'`, helpers never called, guards
+// that also read replies, nil narrowing, and a write followed by an
+// operation that raises on a bad argument. want lists "line code" of every
+// finding, in order.
+func TestFlowPrecision(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{"literal into a parameter", `local function run(cmd, k) return redis.call(cmd, k) end
+return run('GET', KEYS[1])
+`, nil},
+		{"cond and 'A' or 'B'", `local cmd = ARGV[1] == 'lifo' and 'RPUSH' or 'LPUSH'
+return redis.call(cmd, KEYS[1], ARGV[2])
+`, nil},
+		{"option table through a helper", `local function add(opts, key, v)
+  return redis.call(opts.lifo and 'RPUSH' or 'LPUSH', key, v)
+end
+return add({lifo = ARGV[2] == '1'}, KEYS[1], ARGV[1])
+`, nil},
+		{"helper never called", `local function raw(cmd, k) return redis.call(cmd, 'tmp:' .. k) end
+return redis.call('GET', KEYS[1])
+`, nil},
+		{"helper called with a computed name", `local function raw(cmd, k) return redis.call(cmd, k) end
+raw('GET', KEYS[1])
+return raw(ARGV[1], KEYS[1])
+`, []string{"1 dynamic-command"}},
+		{"a helper that escapes keeps its own findings", `local function raw(cmd, k) return redis.call(cmd, k) end
+local t = {f = raw}
+return t.f('GET', KEYS[1])
+`, []string{"1 dynamic-command"}},
+		{"table of literal names", `local cmds = {'SADD', 'SREM'}
+local i = ARGV[2] == 'rm' and 2 or 1
+return redis.call(cmds[i], KEYS[1], ARGV[1])
+`, nil},
+		{"guard reading a reply too", `local ttl = tonumber(ARGV[1])
+if not ttl then return redis.error_reply('ERR ttl') end
+local ret = redis.call('SET', KEYS[1], ARGV[2], 'NX')
+if ret and ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+end
+return 1
+`, nil},
+		{"guard on a computed value", `local window = tonumber(ARGV[1]) or 1000
+local reset_after = window - redis.call('PTTL', KEYS[1])
+if reset_after > 0 then
+  redis.call('PEXPIRE', KEYS[1], reset_after)
+end
+return reset_after
+`, nil},
+		{"the else branch of a guard is not checked", `local ttl = tonumber(ARGV[1]) or 60
+if ttl > 0 and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+return redis.call('EXPIRE', KEYS[1], ttl)
+`, []string{"3 unvalidated-ttl"}},
+		{"nil narrowing", `local parentKey
+if ARGV[1] ~= '' then parentKey = KEYS[2] end
+if parentKey then redis.call('SADD', parentKey, ARGV[1]) end
+local child = nil
+if #KEYS > 2 then child = KEYS[3] end
+if type(child) == 'string' then redis.call('DEL', child) end
+if child == nil then return 0 end
+return redis.call('EXISTS', child)
+`, nil},
+		{"no narrowing without a test", `local child = nil
+if #KEYS > 2 then child = KEYS[3] end
+return redis.call('EXISTS', child)
+`, []string{"3 dynamic-key"}},
+		{"lock: SETNX then a comparison that raises", `local ttl = tonumber(ARGV[2])
+local ok = redis.call('SETNX', KEYS[1], ARGV[1])
+if ok == 1 and ttl > 0 then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+end
+return ok
+`, []string{"2 write-before-validation"}},
+		{"counter: INCRBY then arithmetic", `local n = redis.call('INCRBY', KEYS[1], 1)
+local left = ARGV[1] - n
+if left > 0 then return left end
+return 0
+`, []string{"1 write-before-validation"}},
+		{"a redis.call Redis refuses after a write", `redis.call('SET', KEYS[1], 'v')
+return redis.call('INCRBY', KEYS[2], ARGV[1])
+`, []string{"1 write-before-validation"}},
+		{"converted and checked first: no error after the write", `local ttl = tonumber(ARGV[1])
+if not ttl or ttl <= 0 then return redis.error_reply('ERR ttl') end
+local ok = redis.call('SETNX', KEYS[1], 'x')
+if ok == 1 and ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
+return ok
+`, nil},
+		{"tonumber with a default cannot raise", `redis.call('INCR', KEYS[1])
+local n = (tonumber(ARGV[1]) or 0) + 1
+return n
+`, nil},
+		{"one finding per cause, every path listed", `local function put(k, v, ttl)
+  redis.call('SET', k, v, 'PX', ttl)
+end
+put(KEYS[1], ARGV[1], ARGV[2])
+put(KEYS[2], ARGV[1], ARGV[2])
+put(KEYS[3], ARGV[1], ARGV[2])
+return 1
+`, []string{"2 unvalidated-ttl"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := Source("s.lua", []byte(tc.src), nil)
+			var got []string
+			for _, d := range ds {
+				got = append(got, fmt.Sprintf("%d %s", d.Pos.Line, d.Code))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q\n%s", got, tc.want, lines(ds))
+			}
+		})
+	}
+}
+
+// TestFindingOncePerCause: a cause inside a helper reached from three call
+// sites is one finding listing the three paths.
+func TestFindingOncePerCause(t *testing.T) {
+	src := `local function put(k, v, ttl)
+  redis.call('SET', k, v, 'PX', ttl)
+end
+local function twice(k) put(k, 'a', ARGV[2]) put(k, 'b', ARGV[2]) end
+put(KEYS[1], ARGV[1], ARGV[2])
+twice(KEYS[2])
+return 1
+`
+	ds := Source("s.lua", []byte(src), nil)
+	if len(ds) != 1 {
+		t.Fatalf("got %d findings, want 1:\n%s", len(ds), lines(ds))
+	}
+	var got []string
+	for _, r := range ds[0].Related {
+		got = append(got, r.Message)
+	}
+	want := []string{"reached from 5:1", "reached from 6:1, then 4:25", "reached from 6:1, then 4:46"}
+	if !slices.Equal(got, want) {
+		t.Errorf("related %q, want %q", got, want)
+	}
+}
