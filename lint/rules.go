@@ -351,12 +351,19 @@ func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 				why = "is built by " + v.How + " from " + p.describe("ARGV", v.Args)
 			case v.O&FromArgv != 0:
 				why = "comes from " + p.describe("ARGV", v.Args)
-			case v.O&FromReply != 0:
+			case v.O&FromReply != 0 && v.O&FromBuilt == 0:
 				why = "is read from a reply"
 			case v.O&FromBuilt != 0:
 				why = "is built by " + v.How
+				var from []string
 				if v.Keys != 0 {
-					why += " from " + p.describe("KEYS", v.Keys)
+					from = append(from, p.describe("KEYS", v.Keys))
+				}
+				if v.O&FromReply != 0 {
+					from = append(from, "a reply")
+				}
+				if len(from) > 0 {
+					why += " from " + strings.Join(from, " and ")
 				}
 			case v.O&FromLiteral != 0 && v.IsLit && v.O == FromLiteral:
 				why = fmt.Sprintf("is the literal %q", v.Lit)

@@ -140,7 +140,7 @@ type Value struct {
 	// with table.concat or cjson.encode), not only the collection.
 	leak  bool
 	paged bool // a SCAN reply, {cursor, elements}: indexing it is structure
-	clean     bool   // as text, holds no CR or LF: a number, a fixed text
+	clean bool // as text, holds no CR or LF: a number, a fixed text
 	// at is where the value was made: a literal, KEYS[n], a concatenation.
 	at Pos
 	fn *funcVal
@@ -864,14 +864,20 @@ func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 
 // raise records that an operation at pos, which raises an error for a bad
 // argument in mask, follows the writes made so far on this path: the
-// script can stop half done.
+// script can stop half done. The finding is one, at the first write not
+// yet reported; the later writes are part of the same cause.
 func (t *tracker) raise(pos Pos, what string, mask uint64, st *state) {
+	first := true
 	for _, w := range st.writes {
 		// The same statement reached again (a helper called twice) is
-		// not an earlier write: unvalidated-ttl reports its argument.
-		if !t.reported[w] && w.Pos != pos {
-			t.reported[w] = true
+		// not an earlier write.
+		if t.reported[w] || w.Pos == pos {
+			continue
+		}
+		t.reported[w] = true
+		if first {
 			t.f.WriteChecks = append(t.f.WriteChecks, WriteCheck{Write: w, Check: pos, Raise: what, Args: mask})
+			first = false
 		}
 	}
 }
@@ -1158,7 +1164,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		v := join(l, r)
 		v.O |= FromBuilt
 		v.How, v.IsLit, v.Lit, v.builtin, v.alts, v.num = "concatenation", false, "", "", nil, false
-		v.leak = v.unord != ""
+		v.leak, v.at = v.unord != "", Pos{} // made here
 		return v
 	case *ast.ArithmeticOpExpr:
 		l, r := t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)
@@ -1168,6 +1174,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		v := join(l, r)
 		v.O |= FromBuilt
 		v.How, v.IsLit, v.Lit, v.builtin, v.lenOf, v.alts, v.num, v.unord, v.clean = "arithmetic", false, "", "", "", nil, true, "", true
+		v.at = Pos{} // made here
 		return v
 	case *ast.UnaryMinusOpExpr:
 		v := t.expr(e.Expr, sc, st)
@@ -1347,7 +1354,7 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 			v = join(v, a)
 		}
 		v.O |= FromBuilt
-		v.How, v.IsLit, v.Lit, v.builtin = "string method "+e.Method, false, "", ""
+		v.How, v.IsLit, v.Lit, v.builtin, v.at = "string method "+e.Method, false, "", "", Pos{}
 		v.clean = e.Method == "len" || e.Method == "gsub" && len(args) > 0 && stripsCRLF(args[0])
 		return v
 	}
@@ -1588,13 +1595,13 @@ var (
 	serializers = map[string]bool{"table.concat": true, "cjson.encode": true, "cmsgpack.pack": true, "struct.pack": true}
 	// countedReplies give one element unless a count follows the key.
 	countedReplies = map[string]bool{"SRANDMEMBER": true, "SPOP": true, "HRANDFIELD": true}
-	orderSinks = map[string]bool{"RPUSH": true, "LPUSH": true, "RPUSHX": true, "LPUSHX": true, "LINSERT": true,
+	orderSinks     = map[string]bool{"RPUSH": true, "LPUSH": true, "RPUSHX": true, "LPUSHX": true, "LINSERT": true,
 		"LSET": true, "XADD": true, "SET": true, "SETEX": true, "PSETEX": true, "SETNX": true, "GETSET": true,
 		"APPEND": true, "SETRANGE": true, "MSET": true, "MSETNX": true, "PUBLISH": true, "SPUBLISH": true}
 )
 
 // numberArgs returns the positions of a call's arguments that Redis
-// refuses unless they are numbers.
+// refuses unless they are numbers (TTL arguments are unvalidated-ttl's).
 func numberArgs(c *Call) []int {
 	switch c.Name {
 	case "INCRBY", "DECRBY", "INCRBYFLOAT", "ZINCRBY":
@@ -1606,7 +1613,7 @@ func numberArgs(c *Call) []int {
 			return []int{3}
 		}
 	}
-	return ttlArgs(c)
+	return nil
 }
 
 // isKeysIndex reports whether e is written KEYS[...] (the global KEYS).

@@ -1,0 +1,5 @@
+-- Release a lock only when the caller still holds it.
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
