@@ -377,10 +377,10 @@ func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 			}
 			if c.outside(v.at) {
 				// The cause is the caller's argument: report it there.
-				out = append(out, reached(r.at(v.at, "this value %s and reaches key argument %d of %s at line %d, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", why, i, c.Name, a.Pos.Line), c.Path))
+				out = append(out, reached(r.at(v.at, "this value %s and reaches key argument %d of %s at line %d, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", why, i, c.label(), a.Pos.Line), c.Path))
 				continue
 			}
-			out = append(out, reached(r.at(a.Pos, "key argument %d of %s %s, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", i, c.Name, why), c.Path))
+			out = append(out, reached(r.at(a.Pos, "key argument %d of %s %s, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", i, c.label(), why), c.Path))
 		}
 	}
 	return out
@@ -524,7 +524,7 @@ func runKeyAlias(p *Pass, r *rule) []Diagnostic {
 		for _, i := range c.info.keyPositions(len(c.Args)+1, c.lit) {
 			touches = true
 			if a := c.Args[i-1]; !a.Direct {
-				out = append(out, reached(r.at(a.Pos, "key argument %d of %s is not written KEYS[i]: proxies that check scripts reject it; write KEYS[i] there", i, c.Name), c.Path))
+				out = append(out, reached(r.at(a.Pos, "this key argument is not written KEYS[i]: proxies that check scripts reject it; write KEYS[i] there"), c.Path))
 			}
 		}
 	}

@@ -93,6 +93,18 @@ type Call struct {
 	// (parameters unknown) that hold the call.
 	body   *ast.FunctionExpr
 	within []*ast.FunctionExpr
+	// names is "LPUSH/RPUSH" when the name is one of several literals
+	// (one Call per name): findings about an argument use it, so that
+	// they are one per cause.
+	names string
+}
+
+// label names the command for a finding about one of its arguments.
+func (c *Call) label() string {
+	if c.names != "" {
+		return c.names
+	}
+	return c.Name
 }
 
 // Arg is one argument of a call.
@@ -1523,10 +1535,13 @@ func (t *tracker) commands(pos Pos, args []Arg, open, raises bool, st *state) Va
 		return t.command(pos, args, open, raises, st)
 	}
 	var v Value
-	for i, name := range litSet(args[0].V) {
+	names := litSet(args[0].V)
+	label := strings.ToUpper(strings.Join(names, "/"))
+	for i, name := range names {
 		one := slices.Clone(args)
 		one[0].V = Value{O: FromLiteral, Lit: name, IsLit: true, How: quote(name), litNotNil: true}
 		r := t.command(pos, one, open, raises, st)
+		t.f.Calls[len(t.f.Calls)-1].names = label
 		if i == 0 {
 			v = r
 		} else {

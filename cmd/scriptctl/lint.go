@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ type lintOptions struct {
 	Format      string
 	FailOn      lint.Severity
 	Files       []string
+	Profile     string // turns on default-off rules: strict-proxy
 }
 
 func newCmdLint(g *globalOptions) *cobra.Command {
@@ -45,10 +47,16 @@ Without FILE arguments every script of the manifest is linted with the
 manifest's declarations (key and arg counts, flags). A FILE the manifest does
 not list gets every rule that does not need the manifest.
 
-Output: "file:line:col: severity code: message" lines; --format json prints
-an array of {file, line, column, severity, code, message}; --format sarif
-prints SARIF 2.1.0 for GitHub code scanning (paths relative to the current
-directory, which should be the repository root).
+Output: "file:line:col: severity code: message" lines, each finding once at
+the position of its cause, with an indented "reached from" line per call
+path when the cause lies in a local function; --format json prints an
+array of {file, line, column, severity, code, message, related}; --format
+sarif prints SARIF 2.1.0 for GitHub code scanning (paths relative to the
+current directory, which should be the repository root; call paths as
+relatedLocations).
+
+--profile strict-proxy turns on key-alias, the rule of managed proxies
+that read scripts: every key argument written KEYS[i], and keys declared.
 
 Silence one finding with a comment on its line or the line above:
   -- scriptctl:ignore <code> <reason>
@@ -59,7 +67,8 @@ input or invalid manifest.`,
 		Example: `  scriptctl lint
   scriptctl lint --fail-on warning
   scriptctl lint lua/publish.lua
-  scriptctl lint --format sarif > lint.sarif`,
+  scriptctl lint --format sarif > lint.sarif
+  scriptctl lint --profile strict-proxy`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(cmd, opts.Format, "text", "json", "sarif"); err != nil {
 				return err
@@ -69,6 +78,9 @@ input or invalid manifest.`,
 				return cmdutil.Usage(fmt.Errorf("invalid --fail-on %q: want error or warning", failOn), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
 			opts.FailOn = sev
+			if opts.Profile != "" && !slices.Contains(lint.Profiles, opts.Profile) {
+				return cmdutil.Usage(fmt.Errorf("invalid --profile %q: want %s", opts.Profile, strings.Join(lint.Profiles, ", ")), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			}
 			opts.Manifest = g.Manifest
 			opts.ManifestSet = cmd.Flags().Changed("manifest")
 			opts.Files = args
@@ -77,6 +89,7 @@ input or invalid manifest.`,
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error or warning")
+	cmd.Flags().StringVar(&opts.Profile, "profile", "", "turn on the rules of a deployment profile: strict-proxy (key-alias: every key argument written KEYS[i], numkeys > 0)")
 	return cmd
 }
 
@@ -85,7 +98,7 @@ func runLint(ctx context.Context, opts *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	ds, err := lint.Run(ctx, lint.Config{Files: files})
+	ds, err := lint.Run(ctx, lint.Config{Files: files, Profile: opts.Profile})
 	if err != nil {
 		if errors.Is(err, lint.ErrUnreadable) {
 			return cmdutil.Input(err)
