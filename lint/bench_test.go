@@ -3,8 +3,11 @@ package lint
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -39,6 +42,8 @@ func benchGenerated(b *testing.B, n int) {
 		cfg := Config{Files: []File{{Path: "big.lua", Source: src, Decl: &Decl{Script: "big", Keys: []string{"a", "b"}, Args: []string{"x", "ttl"}}}}}
 		b.SetBytes(int64(len(src)))
 		b.ReportAllocs()
+		runtime.GC()
+		cpu0, peak := cpuTime(), heapPeak(nil)
 		for b.Loop() {
 			ds, err := Run(context.Background(), cfg)
 			if err != nil {
@@ -47,8 +52,36 @@ func benchGenerated(b *testing.B, n int) {
 			if len(ds) != 0 {
 				b.Fatalf("generated script has findings: %v", ds[0])
 			}
+			heapPeak(&peak)
 		}
+		// CPU time is what the lint costs on a shared machine, where wall
+		// time also counts the waits for a core.
+		b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64(peak)/(1<<20), "heap-MB")
 	}
+}
+
+// cpuTime returns the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// heapPeak raises *peak to the heap in use now (HeapAlloc after the run,
+// before the next GC frees it: an estimate of the peak), and returns it.
+func heapPeak(peak *uint64) uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if peak != nil && ms.HeapAlloc > *peak {
+		*peak = ms.HeapAlloc
+	}
+	if peak == nil {
+		return 0
+	}
+	return *peak
 }
 
 // generated returns a clean script of about n lines: validation, then

@@ -214,11 +214,21 @@ func samePath(a, b string) bool {
 // manifest with its declarations. Errors are problems (exit 1), warnings
 // are reported only. Wire it into checkSteps as {"lint", checkLintStep}.
 func checkLintStep(ctx context.Context, m *manifest.Manifest) stepResult {
+	r := lintStep(ctx, m, nil)
+	if r.Err == nil && len(r.Findings) == 0 {
+		r.Summary = fmt.Sprintf("%d scripts, no findings", len(m.Scripts))
+	}
+	return r
+}
+
+// lintStep lints every script of m with its declarations (only the rules
+// in only, when given) and returns the findings as a check step's.
+func lintStep(ctx context.Context, m *manifest.Manifest, only []string) stepResult {
 	files := lint.ManifestFiles(m)
 	for i := range files {
 		files[i].Path = displayPath(files[i].Path)
 	}
-	ds, err := lint.Run(ctx, lint.Config{Files: files})
+	ds, err := lint.Run(ctx, lint.Config{Files: files, Only: only})
 	if err != nil {
 		if errors.Is(err, lint.ErrUnreadable) {
 			err = cmdutil.Input(err)
@@ -228,9 +238,6 @@ func checkLintStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	r := stepResult{}
 	for _, d := range ds {
 		r.Findings = append(r.Findings, checkFinding{Severity: string(d.Severity), File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Field: d.Code, Message: d.Message})
-	}
-	if len(ds) == 0 {
-		r.Summary = fmt.Sprintf("%d scripts, no findings", len(files))
 	}
 	return r
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
-	"github.com/scriptctl/scriptctl/lint"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 )
@@ -28,19 +27,7 @@ var preflightSteps = []checkStep{
 // checkShebangStep runs lint's shebang-flags rule on every script of the
 // manifest: a finding refuses the deploy (exit 1).
 func checkShebangStep(ctx context.Context, m *manifest.Manifest) stepResult {
-	files := lint.ManifestFiles(m)
-	for i := range files {
-		files[i].Path = displayPath(files[i].Path)
-	}
-	ds, err := lint.Run(ctx, lint.Config{Files: files, Only: []string{"shebang-flags"}})
-	if err != nil {
-		return stepResult{Err: cmdutil.Input(err)}
-	}
-	var res stepResult
-	for _, d := range ds {
-		res.Findings = append(res.Findings, checkFinding{Severity: string(d.Severity), File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Field: d.Code, Message: d.Message})
-	}
-	return res
+	return lintStep(ctx, m, []string{"shebang-flags"})
 }
 
 // checkSyntaxStep compiles every script (SCRIPT LOAD) and the generated
