@@ -29,6 +29,8 @@ end
 return add({lifo = ARGV[2] == '1'}, KEYS[1], ARGV[1])
 `, nil},
 		{"helper never called", `local function raw(cmd, k) return redis.call(cmd, 'tmp:' .. k) end
+local function fail() return redis.error_reply('bad ' .. ARGV[1]) end
+local function pick() redis.call('SET', KEYS[2], math.random(10)) end
 return redis.call('GET', KEYS[1])
 `, nil},
 		{"helper called with a computed name", `local function raw(cmd, k) return redis.call(cmd, k) end

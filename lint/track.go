@@ -46,6 +46,8 @@ type ReplyText struct {
 	Pos  Pos
 	Kind string // redis.error_reply, redis.status_reply, {err = ...}, {ok = ...}
 	V    Value
+	// within: as Call.within.
+	within []*ast.FunctionExpr
 }
 
 // Ref is a name at a position.
@@ -429,6 +431,9 @@ type tracker struct {
 	// guard, while an if condition is evaluated, holds the arguments each
 	// ordering comparison of it reads.
 	guard map[ast.Expr]uint64
+	// randWithin holds, for each of f.Randoms, the functions walked on
+	// their own around it (as Call.within).
+	randWithin [][]*ast.FunctionExpr
 }
 
 // fnUse counts how a local function is used. When every read of its name
@@ -486,6 +491,14 @@ func track(p *Pass) *Facts {
 // each site with the real arguments, and a helper never called reports
 // nothing.
 func (t *tracker) dropClosed() {
+	t.f.Replies = slices.DeleteFunc(t.f.Replies, func(r ReplyText) bool { return slices.ContainsFunc(r.within, t.closed) })
+	randoms := t.f.Randoms[:0]
+	for i, r := range t.f.Randoms {
+		if !slices.ContainsFunc(t.randWithin[i], t.closed) {
+			randoms = append(randoms, r)
+		}
+	}
+	t.f.Randoms = randoms
 	gone := map[*Call]bool{}
 	t.f.Calls = slices.DeleteFunc(t.f.Calls, func(c *Call) bool {
 		if slices.ContainsFunc(c.within, t.closed) {
@@ -1476,6 +1489,7 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 		return Value{O: FromBuilt, How: "an error reply", errReply: true}
 	case "math.random":
 		t.f.Randoms = append(t.f.Randoms, Ref{Name: "math.random", Pos: t.posOf(e.Func)})
+		t.randWithin = append(t.randWithin, slices.Clone(t.alone))
 		return Value{O: FromBuilt, How: "math.random"}
 	}
 	t.escape(values(args))
@@ -1646,7 +1660,7 @@ func (t *tracker) replyText(kind string, e ast.Expr, v Value) {
 	if v.clean || v.O&(FromArgv|FromKeys) == 0 {
 		return
 	}
-	t.f.Replies = append(t.f.Replies, ReplyText{Pos: t.posOf(e), Kind: kind, V: v})
+	t.f.Replies = append(t.f.Replies, ReplyText{Pos: t.posOf(e), Kind: kind, V: v, within: slices.Clone(t.alone)})
 }
 
 // stripsCRLF reports whether a gsub pattern removes CR and LF: a class
