@@ -102,6 +102,15 @@ return ok
 local n = (tonumber(ARGV[1]) or 0) + 1
 return n
 `, nil},
+		{"two strings compare without error", `local cur = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[2])
+if cur and cur > ARGV[1] then return 1 end
+return 0
+`, nil},
+		{"a string compared with a number raises", `redis.call('SET', KEYS[1], 'x')
+if ARGV[1] > 10 then return 1 end
+return 0
+`, []string{"1 write-before-validation"}},
 		{"one finding per cause, every path listed", `local function put(k, v, ttl)
   redis.call('SET', k, v, 'PX', ttl)
 end

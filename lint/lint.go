@@ -210,7 +210,13 @@ func once(ds []Diagnostic) []Diagnostic {
 		out = append(out, d)
 	}
 	for i := range out {
-		sort.SliceStable(out[i].Related, func(a, b int) bool { return out[i].Related[a].Message < out[i].Related[b].Message })
+		rel := out[i].Related
+		sort.SliceStable(rel, func(a, b int) bool {
+			if rel[a].Pos != rel[b].Pos {
+				return rel[a].Pos.Line < rel[b].Pos.Line || rel[a].Pos.Line == rel[b].Pos.Line && rel[a].Pos.Col < rel[b].Pos.Col
+			}
+			return rel[a].Message < rel[b].Message
+		})
 	}
 	return out
 }

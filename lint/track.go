@@ -907,6 +907,17 @@ func (t *tracker) raise(pos Pos, what string, mask uint64, st *state) {
 	}
 }
 
+// cmpRaise returns the unchecked arguments v is computed from when an
+// ordering comparison of v with other may raise: v may be nil
+// (tonumber(ARGV[1])), or a string compared with a number. Two strings
+// compare without error.
+func cmpRaise(v, other Value, st *state) uint64 {
+	if v.numOrNil || other.num || other.numOrNil {
+		return mayRaise(v, st)
+	}
+	return 0
+}
+
 // mayRaise returns the arguments v is computed from that no check has
 // made safe for arithmetic or an ordering comparison.
 func mayRaise(v Value, st *state) uint64 {
@@ -1175,7 +1186,7 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 			if t.guard != nil {
 				t.guard[e] = l.Args | r.Args
 			}
-			if m := mayRaise(l, st) | mayRaise(r, st); m != 0 && len(st.writes) > 0 {
+			if m := cmpRaise(l, r, st) | cmpRaise(r, l, st); m != 0 && len(st.writes) > 0 {
 				t.raise(t.posOf(e), "a comparison", m, st)
 			}
 		}
