@@ -331,13 +331,20 @@ func (c *Call) lit(i int) (string, bool) {
 	return "", false
 }
 
+// keyArgs returns the key positions of the call (1-based among its Args)
+// that it has: `redis.call('SET')` has none, and fails on the server.
+func (c *Call) keyArgs() []int {
+	pos := slices.Clone(c.info.keyPositions(len(c.Args)+1, c.lit))
+	return slices.DeleteFunc(pos, func(i int) bool { return i < 1 || i > len(c.Args) })
+}
+
 func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
 	for _, c := range p.Facts.Calls {
 		if c.info == nil || c.info.forbidden != "" || (c.info.streams && c.Open) {
 			continue
 		}
-		for _, i := range c.info.keyPositions(len(c.Args)+1, c.lit) {
+		for _, i := range c.keyArgs() {
 			a := c.Args[i-1]
 			v := a.V
 			if c.Open && i == len(c.Args) && c.info.interleaved() && v.O&FromKeys != 0 {
@@ -521,7 +528,7 @@ func runKeyAlias(p *Pass, r *rule) []Diagnostic {
 		if c.info == nil || c.info.forbidden != "" {
 			continue
 		}
-		for _, i := range c.info.keyPositions(len(c.Args)+1, c.lit) {
+		for _, i := range c.keyArgs() {
 			touches = true
 			if a := c.Args[i-1]; !a.Direct {
 				out = append(out, reached(r.at(a.Pos, "this key argument is not written KEYS[i]: proxies that check scripts reject it; write KEYS[i] there"), c.Path))
