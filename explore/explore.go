@@ -65,9 +65,13 @@ type Line struct {
 	Revision int    // the visible value's revision; -1 when none
 }
 
-// OK reports whether the result is what the model expects: no violation,
-// or exactly the expected one for a negative control.
+// OK reports whether the result is what the model expects: no violation
+// in a complete exploration, or exactly the expected one for a negative
+// control.
 func (r *Result) OK() bool {
+	if r.Truncated && r.Violation == nil {
+		return false
+	}
 	if r.Model.Expect == "" {
 		return r.Violation == nil
 	}
