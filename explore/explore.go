@@ -275,8 +275,13 @@ func (x *explorer) restore(q int) error {
 		x.cur = n
 		return nil
 	}
-	x.eng.Reset()
-	x.eng.Advance(n.now - x.eng.Now())
+	// The engine's clock only runs forward, and nothing a step does depends
+	// on its absolute value (expiries are relative): empty the keyspace and
+	// put the snapshot back with its remaining TTLs, at whatever the engine's
+	// clock says. Model time is kept apart (node.now).
+	if _, err := x.eng.Do(context.Background(), "FLUSHALL"); err != nil {
+		return err
+	}
 	for _, e := range n.keys {
 		x.eng.Put(e)
 	}
@@ -289,6 +294,7 @@ func (x *explorer) restore(q int) error {
 func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 	m := x.m
 	nn := &node{source: n.source, floor: n.floor, epoch: n.epoch, env: slices.Clone(n.env), workers: slices.Clone(n.workers)}
+	base := x.eng.Now()
 	var viol *Violation
 	if a >= len(n.workers) {
 		j := a - len(n.workers)
@@ -352,7 +358,7 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 						w.ownedEpoch = nn.epoch
 					}
 					w.owns = true
-					w.ownedUntil = x.eng.Now() + x.ttl(r, st, prog.Name, &w)
+					w.ownedUntil = n.now + x.eng.Now() - base + x.ttl(r, st, prog.Name, &w)
 				} else {
 					w.owns = false
 				}
@@ -383,7 +389,7 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 		x.skipBranches(nn, a)
 		nn.via = line
 	}
-	nn.now = x.eng.Now()
+	nn.now = n.now + x.eng.Now() - base
 	nn.keys = x.eng.Entries()
 	v, ok := x.value()
 	nn.via.Value, nn.via.Present, nn.via.Revision = v, ok, -1
