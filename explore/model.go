@@ -530,14 +530,13 @@ func (p *parser) protocol(n *yaml.Node, caller *manifest.Caller) {
 			for _, akv := range p.pairs(a, path+".args") {
 				an := yamlnode.Deref(akv[0]).Value
 				v, ok := p.str(akv[1], path+".args."+an)
-				if !ok {
-					continue
+				if ok {
+					p.refs = append(p.refs, ref{n: akv[1], field: path + ".args." + an, text: v})
 				}
 				if manifestArgs != nil && !slices.Contains(manifestArgs, an) {
 					p.errorf(akv[0], path+".args."+an, "script %s has no arg %q: want %s", r.Script, an, strings.Join(manifestArgs, ", "))
 				}
 				r.Args = append(r.Args, Arg{Name: an, Value: v})
-				p.refs = append(p.refs, ref{n: akv[1], field: path + ".args." + an, text: v})
 			}
 		}
 		if manifestArgs != nil {
