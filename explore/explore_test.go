@@ -487,3 +487,32 @@ func TestRevisionsNeeded(t *testing.T) {
 		t.Errorf("timeline:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// TestRawCommand: a raw command in a worker's program runs as a client
+// would send it, and its reply is the worker's last reply.
+func TestRawCommand(t *testing.T) {
+	md, err := writeModel(t, v1Protocol+`
+workers:
+  a: [acquire, read, publish]
+  b:
+    - do: [SET, "${key.value}", "b@rev0"]
+    - branch: {unless: OK, goto: end}
+    - do: [GET, "${key.value}"]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := explore(t, md, Options{})
+	if res.Violation == nil || res.Violation.Invariant != NoRegression {
+		t.Fatalf("want %s, got %+v", NoRegression, res.Violation)
+	}
+	want := []string{
+		`a acquire -> ["acquired"] | (absent) rev -1`,
+		`a read -> revision 1 | (absent) rev -1`,
+		`a publish -> 1 | a@rev1 rev 1`,
+		`b do SET catalog:{product-42}:value b@rev0 -> +OK | b@rev0 rev 0`,
+	}
+	if got := lines(res.Violation); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("timeline:\n%s", strings.Join(got, "\n"))
+	}
+}
