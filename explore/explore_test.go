@@ -516,3 +516,27 @@ workers:
 		t.Errorf("timeline:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// TestCounts: two workers of two independent steps each reach 3x3 states
+// by 12 transitions, and cover the C(4,2) = 6 interleavings of their steps;
+// an environment action that may happen once is part of every complete
+// interleaving (a run ends when nothing can move), in one of 5 places.
+func TestCounts(t *testing.T) {
+	for _, tc := range []struct {
+		env                 string
+		states, transitions int
+		interleavings       uint64
+	}{
+		{"", 9, 12, 6},
+		{"environment: [{update_source: true}]\n", 18, 33, 6 * 5},
+	} {
+		md, err := writeModel(t, v1Protocol+"workers:\n  a: [pause, pause]\n  b: [pause, pause]\n"+tc.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := explore(t, md, Options{})
+		if res.Violation != nil || res.States != tc.states || res.Transitions != tc.transitions || res.Interleavings != tc.interleavings {
+			t.Errorf("%q: states %d, transitions %d, interleavings %d; want %d, %d, %d", tc.env, res.States, res.Transitions, res.Interleavings, tc.states, tc.transitions, tc.interleavings)
+		}
+	}
+}
