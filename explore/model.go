@@ -610,6 +610,10 @@ func (p *parser) protocol(n *yaml.Node, caller *manifest.Caller) {
 
 var regName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
+// refPrefixes are the first words of the references a predicate may use,
+// which no worker may be named.
+var refPrefixes = []string{"key", "pttl", "revision", "field", "source", "now"}
+
 // reserved are the worker registers every worker has.
 var reserved = []string{"token", "candidate", "revision", "reply", "owns", "accepted"}
 
@@ -624,8 +628,8 @@ func (p *parser) workers(n *yaml.Node) {
 	for _, kv := range p.pairs(n, "workers") {
 		name := yamlnode.Deref(kv[0]).Value
 		path := "workers." + name
-		if !regName.MatchString(name) || name == "key" || name == "source" || name == "pttl" || name == "field" {
-			p.errorf(kv[0], path, "worker names are [a-z][a-z0-9_]*, not key, field, pttl or source")
+		if !regName.MatchString(name) || slices.Contains(refPrefixes, name) {
+			p.errorf(kv[0], path, "worker names are [a-z][a-z0-9_]*, and not %s", strings.Join(refPrefixes, ", "))
 			continue
 		}
 		w := &Worker{Name: name}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,6 +69,7 @@ func TestParseErrors(t *testing.T) {
 				`invariants.predicates[1].assert[0]: ${key.nope}: caller catalog_summary has no key "nope"`, `invariants.predicates[1].assert[2]: ${b.owns}: no worker "b"`}},
 		{"expect", v1Protocol + goodWorkers + "expect: {violation: nothing}\n", []string{`expect.violation: unknown invariant "nothing"`}},
 		{"duplicate key", v1Protocol + goodWorkers + "workers: {}\n", []string{`bad.yaml:22:1: workers: duplicate key "workers" (first at line 20)`}},
+		{"worker name", v1Protocol + "workers:\n  source: [read]\n", []string{"bad.yaml:20:3: workers.source: worker names are [a-z][a-z0-9_]*, and not key, pttl, revision, field, source, now"}},
 		{"not text", "name: \x00\n", []string{"bad.yaml:1:1: the model is not UTF-8 text"}},
 	}
 	for _, tc := range tests {
@@ -136,6 +138,12 @@ func TestRequiresVersion(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{v1Protocol + goodWorkers, "", "workers: {a: [read]}", v1Protocol + "workers:\n  a:\n    - branch: {if: x, goto: end}\n"} {
 		f.Add(s)
+	}
+	bundled, _ := filepath.Glob(filepath.Join(modelsDir, "*.yaml"))
+	for _, path := range bundled {
+		if body, err := os.ReadFile(path); err == nil {
+			f.Add(string(body))
+		}
 	}
 	m := repoManifest(f)
 	f.Fuzz(func(t *testing.T, body string) {
