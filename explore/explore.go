@@ -691,30 +691,64 @@ func (x *explorer) timeline(n *node) []Line {
 
 // key is the visited-state key of n: keyspace (with absolute expiries),
 // clock, source, floor, epoch, environment counters and every worker's
-// state. Equal keys are equal states.
+// state. Equal keys are equal states (texts are quoted, so no two states
+// share a key).
 func (x *explorer) key(n *node) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d|%d|%d|%d|%v|", n.now, n.source, n.floor, n.epoch, n.env)
+	b := make([]byte, 0, 256)
+	num := func(v int64) {
+		b = strconv.AppendInt(b, v, 10)
+		b = append(b, ',')
+	}
+	str := func(s string) {
+		b = strconv.AppendQuote(b, s)
+		b = append(b, ',')
+	}
+	num(n.now)
+	num(int64(n.source))
+	num(int64(n.floor))
+	num(int64(n.epoch))
+	for _, c := range n.env {
+		num(int64(c))
+	}
 	for _, w := range n.workers {
-		fmt.Fprintf(&b, "%d,%d,%d,%q,%d,%q,%t,%d,%d,%t,%t,%q|", w.pc, w.done, w.acquired, w.token, w.revision, w.reply, w.owns, w.ownedUntil, w.ownedEpoch, w.accepted, w.published, w.regs)
+		b = append(b, '|')
+		num(int64(w.pc))
+		num(int64(w.done))
+		num(int64(w.acquired))
+		str(w.token)
+		num(int64(w.revision))
+		str(w.reply)
+		b = strconv.AppendBool(b, w.owns)
+		num(w.ownedUntil)
+		num(int64(w.ownedEpoch))
+		b = strconv.AppendBool(b, w.accepted)
+		b = strconv.AppendBool(b, w.published)
+		for _, r := range w.regs {
+			str(r)
+		}
 	}
 	for _, e := range n.keys {
+		b = append(b, '|')
+		str(e.Key)
+		str(e.Type)
 		exp := int64(-1)
 		if e.PTTL >= 0 {
 			exp = n.now + e.PTTL
 		}
-		fmt.Fprintf(&b, "%q:%s:%d:", e.Key, e.Type, exp)
+		num(exp)
 		switch e.Type {
 		case "string":
-			fmt.Fprintf(&b, "%q;", e.Value)
+			str(e.Value)
 		case "hash":
 			for _, f := range e.Hash {
-				fmt.Fprintf(&b, "%q=%q,", f.Name, f.Value)
+				str(f.Name)
+				str(f.Value)
 			}
-			b.WriteString(";")
+		case "stream":
+			b = fmt.Appendf(b, "%+v", *e.Stream) // the contents, not the pointer
 		default:
-			fmt.Fprintf(&b, "%v;", e)
+			b = fmt.Appendf(b, "%q%q%+v", e.List, e.Set, e.ZSet)
 		}
 	}
-	return b.String()
+	return string(b)
 }
