@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -155,12 +156,8 @@ func Parse(path string, data []byte, m *manifest.Manifest) (*Model, error) {
 	p := &parser{file: path, man: m, md: &Model{Path: path, Vars: map[string]string{}, Keys: map[string]string{}, Roles: map[string]*Role{}}}
 	p.parse(data)
 	if len(p.errs) > 0 {
-		sort.SliceStable(p.errs, func(i, j int) bool {
-			a, b := p.errs[i], p.errs[j]
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			return a.Col < b.Col
+		slices.SortStableFunc(p.errs, func(a, b *manifest.Error) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 		})
 		return nil, p.errs
 	}
