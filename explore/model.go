@@ -391,14 +391,28 @@ func validText(data []byte) bool {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// yamlParserErrors are the messages yaml.v3's parser (not its scanner)
+// reports with a 0-based line, as the manifest parser knows them.
+var yamlParserErrors = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"found undefined tag handle", "did not find expected node content",
+	"did not find expected '-' indicator", "did not find expected key",
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document",
+	"found duplicate %TAG directive",
+}
+
 func (p *parser) yamlError(err error) {
 	msg := err.Error()
-	line := 1
+	line := 0
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	if slices.Contains(yamlParserErrors, msg) {
+		line++ // reported 0-based, line 0 omitted
 	}
 	p.errs = append(p.errs, &manifest.Error{File: p.file, Line: max(line, 1), Col: 1, Msg: "invalid YAML: " + msg})
 }

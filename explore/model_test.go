@@ -31,7 +31,9 @@ func TestParseErrors(t *testing.T) {
 		want       []string // every problem, in order
 	}{
 		{"empty", "", []string{"bad.yaml:1:1: the model is empty: want protocol and workers"}},
-		{"yaml", "protocol: [\n", []string{"bad.yaml:1:1: invalid YAML: did not find expected node content"}},
+		{"yaml", "protocol: [\n", []string{"bad.yaml:2:1: invalid YAML: did not find expected node content"}},
+		{"yaml scanner", "name: x\nworkers: {a: [\"read]}\n", []string{"bad.yaml:2:1: invalid YAML: found unexpected end of stream"}},
+		{"yaml key", "name: x\n  workers: 1\n", []string{"bad.yaml:2:1: invalid YAML: mapping values are not allowed in this context"}},
 		{"two documents", v1Protocol + goodWorkers + "---\nx: 1\n", []string{"a model file holds one YAML document"}},
 		{"unknown field", v1Protocol + goodWorkers + "workerz: {}\n", []string{`bad.yaml:22:1: workerz: unknown field "workerz": want one of`}},
 		{"missing parts", "name: x\nvars: {id: \"1\"}\n", []string{"bad.yaml:1:1: protocol: missing", "bad.yaml:1:1: workers: missing"}},
