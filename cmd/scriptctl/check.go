@@ -25,6 +25,7 @@ var checkSteps = []checkStep{
 	{"check-keys", checkKeysStep},
 	{"lint", checkLintStep},
 	{"verify", checkVerifyStep},
+	{"explore", checkExploreStep},
 }
 
 type checkStep struct {
@@ -132,6 +133,8 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
               (errors fail the check, warnings are reported)
   verify      every scenario in lua_test/ beside the manifest, offline, in
               both modes (EVAL and FCALL)
+  explore     every model in lua_test/models/: every interleaving within
+              its bounds keeps the invariants (scriptctl explore)
 
 Every step runs and reports; a step prints "ok" or its problems, one per line,
 as file:line:col: message. Warnings are reported but do not fail the check.

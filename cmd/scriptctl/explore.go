@@ -1,0 +1,315 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/explore"
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+func init() { commands = append(commands, newCmdExplore) }
+
+type exploreOptions struct {
+	IO       *iostreams.IOStreams
+	Manifest string
+	Format   string
+	Models   []string
+}
+
+func newCmdExplore(g *globalOptions) *cobra.Command {
+	opts := &exploreOptions{IO: g.IO}
+	cmd := &cobra.Command{
+		Use:   "explore [MODEL...]",
+		Short: "Check every interleaving of a model's workers against the scripts, offline",
+		Long: `Explore every interleaving of a model: workers that call the manifest's
+scripts by protocol role (acquire, publish, release, renew, invalidate), read
+and update a source, and branch on replies; an environment that advances
+the clock and changes the source; all within the model's bounds. Each step
+runs in the offline engine; equal states (keyspace, clock, source, workers)
+are explored once, breadth-first, so a violation comes with the shortest
+interleaving that reaches it. After every step the invariants are checked:
+no-regression, no-rejected-candidate-served, single-owner and the model's
+own predicates. The format is documented in lua_test/models/README.md.
+
+Without MODEL arguments every lua_test/models/*.yaml beside the manifest
+runs; a folder argument runs the *.yaml files in it. A model with
+requires_version runs only against that version of the scripts, and is
+reported skipped otherwise.
+
+A violation prints its timeline, one line per step: the worker (or clock,
+source), the step, the reply, the visible value and its revision. A model
+with expect: violation is a negative control: it passes when exactly that
+invariant is violated.
+
+Exit codes: 0 every model as expected (the states, transitions and
+interleavings explored are reported with the bounds), 1 a violation (or a
+negative control found none, or the state limit was reached), 2 a model or
+the manifest is invalid, 3 a step the offline engine cannot run.`,
+		Example: `  scriptctl explore
+  scriptctl explore lua_test/models/invalidation_race.yaml
+  scriptctl explore --format json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(cmd, opts.Format, "text", "json"); err != nil {
+				return err
+			}
+			opts.Manifest = g.Manifest
+			opts.Models = args
+			return runExplore(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+func runExplore(ctx context.Context, opts *exploreOptions) error {
+	m, err := manifest.Load(opts.Manifest)
+	if err != nil {
+		return err
+	}
+	paths, err := scenarioPaths(opts.Models)
+	if err != nil {
+		return cmdutil.Input(err)
+	}
+	if len(opts.Models) == 0 {
+		if paths, err = explore.Models(m); err != nil {
+			return cmdutil.Input(err)
+		}
+		if len(paths) == 0 {
+			return cmdutil.Input(fmt.Errorf("no models: no %s/*.yaml beside %s", explore.ModelsDir, m.Path))
+		}
+	}
+	opts.IO.Progress("Exploring %d models...", len(paths))
+	outs, err := runModels(ctx, m, paths)
+	if err != nil {
+		return err
+	}
+	if opts.Format == "json" {
+		err = writeExploreJSON(opts, outs)
+	} else {
+		err = writeExploreText(opts.IO, outs)
+	}
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
+		if s := o.Status(); s != "ok" && s != "skipped" {
+			return &cmdutil.ExitError{Code: cmdutil.ExitFindings, Silent: true}
+		}
+	}
+	return nil
+}
+
+// runModels explores the models against m on its first target; invalid
+// models are input errors, a step the engine cannot run an environment one.
+func runModels(ctx context.Context, m *manifest.Manifest, paths []string) ([]explore.Outcome, error) {
+	outs, err := explore.RunFiles(ctx, m, paths, explore.Options{Target: m.Targets[0]})
+	var errs manifest.Errors
+	switch {
+	case errors.As(err, &errs):
+		return nil, cmdutil.Input(err)
+	case err != nil:
+		return nil, cmdutil.Env(err)
+	}
+	return outs, nil
+}
+
+func exploreBounds(b explore.Bounds) string {
+	s := fmt.Sprintf("depth %d, %d steps per worker", b.Depth, b.Steps)
+	if b.ClockMS > 0 {
+		s += fmt.Sprintf(", clock %dms", b.ClockMS)
+	}
+	return s
+}
+
+func writeExploreText(ios *iostreams.IOStreams, outs []explore.Outcome) error {
+	t := ios.NewTable("MODEL", colorCell(ios, "", "RESULT"), "STATES", "TRANSITIONS", "INTERLEAVINGS", "BOUNDS")
+	for _, o := range outs {
+		status := o.Status()
+		color := iostreams.Red
+		switch status {
+		case "ok":
+			color = iostreams.Green
+			if o.Model.Expect != "" {
+				status = "ok (" + o.Model.Expect + " found, as expected)"
+			}
+		case "skipped":
+			color = iostreams.Yellow
+		}
+		row := []string{scenarioName(o.File), colorCell(ios, color, status), "-", "-", "-", "-"}
+		if r := o.Result; r != nil {
+			row[2], row[3], row[4] = strconv.Itoa(r.States), strconv.Itoa(r.Transitions), strconv.FormatUint(r.Interleavings, 10)
+			row[5] = exploreBounds(o.Model.Bounds)
+		}
+		t.Row(row...)
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, o := range outs {
+		switch {
+		case o.Result == nil:
+			fmt.Fprintf(&b, "\n%s: skipped: %s\n", o.File, o.Model.Skip)
+		case o.Result.Violation != nil:
+			v := o.Result.Violation
+			expected := ""
+			if o.Result.OK() {
+				expected = " (expected)"
+			}
+			fmt.Fprintf(&b, "\n%s: %s violated%s: %s\n", o.File, v.Invariant, expected, iostreams.Safe(v.Message, false))
+			fmt.Fprintf(&b, "shortest counterexample, %d steps:\n", len(v.Timeline))
+			for _, l := range v.Timeline {
+				val := "(absent)"
+				if l.Present {
+					val = strconv.Quote(l.Value)
+				}
+				rev := "-"
+				if l.Revision >= 0 {
+					rev = strconv.Itoa(l.Revision)
+				}
+				fmt.Fprintf(&b, "  %2d  %-10s %-16s %-22s value %s rev %s\n", l.N, l.Actor, iostreams.Safe(l.Action, false), iostreams.Safe(l.Reply, false), iostreams.Safe(val, false), rev)
+			}
+		case o.Status() == "missing-violation":
+			fmt.Fprintf(&b, "\n%s: expected a %s violation, found none within the bounds (%s)\n", o.File, o.Model.Expect, exploreBounds(o.Model.Bounds))
+		case o.Result.Truncated:
+			fmt.Fprintf(&b, "\n%s: stopped at %d states: the exploration is incomplete; tighten the bounds\n", o.File, o.Result.States)
+		}
+	}
+	_, err := fmt.Fprint(ios.Out, b.String())
+	return err
+}
+
+// exploreJSON is the --format json document of scriptctl explore (docs/json.md).
+type exploreJSON struct {
+	FormatVersion string             `json:"format_version"`
+	Manifest      string             `json:"manifest"`
+	OK            bool               `json:"ok"`
+	Models        []exploreModelJSON `json:"models"`
+}
+
+type exploreModelJSON struct {
+	File          string                `json:"file"`
+	Name          string                `json:"name"`
+	Status        string                `json:"status"`
+	SkipReason    string                `json:"skip_reason"`
+	Expect        string                `json:"expected_violation"`
+	States        int                   `json:"states"`
+	Transitions   int                   `json:"transitions"`
+	Interleavings uint64                `json:"interleavings"`
+	Depth         int                   `json:"depth"`
+	Bounds        exploreBoundsJSON     `json:"bounds"`
+	Violation     *exploreViolationJSON `json:"violation"`
+}
+
+type exploreBoundsJSON struct {
+	Depth   int   `json:"depth"`
+	Steps   int   `json:"steps"`
+	ClockMS int64 `json:"clock_ms"`
+}
+
+type exploreViolationJSON struct {
+	Invariant string            `json:"invariant"`
+	Message   string            `json:"message"`
+	Timeline  []exploreStepJSON `json:"timeline"`
+}
+
+type exploreStepJSON struct {
+	Step     int     `json:"step"`
+	Actor    string  `json:"actor"`
+	Action   string  `json:"action"`
+	Reply    string  `json:"reply"`
+	Value    *string `json:"value"`
+	Revision *int    `json:"revision"`
+}
+
+func writeExploreJSON(opts *exploreOptions, outs []explore.Outcome) error {
+	doc := exploreJSON{FormatVersion: "1", Manifest: opts.Manifest, OK: true, Models: []exploreModelJSON{}}
+	for _, o := range outs {
+		b := o.Model.Bounds
+		mj := exploreModelJSON{File: o.File, Name: o.Model.Name, Status: o.Status(), SkipReason: o.Model.Skip, Expect: o.Model.Expect,
+			Bounds: exploreBoundsJSON{Depth: b.Depth, Steps: b.Steps, ClockMS: b.ClockMS}}
+		if mj.Status != "ok" && mj.Status != "skipped" {
+			doc.OK = false
+		}
+		if r := o.Result; r != nil {
+			mj.States, mj.Transitions, mj.Interleavings, mj.Depth = r.States, r.Transitions, r.Interleavings, r.Depth
+			if v := r.Violation; v != nil {
+				vj := &exploreViolationJSON{Invariant: v.Invariant, Message: v.Message, Timeline: []exploreStepJSON{}}
+				for _, l := range v.Timeline {
+					sj := exploreStepJSON{Step: l.N, Actor: l.Actor, Action: l.Action, Reply: l.Reply}
+					if l.Present {
+						val := l.Value
+						sj.Value = &val
+					}
+					if l.Revision >= 0 {
+						rev := l.Revision
+						sj.Revision = &rev
+					}
+					vj.Timeline = append(vj.Timeline, sj)
+				}
+				mj.Violation = vj
+			}
+		}
+		doc.Models = append(doc.Models, mj)
+	}
+	return writeJSONDoc(opts.IO, doc)
+}
+
+// checkExploreStep is the explore step of scriptctl check: every model in
+// lua_test/models/ beside the manifest. No models passes with a note.
+func checkExploreStep(ctx context.Context, m *manifest.Manifest) stepResult {
+	paths, err := explore.Models(m)
+	if err != nil {
+		return stepResult{Err: cmdutil.Input(err)}
+	}
+	if len(paths) == 0 {
+		return stepResult{Summary: "no " + explore.ModelsDir + "/*.yaml beside the manifest"}
+	}
+	outs, err := runModels(ctx, m, paths)
+	if err != nil {
+		var errs manifest.Errors
+		if errors.As(err, &errs) {
+			return stepResult{Findings: checkFindingsOf("error", errs), Err: cmdutil.Input(fmt.Errorf("invalid models: %s", checkPlural(len(errs), "problem")))}
+		}
+		return stepResult{Err: err}
+	}
+	var fs []checkFinding
+	ran, skipped, states := 0, 0, 0
+	for _, o := range outs {
+		if o.Result == nil {
+			skipped++
+			continue
+		}
+		ran++
+		states += o.Result.States
+		msg := ""
+		switch o.Status() {
+		case "violation":
+			v := o.Result.Violation
+			msg = fmt.Sprintf("%s violated in %d steps: %s (scriptctl explore %s prints the timeline)", v.Invariant, len(v.Timeline), v.Message, o.File)
+		case "missing-violation":
+			msg = fmt.Sprintf("negative control: expected a %s violation, found none", o.Model.Expect)
+		case "truncated":
+			msg = fmt.Sprintf("stopped at %d states: the exploration is incomplete", o.Result.States)
+		}
+		if msg != "" {
+			fs = append(fs, checkFinding{Severity: "error", File: o.File, Message: msg})
+		}
+	}
+	res := stepResult{Findings: fs}
+	if len(fs) == 0 {
+		res.Summary = fmt.Sprintf("%s explored, %d states", checkPlural(ran, "model"), states)
+		if skipped > 0 {
+			res.Summary += fmt.Sprintf(", %d skipped (written for another version)", skipped)
+		}
+	}
+	return res
+}
