@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -101,6 +104,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err != nil {
 		return err
 	}
+	setIfeqNotes(opts.IO, p)
 	if err := p.Unreachable(); err != nil {
 		return o.envErr(err)
 	}
@@ -181,4 +185,52 @@ func (o *online) planJSON(p *loader.PlanReport) planJSON {
 		out.Nodes = append(out.Nodes, nj)
 	}
 	return out
+}
+
+// setIfeqNotes prints one note per server family whose reachable nodes
+// have SET ... IFEQ (Valkey 8.1 and later, Redis 8.4 and later): there,
+// package refresh renews leases natively instead of with the renew script.
+// The script is deployed all the same (other callers, and older nodes).
+func setIfeqNotes(ios *iostreams.IOStreams, p *loader.PlanReport) {
+	versions := map[string][]string{} // family -> versions with IFEQ
+	counts := map[string]int{}
+	for _, np := range p.Nodes {
+		n := np.Node
+		if !n.OK() || !hasSetIfeq(n.Family, n.Version) {
+			continue
+		}
+		if !slices.Contains(versions[n.Family], n.Version) {
+			versions[n.Family] = append(versions[n.Family], n.Version)
+		}
+		counts[n.Family]++
+	}
+	for _, fam := range []string{loader.FamilyRedis, loader.FamilyValkey} {
+		if counts[fam] == 0 {
+			continue
+		}
+		ios.Notice("note: %s %s (%d node(s)) has SET ... IFEQ: package refresh renews leases there without the renew script",
+			fam, strings.Join(versions[fam], ", "), counts[fam])
+	}
+}
+
+// hasSetIfeq reports whether a server family and version has SET's IFEQ
+// option: Valkey from 8.1, Redis from 8.4.
+func hasSetIfeq(family, version string) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	at := func(ma, mi int) bool { return major > ma || major == ma && minor >= mi }
+	switch family {
+	case loader.FamilyValkey:
+		return at(8, 1)
+	case loader.FamilyRedis:
+		return at(8, 4)
+	}
+	return false
 }
