@@ -260,6 +260,7 @@ func testRenewalKeepsSlowLoad(t *testing.T, e *env) {
 			if nativeExpected(t) && !script {
 				wantNative = s.Renewals
 			}
+			t.Logf("%s: %d renewals, %d native", redistest.DefaultKind(t).Name, s.Renewals, s.RenewalsNative)
 			if s.RenewalsNative != wantNative {
 				t.Fatalf("%d of %d renewals native on %s (ScriptRenew %v), want %d", s.RenewalsNative, s.Renewals, redistest.DefaultKind(t).Name, script, wantNative)
 			}

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/target"
 	"github.com/scriptctl/scriptctl/loader"
 )
 
@@ -216,21 +216,15 @@ func setIfeqNotes(ios *iostreams.IOStreams, p *loader.PlanReport) {
 // hasSetIfeq reports whether a server family and version has SET's IFEQ
 // option: Valkey from 8.1, Redis from 8.4.
 func hasSetIfeq(family, version string) bool {
-	parts := strings.SplitN(version, ".", 3)
-	if len(parts) < 2 {
+	v, ok := target.ParseVersion(version)
+	if !ok {
 		return false
 	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	at := func(ma, mi int) bool { return major > ma || major == ma && minor >= mi }
 	switch family {
 	case loader.FamilyValkey:
-		return at(8, 1)
+		return !v.Less(target.Version{Major: 8, Minor: 1})
 	case loader.FamilyRedis:
-		return at(8, 4)
+		return !v.Less(target.Version{Major: 8, Minor: 4})
 	}
 	return false
 }
