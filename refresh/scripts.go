@@ -55,7 +55,10 @@ func (e *CallError) Unwrap() error { return e.Err }
 // or not (a CallError carries one): "ERR", "WRONGTYPE", "NOSCRIPT", ..., or
 // "" when err is not a server error. The
 // code is the reply's first word when it is all capital letters; rueidis
-// strips the generic "ERR " prefix, so a reply without such a word is "ERR".
+// strips the generic "ERR " prefix, so a reply without such a word is "ERR"
+// (and a generic error whose text starts with a command name, such as "ERR
+// EXEC without MULTI", reads as that name: none of the scripts' calls
+// answers one).
 func ErrorCode(err error) string {
 	var re *rueidis.RedisError
 	if !errors.As(err, &re) || re.IsNil() {
