@@ -231,10 +231,12 @@ func nativeExpected(t *testing.T) bool {
 // A load three times as long as the lease keeps it by renewal and
 // publishes; the renewals are native where the server has SET ... IFEQ.
 func testRenewalKeepsSlowLoad(t *testing.T, e *env) {
-	for _, script := range []bool{false, true} {
-		t.Run("script-renew="+strconv.FormatBool(script), func(t *testing.T) {
-			id := "renew-slow-" + strconv.FormatBool(script) + "-" + e.name
-			c := e.newCache(t, Options{LeaseTTL: 400 * time.Millisecond, RenewAfter: 0.25, ScriptRenew: script, OnRejected: RejectFail})
+	for _, tc := range []struct{ script, functions bool }{{false, false}, {true, false}, {true, true}} {
+		script := tc.script
+		name := "script-renew=" + strconv.FormatBool(script) + "/functions=" + strconv.FormatBool(tc.functions)
+		t.Run(name, func(t *testing.T) {
+			id := "renew-slow-" + strconv.FormatBool(script) + strconv.FormatBool(tc.functions) + "-" + e.name
+			c := e.newCache(t, Options{LeaseTTL: 400 * time.Millisecond, RenewAfter: 0.25, ScriptRenew: script, Functions: tc.functions, OnRejected: RejectFail})
 			k, _ := c.keys(id)
 			v, err := c.Get(context.Background(), id, func(ctx context.Context) ([]byte, error) {
 				tok, _ := e.rawGet(t, k.lease)
