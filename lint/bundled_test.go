@@ -15,8 +15,8 @@ func TestBundledScriptsClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := ManifestFiles(m)
-	if len(files) != 3 {
-		t.Fatalf("got %d scripts, want 3", len(files))
+	if len(files) != 5 {
+		t.Fatalf("got %d scripts, want 5", len(files))
 	}
 	ds, err := Run(context.Background(), Config{Files: files})
 	if err != nil {

@@ -12,11 +12,11 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-// loadManifest loads the repository's manifest.yaml with its version set
-// to version.
+// loadManifest loads version 1 of the repository's manifest (kept as
+// history in lua/v1: three scripts) with its version set to version.
 func loadManifest(t testing.TB, version int) *manifest.Manifest {
 	t.Helper()
-	m, err := manifest.Load("../manifest.yaml")
+	m, err := manifest.Load("../lua/v1/manifest.yaml")
 	if err != nil {
 		t.Fatalf("load manifest: %v", err)
 	}

@@ -1,7 +1,12 @@
-// Package lua embeds the bundled Lua scripts of this repository (acquire.lua,
-// publish.lua, release.lua) so Go code runs exactly the bytes that
+// Package lua embeds the bundled Lua scripts of this repository, version 2
+// of the catalog_refresh library (acquire.lua, publish.lua, invalidate.lua,
+// renew.lua, release.lua), so Go code runs exactly the bytes that
 // manifest.yaml names and scriptctl deploys: one source of truth. It does not
 // parse, check or load the scripts; see packages manifest, verify and loader.
+//
+// The folder v1/ keeps the files of version 1 byte for byte, so the history
+// scripts.sum records stays reproducible (a test hashes them); they are not
+// embedded.
 package lua
 
 import (

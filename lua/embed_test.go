@@ -2,7 +2,9 @@ package lua_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -53,4 +55,37 @@ func TestSourceUnknown(t *testing.T) {
 		}
 	}()
 	lua.MustSource("nope.lua")
+}
+
+// TestHistoryReproducible proves every earlier version scripts.sum records
+// is kept byte for byte in lua/v<N>/<script>.lua, so the ledger's history
+// can be rebuilt, run and deployed again (the negative controls run v1).
+func TestHistoryReproducible(t *testing.T) {
+	m, err := manifest.Load("../manifest.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := manifest.ReadSum(m.SumPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := 0
+	for _, e := range sum.Entries {
+		if e.Version == m.Version {
+			continue
+		}
+		older++
+		path := filepath.Join(fmt.Sprintf("v%d", e.Version), e.Script+".lua")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("scripts.sum:%d: version %d of %s: %v", e.Line, e.Version, e.Script, err)
+			continue
+		}
+		if sha := manifest.SHA1Hex(b); sha != e.SHA {
+			t.Errorf("scripts.sum:%d: lua/%s hashes to %s, the ledger records %s", e.Line, path, sha, e.SHA)
+		}
+	}
+	if older == 0 {
+		t.Fatal("scripts.sum records no earlier version: the history test proves nothing")
+	}
 }

@@ -106,11 +106,15 @@ func BenchmarkPublish(b *testing.B) {
 				n++
 				k, _ := c.keys(mode.name + "-ap-" + strconv.Itoa(n))
 				tok := newToken()
-				if rep, err := c.r.acquire(ctx, k, tok, c.leaseTTL); err != nil || rep.state != stateAcquired {
+				rep, err := c.r.acquire(ctx, k, tok, c.leaseTTL)
+				if err != nil || rep.state != stateAcquired {
 					b.Fatalf("acquire = %+v, %v", rep, err)
 				}
-				if ok, err := c.r.publish(ctx, k, tok, string(EncodeValue(payload, time.Now())), c.cacheTTL); err != nil || !ok {
-					b.Fatalf("publish = %v, %v", ok, err)
+				if rep.gen != "0" {
+					b.Fatalf("acquire gen = %q", rep.gen)
+				}
+				if pr, err := c.r.publish(ctx, k, tok, string(EncodeValue(payload, time.Now())), c.cacheTTL, rep.gen, ""); err != nil || pr != published {
+					b.Fatalf("publish = %v, %v", pr, err)
 				}
 			}
 		})
@@ -127,11 +131,15 @@ func BenchmarkPublish(b *testing.B) {
 				t1 := time.Now()
 				k, _ := c.keys(mode.name + "-pp-" + strconv.Itoa(n))
 				tok := newToken()
-				if rep, err := c.r.acquire(ctx, k, tok, c.leaseTTL); err != nil || rep.state != stateAcquired {
+				rep, err := c.r.acquire(ctx, k, tok, c.leaseTTL)
+				if err != nil || rep.state != stateAcquired {
 					b.Fatalf("acquire = %+v, %v", rep, err)
 				}
-				if ok, err := c.r.publish(ctx, k, tok, string(EncodeValue(payload, time.Now())), c.cacheTTL); err != nil || !ok {
-					b.Fatalf("publish = %v, %v", ok, err)
+				if rep.gen != "0" {
+					b.Fatalf("acquire gen = %q", rep.gen)
+				}
+				if pr, err := c.r.publish(ctx, k, tok, string(EncodeValue(payload, time.Now())), c.cacheTTL, rep.gen, ""); err != nil || pr != published {
+					b.Fatalf("publish = %v, %v", pr, err)
 				}
 				plain, pkg = plain+t1.Sub(t0), pkg+time.Since(t1)
 			}

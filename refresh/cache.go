@@ -1,20 +1,29 @@
-// Package refresh is the Go caller of the bundled lease scripts: a read-through
-// cache whose refreshes are coordinated by a per-id lease in Redis and whose
-// publications are admitted only while the refresher still owns its lease
-// (compare-and-publish, lua/publish.lua). A refresher that lost its lease
-// never makes its candidate visible and never serves it: by policy the
-// caller re-reads the current value, serves an allowed stale copy, or gets
-// ErrLeaseLost. Waiting callers poll with jitter up to an absolute deadline,
-// and every load from the origin, fallback loads included, passes one
-// process-wide admission limit.
+// Package refresh is the Go caller of the bundled lease scripts (version 2
+// of the catalog_refresh library): a read-through cache whose refreshes are
+// coordinated by a per-id lease in Redis and whose publications are
+// admitted only while the refresher still owns its lease, the id has not
+// been invalidated since the refresher acquired it, and (when the loader
+// reports source revisions) the candidate is not older than the newest
+// revision recorded (lua/publish.lua). Writers of the source call
+// Invalidate after an update: every outstanding load of that id is then
+// rejected. A refresher whose publication was rejected never makes its
+// candidate visible and never serves it: by policy the caller re-reads the
+// current value, serves an allowed stale copy, or gets ErrLeaseLost,
+// ErrInvalidated or ErrOlderRevision. Loads that run longer than a fraction
+// of the lease have it renewed (natively with SET ... IFEQ where every
+// server has it); a renewal that finds the lease lost cancels the load.
+// Waiting callers poll with jitter up to an absolute deadline, and every
+// load from the origin, fallback loads included, passes one process-wide
+// admission limit.
 //
 // The package calls the scripts; it does not deploy them. With
 // Options.Functions it calls the versioned functions that scriptctl deploy
 // loads; otherwise it runs the embedded script bodies (package lua) with
 // EVALSHA and falls back to EVAL on NOSCRIPT. It does not fence writes to
-// other systems, does not prove that a loader read the latest source
-// revision, and guarantees nothing across a failover that loses a lease:
-// see the README section "Using the scripts from Go".
+// other systems, does not see source updates that skip Invalidate, does not
+// clear other processes' in-memory stale copies, and guarantees nothing
+// across a failover that loses a lease: see the README sections "Using the
+// scripts from Go" and "Freshness: what the lease scripts guarantee".
 package refresh
 
 import (
@@ -24,6 +33,8 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +47,35 @@ import (
 // rejected because the lease was lost and the OnRejected policy found
 // nothing else to serve.
 var ErrLeaseLost = errors.New("refresh: lease lost")
+
+// ErrInvalidated is returned (wrapped) by Get when its publication was
+// rejected because the id was invalidated while it loaded (its candidate
+// was read before a source update) and the OnRejected policy found nothing
+// else to serve. It is also the context.Cause of nothing: an invalidation
+// does not cancel a running load; its publication is refused.
+var ErrInvalidated = errors.New("refresh: invalidated during the load")
+
+// ErrOlderRevision is returned (wrapped) by Get when its publication was
+// rejected because the loader's revision is older than the one recorded
+// for the id, and the OnRejected policy found nothing else to serve.
+var ErrOlderRevision = errors.New("refresh: older revision")
+
+// MaxRevision is the largest source revision the scripts accept (15
+// decimal digits).
+const MaxRevision = 999_999_999_999_999
+
+// LoadResult is what a loader given to GetVersioned returns: the payload,
+// and the source revision it was read at when the source has revisions
+// (a version column, a commit sequence number). Publication then refuses a
+// candidate older than the newest revision published or invalidated for
+// the id.
+type LoadResult struct {
+	Data []byte
+	// Revision is the source revision of Data, when HasRevision; at most
+	// MaxRevision.
+	Revision    uint64
+	HasRevision bool
+}
 
 // ErrWaitTimeout is returned (wrapped) by Get when another owner still held
 // the lease at the WaitTimeout deadline and OnWaitTimeout is TimeoutFail.
@@ -75,9 +115,32 @@ type Stats struct {
 	LoaderErrors uint64
 	// PublishesAccepted counts candidates published under a valid lease.
 	PublishesAccepted uint64
-	// PublishesRejected counts candidates rejected because the lease was
-	// lost; each one was discarded.
+	// PublishesRejected counts rejected publications, every cause; each
+	// candidate was discarded. The three counters below split it by cause.
 	PublishesRejected uint64
+	// RejectedLeaseLost counts publications rejected because the lease was
+	// lost (the load outlived it, or a successor took it over).
+	RejectedLeaseLost uint64
+	// RejectedInvalidated counts publications rejected because the id was
+	// invalidated after the acquire (the candidate predates a source
+	// update).
+	RejectedInvalidated uint64
+	// RejectedOlderRevision counts publications rejected because the
+	// candidate's revision is older than the id's recorded revision.
+	RejectedOlderRevision uint64
+	// Renewals counts lease renewals that extended a running load's lease;
+	// RenewalsNative counts those done with SET ... IFEQ instead of the
+	// renew script.
+	Renewals       uint64
+	RenewalsNative uint64
+	// RenewalsLost counts renewals that found the lease lost: the load was
+	// cancelled and nothing was published.
+	RenewalsLost uint64
+	// RenewErrors counts renewals that failed (the server could not be
+	// asked); renewing goes on until the lease runs out.
+	RenewErrors uint64
+	// Invalidations counts Invalidate calls that succeeded.
+	Invalidations uint64
 	// StaleServed counts Gets answered with a stale copy.
 	StaleServed uint64
 	// WaitTimeouts counts Gets that reached the WaitTimeout deadline.
@@ -89,6 +152,8 @@ type Stats struct {
 
 type counters struct {
 	hits, misses, loads, loaderErrors, accepted, rejected, staleServed, waitTimeouts, admissionWaits atomic.Uint64
+	rejLeaseLost, rejInvalidated, rejOlderRevision                                                   atomic.Uint64
+	renewals, renewalsNative, renewalsLost, renewErrors, invalidations                               atomic.Uint64
 }
 
 // Cache reads values through the lease protocol. It is safe for concurrent
@@ -100,12 +165,13 @@ type Cache struct {
 	stale    *staleStore   // nil when stale serving is off
 	leaseTTL string        // Options.LeaseTTL in ms
 	cacheTTL string        // Options.CacheTTL in ms
+	renewGap time.Duration // LeaseTTL * RenewAfter; 0 with NoRenew
 	st       counters
 
 	// Test hooks.
 	now       func() time.Time // publish times and stale deadlines
 	newToken  func() string
-	publishFn func(ctx context.Context, k keys, token, candidate, ttl string) (bool, error)
+	publishFn func(ctx context.Context, k keys, token, candidate, ttl, gen, rev string) (publishResult, error)
 }
 
 // New returns a Cache that calls the lease scripts through client. It
@@ -129,6 +195,9 @@ func New(client rueidis.Client, opts Options) (*Cache, error) {
 		now:      time.Now,
 		newToken: newToken,
 	}
+	if !o.NoRenew {
+		c.renewGap = time.Duration(float64(o.LeaseTTL) * o.RenewAfter)
+	}
 	if o.StaleFor > 0 {
 		c.stale = newStaleStore(o.MaxStaleEntries)
 	}
@@ -151,6 +220,15 @@ func (c *Cache) Stats() Stats {
 		StaleServed:       c.st.staleServed.Load(),
 		WaitTimeouts:      c.st.waitTimeouts.Load(),
 		AdmissionWaits:    c.st.admissionWaits.Load(),
+
+		RejectedLeaseLost:     c.st.rejLeaseLost.Load(),
+		RejectedInvalidated:   c.st.rejInvalidated.Load(),
+		RejectedOlderRevision: c.st.rejOlderRevision.Load(),
+		Renewals:              c.st.renewals.Load(),
+		RenewalsNative:        c.st.renewalsNative.Load(),
+		RenewalsLost:          c.st.renewalsLost.Load(),
+		RenewErrors:           c.st.renewErrors.Load(),
+		Invalidations:         c.st.invalidations.Load(),
 	}
 }
 
@@ -163,7 +241,25 @@ func (c *Cache) Stats() Stats {
 //
 // Get never returns a candidate whose publication was rejected. The
 // returned slice belongs to the caller.
+//
+// A load that runs longer than RenewAfter of the lease has its lease
+// renewed; when a renewal finds the lease lost, load's context is cancelled
+// with the cause ErrLeaseLost and its result is discarded.
 func (c *Cache) Get(ctx context.Context, id string, load func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	if load == nil {
+		return nil, errors.New("refresh: nil load function")
+	}
+	return c.GetVersioned(ctx, id, func(ctx context.Context) (LoadResult, error) {
+		data, err := load(ctx)
+		return LoadResult{Data: data}, err
+	})
+}
+
+// GetVersioned is Get for a source with revisions: load reports the
+// revision it read, and the publication is refused (ErrOlderRevision under
+// RejectFail) when the id already has a newer revision recorded, by an
+// earlier publication or by InvalidateRevision.
+func (c *Cache) GetVersioned(ctx context.Context, id string, load func(ctx context.Context) (LoadResult, error)) ([]byte, error) {
 	if load == nil {
 		return nil, errors.New("refresh: nil load function")
 	}
@@ -201,16 +297,57 @@ func (c *Cache) Get(ctx context.Context, id string, load func(ctx context.Contex
 	}
 }
 
-// keys returns the two keys of id, or why id cannot be used.
+// keys returns the three keys of id, or why id cannot be used.
 func (c *Cache) keys(id string) (keys, error) {
 	if id == "" {
 		return keys{}, errors.New("refresh: empty id")
 	}
-	k := keys{lease: render(c.opts.LeaseKey, id), value: render(c.opts.ValueKey, id)}
-	if ls, vs := slot.Of(k.lease), slot.Of(k.value); ls != vs {
-		return keys{}, fmt.Errorf("refresh: id %q puts %s (slot %d) and %s (slot %d) in different slots", id, k.lease, ls, k.value, vs)
+	k := keys{lease: render(c.opts.LeaseKey, id), value: render(c.opts.ValueKey, id), gen: render(c.opts.GenKey, id)}
+	ls := slot.Of(k.lease)
+	for _, o := range []string{k.value, k.gen} {
+		if s := slot.Of(o); s != ls {
+			return keys{}, fmt.Errorf("refresh: id %q puts %s (slot %d) and %s (slot %d) in different slots", id, k.lease, ls, o, s)
+		}
 	}
 	return k, nil
+}
+
+// Invalidate tells the cache that id's source changed: atomically, the
+// id's generation is bumped and its cached value and any refresh lease are
+// deleted (the invalidate script). Every load of id that acquired before is
+// then refused at publication (ErrInvalidated), so a loader that read the
+// source before the update cannot repopulate the cache with it. Call it
+// after the source update is committed. This process's stale copy of id is
+// dropped; other processes' stale copies are not (they end at their hard
+// stale deadline). It returns the new generation.
+func (c *Cache) Invalidate(ctx context.Context, id string) (int64, error) {
+	return c.invalidate(ctx, id, "")
+}
+
+// InvalidateRevision is Invalidate for a source with revisions: rev, the
+// revision the update produced, is also recorded as the id's revision
+// tombstone (never lowered), so a later publication of an older revision is
+// refused even under a new generation (a loader that read a lagging
+// replica).
+func (c *Cache) InvalidateRevision(ctx context.Context, id string, rev uint64) (int64, error) {
+	if rev > MaxRevision {
+		return 0, fmt.Errorf("refresh: invalidate %q: revision %d is above MaxRevision", id, rev)
+	}
+	return c.invalidate(ctx, id, strconv.FormatUint(rev, 10))
+}
+
+func (c *Cache) invalidate(ctx context.Context, id, rev string) (int64, error) {
+	k, err := c.keys(id)
+	if err != nil {
+		return 0, err
+	}
+	gen, err := c.r.invalidate(ctx, k, rev)
+	if err != nil {
+		return 0, err
+	}
+	c.st.invalidations.Add(1)
+	c.forget(id)
+	return gen, nil
 }
 
 // accept decodes a stored value, keeps it as the id's stale copy, and
@@ -238,7 +375,7 @@ type result struct {
 // lease is released at once (another process may take it), and after the
 // wait for a slot the lease is acquired again with a new token. owned says
 // the caller already holds a slot (and releases it).
-func (c *Cache) attempt(ctx context.Context, id string, k keys, load func(context.Context) ([]byte, error), owned bool) (result, error) {
+func (c *Cache) attempt(ctx context.Context, id string, k keys, load func(context.Context) (LoadResult, error), owned bool) (result, error) {
 	held := false
 	defer func() {
 		if held {
@@ -269,15 +406,25 @@ func (c *Cache) attempt(ctx context.Context, id string, k keys, load func(contex
 			}
 			held = true
 		}
-		v, err := c.loadAndPublish(ctx, id, k, token, load)
+		v, err := c.loadAndPublish(ctx, id, k, token, rep.gen, load)
 		return result{done: true, data: v}, err
 	}
 }
 
-// loadAndPublish loads while token owns the lease and publishes the result.
-func (c *Cache) loadAndPublish(ctx context.Context, id string, k keys, token string, load func(context.Context) ([]byte, error)) ([]byte, error) {
+// loadAndPublish loads while token owns the lease (renewing it while the
+// load runs long) and publishes the result under generation gen.
+func (c *Cache) loadAndPublish(ctx context.Context, id string, k keys, token, gen string, load func(context.Context) (LoadResult, error)) ([]byte, error) {
 	c.st.loads.Add(1)
-	data, err := load(ctx)
+	lctx, stop := c.renewWhileLoading(ctx, k, token)
+	res, err := load(lctx)
+	if stop() {
+		// A renewal found the lease lost and cancelled the load: whatever
+		// it returned is discarded, and the lease is not ours to release.
+		return c.rejected(ctx, id, k, leaseLost)
+	}
+	if err == nil && res.HasRevision && res.Revision > MaxRevision {
+		err = fmt.Errorf("revision %d is above MaxRevision", res.Revision)
+	}
 	if err != nil {
 		c.st.loaderErrors.Add(1)
 		_, rerr := c.release(ctx, k, token)
@@ -286,24 +433,91 @@ func (c *Cache) loadAndPublish(ctx context.Context, id string, k keys, token str
 		}
 		return nil, &LoadError{ID: id, Err: err, ReleaseErr: rerr}
 	}
-	published := c.now()
-	ok, err := c.publishFn(ctx, k, token, string(EncodeValue(data, published)), c.cacheTTL)
+	rev := ""
+	if res.HasRevision {
+		rev = strconv.FormatUint(res.Revision, 10)
+	}
+	now := c.now()
+	pr, err := c.publishFn(ctx, k, token, string(EncodeValue(res.Data, now)), c.cacheTTL, gen, rev)
 	if err != nil {
 		c.releaseQuietly(ctx, k, token)
 		return nil, err
 	}
-	if ok {
+	switch pr {
+	case published:
 		c.st.accepted.Add(1)
-		c.remember(id, data, published)
-		return data, nil
+		c.remember(id, res.Data, now)
+		return res.Data, nil
+	case invalidated:
+		c.st.rejInvalidated.Add(1)
+		c.forget(id) // a copy from before the invalidation is not fresh
+	case olderRevision:
+		c.st.rejOlderRevision.Add(1)
+	default:
+		c.st.rejLeaseLost.Add(1)
 	}
 	// Rejected: the candidate is discarded, whatever the policy.
 	c.st.rejected.Add(1)
-	return c.rejected(ctx, id, k)
+	return c.rejected(ctx, id, k, pr)
 }
 
-// rejected applies the OnRejected policy.
-func (c *Cache) rejected(ctx context.Context, id string, k keys) ([]byte, error) {
+// renewWhileLoading returns the load's context and a stop function. Unless
+// renewal is off, a goroutine renews the lease every renewGap while the
+// load runs; when a renewal finds the lease lost it cancels the context
+// with the cause ErrLeaseLost and stops. stop ends the renewals, waits for
+// the goroutine, and reports whether the lease was found lost.
+func (c *Cache) renewWhileLoading(ctx context.Context, k keys, token string) (context.Context, func() bool) {
+	if c.renewGap <= 0 {
+		return ctx, func() bool { return false }
+	}
+	lctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	var lost atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(c.renewGap)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-lctx.Done():
+				return
+			case <-t.C:
+			}
+			rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), c.renewGap)
+			rn, err := c.r.renew(rctx, k, token, c.leaseTTL)
+			rcancel()
+			switch {
+			case err != nil:
+				c.st.renewErrors.Add(1)
+			case rn.extended:
+				c.st.renewals.Add(1)
+				if rn.native {
+					c.st.renewalsNative.Add(1)
+				}
+			default:
+				c.st.renewalsLost.Add(1)
+				lost.Store(true)
+				cancel(fmt.Errorf("%w: a renewal of %s found it gone or taken over", ErrLeaseLost, k.lease))
+				return
+			}
+		}
+	}()
+	return lctx, func() bool {
+		close(done)
+		wg.Wait()
+		cancel(nil)
+		return lost.Load()
+	}
+}
+
+// rejected applies the OnRejected policy after a rejection for cause. After
+// an invalidation the process's stale copy is gone (forget), so only a
+// value published since is served.
+func (c *Cache) rejected(ctx context.Context, id string, k keys, cause publishResult) ([]byte, error) {
 	if c.opts.OnRejected == RejectReread {
 		raw, ok, err := c.r.get(ctx, k.value)
 		if err != nil {
@@ -318,13 +532,19 @@ func (c *Cache) rejected(ctx context.Context, id string, k keys) ([]byte, error)
 			return v, nil
 		}
 	}
+	switch cause {
+	case invalidated:
+		return nil, fmt.Errorf("%w: the publication to %s was rejected: %s was invalidated after the load began", ErrInvalidated, k.value, k.gen)
+	case olderRevision:
+		return nil, fmt.Errorf("%w: the publication to %s was rejected: %s records a newer source revision", ErrOlderRevision, k.value, k.gen)
+	}
 	return nil, fmt.Errorf("%w: the publication to %s was rejected: the load outlived the lease (LeaseTTL %v) or another owner took it over", ErrLeaseLost, k.value, c.opts.LeaseTTL)
 }
 
 // fallback applies the OnWaitTimeout policy. Loads go through the admission
 // limit; with a slot held the lease is tried once more, so a lease that
 // ended meanwhile still leads to a proper publication.
-func (c *Cache) fallback(ctx context.Context, id string, k keys, load func(context.Context) ([]byte, error)) ([]byte, error) {
+func (c *Cache) fallback(ctx context.Context, id string, k keys, load func(context.Context) (LoadResult, error)) ([]byte, error) {
 	if c.opts.OnWaitTimeout == TimeoutFail {
 		return nil, fmt.Errorf("%w: %s still held after %v", ErrWaitTimeout, k.lease, c.opts.WaitTimeout)
 	}
@@ -339,12 +559,12 @@ func (c *Cache) fallback(ctx context.Context, id string, k keys, load func(conte
 	// Still busy: load for this caller only; without the lease there is
 	// nothing to publish.
 	c.st.loads.Add(1)
-	data, err := load(ctx)
+	lr, err := load(ctx)
 	if err != nil {
 		c.st.loaderErrors.Add(1)
 		return nil, &LoadError{ID: id, Err: err}
 	}
-	return data, nil
+	return lr.Data, nil
 }
 
 // release runs the token-safe release with a context that outlives a
@@ -391,6 +611,13 @@ func (c *Cache) unadmit() { <-c.sem }
 func (c *Cache) remember(id string, payload []byte, published time.Time) {
 	if c.stale != nil {
 		c.stale.put(id, payload, published)
+	}
+}
+
+// forget drops id's stale copy.
+func (c *Cache) forget(id string) {
+	if c.stale != nil {
+		c.stale.delete(id)
 	}
 }
 

@@ -167,14 +167,16 @@ func value(v string) func(context.Context) ([]byte, error) {
 // unconditionalPublish makes c publish like the regression the scripts fix:
 // a plain SET of the candidate, whatever the lease holds. Test only.
 func unconditionalPublish(c *Cache) {
-	c.publishFn = func(ctx context.Context, k keys, token, candidate, ttl string) (bool, error) {
+	c.publishFn = func(ctx context.Context, k keys, token, candidate, ttl, gen, rev string) (publishResult, error) {
 		px, err := strconv.ParseInt(ttl, 10, 64)
 		if err != nil {
-			return false, err
+			return 0, err
 		}
 		cl := c.r.client
-		err = cl.Do(ctx, cl.B().Set().Key(k.value).Value(candidate).PxMilliseconds(px).Build()).Error()
-		return err == nil, err
+		if err := cl.Do(ctx, cl.B().Set().Key(k.value).Value(candidate).PxMilliseconds(px).Build()).Error(); err != nil {
+			return 0, err
+		}
+		return published, nil
 	}
 }
 

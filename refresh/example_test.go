@@ -27,9 +27,10 @@ func Example() {
 	defer client.Close()
 
 	// Keys default to the manifest's catalog_summary caller:
-	// catalog:{product-<id>}:lease and catalog:{product-<id>}:value.
+	// catalog:{product-<id>}:lease, catalog:{product-<id>}:value and
+	// catalog:{product-<id>}:gen.
 	cache, err := refresh.New(client, refresh.Options{
-		LeaseTTL:           10 * time.Second, // longer than a slow load
+		LeaseTTL:           10 * time.Second, // renewed while a load runs longer than 5s
 		CacheTTL:           5 * time.Minute,
 		StaleFor:           time.Minute, // serve a summary up to 1m past its TTL while refreshing
 		MaxConcurrentLoads: 8,           // origin queries in flight from this process
@@ -45,8 +46,8 @@ func Example() {
 	}
 	for range 2 {
 		summary, err := cache.Get(ctx, "42", loadSummary)
-		if errors.Is(err, refresh.ErrLeaseLost) {
-			log.Print("refresh lost its lease: the load outlived LeaseTTL")
+		if errors.Is(err, refresh.ErrLeaseLost) || errors.Is(err, refresh.ErrInvalidated) {
+			log.Print("the refresh was rejected: ", err)
 			return
 		}
 		if err != nil {
@@ -62,4 +63,37 @@ func Example() {
 	// {"id":42,"name":"Desk lamp"}
 	// {"id":42,"name":"Desk lamp"}
 	// hits 1, misses 1, loads 1, published 1, rejected 0
+}
+
+// The service that updates a product calls Invalidate after its database
+// transaction commits: a refresh that read the product before the update
+// can no longer publish it, and the next Get loads the new summary.
+func ExampleCache_Invalidate() {
+	ctx := context.Background()
+	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{exampleAddr}, DisableCache: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	cache, err := refresh.New(client, refresh.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	name := "Desk lamp"
+	load := func(context.Context) ([]byte, error) { return []byte(name), nil }
+
+	v, _ := cache.Get(ctx, "43", load)
+	fmt.Println(string(v))
+
+	name = "Desk lamp, brass" // the update commits
+	gen, err := cache.Invalidate(ctx, "43")
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, _ = cache.Get(ctx, "43", load)
+	fmt.Println(string(v), "generation", gen)
+
+	// Output:
+	// Desk lamp
+	// Desk lamp, brass generation 1
 }

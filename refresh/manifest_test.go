@@ -18,7 +18,7 @@ func TestManifestOptionsBundled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{LeaseKey: DefaultLeaseKey, ValueKey: DefaultValueKey, Library: DefaultLibrary, Version: DefaultVersion}
+	want := Options{LeaseKey: DefaultLeaseKey, ValueKey: DefaultValueKey, GenKey: DefaultGenKey, Library: DefaultLibrary, Version: DefaultVersion}
 	if opts != want {
 		t.Fatalf("ManifestOptions = %+v, want %+v", opts, want)
 	}
@@ -42,7 +42,7 @@ func copyManifest(t *testing.T, editManifest func(string) string, editScript map
 	if err := os.Mkdir(filepath.Join(dir, "lua"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"acquire", "publish", "release"} {
+	for _, name := range scriptNames {
 		src, err := os.ReadFile("../lua/" + name + ".lua")
 		if err != nil {
 			t.Fatal(err)
@@ -65,13 +65,14 @@ func TestManifestOptionsOwnTemplates(t *testing.T) {
 	m := copyManifest(t, func(s string) string {
 		s = strings.ReplaceAll(s, "catalog:{product-<id>}:lease", "shop:{sku-<id>}:lease")
 		s = strings.ReplaceAll(s, "catalog:{product-<id>}:value", "shop:{sku-<id>}:value")
-		return strings.Replace(s, "version: 1\n", "version: 3\n", 1)
+		s = strings.ReplaceAll(s, "catalog:{product-<id>}:gen", "shop:{sku-<id>}:gen")
+		return strings.Replace(s, "version: 2\n", "version: 3\n", 1)
 	}, nil)
 	opts, err := ManifestOptions(m, "catalog_summary")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.LeaseKey != "shop:{sku-<id>}:lease" || opts.ValueKey != "shop:{sku-<id>}:value" || opts.Version != 3 || opts.Library != DefaultLibrary {
+	if opts.LeaseKey != "shop:{sku-<id>}:lease" || opts.ValueKey != "shop:{sku-<id>}:value" || opts.GenKey != "shop:{sku-<id>}:gen" || opts.Version != 3 || opts.Library != DefaultLibrary {
 		t.Fatalf("ManifestOptions = %+v", opts)
 	}
 	if _, err := opts.withDefaults(); err != nil {
@@ -90,5 +91,13 @@ func TestManifestOptionsRefused(t *testing.T) {
 	changed := copyManifest(t, func(s string) string { return s }, map[string]string{"publish": "\n-- a local edit\n"})
 	if _, err := ManifestOptions(changed, "catalog_summary"); err == nil || !strings.Contains(err.Error(), "script publish is not the bundled lua/publish.lua") {
 		t.Errorf("edited publish.lua: %v", err)
+	}
+	// A version 1 manifest (no invalidate, renew or gen key) is refused.
+	v1 := copyManifest(t, func(s string) string {
+		s = strings.Replace(s, "scripts: [acquire, publish, invalidate, renew, release]", "scripts: [acquire, publish, release]", 1)
+		return s
+	}, nil)
+	if _, err := ManifestOptions(v1, "catalog_summary"); err == nil || !strings.Contains(err.Error(), "does not use script invalidate") {
+		t.Errorf("caller without invalidate: %v", err)
 	}
 }

@@ -14,8 +14,9 @@ import (
 const (
 	DefaultLeaseKey = "catalog:{product-<id>}:lease"
 	DefaultValueKey = "catalog:{product-<id>}:value"
+	DefaultGenKey   = "catalog:{product-<id>}:gen"
 	DefaultLibrary  = "catalog_refresh"
-	DefaultVersion  = 1
+	DefaultVersion  = 2
 )
 
 // Defaults of the timing and limit options.
@@ -26,6 +27,9 @@ const (
 	DefaultPollInterval       = 50 * time.Millisecond
 	DefaultMaxConcurrentLoads = 16
 	DefaultMaxStaleEntries    = 10000
+	// DefaultRenewAfter is the fraction of LeaseTTL a load may run before
+	// its lease is renewed, and the interval of later renewals.
+	DefaultRenewAfter = 0.5
 )
 
 // IDPlaceholder is the placeholder a key template must contain; Get
@@ -88,16 +92,19 @@ func (p TimeoutPolicy) String() string {
 // Options configure a Cache. The zero value of every field selects its
 // default.
 type Options struct {
-	// LeaseKey and ValueKey are the key templates of the lease and of the
-	// cached value, with IDPlaceholder where the id goes. Both must put the
-	// placeholder inside one shared hash tag so that a lease and its value
-	// always live in one cluster slot. Defaults: DefaultLeaseKey,
-	// DefaultValueKey.
+	// LeaseKey, ValueKey and GenKey are the key templates of the lease, of
+	// the cached value and of the entity's generation hash (the
+	// invalidation generation and revision, version 2 of the scripts), with
+	// IDPlaceholder where the id goes. All three must put the placeholder
+	// inside one shared hash tag so that the keys of an id always live in
+	// one cluster slot. Defaults: DefaultLeaseKey, DefaultValueKey,
+	// DefaultGenKey.
 	LeaseKey string
 	ValueKey string
+	GenKey   string
 
 	// Functions selects FCALL of the deployed, versioned functions
-	// (<Library>_<script>_v<Version>, such as catalog_refresh_publish_v1)
+	// (<Library>_<script>_v<Version>, such as catalog_refresh_publish_v2)
 	// instead of EVALSHA of the embedded scripts with an EVAL fallback on
 	// NOSCRIPT. Library and Version default to DefaultLibrary and
 	// DefaultVersion and are used only with Functions.
@@ -106,8 +113,20 @@ type Options struct {
 	Version   int
 
 	// LeaseTTL bounds a refresh's ownership of an id. A load that outlives
-	// it is rejected at publication. Default DefaultLeaseTTL.
+	// it without renewal is rejected at publication. Default
+	// DefaultLeaseTTL.
 	LeaseTTL time.Duration
+	// RenewAfter is the fraction of LeaseTTL, in (0, 1), after which a load
+	// still running has its lease renewed (set to LeaseTTL again, only
+	// while the token owns it), and again every RenewAfter*LeaseTTL. When a
+	// renewal finds the lease lost, renewing stops and the load's context is
+	// cancelled (context.Cause: ErrLeaseLost). Default DefaultRenewAfter.
+	RenewAfter float64
+	// NoRenew turns automatic renewal off: a load must end within LeaseTTL.
+	NoRenew bool
+	// ScriptRenew renews with the renew script even where every server has
+	// SET ... IFEQ (by default such servers renew without a script).
+	ScriptRenew bool
 	// CacheTTL is how long a published value stays in Redis. Default
 	// DefaultCacheTTL.
 	CacheTTL time.Duration
@@ -153,6 +172,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ValueKey == "" {
 		o.ValueKey = DefaultValueKey
 	}
+	if o.GenKey == "" {
+		o.GenKey = DefaultGenKey
+	}
+	if o.RenewAfter == 0 {
+		o.RenewAfter = DefaultRenewAfter
+	}
 	if o.Library == "" {
 		o.Library = DefaultLibrary
 	}
@@ -193,6 +218,11 @@ func (o Options) withDefaults() (Options, error) {
 			bad(d.field, "%v: must be at least 1ms", d.v)
 		}
 	}
+	if !(o.RenewAfter > 0 && o.RenewAfter < 1) {
+		bad("RenewAfter", "%v: must be a fraction of LeaseTTL between 0 and 1 (NoRenew turns renewal off)", o.RenewAfter)
+	} else if !o.NoRenew && time.Duration(float64(o.LeaseTTL)*o.RenewAfter) < time.Millisecond {
+		bad("RenewAfter", "%v of LeaseTTL %v is under 1ms", o.RenewAfter, o.LeaseTTL)
+	}
 	if o.StaleFor < 0 {
 		bad("StaleFor", "%v: must not be negative (0 disables stale serving)", o.StaleFor)
 	}
@@ -208,7 +238,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.OnWaitTimeout < TimeoutLoad || o.OnWaitTimeout > TimeoutFail {
 		bad("OnWaitTimeout", "unknown policy %d", int(o.OnWaitTimeout))
 	}
-	if err := checkTemplates(o.LeaseKey, o.ValueKey); err != nil {
+	if err := checkTemplates(o.LeaseKey, o.ValueKey, o.GenKey); err != nil {
 		errs = append(errs, err)
 	}
 	return o, errors.Join(errs...)
@@ -227,12 +257,13 @@ func (e *OptionError) Error() string { return "refresh: options: " + e.Field + "
 var sampleIDs = []string{"42", "7", "a", "product", "-", ":lease"}
 
 // checkTemplates checks that each template has exactly one IDPlaceholder and
-// no other placeholder, and that both put it inside one shared hash tag:
-// then the lease and the value of any id share a slot, and different ids
+// no other placeholder, that they differ, and that all put it inside one
+// shared hash tag: then the keys of any id share a slot, and different ids
 // spread over slots.
-func checkTemplates(lease, value string) error {
+func checkTemplates(lease, value, gen string) error {
+	ts := []struct{ field, tmpl string }{{"LeaseKey", lease}, {"ValueKey", value}, {"GenKey", gen}}
 	var errs []error
-	for _, t := range []struct{ field, tmpl string }{{"LeaseKey", lease}, {"ValueKey", value}} {
+	for _, t := range ts {
 		if msg := templateProblem(t.tmpl); msg != "" {
 			errs = append(errs, &OptionError{Field: t.field, Msg: msg})
 		}
@@ -240,25 +271,31 @@ func checkTemplates(lease, value string) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	if lease == value {
-		return &OptionError{Field: "ValueKey", Msg: fmt.Sprintf("%q is also the lease key template", value)}
+	for i, t := range ts {
+		for _, u := range ts[:i] {
+			if t.tmpl == u.tmpl {
+				return &OptionError{Field: t.field, Msg: fmt.Sprintf("%q is also the %s template", t.tmpl, u.field)}
+			}
+		}
 	}
-	lt, lok := hashTagTemplate(lease)
-	vt, vok := hashTagTemplate(value)
-	switch {
-	case !lok:
-		return &OptionError{Field: "LeaseKey", Msg: fmt.Sprintf("%q has no hash tag around %s: the lease and value keys of an id must share a hash tag such as {product-%s}", lease, IDPlaceholder, IDPlaceholder)}
-	case !vok:
-		return &OptionError{Field: "ValueKey", Msg: fmt.Sprintf("%q has no hash tag around %s: the lease and value keys of an id must share a hash tag such as {product-%s}", value, IDPlaceholder, IDPlaceholder)}
-	case lt != vt:
-		return &OptionError{Field: "ValueKey", Msg: fmt.Sprintf("hash tag {%s} differs from the lease key's {%s}: the lease and value keys of an id must share one slot", vt, lt)}
+	leaseTag, _ := hashTagTemplate(lease)
+	for _, t := range ts {
+		tag, ok := hashTagTemplate(t.tmpl)
+		switch {
+		case !ok:
+			return &OptionError{Field: t.field, Msg: fmt.Sprintf("%q has no hash tag around %s: the keys of an id must share a hash tag such as {product-%s}", t.tmpl, IDPlaceholder, IDPlaceholder)}
+		case tag != leaseTag:
+			return &OptionError{Field: t.field, Msg: fmt.Sprintf("hash tag {%s} differs from the lease key's {%s}: the keys of an id must share one slot", tag, leaseTag)}
+		}
 	}
 	// The structural check above implies this; it is kept as the check the
 	// cluster itself makes.
 	for _, id := range sampleIDs {
-		l, v := render(lease, id), render(value, id)
-		if slot.Of(l) != slot.Of(v) {
-			return &OptionError{Field: "ValueKey", Msg: fmt.Sprintf("for id %q the value key %q (slot %d) and the lease key %q (slot %d) are in different slots", id, v, slot.Of(v), l, slot.Of(l))}
+		l := render(lease, id)
+		for _, t := range ts[1:] {
+			if k := render(t.tmpl, id); slot.Of(k) != slot.Of(l) {
+				return &OptionError{Field: t.field, Msg: fmt.Sprintf("for id %q the key %q (slot %d) and the lease key %q (slot %d) are in different slots", id, k, slot.Of(k), l, slot.Of(l))}
+			}
 		}
 	}
 	return nil

@@ -23,7 +23,7 @@ func TestDefaultsMatchManifest(t *testing.T) {
 	if c == nil {
 		t.Fatal("manifest.yaml has no caller catalog_summary")
 	}
-	for _, k := range []struct{ name, want string }{{"lease", DefaultLeaseKey}, {"value", DefaultValueKey}} {
+	for _, k := range []struct{ name, want string }{{"lease", DefaultLeaseKey}, {"value", DefaultValueKey}, {"gen", DefaultGenKey}} {
 		got, ok := c.Template(k.name)
 		if !ok || got != k.want {
 			t.Errorf("catalog_summary key %s = %q (found %v), default is %q", k.name, got, ok, k.want)
@@ -32,14 +32,14 @@ func TestDefaultsMatchManifest(t *testing.T) {
 	if m.Library != DefaultLibrary || m.Version != DefaultVersion {
 		t.Errorf("manifest library %s version %d, defaults %s %d", m.Library, m.Version, DefaultLibrary, DefaultVersion)
 	}
-	for _, s := range []string{"acquire", "publish", "release"} {
+	for _, s := range scriptNames {
 		if !containsString(c.Scripts, s) {
 			t.Errorf("catalog_summary does not use script %s", s)
 		}
 	}
 	// The function names the runner calls are the manifest's.
 	r := newRunner(nil, Options{Functions: true, Library: DefaultLibrary, Version: DefaultVersion})
-	if got, want := r.names["publish"], m.FunctionName("publish"); got != want || got != "catalog_refresh_publish_v1" {
+	if got, want := r.names["publish"], m.FunctionName("publish"); got != want || got != "catalog_refresh_publish_v2" {
 		t.Errorf("publish function %q, manifest names it %q", got, want)
 	}
 	if r.library != m.LibraryName() {
@@ -62,8 +62,9 @@ func TestOptionsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Options{
-		LeaseKey: DefaultLeaseKey, ValueKey: DefaultValueKey, Library: DefaultLibrary, Version: DefaultVersion,
-		LeaseTTL: DefaultLeaseTTL, CacheTTL: DefaultCacheTTL, WaitTimeout: DefaultWaitTimeout, PollInterval: DefaultPollInterval,
+		LeaseKey: DefaultLeaseKey, ValueKey: DefaultValueKey, GenKey: DefaultGenKey, Library: DefaultLibrary, Version: DefaultVersion,
+		RenewAfter: DefaultRenewAfter,
+		LeaseTTL:   DefaultLeaseTTL, CacheTTL: DefaultCacheTTL, WaitTimeout: DefaultWaitTimeout, PollInterval: DefaultPollInterval,
 		MaxConcurrentLoads: DefaultMaxConcurrentLoads, MaxStaleEntries: DefaultMaxStaleEntries,
 	}
 	if o != want {
@@ -114,7 +115,14 @@ func TestOptionsInvalid(t *testing.T) {
 		{"unclosed tag", Options{LeaseKey: "c:{<id>:lease"}, "LeaseKey", "no hash tag"},
 		{"different tags", Options{LeaseKey: "lease:{p-<id>}", ValueKey: "value:{product-<id>}"}, "ValueKey", "differs from the lease key's {p-<id>}"},
 		{"brace before tag", Options{LeaseKey: "a}{b{<id>}"}, "LeaseKey", "no hash tag"},
-		{"same key", Options{LeaseKey: "c:{<id>}", ValueKey: "c:{<id>}"}, "ValueKey", "also the lease key"},
+		{"same key", Options{LeaseKey: "c:{<id>}", ValueKey: "c:{<id>}"}, "ValueKey", "also the LeaseKey template"},
+		{"gen same as value", Options{GenKey: DefaultValueKey}, "GenKey", "also the ValueKey template"},
+		{"gen without tag", Options{GenKey: "catalog:product-<id>:gen"}, "GenKey", "no hash tag"},
+		{"gen other tag", Options{GenKey: "gen:{p-<id>}"}, "GenKey", "differs from the lease key's {product-<id>}"},
+		{"gen two placeholders", Options{GenKey: "g:{<id>}:<id>"}, "GenKey", "exactly once"},
+		{"renew fraction 1", Options{RenewAfter: 1}, "RenewAfter", "between 0 and 1"},
+		{"renew fraction negative", Options{RenewAfter: -0.5}, "RenewAfter", "between 0 and 1"},
+		{"renew gap under 1ms", Options{LeaseTTL: time.Millisecond, RenewAfter: 0.5}, "RenewAfter", "under 1ms"},
 		{"empty selects the default", Options{LeaseKey: "c:{<id>}", ValueKey: ""}, "ValueKey", "differs from the lease key's {<id>}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,13 +139,13 @@ func TestOptionsInvalid(t *testing.T) {
 }
 
 func TestOptionsValidTemplates(t *testing.T) {
-	for _, tc := range []struct{ lease, value string }{
-		{DefaultLeaseKey, DefaultValueKey},
-		{"{<id>}:lease", "{<id>}:value"},
-		{"lease:{tenant:<id>:x}", "value:{tenant:<id>:x}:data"},
-		{"l{p<id>}{other}", "v{p<id>}"},
+	for _, tc := range []struct{ lease, value, gen string }{
+		{DefaultLeaseKey, DefaultValueKey, DefaultGenKey},
+		{"{<id>}:lease", "{<id>}:value", "{<id>}:gen"},
+		{"lease:{tenant:<id>:x}", "value:{tenant:<id>:x}:data", "gen:{tenant:<id>:x}"},
+		{"l{p<id>}{other}", "v{p<id>}", "{p<id>}g"},
 	} {
-		c, err := New(fakeClient{}, Options{LeaseKey: tc.lease, ValueKey: tc.value})
+		c, err := New(fakeClient{}, Options{LeaseKey: tc.lease, ValueKey: tc.value, GenKey: tc.gen})
 		if err != nil {
 			t.Errorf("New(%q, %q): %v", tc.lease, tc.value, err)
 			continue
@@ -150,15 +158,15 @@ func TestOptionsValidTemplates(t *testing.T) {
 				}
 				continue
 			}
-			if slot.Of(k.lease) != slot.Of(k.value) {
-				t.Errorf("id %q: %s and %s in different slots", id, k.lease, k.value)
+			if slot.Of(k.lease) != slot.Of(k.value) || slot.Of(k.lease) != slot.Of(k.gen) {
+				t.Errorf("id %q: %s, %s and %s not in one slot", id, k.lease, k.value, k.gen)
 			}
 		}
 	}
 }
 
 func TestKeysRejectsBadIDs(t *testing.T) {
-	c, err := New(fakeClient{}, Options{LeaseKey: "{<id>}:lease", ValueKey: "{<id>}:value"})
+	c, err := New(fakeClient{}, Options{LeaseKey: "{<id>}:lease", ValueKey: "{<id>}:value", GenKey: "{<id>}:gen"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +178,7 @@ func TestKeysRejectsBadIDs(t *testing.T) {
 		t.Errorf("keys(\"}x\") error = %v, want different slots", err)
 	}
 	k, err := c.keys("42")
-	if err != nil || k.lease != "{42}:lease" || k.value != "{42}:value" {
+	if err != nil || k.lease != "{42}:lease" || k.value != "{42}:value" || k.gen != "{42}:gen" {
 		t.Errorf("keys(42) = %+v, %v", k, err)
 	}
 }
@@ -196,7 +204,7 @@ func FuzzKeyTemplates(f *testing.F) {
 	f.Add("lease:{p-<id>}", "value:{product-<id>}", "7")
 	f.Add("{catalog}:<id>", "{catalog}:<id>:v", "1")
 	f.Fuzz(func(t *testing.T, lease, value, id string) {
-		c, err := New(fakeClient{}, Options{LeaseKey: lease, ValueKey: value})
+		c, err := New(fakeClient{}, Options{LeaseKey: lease, ValueKey: value, GenKey: value + ":gen"})
 		if err != nil {
 			return
 		}
@@ -204,8 +212,8 @@ func FuzzKeyTemplates(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if slot.Of(k.lease) != slot.Of(k.value) {
-			t.Fatalf("templates %q %q id %q: %s and %s in different slots", lease, value, id, k.lease, k.value)
+		if slot.Of(k.lease) != slot.Of(k.value) || slot.Of(k.gen) != slot.Of(k.value) {
+			t.Fatalf("templates %q %q id %q: %s, %s and %s not in one slot", lease, value, id, k.lease, k.value, k.gen)
 		}
 		if k.lease == k.value {
 			t.Fatalf("templates %q %q id %q: one key %s", lease, value, id, k.lease)

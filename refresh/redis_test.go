@@ -37,6 +37,12 @@ func TestRedis(t *testing.T) {
 		{"BadStoredValue", testBadStoredValue},
 		{"CallPaths", testCallPaths},
 		{"FunctionNotLoaded", testFunctionNotLoaded},
+		{"InvalidationRace", testInvalidationRace},
+		{"InvalidationRaceNegativeControl", testInvalidationRaceNegativeControl},
+		{"Revisions", testRevisions},
+		{"RenewalKeepsSlowLoad", testRenewalKeepsSlowLoad},
+		{"RenewalStopsAfterTakeover", testRenewalStopsAfterTakeover},
+		{"ErrorCodes", testErrorCodes},
 	}
 	for _, deploy := range []struct {
 		name  string
@@ -57,12 +63,14 @@ var modes = []struct {
 }{{"scripts", false}, {"functions", true}}
 
 // pausedWriter is the seed's fixture. OLD's loader reads its snapshot,
-// signals, and blocks; OLD's short lease expires; CURRENT acquires, loads a
+// signals, and blocks (a paused process: no renewal); OLD's short lease
+// expires; CURRENT acquires, loads a
 // newer snapshot and publishes; OLD resumes and tries to publish. It returns
 // OLD's Get outcome and both caches.
 func pausedWriter(t *testing.T, e *env, id string, oldOpts, curOpts Options, hook func(*Cache)) (outcome, *Cache, *Cache) {
 	t.Helper()
 	oldOpts.LeaseTTL = 50 * time.Millisecond
+	oldOpts.NoRenew = true // a paused process does not renew either
 	old := e.newCache(t, oldOpts)
 	cur := e.newCache(t, curOpts)
 	if hook != nil {
@@ -172,7 +180,7 @@ func testNegativeControl(t *testing.T, e *env) {
 // ErrLeaseLost.
 func testPausedWriterNoSuccessor(t *testing.T, e *env) {
 	id := "pw-nosucc-" + e.name
-	old := e.newCache(t, Options{LeaseTTL: 50 * time.Millisecond})
+	old := e.newCache(t, Options{LeaseTTL: 50 * time.Millisecond, NoRenew: true})
 	k, _ := old.keys(id)
 	snapshot, resume := make(chan struct{}), make(chan struct{})
 	done := goGet(old, id, func(context.Context) ([]byte, error) {
@@ -202,7 +210,7 @@ func testPausedWriterNoSuccessor(t *testing.T, e *env) {
 // the successor's lease is untouched, and the successor then publishes.
 func testPausedWriterSuccessorHoldsLease(t *testing.T, e *env) {
 	id := "pw-holds-" + e.name
-	old := e.newCache(t, Options{LeaseTTL: 50 * time.Millisecond})
+	old := e.newCache(t, Options{LeaseTTL: 50 * time.Millisecond, NoRenew: true})
 	cur := e.newCache(t, Options{})
 	k, _ := old.keys(id)
 
@@ -252,7 +260,7 @@ func testReleaseAfterLoaderFailure(t *testing.T, e *env) {
 	boom := errors.New("origin down")
 	t.Run("successor", func(t *testing.T) {
 		id := "rel-succ-" + e.name
-		old := e.newCache(t, Options{LeaseTTL: 50 * time.Millisecond})
+		old := e.newCache(t, Options{LeaseTTL: 50 * time.Millisecond, NoRenew: true})
 		cur := e.newCache(t, Options{})
 		k, _ := old.keys(id)
 
@@ -522,9 +530,9 @@ func testWaiterServedByPoll(t *testing.T, e *env) {
 	})
 	waitUntil(t, "the waiter to miss", func() bool { return c.Stats().Misses == 1 })
 	// The holder publishes through the real script.
-	ok, err := c.r.publish(context.Background(), k, "holder-token", string(EncodeValue([]byte("holder's"), time.Now())), "60000")
-	if err != nil || !ok {
-		t.Fatalf("holder's publish = %v, %v", ok, err)
+	pr, err := c.r.publish(context.Background(), k, "holder-token", string(EncodeValue([]byte("holder's"), time.Now())), "60000", "0", "")
+	if err != nil || pr != published {
+		t.Fatalf("holder's publish = %v, %v", pr, err)
 	}
 	if got := receive(t, done, "the waiter"); got.err != nil || string(got.v) != "holder's" {
 		t.Fatalf("waiter Get = %q, %v", got.v, got.err)
@@ -733,7 +741,7 @@ func testCallPaths(t *testing.T, e *env) {
 	// With the scripts deployed (SCRIPT LOAD on every primary), a cold Get
 	// runs acquire and publish by SHA only; with Functions, by FCALL only.
 	for _, p := range e.primaries {
-		for _, name := range []string{"acquire.lua", "publish.lua", "release.lua"} {
+		for _, name := range lua.Names() {
 			p.MustDo("SCRIPT", "LOAD", string(lua.MustSource(name)))
 		}
 	}

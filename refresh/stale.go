@@ -57,6 +57,13 @@ func (s *staleStore) get(id string, now time.Time, maxAge time.Duration) ([]byte
 	return cloneBytes(e.data), true
 }
 
+// delete drops id's entry.
+func (s *staleStore) delete(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, id)
+}
+
 func (s *staleStore) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -17,7 +17,7 @@ func TestCheckLintStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := checkLintStep(context.Background(), m)
-	if r.Err != nil || len(r.Findings) != 0 || r.Summary != "3 scripts, no findings" {
+	if r.Err != nil || len(r.Findings) != 0 || r.Summary != "5 scripts, no findings" {
 		t.Errorf("bundled scripts: %+v", r)
 	}
 

@@ -40,15 +40,17 @@ func loaderExpect(t *testing.T, code int, args ...string) loaderResult {
 	return r
 }
 
-// loaderProject copies the repository's manifest and scripts into a temp
-// dir, with the version set, and returns the manifest path.
+// loaderProject copies version 1 of the repository's manifest and scripts
+// (lua/v1: three scripts, kept as released) into a temp dir, with the
+// version set, and returns the manifest path.
 func loaderProject(t *testing.T, version string) string {
 	t.Helper()
 	dir := t.TempDir()
-	data, err := os.ReadFile("../../manifest.yaml")
+	data, err := os.ReadFile("../../lua/v1/manifest.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	data = regexp.MustCompile(`(?m)^    file: `).ReplaceAll(data, []byte("    file: lua/"))
 	data = regexp.MustCompile(`(?m)^version: \d+$`).ReplaceAll(data, []byte("version: "+version))
 	if err := os.WriteFile(filepath.Join(dir, "manifest.yaml"), data, 0o644); err != nil {
 		t.Fatal(err)
@@ -57,7 +59,7 @@ func loaderProject(t *testing.T, version string) string {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"acquire.lua", "publish.lua", "release.lua"} {
-		b, err := os.ReadFile(filepath.Join("../../lua", name))
+		b, err := os.ReadFile(filepath.Join("../../lua/v1", name))
 		if err != nil {
 			t.Fatal(err)
 		}

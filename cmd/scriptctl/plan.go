@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/target"
 	"github.com/scriptctl/scriptctl/loader"
 )
 
@@ -101,6 +104,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err != nil {
 		return err
 	}
+	setIfeqNotes(opts.IO, p)
 	if err := p.Unreachable(); err != nil {
 		return o.envErr(err)
 	}
@@ -181,4 +185,46 @@ func (o *online) planJSON(p *loader.PlanReport) planJSON {
 		out.Nodes = append(out.Nodes, nj)
 	}
 	return out
+}
+
+// setIfeqNotes prints one note per server family whose reachable nodes
+// have SET ... IFEQ (Valkey 8.1 and later, Redis 8.4 and later): there,
+// package refresh renews leases natively instead of with the renew script.
+// The script is deployed all the same (other callers, and older nodes).
+func setIfeqNotes(ios *iostreams.IOStreams, p *loader.PlanReport) {
+	versions := map[string][]string{} // family -> versions with IFEQ
+	counts := map[string]int{}
+	for _, np := range p.Nodes {
+		n := np.Node
+		if !n.OK() || !hasSetIfeq(n.Family, n.Version) {
+			continue
+		}
+		if !slices.Contains(versions[n.Family], n.Version) {
+			versions[n.Family] = append(versions[n.Family], n.Version)
+		}
+		counts[n.Family]++
+	}
+	for _, fam := range []string{loader.FamilyRedis, loader.FamilyValkey} {
+		if counts[fam] == 0 {
+			continue
+		}
+		ios.Notice("note: %s %s (%d node(s)) has SET ... IFEQ: package refresh renews leases there without the renew script",
+			fam, strings.Join(versions[fam], ", "), counts[fam])
+	}
+}
+
+// hasSetIfeq reports whether a server family and version has SET's IFEQ
+// option: Valkey from 8.1, Redis from 8.4.
+func hasSetIfeq(family, version string) bool {
+	v, ok := target.ParseVersion(version)
+	if !ok {
+		return false
+	}
+	switch family {
+	case loader.FamilyValkey:
+		return !v.Less(target.Version{Major: 8, Minor: 1})
+	case loader.FamilyRedis:
+		return !v.Less(target.Version{Major: 8, Minor: 4})
+	}
+	return false
 }

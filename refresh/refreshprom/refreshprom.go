@@ -29,6 +29,7 @@ type Collector struct {
 	src StatsSource
 
 	hits, misses, loads, loaderErrors, published, staleServed, waitTimeouts, admissionWaits *prometheus.Desc
+	rejections, renewals, renewalsNative, invalidations                                     *prometheus.Desc
 }
 
 // NewCollector returns a collector of src's counters; register it with
@@ -43,7 +44,11 @@ func NewCollector(src StatsSource, opts Options) *Collector {
 		misses:         desc("misses_total", "Gets whose first read found no cached value."),
 		loads:          desc("loads_total", "Loads from the origin, refreshes and wait-timeout fallback loads."),
 		loaderErrors:   desc("loader_errors_total", "Loads from the origin that returned an error."),
-		published:      desc("publishes_total", "Publications by result: accepted under a valid lease, or rejected because the lease was lost (the candidate was discarded).", "result"),
+		published:      desc("publishes_total", "Publications by result: accepted, or rejected for any cause (the candidate was discarded; publish_rejections_total splits them by cause).", "result"),
+		rejections:     desc("publish_rejections_total", "Rejected publications by cause: lease_lost (the load outlived the lease or a successor took it), invalidated (the id was invalidated after the acquire), older_revision (the candidate's source revision is older than the recorded one).", "cause"),
+		renewals:       desc("renewals_total", "Lease renewals during long loads by result: extended, lost (the lease was gone or taken over: the load was cancelled), error (the server could not be asked).", "result"),
+		renewalsNative: desc("renewals_native_total", "Renewals that extended a lease with SET ... IFEQ instead of the renew script."),
+		invalidations:  desc("invalidations_total", "Successful Invalidate and InvalidateRevision calls."),
 		staleServed:    desc("stale_served_total", "Gets answered with a stale copy before its hard stale deadline."),
 		waitTimeouts:   desc("wait_timeouts_total", "Gets that reached the wait deadline while another owner held the lease."),
 		admissionWaits: desc("admission_waits_total", "Loads that waited for the process-wide MaxConcurrentLoads limit."),
@@ -52,7 +57,7 @@ func NewCollector(src StatsSource, opts Options) *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.hits, c.misses, c.loads, c.loaderErrors, c.published, c.staleServed, c.waitTimeouts, c.admissionWaits} {
+	for _, d := range []*prometheus.Desc{c.hits, c.misses, c.loads, c.loaderErrors, c.published, c.staleServed, c.waitTimeouts, c.admissionWaits, c.rejections, c.renewals, c.renewalsNative, c.invalidations} {
 		ch <- d
 	}
 }
@@ -72,4 +77,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.staleServed, s.StaleServed)
 	counter(c.waitTimeouts, s.WaitTimeouts)
 	counter(c.admissionWaits, s.AdmissionWaits)
+	counter(c.rejections, s.RejectedLeaseLost, "lease_lost")
+	counter(c.rejections, s.RejectedInvalidated, "invalidated")
+	counter(c.rejections, s.RejectedOlderRevision, "older_revision")
+	counter(c.renewals, s.Renewals, "extended")
+	counter(c.renewals, s.RenewalsLost, "lost")
+	counter(c.renewals, s.RenewErrors, "error")
+	counter(c.renewalsNative, s.RenewalsNative)
+	counter(c.invalidations, s.Invalidations)
 }

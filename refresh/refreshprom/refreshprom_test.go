@@ -16,7 +16,8 @@ type fixed refresh.Stats
 func (f fixed) Stats() refresh.Stats { return refresh.Stats(f) }
 
 func TestCollector(t *testing.T) {
-	src := fixed{Hits: 10, Misses: 3, Loads: 4, LoaderErrors: 1, PublishesAccepted: 2, PublishesRejected: 1, StaleServed: 5, WaitTimeouts: 6, AdmissionWaits: 7}
+	src := fixed{Hits: 10, Misses: 3, Loads: 4, LoaderErrors: 1, PublishesAccepted: 2, PublishesRejected: 15, StaleServed: 5, WaitTimeouts: 6, AdmissionWaits: 7,
+		RejectedLeaseLost: 8, RejectedInvalidated: 4, RejectedOlderRevision: 3, Renewals: 20, RenewalsNative: 12, RenewalsLost: 2, RenewErrors: 1, Invalidations: 9}
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(refreshprom.NewCollector(src, refreshprom.Options{Namespace: "catalog", ConstLabels: prometheus.Labels{"cache": "summary"}}))
 	want := `
@@ -35,10 +36,26 @@ catalog_refresh_loads_total{cache="summary"} 4
 # HELP catalog_refresh_misses_total Gets whose first read found no cached value.
 # TYPE catalog_refresh_misses_total counter
 catalog_refresh_misses_total{cache="summary"} 3
-# HELP catalog_refresh_publishes_total Publications by result: accepted under a valid lease, or rejected because the lease was lost (the candidate was discarded).
+# HELP catalog_refresh_publishes_total Publications by result: accepted, or rejected for any cause (the candidate was discarded; publish_rejections_total splits them by cause).
 # TYPE catalog_refresh_publishes_total counter
 catalog_refresh_publishes_total{cache="summary",result="accepted"} 2
-catalog_refresh_publishes_total{cache="summary",result="rejected"} 1
+catalog_refresh_publishes_total{cache="summary",result="rejected"} 15
+# HELP catalog_refresh_publish_rejections_total Rejected publications by cause: lease_lost (the load outlived the lease or a successor took it), invalidated (the id was invalidated after the acquire), older_revision (the candidate's source revision is older than the recorded one).
+# TYPE catalog_refresh_publish_rejections_total counter
+catalog_refresh_publish_rejections_total{cache="summary",cause="invalidated"} 4
+catalog_refresh_publish_rejections_total{cache="summary",cause="lease_lost"} 8
+catalog_refresh_publish_rejections_total{cache="summary",cause="older_revision"} 3
+# HELP catalog_refresh_renewals_total Lease renewals during long loads by result: extended, lost (the lease was gone or taken over: the load was cancelled), error (the server could not be asked).
+# TYPE catalog_refresh_renewals_total counter
+catalog_refresh_renewals_total{cache="summary",result="error"} 1
+catalog_refresh_renewals_total{cache="summary",result="extended"} 20
+catalog_refresh_renewals_total{cache="summary",result="lost"} 2
+# HELP catalog_refresh_renewals_native_total Renewals that extended a lease with SET ... IFEQ instead of the renew script.
+# TYPE catalog_refresh_renewals_native_total counter
+catalog_refresh_renewals_native_total{cache="summary"} 12
+# HELP catalog_refresh_invalidations_total Successful Invalidate and InvalidateRevision calls.
+# TYPE catalog_refresh_invalidations_total counter
+catalog_refresh_invalidations_total{cache="summary"} 9
 # HELP catalog_refresh_stale_served_total Gets answered with a stale copy before its hard stale deadline.
 # TYPE catalog_refresh_stale_served_total counter
 catalog_refresh_stale_served_total{cache="summary"} 5
@@ -53,11 +70,11 @@ catalog_refresh_wait_timeouts_total{cache="summary"} 6
 
 func TestCollectorDefaultNames(t *testing.T) {
 	c := refreshprom.NewCollector(fixed{PublishesRejected: 3}, refreshprom.Options{})
-	if n := testutil.CollectAndCount(c); n != 9 {
-		t.Fatalf("%d metrics, want 9", n)
+	if n := testutil.CollectAndCount(c); n != 17 {
+		t.Fatalf("%d metrics, want 17", n)
 	}
 	want := `
-# HELP refresh_publishes_total Publications by result: accepted under a valid lease, or rejected because the lease was lost (the candidate was discarded).
+# HELP refresh_publishes_total Publications by result: accepted, or rejected for any cause (the candidate was discarded; publish_rejections_total splits them by cause).
 # TYPE refresh_publishes_total counter
 refresh_publishes_total{result="accepted"} 0
 refresh_publishes_total{result="rejected"} 3

@@ -72,7 +72,7 @@ func mustArray(t *testing.T, msg rueidis.RedisMessage) []rueidis.RedisMessage {
 // values read back through them are the scenario's.
 func TestLiveRunUsesPrefixedKeysAndRealValues(t *testing.T) {
 	srv := redistest.Standalone(t)
-	m := repoManifest(t)
+	m := v1Manifest(t)
 	s := dial(t, srv)
 	sc, err := Parse("x.yaml", []byte(`caller: catalog_summary
 vars: {id: "42"}

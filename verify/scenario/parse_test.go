@@ -24,6 +24,18 @@ func repoManifest(t testing.TB) *manifest.Manifest {
 	return m
 }
 
+// v1Manifest is version 1 of the repository's manifest, kept as released in
+// lua/v1 (acquire, publish, release on the keys lease and value): the
+// fixture of the tests that pin down binding and live runs.
+func v1Manifest(t testing.TB) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Load(filepath.Join("..", "..", "lua", "v1", "manifest.yaml"))
+	if err != nil {
+		t.Fatalf("load version 1 of the repository's manifest: %v", err)
+	}
+	return m
+}
+
 func bundled(t testing.TB, m *manifest.Manifest) []*Scenario {
 	t.Helper()
 	paths, err := Discover(m)
@@ -74,7 +86,7 @@ steps:
 `
 
 func TestBindResolvesKeysArgsAndReferences(t *testing.T) {
-	m := repoManifest(t)
+	m := v1Manifest(t)
 	s, err := Parse("x.yaml", []byte(minimal))
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +178,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestBindErrors(t *testing.T) {
-	m := repoManifest(t)
+	m := v1Manifest(t)
 	tests := []struct {
 		name, src string
 		want      []string

@@ -49,23 +49,24 @@ func TestBundledScenariosPassOffline(t *testing.T) {
 	}
 }
 
-// fixture writes a manifest with the repository's scripts plus extra files
-// into a temp dir and returns the loaded manifest.
+// fixture writes a manifest with version 1 of the repository's scripts
+// (lua/v1, kept as released: acquire, publish, release on two keys) plus
+// extra files into a temp dir and returns the loaded manifest.
 func fixture(t *testing.T, files map[string]string) *manifest.Manifest {
 	t.Helper()
 	dir := t.TempDir()
 	for _, name := range []string{"acquire.lua", "publish.lua", "release.lua"} {
-		src, err := os.ReadFile(filepath.Join("..", "..", "lua", name))
+		src, err := os.ReadFile(filepath.Join("..", "..", "lua", "v1", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		write(t, filepath.Join(dir, "lua", name), string(src))
 	}
-	mf, err := os.ReadFile(filepath.Join("..", "..", "manifest.yaml"))
+	mf, err := os.ReadFile(filepath.Join("..", "..", "lua", "v1", "manifest.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(dir, "manifest.yaml"), string(mf))
+	write(t, filepath.Join(dir, "manifest.yaml"), strings.ReplaceAll(string(mf), "    file: ", "    file: lua/"))
 	for name, src := range files {
 		write(t, filepath.Join(dir, name), src)
 	}
@@ -156,7 +157,7 @@ func TestFailedExpectationsNameTheLine(t *testing.T) {
 }
 
 func TestControlThatMissesFails(t *testing.T) {
-	safe, _ := os.ReadFile(filepath.Join("..", "..", "lua", "publish.lua"))
+	safe, _ := os.ReadFile(filepath.Join("..", "..", "lua", "v1", "publish.lua"))
 	m := fixture(t, map[string]string{
 		"lua_test/controls/not_unsafe.lua": string(safe),
 		"lua_test/ctl.yaml": "control: {publish: controls/not_unsafe.lua}\n" + lateWriter + `    regression:
@@ -266,7 +267,7 @@ func TestJSONReport(t *testing.T) {
 	}
 	// acquire_busy: the first step takes the lease for 1000 ms.
 	first := r.Trace[0]
-	if first.Side != "offline" || first.Reply != `["acquired"]` || len(first.Keys) != 1 || *first.Keys[0].Value != "tok-first-2e90" || first.Keys[0].PTTL != 1000 {
+	if first.Side != "offline" || first.Reply != `["acquired", "0"]` || len(first.Keys) != 1 || *first.Keys[0].Value != "tok-first-2e90" || first.Keys[0].PTTL != 1000 {
 		t.Errorf("first step: %+v", first)
 	}
 }
