@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,38 @@ func TestDiffCluster(t *testing.T) {
 		t.Fatalf("diff of a fresh deploy:\n%s\nwant:\n%s", r.out, want)
 	}
 
+	// Another team's library on the same nodes: status lists only the
+	// manifest's items, status --all the other library too, not owned.
+	for i, p := range c.Primaries {
+		p.MustDo("FUNCTION", "LOAD", inspTeamA)
+		waitLibs(t, c.Replicas[i], 2)
+	}
+	r = loaderExpect(t, 0, "status", "-m", path, "--url", seed)
+	if strings.Contains(r.out, "teama_v1") {
+		t.Errorf("status without --all lists another team's library:\n%s", r.out)
+	}
+	r = loaderExpect(t, 0, "status", "-m", path, "--url", seed, "--all")
+	rows := tableRows(r.out)
+	for _, n := range c.Nodes() {
+		if !hasRow(rows, n.Addr, "library", "teama_v1", "not_owned") || !hasRow(rows, n.Addr, "library", m.LibraryName(), "loaded") {
+			t.Errorf("%s: status --all rows:\n%s", n.Addr, r.out)
+		}
+	}
+	r = loaderExpect(t, 0, "status", "-m", path, "--url", seed, "--all", "--mode", "functions", "--format", "json")
+	var st statusJSON
+	if err := json.Unmarshal([]byte(r.out), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range st.Nodes {
+		if len(n.Items) != 2 || n.Items[1].Name != "teama_v1" || n.Items[1].State != "not_owned" || n.Items[1].Drift ||
+			n.Items[1].SHA != sha1Hex(inspTeamA) || n.Items[1].Version != 0 || !strings.Contains(n.Items[1].Detail, "teama_get") {
+			t.Errorf("%s: items %+v", n.Addr, n.Items)
+		}
+	}
+	if !strings.Contains(r.out, `"state": "not_owned"`) || strings.Contains(r.out, `"version": 0`) {
+		t.Errorf("status --all JSON:\n%s", r.out)
+	}
+
 	// A hand-made hotfix on one primary, replicated to its replica.
 	code := string(m.FunctionsLibrary())
 	first, rest, _ := strings.Cut(code, "\n")
@@ -67,16 +100,22 @@ func TestDiffCluster(t *testing.T) {
 	flushed.MustDo("SCRIPT", "FLUSH")
 
 	r = loaderExpect(t, 1, "diff", "-m", path, "--url", seed)
+	// The four unchanged nodes first (in topology order), then the group
+	// that differs, with its diff.
+	sameLine, rest, _ := strings.Cut(r.out, "\n")
 	others := []string{c.Primaries[0].Addr, c.Replicas[0].Addr, c.Primaries[2].Addr, c.Replicas[2].Addr}
-	wantStart := "library catalog_refresh_v1: same on " + strings.Join(others, ", ") + "\n" +
-		"library catalog_refresh_v1: differs on " + p.Addr + ", " + rep.Addr + " (code " + sha1Hex(hot)[:12] + ")\n" +
+	addrs, ok := strings.CutPrefix(sameLine, "library catalog_refresh_v1: same on ")
+	if got := strings.Split(addrs, ", "); !ok || len(got) != 4 || !sameSet(got, others) {
+		t.Fatalf("first line %q, want the four unchanged nodes %q", sameLine, others)
+	}
+	wantStart := "library catalog_refresh_v1: differs on " + p.Addr + ", " + rep.Addr + " (code " + sha1Hex(hot)[:12] + ")\n" +
 		"--- repository catalog_refresh_v1\n" +
 		"+++ " + p.Addr + ", " + rep.Addr + " catalog_refresh_v1\n" +
 		"@@ -1,4 +1,5 @@\n" +
 		" " + first + "\n" +
 		"+-- hotfixed by hand\n"
-	if !strings.HasPrefix(r.out, wantStart) {
-		t.Fatalf("diff:\n%s\nwant it to start with:\n%s", r.out, wantStart)
+	if !strings.HasPrefix(rest, wantStart) {
+		t.Fatalf("diff:\n%s\nwant after the first line:\n%s", r.out, wantStart)
 	}
 	s0 := m.Scripts[0]
 	if !strings.Contains(r.out, "script "+s0.Name+" "+s0.SHA[:12]+": missing on "+flushed.Addr+"\n") {
@@ -101,4 +140,11 @@ func TestDiffCluster(t *testing.T) {
 	if g0 := doc.Items[0].Groups[0]; g0.State != "same" || g0.Diff != "" || len(g0.Nodes) != 4 {
 		t.Errorf("same group %+v", g0)
 	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
