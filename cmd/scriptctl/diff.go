@@ -137,7 +137,7 @@ func writeDiffText(ios *iostreams.IOStreams, rep *loader.DiffReport, scripts map
 	for _, it := range rep.Items {
 		for _, g := range it.Groups {
 			where := "on " + strings.Join(g.Nodes, ", ")
-			if len(g.Nodes) == reachable && reachable > 1 {
+			if len(g.Nodes) == reachable && reachable > 2 {
 				where = fmt.Sprintf("on all %d nodes", reachable)
 			}
 			extra := ""
