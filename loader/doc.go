@@ -8,7 +8,8 @@
 // the nodes against the repository's).
 //
 // It owns ordering, fan-out over nodes, idempotency and verification. The
-// per-node Redis adapter (redis.go, redis_inspect.go) stays dumb: one command on one node.
+// per-node Redis adapter (redis.go, redis_inspect.go) stays dumb: one
+// command on one node.
 // It does not parse flags, resolve URLs or passwords (internal/connect), nor
 // print anything: every function returns a report the caller renders.
 package loader
