@@ -79,18 +79,7 @@ func (r *DiffReport) Differs() bool {
 
 // Unreachable returns a NodesError naming every node that could not be
 // used, or nil.
-func (r *DiffReport) Unreachable() error {
-	var ne NodesError
-	for _, n := range r.Nodes {
-		if !n.OK() {
-			ne.Errs = append(ne.Errs, nodeErr(n))
-		}
-	}
-	if len(ne.Errs) == 0 {
-		return nil
-	}
-	return &ne
-}
+func (r *DiffReport) Unreachable() error { return unreachable(r.Nodes) }
 
 // nodeDiff is what one node holds of the manifest.
 type nodeDiff struct {

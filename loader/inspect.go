@@ -129,10 +129,20 @@ type InspectReport struct {
 // Unreachable returns a NodesError naming every node that could not be
 // used, or nil.
 func (r *InspectReport) Unreachable() error {
+	nodes := make([]*Node, len(r.Nodes))
+	for i, ni := range r.Nodes {
+		nodes[i] = ni.Node
+	}
+	return unreachable(nodes)
+}
+
+// unreachable returns a NodesError naming every node of nodes that could
+// not be used, or nil.
+func unreachable(nodes []*Node) error {
 	var ne NodesError
-	for _, ni := range r.Nodes {
-		if !ni.Node.OK() {
-			ne.Errs = append(ne.Errs, nodeErr(ni.Node))
+	for _, n := range nodes {
+		if !n.OK() {
+			ne.Errs = append(ne.Errs, nodeErr(n))
 		}
 	}
 	if len(ne.Errs) == 0 {
