@@ -7,11 +7,13 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
   0  success: the check passed, the deploy converged, nothing to report
   1  the check ran and found a problem: lint findings at or above --fail-on,
      a failed scenario, drift in status, a slot mismatch, a plan with changes
-     under --exit-code, a --diff difference, an eval run the offline engine
+     under --exit-code, a --diff difference, code on the servers that
+     differs from the repository's (diff), nodes that should agree and do
+     not (inspect --exit-code), an eval run the offline engine
      cannot judge (a command not implemented offline, an undeclared key, a
      timeout)
-  2  invalid input: usage (unknown command or flag, missing argument), an
-     invalid manifest, a script that does not parse, an unreadable file
+  2  invalid input: usage (unknown command or flag, missing argument), no
+     manifest.yaml found (without -m), an invalid manifest, a script that does not parse, an unreadable file
      (eval prints a compile error as Redis's error reply and exits 0, as
      redis-cli does)
   3  the environment failed: unreachable node, authentication, timeout, a

@@ -85,7 +85,7 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	root.SetVersionTemplate(versionString() + "\n")
-	root.PersistentFlags().StringVarP(&g.Manifest, "manifest", "m", "manifest.yaml", "path of the manifest; script paths in it resolve from its folder")
+	root.PersistentFlags().StringVarP(&g.Manifest, "manifest", "m", "manifest.yaml", "path of the manifest; script paths in it resolve from its folder (default: manifest.yaml in the current folder or the nearest parent, up to the repository root)")
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		if readsNoManifest(c) {
@@ -99,7 +99,7 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 		if readsNoManifest(c) && c.Flags().Changed("manifest") {
 			return cmdutil.Usage(fmt.Errorf("%s reads no manifest: -m/--manifest does not apply", c.CommandPath()), fmt.Sprintf("'%s --help'", c.CommandPath()))
 		}
-		return nil
+		return resolveManifest(c, g)
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage(err, fmt.Sprintf("'%s --help'", c.CommandPath()))

@@ -22,6 +22,7 @@ type statusOptions struct {
 	Conn      connFlags
 	Mode      loader.Mode
 	FailOnCVE bool
+	All       bool
 }
 
 func newCmdStatus(g *globalOptions) *cobra.Command {
@@ -41,6 +42,8 @@ its script cache, and which versions of the manifest's library it holds:
   unknown      an older library version scripts.sum does not record
   newer        a version newer than the manifest's
   unsupported  the server is older than Redis 7.0: no Functions
+  not_owned    with --all: a library on the node that is no version of the
+               manifest's library (another team's); not drift
 
 Every node's server and version is compared with the manifest's targets; a
 node whose server line they do not list is named on stderr, and so is a node
@@ -64,6 +67,7 @@ stderr ('scriptctl deploy' repairs it), or on an untargeted node (with
 		},
 	}
 	opts.Conn.register(cmd)
+	cmd.Flags().BoolVar(&opts.All, "all", false, "also list every other library on the nodes, marked not_owned")
 	cmd.Flags().BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "exit 1 for a node whose upstream version is listed as affected by a Lua CVE")
 	return cmd
 }
@@ -83,7 +87,11 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	}
 	defer o.topo.Close()
 	servers := o.checkServers(opts.IO, m)
-	st, err := loader.Status(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Ledger: ledger})
+	status := loader.Status
+	if opts.All {
+		status = loader.StatusAll
+	}
+	st, err := status(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Ledger: ledger})
 	if err != nil {
 		return o.envErr(err)
 	}
@@ -161,7 +169,11 @@ func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) 
 				color = iostreams.Green
 			}
 			state := colorCell(ios, color, string(it.State))
-			t.Row(n.Addr, string(n.Role), serverCell(n), it.Kind, name, strconv.Itoa(it.Version), state, cellOrDash(oneLineCell(it.Detail)))
+			version := "-"
+			if it.Version > 0 {
+				version = strconv.Itoa(it.Version)
+			}
+			t.Row(n.Addr, string(n.Role), serverCell(n), it.Kind, name, version, state, cellOrDash(oneLineCell(it.Detail)))
 		}
 	}
 	return t.Render()
@@ -187,7 +199,7 @@ type statusNodeJSON struct {
 type statusItemJSON struct {
 	Kind    string `json:"kind"`
 	Name    string `json:"name"`
-	Version int    `json:"version"`
+	Version int    `json:"version,omitempty"` // 0 (omitted) for a not_owned library
 	SHA     string `json:"sha,omitempty"`
 	State   string `json:"state"`
 	Drift   bool   `json:"drift"`
