@@ -118,6 +118,9 @@ func Deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 		}
 		return rep, p.Unreachable()
 	}
+	if err := CheckPermissions(ctx, t, Work{Mode: opts.Mode, Lock: m.Library, Load: true}); err != nil {
+		return nil, err
+	}
 	var rep *DeployReport
 	err := withLock(ctx, t, m.Library, opts.LockTimeout, opts.LockTTL, opts.Notice, func(ctx context.Context, lock string) error {
 		var err error

@@ -276,3 +276,14 @@ func joinHostPort(host, port string) string {
 	}
 	return host + ":" + port
 }
+
+// doMulti sends cmds in one pipelined round trip, bounded by the node
+// timeout, and returns their replies in order.
+func (n *conn) doMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	if len(cmds) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, n.timeout)
+	defer cancel()
+	return n.c.DoMulti(ctx, cmds...)
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/loader"
+)
+
+// readmeACL returns the permissions of the least-privilege ACL in the
+// README (the line "ACL SETUSER deployer on >PASSWORD ..."), without the
+// user, "on" and the password.
+func readmeACL(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^ACL SETUSER deployer on >PASSWORD (.+)$`).FindSubmatch(data)
+	if line == nil {
+		t.Fatal("README has no line 'ACL SETUSER deployer on >PASSWORD ...'")
+	}
+	return strings.Fields(string(line[1]))
+}
+
+// TestLeastPrivilegeACLIsMinimal takes the README's ACL as written: with all
+// of it deploy, plan, status, prune and unlock work; without any one
+// permission the command that needs it is refused before it changes
+// anything, naming what is missing. (+cluster|nodes is needed by cluster
+// discovery only: TestLoaderCluster runs as a full cluster; here it is the
+// one permission a standalone server does not ask for.)
+func TestLeastPrivilegeACLIsMinimal(t *testing.T) {
+	perms := readmeACL(t)
+	s := redistest.Standalone(t)
+	setUser := func(perms []string) {
+		s.MustDo(append([]string{"ACL", "SETUSER", "deployer", "reset", "on", ">deploy-pw"}, perms...)...)
+	}
+	t.Setenv("SCRIPTCTL_URL", "redis://deployer@"+s.Addr)
+	t.Setenv("SCRIPTCTL_PASSWORD", "deploy-pw")
+	t.Setenv("REDISCLI_AUTH", "")
+	path := loaderProject(t, "1")
+	m := loadFor(t, path)
+	lock := loader.LockKey(m.Library)
+
+	setUser(perms)
+	loaderExpect(t, 0, "deploy", "-m", path)
+	loaderExpect(t, 0, "status", "-m", path)
+	loaderExpect(t, 0, "plan", "-m", path, "--exit-code")
+	s.MustDo("SET", lock, "0123 host=ci-7 pid=1 since=2026-01-02T03:04:05Z")
+	loaderExpect(t, 0, "unlock", "-m", path, "--force", "--yes")
+	setVersion(t, path, "2")
+	loaderExpect(t, 0, "deploy", "-m", path)
+	loaderExpect(t, 0, "prune", "-m", path, "--keep", "1")
+	if got := libraries(t, s); !slices.Equal(got, []string{"catalog_refresh_v2"}) {
+		t.Fatalf("libraries after prune: %v", got)
+	}
+
+	for i, p := range perms {
+		if !strings.HasPrefix(p, "+") && !strings.HasPrefix(p, "~") {
+			continue // -@all, resetkeys: not a permission
+		}
+		t.Run(p, func(t *testing.T) {
+			if p == "+cluster|nodes" {
+				t.Skip("needed by cluster discovery only")
+			}
+			setUser(append(slices.Clone(perms[:i]), perms[i+1:]...))
+			name := strings.TrimLeft(p, "+")
+			if strings.HasPrefix(p, "~") {
+				name = lock
+			}
+			if p == "+function|delete" {
+				// Only prune deletes: an older version loaded as the
+				// admin, prune refused.
+				s.MustDo("FUNCTION", "LOAD", "#!lua name=catalog_refresh_v1\nredis.register_function('catalog_refresh_v1_x', function() return 1 end)")
+				res := loaderExpect(t, 3, "prune", "-m", path, "--keep", "1")
+				if !strings.Contains(res.errOut, "missing function|delete") {
+					t.Fatalf("stderr does not name function|delete:\n%s", res.errOut)
+				}
+				if got := libraries(t, s); !slices.Contains(got, "catalog_refresh_v1") {
+					t.Fatalf("libraries after a refused prune: %v", got)
+				}
+				assertNoLock(t, s, lock)
+				s.MustDo("FUNCTION", "DELETE", "catalog_refresh_v1")
+				return
+			}
+			s.MustDo("SCRIPT", "FLUSH")
+			s.MustDo("FUNCTION", "FLUSH")
+			res := loaderExpect(t, 3, "deploy", "-m", path)
+			if !strings.Contains(res.errOut, name) {
+				t.Fatalf("stderr does not name %s:\n%s", name, res.errOut)
+			}
+			for _, sc := range m.Scripts {
+				if scriptExists(t, s, sc.SHA) {
+					t.Errorf("script %s loaded by a refused deploy", sc.Name)
+				}
+			}
+			if got := libraries(t, s); len(got) != 0 {
+				t.Errorf("libraries after a refused deploy: %v", got)
+			}
+			assertNoLock(t, s, lock)
+		})
+	}
+}
+
+func assertNoLock(t *testing.T, s *redistest.Server, key string) {
+	t.Helper()
+	msg := s.MustDo("EXISTS", key)
+	if n, _ := msg.AsInt64(); n != 0 {
+		t.Errorf("the refused run left the lock %s", key)
+	}
+}
