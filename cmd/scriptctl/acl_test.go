@@ -106,10 +106,56 @@ func TestLeastPrivilegeACLIsMinimal(t *testing.T) {
 	}
 }
 
-func assertNoLock(t *testing.T, s *redistest.Server, key string) {
+// TestUnlock shows a held lock with the holder's text escaped, refuses a
+// token that no longer holds it (exit 1, the lock kept), and clears it by
+// token or by force.
+func TestUnlock(t *testing.T) {
+	s := redistest.Standalone(t)
+	t.Setenv("SCRIPTCTL_URL", s.URL())
+	t.Setenv("SCRIPTCTL_PASSWORD", "")
+	t.Setenv("REDISCLI_AUTH", "")
+	path := loaderProject(t, "1")
+	lock := loader.LockKey(loadFor(t, path).Library)
+
+	res := loaderExpect(t, 0, "unlock", "-m", path)
+	if !strings.Contains(res.out, lock+" on "+s.Addr+": not held") {
+		t.Fatalf("stdout: %s", res.out)
+	}
+	s.MustDo("SET", lock, "feedc0de host=ci-7\x1b[2J pid=42 since=2026-01-02T03:04:05Z", "PX", "60000")
+	res = loaderExpect(t, 0, "unlock", "-m", path)
+	if !strings.Contains(res.out, `held by host=ci-7\x1b[2J pid=42 since=2026-01-02T03:04:05Z (token feedc0de, lease `) || strings.Contains(res.out, "\x1b") {
+		t.Fatalf("stdout: %q", res.out)
+	}
+	if !strings.Contains(res.errOut, "scriptctl unlock --holder feedc0de") {
+		t.Fatalf("stderr: %s", res.errOut)
+	}
+	// A token that does not hold it: nothing deleted.
+	loaderExpect(t, 1, "unlock", "-m", path, "--holder", "feed")
+	loaderExpect(t, 1, "unlock", "-m", path, "--holder", "0badc0de")
+	assertLock(t, s, lock, true)
+	res = loaderExpect(t, 0, "unlock", "-m", path, "--holder", "feedc0de", "--format", "json")
+	if !strings.Contains(res.out, `"released": true`) || !strings.Contains(res.out, `"token": "feedc0de"`) || !strings.Contains(res.out, `"holder": "host=ci-7\u001b[2J pid=42`) {
+		t.Fatalf("json: %s", res.out)
+	}
+	assertLock(t, s, lock, false)
+
+	s.MustDo("SET", lock, "c0ffee host=ci-8 pid=43 since=2026-01-02T03:04:05Z")
+	res = loaderExpect(t, 0, "unlock", "-m", path, "--force", "--yes")
+	if !strings.Contains(res.out, "released; it was held by host=ci-8 pid=43") || !strings.Contains(res.out, "no expiry") {
+		t.Fatalf("stdout: %s", res.out)
+	}
+	assertLock(t, s, lock, false)
+}
+
+func assertLock(t *testing.T, s *redistest.Server, key string, want bool) {
 	t.Helper()
 	msg := s.MustDo("EXISTS", key)
-	if n, _ := msg.AsInt64(); n != 0 {
-		t.Errorf("the refused run left the lock %s", key)
+	if n, _ := msg.AsInt64(); (n == 1) != want {
+		t.Fatalf("lock %s exists: %v, want %v", key, n == 1, want)
 	}
+}
+
+func assertNoLock(t *testing.T, s *redistest.Server, key string) {
+	t.Helper()
+	assertLock(t, s, key, false)
 }

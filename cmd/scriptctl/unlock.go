@@ -86,6 +86,9 @@ type unlockJSON struct {
 }
 
 func runUnlock(ctx context.Context, opts *unlockOptions) error {
+	if err := opts.Conn.validate("unlock"); err != nil {
+		return err
+	}
 	m, err := loadManifestFor(opts.Manifest)
 	if err != nil {
 		return err
