@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -83,24 +84,12 @@ func serverFamily(info map[string]string) (family, version string) {
 	return FamilyRedis, info["redis_version"]
 }
 
-// serverMode tells a cluster node from a standalone server or a Sentinel.
+// decideMode tells a cluster node from a standalone server or a Sentinel.
 // Redis says redis_mode, Valkey server_mode; INFO cluster's cluster_enabled
 // (every server since Redis 3.0) settles it when both are missing, and must
 // agree when one is given, because taking a cluster node for a standalone
 // server deploys to one shard and reports success. When the mode cannot be
 // told, the node is refused.
-func serverMode(ctx context.Context, cn *conn, info map[string]string) (string, error) {
-	if info["redis_mode"] == "sentinel" || info["server_mode"] == "sentinel" {
-		return "sentinel", nil
-	}
-	ci, err := cn.InfoSection(ctx, "cluster")
-	if err != nil {
-		return "", fmt.Errorf("INFO cluster: %w", err)
-	}
-	return decideMode(info, ci)
-}
-
-// decideMode is serverMode's decision from INFO server and INFO cluster.
 func decideMode(server, cluster map[string]string) (string, error) {
 	mode := server["redis_mode"]
 	if mode == "" {
@@ -188,13 +177,19 @@ func Connect(ctx context.Context, dial Dialer, seeds []string, timeout time.Dura
 	return t, nil
 }
 
-// Close closes every node connection.
+// Close closes every node connection, all at once.
 func (t *Topology) Close() {
+	var wg sync.WaitGroup
 	for _, n := range t.Nodes {
 		if n.conn != nil {
-			n.conn.Close()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n.conn.Close()
+			}()
 		}
 	}
+	wg.Wait()
 }
 
 // Primaries returns the primaries, reachable or not.
@@ -322,41 +317,53 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 		return
 	}
 	cn := &conn{c: c, timeout: d.timeout}
-	info, err := cn.InfoServer(ctx)
-	if err != nil {
+	// One round trip: everything discovery asks a node.
+	b := c.B()
+	res := cn.doMulti(ctx, b.Info().Section("server").Build(), b.Info().Section("cluster").Build(),
+		b.Role().Build(), b.Info().Section("replication").Build())
+	fail := func(err error) {
 		cn.Close()
-		p.Err = classify(fmt.Errorf("INFO server: %w", err))
+		p.Err = err
+	}
+	server, err := res[0].ToString()
+	if err != nil {
+		fail(classify(fmt.Errorf("INFO server: %w", err)))
 		return
 	}
+	info := parseInfo(server)
 	p.Family, p.Version = serverFamily(info)
 	p.RedisVersion = info["redis_version"]
 	p.runID = info["run_id"]
-	mode, err := serverMode(ctx, cn, info)
-	if err != nil {
-		cn.Close()
-		p.Err = err
+	if info["redis_mode"] == "sentinel" || info["server_mode"] == "sentinel" {
+		p.mode = "sentinel"
+		p.conn = cn
 		return
 	}
-	p.mode = mode
-	if p.mode != "sentinel" {
-		r, err := cn.Role(ctx)
-		if err != nil {
-			cn.Close()
-			p.Err = fmt.Errorf("ROLE: %w", err)
-			return
-		}
-		switch r.Role {
-		case "master":
-			p.Role = RolePrimary
-		case "slave":
-			p.Role = RoleReplica
-			p.Primary = r.Primary
-		}
-		p.replicas = r.Replicas
-		if p.mode != "cluster" {
-			if ri, err := cn.InfoReplication(ctx); err == nil {
-				p.replicas, p.replID = ri.Replicas, ri.ReplID
-			}
+	cluster, err := res[1].ToString()
+	if err != nil {
+		fail(fmt.Errorf("INFO cluster: %w", err))
+		return
+	}
+	if p.mode, err = decideMode(info, parseInfo(cluster)); err != nil {
+		fail(err)
+		return
+	}
+	r, err := parseRole(res[2])
+	if err != nil {
+		fail(fmt.Errorf("ROLE: %w", err))
+		return
+	}
+	switch r.Role {
+	case "master":
+		p.Role = RolePrimary
+	case "slave":
+		p.Role = RoleReplica
+		p.Primary = r.Primary
+	}
+	p.replicas = r.Replicas
+	if p.mode != "cluster" {
+		if ri, err := parseReplication(res[3]); err == nil {
+			p.replicas, p.replID = ri.Replicas, ri.ReplID
 		}
 	}
 	p.conn = cn
