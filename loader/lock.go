@@ -80,6 +80,9 @@ func acquireLock(ctx context.Context, t *Topology, library string, wait, ttl tim
 	deadline := time.Now().Add(wait)
 	for {
 		ok, err := n.conn.SetNXPX(ctx, key, value, ttl)
+		if rerr := redirect(n.Addr, "deploy lock "+key, err); rerr != nil {
+			return nil, nil, rerr
+		}
 		if err != nil {
 			return nil, nil, &NodeError{Node: n.Addr, Op: "deploy lock " + key, Err: err}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -107,17 +108,31 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.topo.Close()
-	if err := o.checkServers(opts.IO, m).gate(opts.AllowUntargeted, opts.FailOnCVE); err != nil {
-		return err
+	defer func() { o.topo.Close() }()
+	deploy := func(o *online) (*loader.DeployReport, error) {
+		if err := o.checkServers(opts.IO, m).gate(opts.AllowUntargeted, opts.FailOnCVE); err != nil {
+			return nil, err
+		}
+		return loader.Deploy(ctx, o.topo, m, loader.DeployOptions{
+			Options:     loader.Options{Mode: opts.Mode, Replace: opts.Replace, Parallel: opts.Parallel, Notice: opts.IO.Notice},
+			DryRun:      opts.DryRun,
+			LockTimeout: opts.LockTimeout,
+			ReplicaWait: opts.ReplicaWait,
+			Progress:    opts.IO.Progress,
+		})
 	}
-	rep, err := loader.Deploy(ctx, o.topo, m, loader.DeployOptions{
-		Options:     loader.Options{Mode: opts.Mode, Replace: opts.Replace, Parallel: opts.Parallel, Notice: opts.IO.Notice},
-		DryRun:      opts.DryRun,
-		LockTimeout: opts.LockTimeout,
-		ReplicaWait: opts.ReplicaWait,
-		Progress:    opts.IO.Progress,
-	})
+	rep, err := deploy(o)
+	if o2, retry, rerr := opts.Conn.rediscover(ctx, opts.IO, o, err, "deploy"); retry {
+		if rerr != nil {
+			return rerr
+		}
+		o = o2
+		rep, err = deploy(o)
+	}
+	var exit *cmdutil.ExitError
+	if errors.As(err, &exit) {
+		return err // the server gate
+	}
 	if rep != nil {
 		var perr error
 		switch {
