@@ -305,4 +305,3 @@ func benchCluster(b *testing.B, primaries int) *benchClusterT {
 	}
 	return c
 }
-
