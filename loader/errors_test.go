@@ -85,3 +85,14 @@ func TestConnectHTTPEndpoint(t *testing.T) {
 		t.Fatalf("class %q, error %q", Class(err), err)
 	}
 }
+
+// TestNoPackagePrefix: the errors a person reads carry no package name
+// ("loader: deploy lock lost" before).
+func TestNoPackagePrefix(t *testing.T) {
+	for _, err := range []error{ErrLockLost, ErrInterrupted, &PermissionError{Missing: []Missing{{Node: "a:1", Permission: "eval"}}},
+		&RedirectError{Node: "a:1", Op: "deploy lock k", Reply: "MOVED 1 b:2"}, &ConflictError{Library: "l_v1", Nodes: []string{"a:1"}}} {
+		if strings.HasPrefix(err.Error(), "loader") {
+			t.Errorf("%q starts with the package name", err)
+		}
+	}
+}
