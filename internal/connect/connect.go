@@ -298,7 +298,13 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 		DisableRetry:      true,
 		AlwaysRESP2:       true,
 		ConnWriteTimeout:  c.Timeout,
-		Dialer:            net.Dialer{Timeout: c.Timeout},
+		// A command line tool sends a few hundred commands per node:
+		// rueidis's defaults (0.5 MiB buffers each way, a ring of 1024
+		// slots) cost more to allocate than the round trips take.
+		ReadBufferEachConn:  1 << 14,
+		WriteBufferEachConn: 1 << 14,
+		RingScaleEachConn:   8,
+		Dialer:              net.Dialer{Timeout: c.Timeout},
 	}
 	if c.tlsConfig != nil {
 		tc := c.tlsConfig.Clone()
