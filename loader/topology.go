@@ -258,6 +258,9 @@ type probe struct {
 	replicas []string // the replicas the node lists
 	replID   string   // master_replid
 	listedBy *probe   // the node whose replica list named this one, if discovered so
+	// clusterNodes is the first seed's CLUSTER NODES, asked with its
+	// probe; "" when not asked or refused.
+	clusterNodes string
 }
 
 func (d *discovery) add(addr string, seed int) *probe {
@@ -319,8 +322,18 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 	cn := &conn{c: c, timeout: d.timeout}
 	// One round trip: everything discovery asks a node.
 	b := c.B()
-	res := cn.doMulti(ctx, b.Info().Section("server").Build(), b.Info().Section("cluster").Build(),
-		b.Role().Build(), b.Info().Section("replication").Build())
+	cmds := []rueidis.Completed{b.Info().Section("server").Build(), b.Info().Section("cluster").Build(),
+		b.Role().Build(), b.Info().Section("replication").Build()}
+	if p.seed == 0 {
+		// In a cluster the first seed's CLUSTER NODES names the rest: ask
+		// now rather than in a round trip of its own. A standalone server
+		// answers with an error, which is ignored.
+		cmds = append(cmds, b.ClusterNodes().Build())
+	}
+	res := cn.doMulti(ctx, cmds...)
+	if len(res) == 5 {
+		p.clusterNodes, _ = res[4].ToString()
+	}
 	fail := func(err error) {
 		cn.Close()
 		p.Err = err
@@ -437,7 +450,11 @@ func (d *discovery) cluster(ctx context.Context) error {
 		if !p.OK() {
 			continue
 		}
-		text, err := p.conn.ClusterNodes(ctx)
+		text := p.clusterNodes
+		var err error
+		if p.mode != "cluster" || text == "" {
+			text, err = p.conn.ClusterNodes(ctx)
+		}
 		if err != nil {
 			lastErr = fmt.Errorf("%s: CLUSTER NODES: %w", p.Addr, err)
 			continue
@@ -494,11 +511,11 @@ func (d *discovery) cluster(ctx context.Context) error {
 }
 
 func (d *discovery) close() {
+	t := &Topology{}
 	for _, p := range d.nodes {
-		if p.conn != nil {
-			p.conn.Close()
-		}
+		t.Nodes = append(t.Nodes, p.Node)
 	}
+	t.Close()
 }
 
 // ordered returns the nodes: each primary (by address) followed by its

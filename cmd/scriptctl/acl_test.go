@@ -30,9 +30,9 @@ func readmeACL(t *testing.T) []string {
 // TestLeastPrivilegeACLIsMinimal takes the README's ACL as written: with all
 // of it deploy, plan, status, prune and unlock work; without any one
 // permission the command that needs it is refused before it changes
-// anything, naming what is missing. (+cluster|nodes is needed by cluster
-// discovery only: TestLoaderCluster runs as a full cluster; here it is the
-// one permission a standalone server does not ask for.)
+// anything, naming what is missing. (+cluster|nodes is read by cluster
+// discovery only, so this standalone test cannot show it is needed; its
+// removal is not tested.)
 func TestLeastPrivilegeACLIsMinimal(t *testing.T) {
 	perms := readmeACL(t)
 	s := redistest.Standalone(t)
