@@ -72,21 +72,29 @@ func BenchmarkDeployCluster(b *testing.B) {
 		b.ReportMetric(float64(ver.Microseconds())/1000/float64(b.N), "version-ms/op")
 	}
 
-	b.Run("scripts", func(b *testing.B) {
+	// against runs scriptctl deploy (with and without the checks) and
+	// `scriptctl version`, then theirs, each after a flush, b.N times.
+	against := func(b *testing.B, project, mode string, theirs func()) {
 		var a, z, skip, ver time.Duration
 		for i := 0; i < b.N; i++ {
-			skip += ours(b, c6, proj, "--mode", "scripts", "--skip-checks")
+			skip += ours(b, c6, project, "--mode", mode, "--skip-checks")
 			ver += procStart(b)
-			a += ours(b, c6, proj, "--mode", "scripts")
+			a += ours(b, c6, project, "--mode", mode)
 			c6.flush(b)
 			start := time.Now()
-			for _, s := range m.Scripts {
-				runProc(b, s.Source, cli, "-x", "--cluster", "call", seed, "SCRIPT", "LOAD")
-			}
+			theirs()
 			z += time.Since(start)
 		}
 		report(b, a, z, "scriptctl", "redis-cli")
 		extra(b, skip, ver)
+	}
+
+	b.Run("scripts", func(b *testing.B) {
+		against(b, proj, "scripts", func() {
+			for _, s := range m.Scripts {
+				runProc(b, s.Source, cli, "-x", "--cluster", "call", seed, "SCRIPT", "LOAD")
+			}
+		})
 	})
 
 	b.Run("200-scripts", func(b *testing.B) {
@@ -98,36 +106,18 @@ func BenchmarkDeployCluster(b *testing.B) {
 		for _, s := range pm.Scripts {
 			fmt.Fprintf(&pipe, "*3\r\n$6\r\nSCRIPT\r\n$4\r\nLOAD\r\n$%d\r\n%s\r\n", len(s.Source), s.Source)
 		}
-		var a, z, skip, ver time.Duration
-		for i := 0; i < b.N; i++ {
-			skip += ours(b, c6, proj200, "--mode", "scripts", "--skip-checks")
-			ver += procStart(b)
-			a += ours(b, c6, proj200, "--mode", "scripts")
-			c6.flush(b)
-			start := time.Now()
+		against(b, proj200, "scripts", func() {
 			for _, n := range c6.nodes() {
 				runProc(b, pipe.Bytes(), cli, "-h", "127.0.0.1", "-p", strconv.Itoa(n.Port), "--pipe")
 			}
-			z += time.Since(start)
-		}
-		report(b, a, z, "scriptctl", "redis-cli")
-		extra(b, skip, ver)
+		})
 	})
 
 	b.Run("functions", func(b *testing.B) {
 		code := m.FunctionsLibrary()
-		var a, z, skip, ver time.Duration
-		for i := 0; i < b.N; i++ {
-			skip += ours(b, c6, proj, "--mode", "functions", "--skip-checks")
-			ver += procStart(b)
-			a += ours(b, c6, proj, "--mode", "functions")
-			c6.flush(b)
-			start := time.Now()
+		against(b, proj, "functions", func() {
 			runProc(b, code, cli, "-x", "--cluster", "call", seed, "FUNCTION", "LOAD", "REPLACE", "--cluster-only-masters")
-			z += time.Since(start)
-		}
-		report(b, a, z, "scriptctl", "redis-cli")
-		extra(b, skip, ver)
+		})
 	})
 
 	b.Run("12-vs-6", func(b *testing.B) {
