@@ -149,11 +149,10 @@ func CheckPermissions(ctx context.Context, t *Topology, w Work) error {
 func permissionProbes(n *Node, w Work, lockNode bool) []aclProbe {
 	var ps []aclProbe
 	functions := w.Mode.functions() && n.SupportsFunctions()
-	if w.Load {
-		ps = append(ps, aclProbe{perm: "script|exists", args: []string{"SCRIPT", "EXISTS", "0000000000000000000000000000000000000000"}})
-		if w.Mode.scripts() {
-			ps = append(ps, aclProbe{perm: "script|load", args: []string{"SCRIPT", "LOAD", "return +"}})
-		}
+	if w.Load && w.Mode.scripts() {
+		ps = append(ps,
+			aclProbe{perm: "script|exists", args: []string{"SCRIPT", "EXISTS", "0000000000000000000000000000000000000000"}},
+			aclProbe{perm: "script|load", args: []string{"SCRIPT", "LOAD", "return +"}})
 	}
 	if (w.Load || w.Delete) && functions {
 		ps = append(ps, aclProbe{perm: "function|list", args: []string{"FUNCTION", "LIST", "LIBRARYNAME", aclProbeLibrary}})

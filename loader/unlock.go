@@ -36,6 +36,9 @@ func InspectLock(ctx context.Context, t *Topology, library string) (*LockState, 
 	}
 	st := &LockState{Key: key, Node: n.Addr}
 	v, held, err := n.conn.Get(ctx, key)
+	if rerr := redirect(n.Addr, "read deploy lock "+key, err); rerr != nil {
+		return nil, rerr
+	}
 	if err != nil {
 		return nil, &NodeError{Node: n.Addr, Op: "read deploy lock " + key, Err: err}
 	}

@@ -104,6 +104,15 @@ func TestLeastPrivilegeACLIsMinimal(t *testing.T) {
 			assertNoLock(t, s, lock)
 		})
 	}
+
+	// Each mode asks only for what it uses: functions only needs no
+	// script permission.
+	setUser(slices.DeleteFunc(slices.Clone(perms), func(p string) bool { return strings.HasPrefix(p, "+script|") }))
+	s.MustDo("FUNCTION", "FLUSH")
+	loaderExpect(t, 0, "deploy", "-m", path, "--mode", "functions")
+	if got := libraries(t, s); !slices.Equal(got, []string{"catalog_refresh_v2"}) {
+		t.Fatalf("libraries after a functions-only deploy: %v", got)
+	}
 }
 
 // TestUnlock shows a held lock with the holder's text escaped, refuses a
