@@ -332,7 +332,10 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 	}
 	res := cn.doMulti(ctx, cmds...)
 	if len(res) == 5 {
-		p.clusterNodes, _ = res[4].ToString()
+		// An error reply's ToString carries its text: keep only a reply.
+		if text, err := res[4].ToString(); err == nil {
+			p.clusterNodes = text
+		}
 	}
 	fail := func(err error) {
 		cn.Close()

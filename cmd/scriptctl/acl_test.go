@@ -31,8 +31,7 @@ func readmeACL(t *testing.T) []string {
 // of it deploy, plan, status, prune and unlock work; without any one
 // permission the command that needs it is refused before it changes
 // anything, naming what is missing. (+cluster|nodes is read by cluster
-// discovery only, so this standalone test cannot show it is needed; its
-// removal is not tested.)
+// discovery only: TestLeastPrivilegeACLCluster removes it.)
 func TestLeastPrivilegeACLIsMinimal(t *testing.T) {
 	perms := readmeACL(t)
 	s := redistest.Standalone(t)
@@ -65,7 +64,7 @@ func TestLeastPrivilegeACLIsMinimal(t *testing.T) {
 		}
 		t.Run(p, func(t *testing.T) {
 			if p == "+cluster|nodes" {
-				t.Skip("needed by cluster discovery only")
+				t.Skip("needed by cluster discovery only: TestLeastPrivilegeACLCluster")
 			}
 			setUser(append(slices.Clone(perms[:i]), perms[i+1:]...))
 			name := strings.TrimLeft(p, "+")
@@ -167,4 +166,47 @@ func assertLock(t *testing.T, s *redistest.Server, key string, want bool) {
 func assertNoLock(t *testing.T, s *redistest.Server, key string) {
 	t.Helper()
 	assertLock(t, s, key, false)
+}
+
+// TestLeastPrivilegeACLCluster: in a cluster the README's ACL deploys to
+// every node from one seed, and without +cluster|nodes discovery cannot
+// read the members: the deploy is refused, naming the command, and
+// nothing is loaded anywhere.
+func TestLeastPrivilegeACLCluster(t *testing.T) {
+	perms := readmeACL(t)
+	c := redistest.NewCluster(t)
+	setUser := func(perms []string) {
+		for _, n := range c.Nodes() {
+			n.MustDo(append([]string{"ACL", "SETUSER", "deployer", "reset", "on", ">deploy-pw"}, perms...)...)
+		}
+	}
+	t.Setenv("SCRIPTCTL_URL", "redis://deployer@"+c.Primaries[0].Addr)
+	t.Setenv("SCRIPTCTL_PASSWORD", "deploy-pw")
+	t.Setenv("REDISCLI_AUTH", "")
+	path := loaderProject(t, "1")
+	m := loadFor(t, path)
+
+	setUser(slices.DeleteFunc(slices.Clone(perms), func(p string) bool { return p == "+cluster|nodes" }))
+	res := loaderExpect(t, 3, "deploy", "-m", path)
+	if !strings.Contains(res.errOut, "cluster|nodes") && !strings.Contains(res.errOut, "'cluster' command") {
+		t.Fatalf("stderr does not name cluster|nodes:\n%s", res.errOut)
+	}
+	for _, n := range c.Nodes() {
+		for _, sc := range m.Scripts {
+			if scriptExists(t, n, sc.SHA) {
+				t.Errorf("%s: script %s loaded by a refused deploy", n.Addr, sc.Name)
+			}
+		}
+	}
+
+	setUser(perms)
+	loaderExpect(t, 0, "deploy", "-m", path)
+	for _, n := range c.Nodes() {
+		for _, sc := range m.Scripts {
+			if !scriptExists(t, n, sc.SHA) {
+				t.Errorf("%s: script %s not loaded", n.Addr, sc.Name)
+			}
+		}
+	}
+	loaderExpect(t, 0, "status", "-m", path)
 }
