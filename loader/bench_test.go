@@ -3,100 +3,295 @@ package loader
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/manifest"
 )
 
-// BenchmarkDeployCluster deploys the repository's manifest (3 scripts and
-// the library) to a freshly flushed 6-node cluster, and runs status, and in
-// the same run takes the route a user would take today with redis-cli:
+// BenchmarkDeployCluster compares whole processes, paired in one run: the
+// scriptctl binary (built once, into a temp dir) against the route a user
+// would take with redis-cli, on freshly flushed clusters. Each iteration
+// flushes the script caches and libraries (untimed), runs scriptctl, flushes
+// again, runs redis-cli. Every metric is ms per operation for each side and
+// the ratio scriptctl/redis-cli (below 1: scriptctl is faster):
 //
-//	redis-cli -x --cluster call <node> SCRIPT LOAD < file        (per script)
-//	redis-cli -x --cluster call <node> FUNCTION LOAD REPLACE --cluster-only-masters < lib
+//   - scripts: `deploy --mode scripts` of the repository's 3 scripts to a
+//     6-node cluster, against `redis-cli -x --cluster call <seed> SCRIPT
+//     LOAD < file` once per script (goal: at most 0.8).
+//   - 200-scripts: 200 scripts to 6 nodes, against one `redis-cli --pipe`
+//     per node, one after the other, fed the 200 SCRIPT LOADs (goal: at
+//     most 0.8).
+//   - functions: `deploy --mode functions`, against one `redis-cli -x
+//     --cluster call <seed> FUNCTION LOAD REPLACE --cluster-only-masters <
+//     library` (goal: at most 1.2).
+//   - 12-vs-6: the full deploy (scripts and library) to a 12-node cluster
+//     against the same to a 6-node cluster (goal: at most 1.3).
 //
-// (-x: the body read from stdin, byte for byte. Passed as an argument, a
-// script starting with "--" is taken for an option, and "$(cat file)"
-// strips the trailing newline, which changes the SHA.)
-//
-// It reports ms per deploy for both and their ratio (redis-cli time divided
-// by scriptctl time; above 1 means scriptctl is faster). scriptctl's time
-// includes discovery, the deploy lock, the plan, the loads, the SHA checks
-// and waiting for every replica to show the library; redis-cli checks
-// nothing.
+// scriptctl's time is the whole command: process start, the pre-flight
+// checks (scripts.sum, syntax on every target, check-keys), discovery, the
+// permission check, the lock, the plan, the loads with their SHA checks and
+// the replica confirmation; redis-cli checks nothing.
 func BenchmarkDeployCluster(b *testing.B) {
-	c := redistest.NewCluster(b)
+	bin := buildScriptctl(b)
 	cli := redistest.CLI(b)
+	c6 := benchCluster(b, 3)
+	proj := benchProject(b, bin, 0)
+	proj200 := benchProject(b, bin, 200)
 	m := loadManifest(b, 1)
-	code := string(m.FunctionsLibrary())
-	ctx := context.Background()
-	flush := func() {
-		for _, n := range c.Nodes() {
-			n.MustDo("SCRIPT", "FLUSH")
-		}
-		for _, p := range c.Primaries {
-			p.MustDo("FUNCTION", "FLUSH")
-		}
+	ours := func(b *testing.B, c *benchClusterT, project string, args ...string) time.Duration {
+		b.Helper()
+		c.flush(b)
+		start := time.Now()
+		runProc(b, nil, bin, append([]string{"deploy", "-m", project, "--url", c.primaries[0].URL()}, args...)...)
+		return time.Since(start)
 	}
-	seed := c.Primaries[0].Addr
+	report := func(b *testing.B, a, z time.Duration, aName, zName string) {
+		b.ReportMetric(float64(a.Microseconds())/1000/float64(b.N), aName+"-ms/op")
+		b.ReportMetric(float64(z.Microseconds())/1000/float64(b.N), zName+"-ms/op")
+		b.ReportMetric(float64(a)/float64(z), aName+"/"+zName)
+	}
+	seed := c6.primaries[0].Addr
 
-	b.Run("deploy", func(b *testing.B) {
-		var ours, theirs time.Duration
+	// What the process costs before it does anything, and what the
+	// pre-flight checks cost: the same deploys with --skip-checks.
+	procStart := func(b *testing.B) time.Duration {
+		t := time.Now()
+		runProc(b, nil, bin, "version")
+		return time.Since(t)
+	}
+	extra := func(b *testing.B, skip, ver time.Duration) {
+		b.ReportMetric(float64(skip.Microseconds())/1000/float64(b.N), "skip-checks-ms/op")
+		b.ReportMetric(float64(ver.Microseconds())/1000/float64(b.N), "version-ms/op")
+	}
+
+	// against runs scriptctl deploy (with and without the checks) and
+	// `scriptctl version`, then theirs, each after a flush, b.N times.
+	against := func(b *testing.B, project, mode string, theirs func()) {
+		var a, z, skip, ver time.Duration
 		for i := 0; i < b.N; i++ {
-			b.StopTimer()
-			flush()
-			b.StartTimer()
+			skip += ours(b, c6, project, "--mode", mode, "--skip-checks")
+			ver += procStart(b)
+			a += ours(b, c6, project, "--mode", mode)
+			c6.flush(b)
 			start := time.Now()
-			tp := topo(b, "", c.Primaries[0])
-			if _, err := Deploy(ctx, tp, m, DeployOptions{}); err != nil {
-				b.Fatal(err)
-			}
-			tp.Close()
-			ours += time.Since(start)
-
-			b.StopTimer()
-			flush()
-			start = time.Now()
-			for _, s := range m.Scripts {
-				redisCLI(b, cli, s.Source, "-x", "--cluster", "call", seed, "SCRIPT", "LOAD")
-			}
-			redisCLI(b, cli, []byte(code), "-x", "--cluster", "call", seed, "FUNCTION", "LOAD", "REPLACE", "--cluster-only-masters")
-			theirs += time.Since(start)
-			b.StartTimer()
+			theirs()
+			z += time.Since(start)
 		}
-		b.StopTimer()
-		assertLoaded(b, m, c.Primaries, c.Replicas)
-		b.ReportMetric(float64(ours.Microseconds())/1000/float64(b.N), "scriptctl-ms/op")
-		b.ReportMetric(float64(theirs.Microseconds())/1000/float64(b.N), "redis-cli-ms/op")
-		b.ReportMetric(float64(theirs)/float64(ours), "redis-cli/scriptctl")
+		report(b, a, z, "scriptctl", "redis-cli")
+		extra(b, skip, ver)
+	}
+
+	b.Run("scripts", func(b *testing.B) {
+		against(b, proj, "scripts", func() {
+			for _, s := range m.Scripts {
+				runProc(b, s.Source, cli, "-x", "--cluster", "call", seed, "SCRIPT", "LOAD")
+			}
+		})
 	})
 
-	b.Run("status", func(b *testing.B) {
-		tp := topo(b, "", c.Primaries[0])
-		if _, err := Deploy(ctx, tp, m, DeployOptions{}); err != nil {
+	b.Run("200-scripts", func(b *testing.B) {
+		pm, err := manifest.Load(proj200)
+		if err != nil {
 			b.Fatal(err)
 		}
-		tp.Close()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			tp := topo(b, "", c.Primaries[0])
-			st, err := Status(ctx, tp, m, Options{})
-			if err != nil || len(st.Drift()) != 0 {
-				b.Fatalf("status: %v %v", err, st.Drift())
-			}
-			tp.Close()
+		var pipe bytes.Buffer
+		for _, s := range pm.Scripts {
+			fmt.Fprintf(&pipe, "*3\r\n$6\r\nSCRIPT\r\n$4\r\nLOAD\r\n$%d\r\n%s\r\n", len(s.Source), s.Source)
 		}
+		against(b, proj200, "scripts", func() {
+			for _, n := range c6.nodes() {
+				runProc(b, pipe.Bytes(), cli, "-h", "127.0.0.1", "-p", strconv.Itoa(n.Port), "--pipe")
+			}
+		})
+	})
+
+	b.Run("functions", func(b *testing.B) {
+		code := m.FunctionsLibrary()
+		against(b, proj, "functions", func() {
+			runProc(b, code, cli, "-x", "--cluster", "call", seed, "FUNCTION", "LOAD", "REPLACE", "--cluster-only-masters")
+		})
+	})
+
+	b.Run("12-vs-6", func(b *testing.B) {
+		c12 := benchCluster(b, 6)
+		b.ResetTimer()
+		var a, z time.Duration
+		for i := 0; i < b.N; i++ {
+			a += ours(b, c12, proj)
+			z += ours(b, c6, proj)
+		}
+		report(b, a, z, "12-nodes", "6-nodes")
 	})
 }
 
-func redisCLI(b *testing.B, cli string, stdin []byte, args ...string) {
+// buildScriptctl builds the scriptctl binary into a temp dir.
+func buildScriptctl(b *testing.B) string {
 	b.Helper()
-	cmd := exec.Command(cli, args...)
+	bin := filepath.Join(b.TempDir(), "scriptctl")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/scriptctl/scriptctl/cmd/scriptctl").CombinedOutput()
+	if err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// benchProject writes a project to a temp dir and records its scripts.sum:
+// the repository's manifest and scripts when n is 0, else n small scripts.
+func benchProject(b *testing.B, bin string, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "lua"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	var manifest []byte
+	if n == 0 {
+		var err error
+		if manifest, err = os.ReadFile("../manifest.yaml"); err != nil {
+			b.Fatal(err)
+		}
+		for _, name := range []string{"acquire.lua", "publish.lua", "release.lua"} {
+			src, err := os.ReadFile(filepath.Join("../lua", name))
+			if err != nil {
+				b.Fatal(err)
+			}
+			writeFile(b, filepath.Join(dir, "lua", name), src)
+		}
+	} else {
+		var mb strings.Builder
+		mb.WriteString("schema: 1\nlibrary: bench\nversion: 1\ntargets: [redis-7.0, redis-8.0, valkey-8.1]\nscripts:\n")
+		for i := range n {
+			fmt.Fprintf(&mb, "  s%03d:\n    file: lua/s%03d.lua\n    keys: [k]\n    args: []\n", i, i)
+			writeFile(b, filepath.Join(dir, "lua", fmt.Sprintf("s%03d.lua", i)),
+				[]byte(fmt.Sprintf("-- script %d\nreturn redis.call('GET', KEYS[1]) or %d\n", i, i)))
+		}
+		manifest = []byte(mb.String())
+	}
+	path := filepath.Join(dir, "manifest.yaml")
+	writeFile(b, path, manifest)
+	runProc(b, nil, bin, "sum", "-m", path)
+	return path
+}
+
+func writeFile(b *testing.B, path string, data []byte) {
+	b.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// runProc runs a process with stdin and fails the benchmark when it fails.
+func runProc(b *testing.B, stdin []byte, name string, args ...string) {
+	b.Helper()
+	cmd := exec.Command(name, args...)
 	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Env = []string{"NO_COLOR=1"}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "SCRIPTCTL_URL" && k != "SCRIPTCTL_PASSWORD" && k != "REDISCLI_AUTH" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		b.Fatalf("redis-cli %v: %v\n%s", args, err, out)
+		b.Fatalf("%s %v: %v\n%s", filepath.Base(name), args, err, out)
 	}
+}
+
+// benchClusterT is a cluster of any size with one replica per primary.
+type benchClusterT struct {
+	primaries, replicas []*redistest.Server
+}
+
+func (c *benchClusterT) nodes() []*redistest.Server {
+	return append(append([]*redistest.Server{}, c.primaries...), c.replicas...)
+}
+
+func (c *benchClusterT) flush(b *testing.B) {
+	b.Helper()
+	for _, n := range c.nodes() {
+		n.MustDo("SCRIPT", "FLUSH")
+	}
+	for _, p := range c.primaries {
+		p.MustDo("FUNCTION", "FLUSH")
+	}
+	// Wait until the replicas have the flush too: a library left on a
+	// replica would make the next deploy's plan see a conflict.
+	for _, r := range c.replicas {
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			msg := r.MustDo("FUNCTION", "LIST")
+			if libs, _ := msg.ToArray(); len(libs) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("%s: FUNCTION FLUSH not replicated", r.Addr)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// benchCluster starts a cluster of primaries primaries, each with one
+// replica, the slots split evenly, and waits until every node says ok.
+func benchCluster(b *testing.B, primaries int) *benchClusterT {
+	b.Helper()
+	c := &benchClusterT{}
+	opt := redistest.WithArgs("--cluster-enabled", "yes", "--cluster-node-timeout", "2000", "--repl-ping-replica-period", "1")
+	for i := 0; i < 2*primaries; i++ {
+		s := redistest.Standalone(b, opt)
+		if i < primaries {
+			c.primaries = append(c.primaries, s)
+		} else {
+			c.replicas = append(c.replicas, s)
+		}
+	}
+	for i, p := range c.primaries {
+		lo, hi := i*16384/primaries, (i+1)*16384/primaries-1
+		p.MustDo("CLUSTER", "ADDSLOTSRANGE", strconv.Itoa(lo), strconv.Itoa(hi))
+	}
+	for _, n := range c.nodes()[1:] {
+		c.primaries[0].MustDo("CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.Port))
+	}
+	ctx := context.Background()
+	waitFor := func(what string, ok func() bool) {
+		for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				b.Fatalf("cluster of %d: %s", 2*primaries, what)
+			}
+		}
+	}
+	for _, n := range c.nodes() {
+		waitFor("every node known", func() bool {
+			out, err := n.Do(ctx, "CLUSTER", "NODES").ToString()
+			return err == nil && strings.Count(strings.TrimSpace(out), "\n")+1 == 2*primaries
+		})
+	}
+	for i, r := range c.replicas {
+		id, err := c.primaries[i].Do(ctx, "CLUSTER", "MYID").ToString()
+		if err != nil {
+			b.Fatal(err)
+		}
+		waitFor("replicate", func() bool { return r.Do(ctx, "CLUSTER", "REPLICATE", id).Error() == nil })
+	}
+	for _, n := range c.nodes() {
+		waitFor("cluster_state:ok, replicas linked", func() bool {
+			info, err := n.Do(ctx, "CLUSTER", "INFO").ToString()
+			if err != nil || !strings.Contains(info, "cluster_state:ok") {
+				return false
+			}
+			out, err := n.Do(ctx, "CLUSTER", "NODES").ToString()
+			if err != nil || strings.Count(out, "slave") < primaries {
+				return false
+			}
+			repl, err := n.Do(ctx, "INFO", "replication").ToString()
+			return err == nil && (strings.Contains(repl, "role:master") || strings.Contains(repl, "master_link_status:up"))
+		})
+	}
+	return c
 }

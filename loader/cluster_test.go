@@ -294,6 +294,34 @@ func TestCluster(t *testing.T) {
 		assertScripts(t, m1, c.Nodes())
 	})
 
+	t.Run("failover after discovery is explained, nothing changed", func(t *testing.T) {
+		tp := newTopo(t)
+		owner, err := tp.owner(LockKey(m1.Library))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Failover(slices.IndexFunc(c.Primaries, func(s *redistest.Server) bool { return s.Addr == owner.Addr }))
+		m5 := loadManifest(t, 5)
+		_, err = Deploy(ctx, tp, m5, DeployOptions{})
+		var re *RedirectError
+		if !errors.As(err, &re) || !strings.HasPrefix(re.Reply, "MOVED ") || re.Node != owner.Addr ||
+			!strings.Contains(err.Error(), "the cluster's slots moved") || !strings.Contains(re.Hint(), "rerun") {
+			t.Fatalf("deploy on a stale topology: %v, want a RedirectError from %s", err, owner.Addr)
+		}
+		for _, p := range c.Primaries {
+			for _, lib := range libraryNames(t, p) {
+				if lib == m5.LibraryName() {
+					t.Errorf("%s: %s loaded by a refused deploy", p.Addr, lib)
+				}
+			}
+		}
+		// A new discovery sees the new primary: the rerun deploys.
+		if _, err := Deploy(ctx, newTopo(t), m5, DeployOptions{}); err != nil {
+			t.Fatalf("rerun: %v", err)
+		}
+		assertLoaded(t, m5, c.Primaries, c.Replicas)
+	})
+
 	t.Run("primary stopped before deploy", func(t *testing.T) {
 		// Stop a primary that does not hold the deploy lock's slot.
 		tp := newTopo(t)
@@ -373,4 +401,25 @@ func tagOn(t testing.TB, lo, hi int) string {
 	}
 	t.Fatal("no tag found")
 	return ""
+}
+
+// libraryNames lists the libraries n holds, with a raw command.
+func libraryNames(t testing.TB, n *redistest.Server) []string {
+	t.Helper()
+	msg := n.MustDo("FUNCTION", "LIST")
+	libs, err := msg.ToArray()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range libs {
+		f, err := l.AsMap()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := f["library_name"]
+		name, _ := v.ToString()
+		out = append(out, name)
+	}
+	return out
 }

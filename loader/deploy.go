@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -118,6 +120,9 @@ func Deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 		}
 		return rep, p.Unreachable()
 	}
+	if err := CheckPermissions(ctx, t, Work{Mode: opts.Mode, Lock: m.Library, Load: true}); err != nil {
+		return nil, err
+	}
 	var rep *DeployReport
 	err := withLock(ctx, t, m.Library, opts.LockTimeout, opts.LockTTL, opts.Notice, func(ctx context.Context, lock string) error {
 		var err error
@@ -164,12 +169,28 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 		}
 	}
 
-	// Phase 1: scripts on every node, the library on every primary.
+	// Every node's items go in one pipelined round trip, nodes in
+	// parallel. A replica's confirmation starts as soon as its primary is
+	// done: done[primary] closes then, whatever the outcome.
+	done := map[string]chan struct{}{}
+	results := map[string]*NodeResult{}
+	for _, nr := range rep.Nodes {
+		results[nr.Node.Addr] = nr
+		if nr.Node.Role == RolePrimary {
+			done[nr.Node.Addr] = make(chan struct{})
+		}
+	}
+	finish := func(nr *NodeResult) {
+		if ch, ok := done[nr.Node.Addr]; ok {
+			close(ch)
+		}
+	}
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for i, np := range p.Nodes {
 		nr := rep.Nodes[i]
 		if nr.Err != nil {
+			finish(nr)
 			continue
 		}
 		acquired := false
@@ -187,42 +208,29 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 			for _, it := range np.Items {
 				nr.Items = append(nr.Items, ItemResult{Item: it, Outcome: OutcomeSkipped})
 			}
+			finish(nr)
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
 			// A node once started is finished: its commands do not see
 			// the cancellation, each is bounded by the node timeout.
 			applyNode(context.WithoutCancel(ctx), np, nr, m, code, opts.Replace)
-			if np.Node.Role != RoleReplica || nr.Err != nil {
+			<-sem
+			j := slices.IndexFunc(nr.Items, func(it ItemResult) bool { return it.Kind == KindLibrary && it.Outcome == "" })
+			if np.Node.Role != RoleReplica || nr.Err != nil || j < 0 {
 				progress(nr)
+				finish(nr)
+				return
 			}
-		}()
-	}
-	wg.Wait()
-
-	// Phase 2: every replica must show the library its primary loaded.
-	failed := map[string]bool{}
-	for _, nr := range rep.Nodes {
-		if nr.Err != nil || nr.Interrupted {
-			failed[nr.Node.Addr] = true
-		}
-	}
-	for _, nr := range rep.Nodes {
-		if nr.Err != nil || nr.Interrupted || nr.Node.Role != RoleReplica {
-			continue
-		}
-		j := slices.IndexFunc(nr.Items, func(it ItemResult) bool { return it.Kind == KindLibrary && it.Outcome == "" })
-		if j < 0 {
-			progress(nr)
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			confirmReplica(ctx, nr, j, code, replicaWait, failed[nr.Node.Primary])
+			// The replica must show the library its primary loaded.
+			primary := results[nr.Node.Primary]
+			if ch, ok := done[nr.Node.Primary]; ok {
+				<-ch
+			}
+			primaryFailed := primary != nil && (primary.Err != nil || primary.Interrupted)
+			confirmReplica(ctx, nr, j, code, replicaWait, primaryFailed)
 			progress(nr)
 		}()
 	}
@@ -270,70 +278,99 @@ func interrupted(ctx context.Context, err error) error {
 	return cause
 }
 
-// applyNode carries out one node's plan. The first failure stops the node:
-// later items are skipped.
+// applyNode carries out one node's plan: every script load and the library
+// load in one pipelined round trip. Each item gets its own outcome; the
+// first failure is the node's error.
 func applyNode(ctx context.Context, np *NodePlan, nr *NodeResult, m *manifest.Manifest, code []byte, replace bool) {
 	n := np.Node
-	for _, it := range np.Items {
-		res := ItemResult{Item: it}
+	nr.Items = make([]ItemResult, len(np.Items))
+	var cmds []rueidis.Completed
+	var sent []int // the item of each command
+	for i, it := range np.Items {
+		res := &nr.Items[i]
+		res.Item = it
 		switch {
-		case nr.Err != nil:
-			res.Outcome = OutcomeSkipped
 		case it.Action == ActionAlreadyLoaded:
 			res.Outcome = OutcomeAlreadyLoaded
 		case it.Action == ActionUnsupported:
 			res.Outcome = OutcomeUnsupported
 		case it.Kind == KindScript:
-			s := m.Script(it.Name)
-			sha, err := n.conn.ScriptLoad(ctx, s.Source)
+			cmds = append(cmds, n.conn.c.B().ScriptLoad().Script(string(m.Script(it.Name).Source)).Build())
+			sent = append(sent, i)
+		case it.Kind == KindLibrary && n.Role == RoleReplica:
+			// Left for confirmReplica: replication brings the library.
+		case it.Kind == KindLibrary:
+			cmds = append(cmds, n.conn.functionLoad(code, replace))
+			sent = append(sent, i)
+		}
+	}
+	for k, r := range n.conn.doMulti(ctx, cmds...) {
+		res := &nr.Items[sent[k]]
+		got, err := r.ToString()
+		var op string
+		switch res.Kind {
+		case KindScript:
+			s := m.Script(res.Name)
+			op = "script load " + s.Name
 			switch {
 			case err != nil:
 				res.Err = err
-			case !strings.EqualFold(sha, s.SHA):
-				res.Err = fmt.Errorf("%s: the node returned SHA %s, the file's bytes hash to %s: node aborted", s.Name, sha, s.SHA)
+			case !strings.EqualFold(got, s.SHA):
+				res.Err = fmt.Errorf("%s: the node returned SHA %s, the file's bytes hash to %s: node aborted", s.Name, got, s.SHA)
 			default:
 				res.Outcome = OutcomeLoaded
 			}
-			if res.Err != nil {
-				res.Outcome = OutcomeFailed
-				nr.Err = &NodeError{Node: n.Addr, Op: "script load " + s.Name, Err: res.Err}
-			}
-		case it.Kind == KindLibrary && n.Role == RoleReplica:
-			// Left for phase 2: replication brings the library.
-			nr.Items = append(nr.Items, res)
-			continue
-		case it.Kind == KindLibrary:
-			name, err := n.conn.FunctionLoad(ctx, code, replace)
+		default:
+			op = "function load " + res.Name
 			switch {
 			case err != nil:
 				res.Err = err
-			case !strings.EqualFold(name, it.Name):
-				res.Err = fmt.Errorf("the node loaded library %q, want %q", name, it.Name)
-			case it.Replace:
+			case !strings.EqualFold(got, res.Name):
+				res.Err = fmt.Errorf("the node loaded library %q, want %q", got, res.Name)
+			case res.Replace:
 				res.Outcome = OutcomeReplaced
 			default:
 				res.Outcome = OutcomeLoaded
 			}
-			if res.Err != nil {
-				res.Outcome = OutcomeFailed
-				nr.Err = &NodeError{Node: n.Addr, Op: "function load " + it.Name, Err: res.Err}
+		}
+		if res.Err != nil {
+			res.Outcome = OutcomeFailed
+			if nr.Err == nil {
+				nr.Err = &NodeError{Node: n.Addr, Op: op, Err: res.Err}
 			}
 		}
-		nr.Items = append(nr.Items, res)
 	}
 }
 
+// Replica confirmation polls FUNCTION LIST with a backoff from
+// confirmFirstPoll doubling up to confirmMaxPoll.
+const (
+	confirmFirstPoll = 2 * time.Millisecond
+	confirmMaxPoll   = 100 * time.Millisecond
+)
+
 // confirmReplica polls the replica until it lists the library with the
-// manifest's code, or wait passes.
+// manifest's code, or wait passes. Each poll is bounded by the node
+// timeout: a replica that does not answer within it fails at once rather
+// than holding the run until wait.
 func confirmReplica(ctx context.Context, nr *NodeResult, j int, code []byte, wait time.Duration, primaryFailed bool) {
 	n := nr.Node
 	it := &nr.Items[j]
 	deadline := time.Now().Add(wait)
-	opCtx := context.WithoutCancel(ctx)
+	opCtx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	defer cancel()
+	delay := confirmFirstPoll
 	var last error
 	for {
 		lib, err := findLibrary(opCtx, n, it.Name)
 		switch {
+		case err != nil && errors.Is(err, context.DeadlineExceeded) && time.Now().Before(deadline):
+			last = fmt.Errorf("the replica did not answer FUNCTION LIST within --timeout %s", n.conn.timeout)
+			it.Outcome, it.Err = OutcomeFailed, last
+			nr.Err = &NodeError{Node: n.Addr, Op: "confirm replica", Err: last}
+			return
+		case err != nil && errors.Is(err, context.DeadlineExceeded):
+			last = fmt.Errorf("%s not replicated from %s within --replica-wait %s (the replica stopped answering)", it.Name, n.Primary, wait)
 		case err != nil:
 			last = err
 		case lib != nil && bytes.Equal(lib.Code, code):
@@ -342,7 +379,7 @@ func confirmReplica(ctx context.Context, nr *NodeResult, j int, code []byte, wai
 		case lib != nil:
 			last = fmt.Errorf("the replica lists %s with code that differs from the manifest", it.Name)
 		default:
-			last = fmt.Errorf("%s not replicated from %s within %s", it.Name, n.Primary, wait)
+			last = fmt.Errorf("%s not replicated from %s within --replica-wait %s", it.Name, n.Primary, wait)
 			if primaryFailed {
 				last = fmt.Errorf("%s not replicated: its primary %s failed", it.Name, n.Primary)
 			}
@@ -352,10 +389,12 @@ func confirmReplica(ctx context.Context, nr *NodeResult, j int, code []byte, wai
 			nr.Interrupted = true
 			return
 		}
-		if !time.Now().Before(deadline) || primaryFailed {
+		left := time.Until(deadline)
+		if left <= 0 || primaryFailed {
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(min(delay, left))
+		delay = min(2*delay, confirmMaxPoll)
 	}
 	it.Outcome, it.Err = OutcomeFailed, last
 	nr.Err = &NodeError{Node: n.Addr, Op: "confirm replica", Err: last}

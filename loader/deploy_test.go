@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/scriptctl/scriptctl/internal/connect"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
@@ -84,8 +87,8 @@ func TestDeployShaMismatch(t *testing.T) {
 	for _, it := range rep.Nodes[0].Items {
 		outcomes = append(outcomes, it.Outcome)
 	}
-	if len(outcomes) != 3 || outcomes[0] != OutcomeLoaded || outcomes[1] != OutcomeFailed || outcomes[2] != OutcomeSkipped {
-		t.Fatalf("outcomes %v, want loaded failed skipped", outcomes)
+	if len(outcomes) != 3 || outcomes[0] != OutcomeLoaded || outcomes[1] != OutcomeFailed || outcomes[2] != OutcomeLoaded {
+		t.Fatalf("outcomes %v, want loaded failed loaded (one pipelined round trip)", outcomes)
 	}
 }
 
@@ -163,5 +166,59 @@ func TestOlderServerSkipsFunctions(t *testing.T) {
 	}
 	if len(st.Drift()) != 0 || st.Nodes[0].Items[3].State != StateUnsupported {
 		t.Fatalf("status drift %v items %+v", st.Drift(), st.Nodes[0].Items)
+	}
+}
+
+// TestDeployFrozenReplica freezes the replica (SIGSTOP) the moment its
+// primary has loaded the library, so it stops answering while the library
+// is confirmed: the run ends by the node timeout (1s), not by
+// --replica-wait (60s), and says why.
+func TestDeployFrozenReplica(t *testing.T) {
+	primary, replica := redistest.Replicated(t)
+	m := loadManifest(t, 1)
+	cfg, err := connect.Resolve(connect.Settings{URLs: []string{primary.URL()}, Timeout: time.Second}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := Connect(context.Background(), cfg.Dial, cfg.Seeds, cfg.Timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tp.Close)
+	if len(tp.Nodes) != 2 {
+		t.Fatalf("%d nodes, want the primary and its replica", len(tp.Nodes))
+	}
+	pid := replica.Pid()
+	var once sync.Once
+	freeze := func() {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Error(err)
+		}
+		t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	}
+	start := time.Now()
+	rep, err := Deploy(context.Background(), tp, m, DeployOptions{
+		Options:     Options{Mode: ModeFunctions},
+		ReplicaWait: 60 * time.Second,
+		Progress: func(format string, args ...any) {
+			if strings.HasPrefix(fmt.Sprintf(format, args...), "primary "+primary.Addr) {
+				once.Do(freeze)
+			}
+		},
+	})
+	elapsed := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), replica.Addr+": confirm replica: the replica did not answer FUNCTION LIST within --timeout 1s") {
+		t.Fatalf("err = %v", err)
+	}
+	t.Logf("deploy ended after %s", elapsed)
+	// Far below --replica-wait: the bound is the node timeout.
+	if elapsed > 30*time.Second {
+		t.Fatalf("deploy took %s: held by --replica-wait, not the 1s node timeout", elapsed)
+	}
+	if got := rep.Nodes[0].Status(); got != "ok" {
+		t.Fatalf("primary: %s", got)
+	}
+	if got := rep.Nodes[1].Items[0].Outcome; got != OutcomeFailed {
+		t.Fatalf("replica library outcome %s, want failed", got)
 	}
 }

@@ -3,6 +3,7 @@ package loader
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -28,13 +29,19 @@ type ConnError struct {
 	Class string
 	Hint  string
 	Err   error
+	// Msg, when set, says what Err means in words, in place of Err's text.
+	Msg string
 }
 
 func (e *ConnError) Error() string {
-	if e.Hint == "" {
-		return e.Err.Error()
+	msg := e.Msg
+	if msg == "" {
+		msg = e.Err.Error()
 	}
-	return e.Err.Error() + " (" + e.Hint + ")"
+	if e.Hint == "" {
+		return msg
+	}
+	return msg + " (" + e.Hint + ")"
 }
 
 func (e *ConnError) Unwrap() error { return e.Err }
@@ -56,10 +63,29 @@ func classify(err error) error {
 			Hint: "set the password with --password-file, SCRIPTCTL_PASSWORD or REDISCLI_AUTH, and the user in the URL (redis://user@host:port)"}
 	case strings.Contains(msg, "received unknown message type") || strings.Contains(msg, "unexpected") && strings.Contains(msg, "protocol") ||
 		strings.Contains(msg, "malformed") || strings.Contains(msg, "tls: first record does not look like a TLS handshake"):
-		return &ConnError{Class: ClassNotRedis, Err: err,
+		return &ConnError{Class: ClassNotRedis, Err: err, Msg: notRedis(msg),
 			Hint: "the endpoint did not answer in the Redis protocol: check the host and port (and redis:// versus rediss://)"}
 	}
 	return &ConnError{Class: ClassUnreachable, Err: err}
+}
+
+// notRedis says in words what a protocol error means: rueidis reports the
+// first byte of a reply that is not RESP as "received unknown message type:
+// 72".
+func notRedis(msg string) string {
+	_, num, ok := strings.Cut(msg, "received unknown message type: ")
+	if !ok {
+		return "not a Redis server: " + msg
+	}
+	b, err := strconv.Atoi(strings.TrimSpace(num))
+	if err != nil || b < 0 || b > 255 {
+		return "not a Redis server: " + msg
+	}
+	s := fmt.Sprintf("not a Redis server: its reply starts with %q, which no Redis reply does", rune(b))
+	if b == 'H' {
+		s += " (an HTTP server answers \"HTTP/1.1 ...\")"
+	}
+	return s
 }
 
 // Class returns the class of a node's problem: ClassAuth, ClassNotRedis, or
@@ -154,4 +180,35 @@ func (e *LockError) Error() string {
 // Hint says what to do.
 func (e *LockError) Hint() string {
 	return "wait for the other deploy to finish, or raise --lock-timeout"
+}
+
+// RedirectError is a keyed command a cluster node redirected (MOVED or
+// ASK): the slots moved after the nodes were read, by a failover or a
+// resharding. Nothing was changed.
+type RedirectError struct {
+	Node  string
+	Op    string
+	Reply string // the server's MOVED or ASK reply
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("%s: %s: the node answered %q: the cluster's slots moved after its nodes were read (a failover or a resharding); nothing was changed", e.Node, e.Op, e.Reply)
+}
+
+// Hint says what to do.
+func (e *RedirectError) Hint() string {
+	return "rerun once the cluster is stable ('scriptctl status' shows each node's role)"
+}
+
+// redirect returns a *RedirectError when err is a MOVED or ASK reply, else
+// nil.
+func redirect(node, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "MOVED ") || strings.HasPrefix(msg, "ASK ") {
+		return &RedirectError{Node: node, Op: op, Reply: msg}
+	}
+	return nil
 }

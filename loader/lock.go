@@ -67,21 +67,9 @@ func acquireLock(ctx context.Context, t *Topology, library string, wait, ttl tim
 		ttl = DefaultLockTTL
 	}
 	key := LockKey(library)
-	n, err := t.owner(key)
+	n, err := lockNode(t, key)
 	if err != nil {
-		// No primary known: most likely because nodes are unreachable,
-		// which is the error worth reporting.
-		if down := t.Unreachable(); len(down) > 0 {
-			ne := &NodesError{}
-			for _, d := range down {
-				ne.Errs = append(ne.Errs, nodeErr(d))
-			}
-			return nil, nil, ne
-		}
-		return nil, nil, fmt.Errorf("deploy lock %s: %w", key, err)
-	}
-	if !n.OK() {
-		return nil, nil, &NodeError{Node: n.Addr, Op: "deploy lock " + key, Err: n.Err}
+		return nil, nil, err
 	}
 	token := make([]byte, 16)
 	if _, err := rand.Read(token); err != nil {
@@ -92,6 +80,9 @@ func acquireLock(ctx context.Context, t *Topology, library string, wait, ttl tim
 	deadline := time.Now().Add(wait)
 	for {
 		ok, err := n.conn.SetNXPX(ctx, key, value, ttl)
+		if rerr := redirect(n.Addr, "deploy lock "+key, err); rerr != nil {
+			return nil, nil, rerr
+		}
 		if err != nil {
 			return nil, nil, &NodeError{Node: n.Addr, Op: "deploy lock " + key, Err: err}
 		}

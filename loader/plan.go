@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -194,13 +196,26 @@ func Plan(ctx context.Context, t *Topology, m *manifest.Manifest, opts Options) 
 	return p, nil
 }
 
+// planNode asks the node, in one pipelined round trip, which scripts its
+// cache holds and what it has under the library's name.
 func planNode(ctx context.Context, np *NodePlan, m *manifest.Manifest, shas []string, code []byte, mode Mode, replace bool) error {
 	n := np.Node
-	if mode.scripts() {
-		exists, err := n.conn.ScriptExists(ctx, shas)
+	var cmds []rueidis.Completed
+	scripts := mode.scripts() && len(shas) > 0
+	if scripts {
+		cmds = append(cmds, n.conn.scriptExists(shas))
+	}
+	functions := mode.functions() && n.SupportsFunctions()
+	if functions {
+		cmds = append(cmds, n.conn.functionList(m.LibraryName(), true))
+	}
+	res := n.conn.doMulti(ctx, cmds...)
+	if scripts {
+		exists, err := parseScriptExists(res[0], len(shas))
 		if err != nil {
 			return &NodeError{Node: n.Addr, Op: "script exists", Err: err}
 		}
+		res = res[1:]
 		for i, s := range m.Scripts {
 			it := Item{Kind: KindScript, Name: s.Name, SHA: s.SHA, Action: ActionAlreadyLoaded}
 			if !exists[i] {
@@ -211,15 +226,16 @@ func planNode(ctx context.Context, np *NodePlan, m *manifest.Manifest, shas []st
 	}
 	if mode.functions() {
 		it := Item{Kind: KindLibrary, Name: m.LibraryName()}
-		if !n.SupportsFunctions() {
+		if !functions {
 			it.Action, it.Detail = ActionUnsupported, fmt.Sprintf("Redis %s has no Functions (7.0+)", n.Version)
 			np.Items = append(np.Items, it)
 			return nil
 		}
-		lib, err := findLibrary(ctx, n, m.LibraryName())
+		libs, err := parseFunctionList(res[0])
 		if err != nil {
-			return err
+			return &NodeError{Node: n.Addr, Op: "function list", Err: err}
 		}
+		lib := libraryNamed(libs, m.LibraryName())
 		switch {
 		case lib == nil && n.Role == RoleReplica:
 			it.Action, it.Detail = ActionLoad, "replicated from "+n.Primary
@@ -244,10 +260,16 @@ func findLibrary(ctx context.Context, n *Node, name string) (*Library, error) {
 	if err != nil {
 		return nil, &NodeError{Node: n.Addr, Op: "function list", Err: err}
 	}
+	return libraryNamed(libs, name), nil
+}
+
+// libraryNamed returns the library named name (compared
+// case-insensitively, as Redis does), or nil.
+func libraryNamed(libs []Library, name string) *Library {
 	for i := range libs {
 		if strings.EqualFold(libs[i].Name, name) {
-			return &libs[i], nil
+			return &libs[i]
 		}
 	}
-	return nil, nil
+	return nil
 }

@@ -27,23 +27,27 @@ func (n *conn) arbitrary(args ...string) rueidis.Completed {
 	return n.c.B().Arbitrary(args[0]).Args(args[1:]...).Build()
 }
 
-// ScriptLoad loads body into the node's script cache and returns the SHA
-// the node computed.
-func (n *conn) ScriptLoad(ctx context.Context, body []byte) (string, error) {
-	return n.do(ctx, n.c.B().ScriptLoad().Script(string(body)).Build()).ToString()
-}
-
 // ScriptExists reports, for each SHA, whether the node's cache holds it.
 func (n *conn) ScriptExists(ctx context.Context, shas []string) ([]bool, error) {
 	if len(shas) == 0 {
 		return nil, nil
 	}
-	msg, err := n.do(ctx, n.c.B().ScriptExists().Sha1(shas...).Build()).ToArray()
+	return parseScriptExists(n.do(ctx, n.scriptExists(shas)), len(shas))
+}
+
+// scriptExists builds SCRIPT EXISTS sha...
+func (n *conn) scriptExists(shas []string) rueidis.Completed {
+	return n.c.B().ScriptExists().Sha1(shas...).Build()
+}
+
+// parseScriptExists reads the reply of SCRIPT EXISTS for n SHAs.
+func parseScriptExists(res rueidis.RedisResult, n int) ([]bool, error) {
+	msg, err := res.ToArray()
 	if err != nil {
 		return nil, err
 	}
-	if len(msg) != len(shas) {
-		return nil, fmt.Errorf("SCRIPT EXISTS: %d replies for %d SHAs", len(msg), len(shas))
+	if len(msg) != n {
+		return nil, fmt.Errorf("SCRIPT EXISTS: %d replies for %d SHAs", len(msg), n)
 	}
 	out := make([]bool, len(msg))
 	for i, m := range msg {
@@ -56,13 +60,13 @@ func (n *conn) ScriptExists(ctx context.Context, shas []string) ([]bool, error) 
 	return out, nil
 }
 
-// FunctionLoad loads a Functions library and returns the name the node
-// reports.
-func (n *conn) FunctionLoad(ctx context.Context, code []byte, replace bool) (string, error) {
+// functionLoad builds FUNCTION LOAD [REPLACE] code: loads a Functions
+// library and answers the name the node reports.
+func (n *conn) functionLoad(code []byte, replace bool) rueidis.Completed {
 	if replace {
-		return n.do(ctx, n.c.B().FunctionLoad().Replace().FunctionCode(string(code)).Build()).ToString()
+		return n.c.B().FunctionLoad().Replace().FunctionCode(string(code)).Build()
 	}
-	return n.do(ctx, n.c.B().FunctionLoad().FunctionCode(string(code)).Build()).ToString()
+	return n.c.B().FunctionLoad().FunctionCode(string(code)).Build()
 }
 
 // Library is one entry of FUNCTION LIST.
@@ -75,6 +79,11 @@ type Library struct {
 // FunctionList lists the libraries whose name matches pattern (a Redis
 // glob; "" lists all), with their code when withCode is set.
 func (n *conn) FunctionList(ctx context.Context, pattern string, withCode bool) ([]Library, error) {
+	return parseFunctionList(n.do(ctx, n.functionList(pattern, withCode)))
+}
+
+// functionList builds FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE].
+func (n *conn) functionList(pattern string, withCode bool) rueidis.Completed {
 	args := []string{"FUNCTION", "LIST"}
 	if pattern != "" {
 		args = append(args, "LIBRARYNAME", pattern)
@@ -82,7 +91,12 @@ func (n *conn) FunctionList(ctx context.Context, pattern string, withCode bool) 
 	if withCode {
 		args = append(args, "WITHCODE")
 	}
-	libs, err := n.do(ctx, n.arbitrary(args...)).ToArray()
+	return n.arbitrary(args...)
+}
+
+// parseFunctionList reads the reply of FUNCTION LIST.
+func parseFunctionList(res rueidis.RedisResult) ([]Library, error) {
+	libs, err := res.ToArray()
 	if err != nil {
 		return nil, err
 	}
@@ -127,10 +141,10 @@ type roleReply struct {
 	Replicas []string // a primary's replicas, host:port
 }
 
-// Role runs ROLE.
-func (n *conn) Role(ctx context.Context) (roleReply, error) {
+// parseRole reads the reply of ROLE.
+func parseRole(res rueidis.RedisResult) (roleReply, error) {
 	var r roleReply
-	vals, err := n.do(ctx, n.c.B().Role().Build()).ToArray()
+	vals, err := res.ToArray()
 	if err != nil {
 		return r, err
 	}
@@ -166,32 +180,18 @@ func (n *conn) Role(ctx context.Context) (roleReply, error) {
 	return r, nil
 }
 
-// InfoServer returns the fields of INFO server.
-func (n *conn) InfoServer(ctx context.Context) (map[string]string, error) {
-	return n.InfoSection(ctx, "server")
-}
-
-// InfoSection returns the fields of one INFO section.
-func (n *conn) InfoSection(ctx context.Context, section string) (map[string]string, error) {
-	s, err := n.do(ctx, n.c.B().Info().Section(section).Build()).ToString()
-	if err != nil {
-		return nil, err
-	}
-	return parseInfo(s), nil
-}
-
 // replicationInfo is what INFO replication says about a node.
 type replicationInfo struct {
 	ReplID   string   // master_replid: shared by a primary and its synced replicas
 	Replicas []string // slaveN lines, host:port, whatever their state
 }
 
-// InfoReplication runs INFO replication. It lists every replica, whatever
-// its state: ROLE lists only the online ones, and a replica in a full sync
-// still has a script cache to load.
-func (n *conn) InfoReplication(ctx context.Context) (replicationInfo, error) {
+// parseReplication reads the reply of INFO replication. It lists every
+// replica, whatever its state: ROLE lists only the online ones, and a
+// replica in a full sync still has a script cache to load.
+func parseReplication(res rueidis.RedisResult) (replicationInfo, error) {
 	var r replicationInfo
-	s, err := n.do(ctx, n.c.B().Info().Section("replication").Build()).ToString()
+	s, err := res.ToString()
 	if err != nil {
 		return r, err
 	}
@@ -275,4 +275,15 @@ func joinHostPort(host, port string) string {
 		return "[" + host + "]:" + port
 	}
 	return host + ":" + port
+}
+
+// doMulti sends cmds in one pipelined round trip, bounded by the node
+// timeout, and returns their replies in order.
+func (n *conn) doMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	if len(cmds) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, n.timeout)
+	defer cancel()
+	return n.c.DoMulti(ctx, cmds...)
 }

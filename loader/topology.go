@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -83,24 +84,12 @@ func serverFamily(info map[string]string) (family, version string) {
 	return FamilyRedis, info["redis_version"]
 }
 
-// serverMode tells a cluster node from a standalone server or a Sentinel.
+// decideMode tells a cluster node from a standalone server or a Sentinel.
 // Redis says redis_mode, Valkey server_mode; INFO cluster's cluster_enabled
 // (every server since Redis 3.0) settles it when both are missing, and must
 // agree when one is given, because taking a cluster node for a standalone
 // server deploys to one shard and reports success. When the mode cannot be
 // told, the node is refused.
-func serverMode(ctx context.Context, cn *conn, info map[string]string) (string, error) {
-	if info["redis_mode"] == "sentinel" || info["server_mode"] == "sentinel" {
-		return "sentinel", nil
-	}
-	ci, err := cn.InfoSection(ctx, "cluster")
-	if err != nil {
-		return "", fmt.Errorf("INFO cluster: %w", err)
-	}
-	return decideMode(info, ci)
-}
-
-// decideMode is serverMode's decision from INFO server and INFO cluster.
 func decideMode(server, cluster map[string]string) (string, error) {
 	mode := server["redis_mode"]
 	if mode == "" {
@@ -188,13 +177,19 @@ func Connect(ctx context.Context, dial Dialer, seeds []string, timeout time.Dura
 	return t, nil
 }
 
-// Close closes every node connection.
+// Close closes every node connection, all at once.
 func (t *Topology) Close() {
+	var wg sync.WaitGroup
 	for _, n := range t.Nodes {
 		if n.conn != nil {
-			n.conn.Close()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n.conn.Close()
+			}()
 		}
 	}
+	wg.Wait()
 }
 
 // Primaries returns the primaries, reachable or not.
@@ -263,6 +258,9 @@ type probe struct {
 	replicas []string // the replicas the node lists
 	replID   string   // master_replid
 	listedBy *probe   // the node whose replica list named this one, if discovered so
+	// clusterNodes is the first seed's CLUSTER NODES, asked with its
+	// probe; "" when not asked or refused.
+	clusterNodes string
 }
 
 func (d *discovery) add(addr string, seed int) *probe {
@@ -322,41 +320,66 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 		return
 	}
 	cn := &conn{c: c, timeout: d.timeout}
-	info, err := cn.InfoServer(ctx)
-	if err != nil {
+	// One round trip: everything discovery asks a node.
+	b := c.B()
+	cmds := []rueidis.Completed{b.Info().Section("server").Build(), b.Info().Section("cluster").Build(),
+		b.Role().Build(), b.Info().Section("replication").Build()}
+	if p.seed == 0 {
+		// In a cluster the first seed's CLUSTER NODES names the rest: ask
+		// now rather than in a round trip of its own. A standalone server
+		// answers with an error, which is ignored.
+		cmds = append(cmds, b.ClusterNodes().Build())
+	}
+	res := cn.doMulti(ctx, cmds...)
+	if len(res) == 5 {
+		// An error reply's ToString carries its text: keep only a reply.
+		if text, err := res[4].ToString(); err == nil {
+			p.clusterNodes = text
+		}
+	}
+	fail := func(err error) {
 		cn.Close()
-		p.Err = classify(fmt.Errorf("INFO server: %w", err))
+		p.Err = err
+	}
+	server, err := res[0].ToString()
+	if err != nil {
+		fail(classify(fmt.Errorf("INFO server: %w", err)))
 		return
 	}
+	info := parseInfo(server)
 	p.Family, p.Version = serverFamily(info)
 	p.RedisVersion = info["redis_version"]
 	p.runID = info["run_id"]
-	mode, err := serverMode(ctx, cn, info)
-	if err != nil {
-		cn.Close()
-		p.Err = err
+	if info["redis_mode"] == "sentinel" || info["server_mode"] == "sentinel" {
+		p.mode = "sentinel"
+		p.conn = cn
 		return
 	}
-	p.mode = mode
-	if p.mode != "sentinel" {
-		r, err := cn.Role(ctx)
-		if err != nil {
-			cn.Close()
-			p.Err = fmt.Errorf("ROLE: %w", err)
-			return
-		}
-		switch r.Role {
-		case "master":
-			p.Role = RolePrimary
-		case "slave":
-			p.Role = RoleReplica
-			p.Primary = r.Primary
-		}
-		p.replicas = r.Replicas
-		if p.mode != "cluster" {
-			if ri, err := cn.InfoReplication(ctx); err == nil {
-				p.replicas, p.replID = ri.Replicas, ri.ReplID
-			}
+	cluster, err := res[1].ToString()
+	if err != nil {
+		fail(fmt.Errorf("INFO cluster: %w", err))
+		return
+	}
+	if p.mode, err = decideMode(info, parseInfo(cluster)); err != nil {
+		fail(err)
+		return
+	}
+	r, err := parseRole(res[2])
+	if err != nil {
+		fail(fmt.Errorf("ROLE: %w", err))
+		return
+	}
+	switch r.Role {
+	case "master":
+		p.Role = RolePrimary
+	case "slave":
+		p.Role = RoleReplica
+		p.Primary = r.Primary
+	}
+	p.replicas = r.Replicas
+	if p.mode != "cluster" {
+		if ri, err := parseReplication(res[3]); err == nil {
+			p.replicas, p.replID = ri.Replicas, ri.ReplID
 		}
 	}
 	p.conn = cn
@@ -430,7 +453,11 @@ func (d *discovery) cluster(ctx context.Context) error {
 		if !p.OK() {
 			continue
 		}
-		text, err := p.conn.ClusterNodes(ctx)
+		text := p.clusterNodes
+		var err error
+		if p.mode != "cluster" || text == "" {
+			text, err = p.conn.ClusterNodes(ctx)
+		}
 		if err != nil {
 			lastErr = fmt.Errorf("%s: CLUSTER NODES: %w", p.Addr, err)
 			continue
@@ -487,11 +514,11 @@ func (d *discovery) cluster(ctx context.Context) error {
 }
 
 func (d *discovery) close() {
+	t := &Topology{}
 	for _, p := range d.nodes {
-		if p.conn != nil {
-			p.conn.Close()
-		}
+		t.Nodes = append(t.Nodes, p.Node)
 	}
+	t.Close()
 }
 
 // ordered returns the nodes: each primary (by address) followed by its

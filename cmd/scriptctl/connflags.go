@@ -208,6 +208,22 @@ func (f *connFlags) connectAll(ctx context.Context, cmd string) (*online, error)
 	return &online{cfg: cfg, topo: topo}, nil
 }
 
+// rediscover handles a cluster redirect (the slots moved between discovery
+// and the first keyed command, a failover say): when err is one, it says
+// so, closes o's topology and discovers the nodes again, once. retry
+// reports whether err was a redirect; the caller then runs again with the
+// new online, or returns the error.
+func (f *connFlags) rediscover(ctx context.Context, ios *iostreams.IOStreams, o *online, err error, cmd string) (_ *online, retry bool, _ error) {
+	var re *loader.RedirectError
+	if !errors.As(err, &re) {
+		return nil, false, nil
+	}
+	ios.Notice("%s: discovering the nodes again", o.cfg.ScrubString(re.Error()))
+	o.topo.Close()
+	o2, err := f.connectAll(ctx, cmd)
+	return o2, true, err
+}
+
 func connUsage(err error, cmd string) error {
 	var ie *connect.InputError
 	if errors.As(err, &ie) {

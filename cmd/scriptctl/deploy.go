@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -42,8 +43,10 @@ func newCmdDeploy(g *globalOptions) *cobra.Command {
 included (SCRIPT LOAD; the SHA each node returns must equal the SHA of the
 file's exact bytes), and the Functions library <library>_v<version> on every
 primary (FUNCTION LOAD), then wait until every replica lists it (bounded by
---replica-wait). Older library versions stay until 'scriptctl prune', so old
-and new application builds run side by side during a rollout.
+--replica-wait overall and by --timeout for each poll: a replica that stops
+answering fails at once). Older library versions stay until 'scriptctl
+prune', so old and new application builds run side by side during a
+rollout.
 
 Deploy is idempotent: what is loaded already is left alone and reported as
 already_loaded, so a rerun converges. Nodes are worked on in parallel
@@ -56,8 +59,15 @@ the deploy runs, released token-safely) keeps two deploys to the same servers
 from interleaving: the second waits up to --lock-timeout, then exits 3 naming
 the holder. Ctrl-C stops between nodes and reports what was done.
 
+Before changing anything, deploy confirms on every node that the connected
+user may run every command it needs (README: "Least privilege"): a missing
+permission refuses the run, naming each node and permission. A cluster
+whose slots moved after discovery (MOVED on the lock's command) is
+discovered again once; a second time, deploy stops and says so.
+
 Exit status: 0 when every node converged; 3 when any node failed (each is
-named with the reason), on a conflict, a held lock or an interruption.`,
+named with the reason), on a missing permission, a conflict, a held lock or
+an interruption.`,
 		Example: `  scriptctl deploy --url redis://redis-0:6379 --dry-run
   scriptctl deploy --url redis://primary:6379 --url redis://replica:6379
   SCRIPTCTL_PASSWORD=... scriptctl deploy --url rediss://cluster-0:6380 --tls-ca ca.pem`,
@@ -88,7 +98,7 @@ named with the reason), on a conflict, a held lock or an interruption.`,
 	fs.IntVar(&opts.Parallel, "parallel", loader.DefaultParallel, "nodes worked on at once")
 	fs.BoolVar(&opts.Replace, "replace", false, "load over a library of the same name with different code")
 	fs.DurationVar(&opts.LockTimeout, "lock-timeout", loader.DefaultLockTimeout, "how long to wait for another deploy's lock")
-	fs.DurationVar(&opts.ReplicaWait, "replica-wait", loader.DefaultReplicaWait, "how long to wait for each replica to show the library")
+	fs.DurationVar(&opts.ReplicaWait, "replica-wait", loader.DefaultReplicaWait, "how long to wait for the replicas to show the library (each poll is bounded by --timeout)")
 	return cmd
 }
 
@@ -107,17 +117,31 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.topo.Close()
-	if err := o.checkServers(opts.IO, m).gate(opts.AllowUntargeted, opts.FailOnCVE); err != nil {
-		return err
+	defer func() { o.topo.Close() }()
+	deploy := func(o *online) (*loader.DeployReport, error) {
+		if err := o.checkServers(opts.IO, m).gate(opts.AllowUntargeted, opts.FailOnCVE); err != nil {
+			return nil, err
+		}
+		return loader.Deploy(ctx, o.topo, m, loader.DeployOptions{
+			Options:     loader.Options{Mode: opts.Mode, Replace: opts.Replace, Parallel: opts.Parallel, Notice: opts.IO.Notice},
+			DryRun:      opts.DryRun,
+			LockTimeout: opts.LockTimeout,
+			ReplicaWait: opts.ReplicaWait,
+			Progress:    opts.IO.Progress,
+		})
 	}
-	rep, err := loader.Deploy(ctx, o.topo, m, loader.DeployOptions{
-		Options:     loader.Options{Mode: opts.Mode, Replace: opts.Replace, Parallel: opts.Parallel, Notice: opts.IO.Notice},
-		DryRun:      opts.DryRun,
-		LockTimeout: opts.LockTimeout,
-		ReplicaWait: opts.ReplicaWait,
-		Progress:    opts.IO.Progress,
-	})
+	rep, err := deploy(o)
+	if o2, retry, rerr := opts.Conn.rediscover(ctx, opts.IO, o, err, "deploy"); retry {
+		if rerr != nil {
+			return rerr
+		}
+		o = o2
+		rep, err = deploy(o)
+	}
+	var exit *cmdutil.ExitError
+	if errors.As(err, &exit) {
+		return err // the server gate
+	}
 	if rep != nil {
 		var perr error
 		switch {

@@ -408,13 +408,13 @@ func TestLoaderLeastPrivilege(t *testing.T) {
 	loaderExpect(t, 0, "status", "-m", path)
 	loaderExpect(t, 0, "plan", "-m", path, "--exit-code")
 
-	// Without +script|load the deploy fails on that node, named, exit 3.
+	// Without +script|load the deploy is refused up front, naming it, exit 3.
 	t.Setenv("SCRIPTCTL_URL", "redis://reader@"+s.Addr)
 	s.MustDo("ACL", "SETUSER", "reader", "on", ">deploy-pw", "~scriptctl:lock:*", "-@all", "+info", "+role", "+script|exists",
 		"+function|list", "+set", "+get", "+pttl", "+eval", "+pexpire", "+del")
 	s.MustDo("SCRIPT", "FLUSH")
 	res := loaderExpect(t, 3, "deploy", "-m", path)
-	if !strings.Contains(res.errOut, s.Addr+": script load acquire: NOPERM") {
+	if !strings.Contains(res.errOut, s.Addr+": missing script|load") {
 		t.Fatalf("stderr:\n%s", res.errOut)
 	}
 	loaderExpect(t, 1, "status", "-m", path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
@@ -35,20 +36,33 @@ func checkShebangStep(ctx context.Context, m *manifest.Manifest) stepResult {
 // the manifest lists, as the servers would: an error is invalid input.
 func checkSyntaxStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	var res stepResult
-	for _, t := range m.Targets {
-		e := verify.New(verify.Options{Target: t})
-		for _, s := range m.Scripts {
-			r, err := e.Do(ctx, "SCRIPT", "LOAD", string(s.Source))
-			switch {
-			case err != nil:
-				res.Findings = append(res.Findings, checkFinding{Severity: "warning", File: s.Path, Message: fmt.Sprintf("%s: cannot be judged offline: %v", t, err)})
-			case r.IsError():
-				res.Findings = append(res.Findings, checkFinding{Severity: "error", File: s.Path, Message: fmt.Sprintf("%s: SCRIPT LOAD fails: %s", t, r.Str)})
+	// One engine per target, all at once; findings in target order.
+	byTarget := make([][]checkFinding, len(m.Targets))
+	var wg sync.WaitGroup
+	for i, t := range m.Targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var fs []checkFinding
+			e := verify.New(verify.Options{Target: t})
+			for _, s := range m.Scripts {
+				r, err := e.Do(ctx, "SCRIPT", "LOAD", string(s.Source))
+				switch {
+				case err != nil:
+					fs = append(fs, checkFinding{Severity: "warning", File: s.Path, Message: fmt.Sprintf("%s: cannot be judged offline: %v", t, err)})
+				case r.IsError():
+					fs = append(fs, checkFinding{Severity: "error", File: s.Path, Message: fmt.Sprintf("%s: SCRIPT LOAD fails: %s", t, r.Str)})
+				}
 			}
-		}
-		if r, err := e.FunctionLoad(m.FunctionsLibrary(), false); err == nil && r.IsError() {
-			res.Findings = append(res.Findings, checkFinding{Severity: "error", File: m.Path, Message: fmt.Sprintf("%s: FUNCTION LOAD of library %s fails: %s", t, m.LibraryName(), r.Str)})
-		}
+			if r, err := e.FunctionLoad(m.FunctionsLibrary(), false); err == nil && r.IsError() {
+				fs = append(fs, checkFinding{Severity: "error", File: m.Path, Message: fmt.Sprintf("%s: FUNCTION LOAD of library %s fails: %s", t, m.LibraryName(), r.Str)})
+			}
+			byTarget[i] = fs
+		}()
+	}
+	wg.Wait()
+	for _, fs := range byTarget {
+		res.Findings = append(res.Findings, fs...)
 	}
 	if res.count("error") > 0 {
 		res.Err = cmdutil.Input(fmt.Errorf("script syntax: %s", checkPlural(res.count("error"), "problem")))
@@ -67,8 +81,19 @@ func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manife
 		return nil
 	}
 	code, failed := 0, []string{}
-	for _, st := range preflightSteps {
-		res := st.Run(ctx, m)
+	// The steps are independent: run them at once, report in order.
+	results := make([]stepResult, len(preflightSteps))
+	var wg sync.WaitGroup
+	for i, st := range preflightSteps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = st.Run(ctx, m)
+		}()
+	}
+	wg.Wait()
+	for i, st := range preflightSteps {
+		res := results[i]
 		for _, f := range res.Findings {
 			if f.Severity == "error" {
 				ios.Notice("%s: %s", st.Name, f.String())

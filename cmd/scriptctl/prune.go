@@ -81,8 +81,16 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.topo.Close()
-	r, err := loader.Prune(ctx, o.topo, m, loader.PruneOptions{Keep: opts.Keep, DryRun: opts.DryRun, LockTimeout: opts.LockTimeout, Notice: opts.IO.Notice})
+	defer func() { o.topo.Close() }()
+	popts := loader.PruneOptions{Keep: opts.Keep, DryRun: opts.DryRun, LockTimeout: opts.LockTimeout, Notice: opts.IO.Notice}
+	r, err := loader.Prune(ctx, o.topo, m, popts)
+	if o2, retry, rerr := opts.Conn.rediscover(ctx, opts.IO, o, err, "prune"); retry {
+		if rerr != nil {
+			return rerr
+		}
+		o = o2
+		r, err = loader.Prune(ctx, o.topo, m, popts)
+	}
 	if r != nil {
 		var perr error
 		if opts.Conn.Format == "json" {

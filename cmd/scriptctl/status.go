@@ -110,7 +110,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 		for _, d := range drift {
 			opts.IO.Notice("drift: %s", d)
 		}
-		opts.IO.Notice("%d drifted item(s): run 'scriptctl deploy' to repair", len(drift))
+		opts.IO.Notice("%d drifted item(s): %s", len(drift), repairHint(st))
 		return cmdutil.Findings()
 	}
 	// Code edited under a released version: what is loaded may match the
@@ -221,4 +221,18 @@ func (o *online) statusJSON(st *loader.StatusReport) statusJSON {
 		out.Nodes = append(out.Nodes, nj)
 	}
 	return out
+}
+
+// repairHint says what repairs the drift: a library loaded with other code
+// is a conflict plain deploy refuses, so it needs --replace (or a new
+// version); anything else a deploy reloads.
+func repairHint(st *loader.StatusReport) string {
+	for _, ns := range st.Nodes {
+		for _, it := range ns.Items {
+			if it.State == loader.StateDiffers {
+				return "run 'scriptctl deploy --replace' to repair (the library is loaded with other code, which plain deploy refuses), or bump version and deploy"
+			}
+		}
+	}
+	return "run 'scriptctl deploy' to repair"
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -297,7 +298,13 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 		DisableRetry:      true,
 		AlwaysRESP2:       true,
 		ConnWriteTimeout:  c.Timeout,
-		Dialer:            net.Dialer{Timeout: c.Timeout},
+		// A command line tool sends a few hundred commands per node:
+		// rueidis's defaults (0.5 MiB buffers each way, a ring of 1024
+		// slots) cost more to allocate than the round trips take.
+		ReadBufferEachConn:  1 << 14,
+		WriteBufferEachConn: 1 << 14,
+		RingScaleEachConn:   8,
+		Dialer:              net.Dialer{Timeout: c.Timeout},
 	}
 	if c.tlsConfig != nil {
 		tc := c.tlsConfig.Clone()
@@ -312,15 +319,20 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 }
 
 // Dial connects to the one node at addr and authenticates. The error never
-// contains the password; the caller names addr.
+// contains the password; the caller names addr. Closing the client closes
+// its connection at once: rueidis would first send a PING and wait for its
+// reply (up to a second from a silent node).
 func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) {
 	type result struct {
 		c   rueidis.Client
 		err error
 	}
+	fc := &fastClose{}
+	opt := c.Option(addr)
+	opt.DialCtxFn = fc.dial
 	ch := make(chan result, 1)
 	go func() {
-		cl, err := rueidis.NewClient(c.Option(addr))
+		cl, err := rueidis.NewClient(opt)
 		ch <- result{cl, err}
 	}()
 	select {
@@ -328,7 +340,8 @@ func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) 
 		if r.err != nil {
 			return nil, c.Scrub(r.err)
 		}
-		return r.c, nil
+		fc.Client = r.c
+		return fc, nil
 	case <-ctx.Done():
 		go func() {
 			if r := <-ch; r.c != nil {
@@ -337,6 +350,41 @@ func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) 
 		}()
 		return nil, ctx.Err()
 	}
+}
+
+// fastClose is a client whose Close closes the network connections before
+// rueidis's own Close, so that does not wait for a PING.
+type fastClose struct {
+	rueidis.Client
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+// dial is rueidis's default dial, remembering the connection.
+func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
+	var conn net.Conn
+	var err error
+	if tc != nil {
+		conn, err = (&tls.Dialer{NetDialer: d, Config: tc}).DialContext(ctx, "tcp", dst)
+	} else {
+		conn, err = d.DialContext(ctx, "tcp", dst)
+	}
+	if err == nil {
+		f.mu.Lock()
+		f.conns = append(f.conns, conn)
+		f.mu.Unlock()
+	}
+	return conn, err
+}
+
+// Close closes the connections, then the client.
+func (f *fastClose) Close() {
+	f.mu.Lock()
+	for _, c := range f.conns {
+		_ = c.Close()
+	}
+	f.mu.Unlock()
+	f.Client.Close()
 }
 
 // Scrub returns err with every occurrence of the password replaced by

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/scriptctl/scriptctl/internal/yamlnode"
+	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 	"gopkg.in/yaml.v3"
 )
@@ -31,7 +32,14 @@ func Load(path string) (*Scenario, error) {
 	var errs Errors
 	for i := range s.Controls {
 		c := &s.Controls[i]
-		src, err := os.ReadFile(filepath.Join(filepath.Dir(path), filepath.FromSlash(c.File)))
+		// The control must stay inside the scenario's folder, links
+		// followed: checked before anything is opened.
+		full, err := manifest.Inside(filepath.Dir(path), c.File)
+		if err != nil {
+			errs = append(errs, &Error{File: path, Line: c.Line, Field: "control." + c.Script, Msg: err.Error()})
+			continue
+		}
+		src, err := os.ReadFile(full)
 		if err != nil {
 			var pe *os.PathError
 			if errors.As(err, &pe) {
