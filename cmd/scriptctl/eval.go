@@ -15,6 +15,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/connect"
 	"github.com/scriptctl/scriptctl/internal/evalrun"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/liveconn"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )
@@ -114,7 +115,7 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 	fs.StringVar(&opts.Mode, "mode", "eval", "run as eval (EVAL) or function (FCALL of a generated library)")
 	fs.StringVar(&opts.Target, "target", verify.DefaultTarget, "the server the offline run imitates (`name`: redis-7.0, redis-8.0, valkey-8.1, ...)")
 	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
-	fs.StringVar(&opts.Against, "against", "", "run on the server at `URL` instead: redis://[user@]host:port or rediss://...")
+	fs.StringVar(&opts.Against, "against", "", "run on the server at `URL` instead: redis://[user@]host:port or rediss://...; a cluster node, or several separated by commas")
 	fs.BoolVar(&opts.Diff, "diff", false, "run offline and on --against; exit 1 when they differ")
 	opts.Conn.registerAgainst(cmd)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -189,13 +190,13 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 				ro.Now = time.Now().UnixMilli()
 			}
 		}
-		var client interface{ Close() }
-		cfg, client, ro.Live, err = dialAgainst(ctx, opts)
+		var lc *liveconn.Conn
+		cfg, lc, err = dialAgainst(ctx, opts)
 		if err != nil {
 			return err
 		}
-		defer client.Close()
-		ro.Addr = cfg.Seeds[0]
+		defer lc.Close()
+		ro.Live, ro.Addr = lc, lc.Addr
 	}
 	res, err := evalrun.Run(ctx, ro)
 	if err != nil {
@@ -285,17 +286,17 @@ func readState(ios *iostreams.IOStreams, path string) ([]scenario.Key, error) {
 	return keys, nil
 }
 
-// dialAgainst connects to --against with the shared connection settings
-// (password from a file or the environment, TLS, timeout).
-func dialAgainst(ctx context.Context, opts *evalOptions) (*connect.Config, interface{ Close() }, evalrun.Conn, error) {
-	cfg, err := opts.Conn.resolveAgainst(opts.Against, "eval", false)
+// dialAgainst connects to --against (a standalone server, or nodes of a
+// cluster) with the shared connection settings (password from a file or
+// the environment, TLS, timeout).
+func dialAgainst(ctx context.Context, opts *evalOptions) (*connect.Config, *liveconn.Conn, error) {
+	cfg, err := opts.Conn.resolveAgainst(connect.SplitURLs(opts.Against), "eval", false)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	addr := cfg.Seeds[0]
-	client, err := cfg.Dial(ctx, addr)
+	lc, err := liveconn.Dial(ctx, cfg, opts.Target)
 	if err != nil {
-		return nil, nil, nil, cmdutil.Env(cfg.Scrub(fmt.Errorf("connect %s: %w", addr, err)))
+		return nil, nil, cmdutil.Env(err)
 	}
-	return cfg, client, evalrun.RueidisConn(client, cfg.Timeout), nil
+	return cfg, lc, nil
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/connect"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/liveconn"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
@@ -55,7 +57,11 @@ names, where they must ("control did not reach the dangerous interleaving"
 otherwise).
 
 --against redis://host:port repeats every run on a real server and compares
-each step's reply and stored values with the offline run. Keys get a prefix
+each step's reply and stored values with the offline run. A cluster node
+(or several, separated by commas) stands for the whole cluster: every key
+goes to its slot's primary, setup and readback included, as redis-cli -c
+sends it, MOVED and ASK are followed, and the scripts and the library are
+loaded on every primary. Keys get a prefix
 unique to the run inside their hash tag, clock advances become real waits,
 live TTLs may trail offline ones by the real time the run took (plus 25 ms),
 and the keys and functions a run created are deleted afterwards. Use a test
@@ -84,8 +90,10 @@ failed.`,
 			default:
 				return cmdutil.Usage(fmt.Errorf("invalid --mode %q: want eval, function or both", opts.Mode), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
-			if opts.Against != "" && !strings.HasPrefix(opts.Against, "redis://") && !strings.HasPrefix(opts.Against, "rediss://") {
-				return cmdutil.Usage(fmt.Errorf("invalid --against: want redis://host:port or rediss://host:port"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			for _, u := range connect.SplitURLs(opts.Against) {
+				if !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") {
+					return cmdutil.Usage(fmt.Errorf("invalid --against: want redis://host:port or rediss://host:port"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+				}
 			}
 			if err := checkAgainstFlags(cmd, opts.Against); err != nil {
 				return err
@@ -97,7 +105,7 @@ failed.`,
 	}
 	cmd.Flags().StringVar(&opts.Mode, "mode", "both", "how scripts run: eval, function or both")
 	cmd.Flags().StringVar(&opts.Target, "target", "", "imitate only this server (`name`: redis-7.0, valkey-8.1, ...); default every target the manifest lists")
-	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on the server at `URL` (redis://[user@]host:port or rediss://...) and compare with offline")
+	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on the server at `URL` (redis://[user@]host:port or rediss://...; a cluster node, or several separated by commas) and compare with offline")
 	opts.Conn.registerAgainst(cmd)
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
@@ -138,19 +146,15 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	}
 	if opts.Against != "" {
 		targets = targets[:1]
-		cfg, err := opts.Conn.resolveAgainst(opts.Against, "verify", true)
+		cfg, err := opts.Conn.resolveAgainst(connect.SplitURLs(opts.Against), "verify", true)
 		if err != nil {
 			return err
 		}
-		addr := cfg.Seeds[0]
-		client, err := cfg.Dial(ctx, addr)
+		lc, err := liveconn.Dial(ctx, cfg, targets[0])
 		if err != nil {
-			return cmdutil.Env(cfg.Scrub(fmt.Errorf("connect %s: %w", addr, err)))
+			return cmdutil.Env(err)
 		}
-		srv, err := scenario.NewServer(ctx, addr, client)
-		if err != nil {
-			return cmdutil.Env(cfg.Scrub(err))
-		}
+		srv := scenario.NewServer(lc)
 		defer srv.Close()
 		ro.Live = srv
 		opts.IO.Progress("running %d scenarios on %s and offline...", len(scenarios), srv.Addr)

@@ -187,6 +187,22 @@ type Conn interface {
 	Do(ctx context.Context, args ...string) (verify.Reply, error)
 }
 
+// allPrimaries is a Conn to a cluster (package liveconn): FUNCTION LOAD
+// and FUNCTION DELETE go to every primary, so FCALL finds the library on
+// whichever primary serves its keys.
+type allPrimaries interface {
+	DoAll(ctx context.Context, args ...string) (verify.Reply, error)
+}
+
+// doAll sends args to every primary when conn reaches several, else to
+// the one server.
+func doAll(ctx context.Context, conn Conn, args ...string) (verify.Reply, error) {
+	if a, ok := conn.(allPrimaries); ok {
+		return a.DoAll(ctx, args...)
+	}
+	return conn.Do(ctx, args...)
+}
+
 // RueidisConn adapts a rueidis client, which must speak RESP2
 // (ClientOption.AlwaysRESP2) for the replies redis-cli shows. timeout
 // bounds each command; 0 means none.
@@ -266,9 +282,9 @@ func Live(ctx context.Context, conn Conn, addr string, req Request) (*Side, erro
 	}
 	if req.Mode == ModeFunction {
 		side.Step = StepFunctionLoad
-		r, err := do("FUNCTION LOAD", "FUNCTION", "LOAD", string(lib))
+		r, err := doAll(ctx, conn, "FUNCTION", "LOAD", string(lib))
 		if err != nil {
-			return nil, err
+			return nil, &LiveError{Op: "FUNCTION LOAD", Addr: addr, Err: err}
 		}
 		side.Reply = r
 		if r.Kind != verify.Error {
@@ -276,7 +292,7 @@ func Live(ctx context.Context, conn Conn, addr string, req Request) (*Side, erro
 			side.Reply, err = do("FCALL", call("FCALL", FunctionName)...)
 			// Leave the server as it was, even when FCALL failed or the
 			// run was interrupted.
-			if _, derr := conn.Do(context.WithoutCancel(ctx), "FUNCTION", "DELETE", LibraryName); err == nil && derr != nil {
+			if _, derr := doAll(context.WithoutCancel(ctx), conn, "FUNCTION", "DELETE", LibraryName); err == nil && derr != nil {
 				err = &LiveError{Op: "FUNCTION DELETE", Addr: addr, Err: derr}
 			}
 			if err != nil {
