@@ -164,7 +164,7 @@ func (p *parser) yamlError(err error) {
 	p.errs = append(p.errs, &Error{File: p.file, Line: line, Msg: "YAML syntax: " + msg})
 }
 
-var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "subscribers", "workers", "control", "steps"}
+var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "subscribers", "workers", "control", "live_only", "steps"}
 
 func (p *parser) parse(data []byte) *Scenario {
 	root := p.document(data)
@@ -188,6 +188,14 @@ func (p *parser) parse(data []byte) *Scenario {
 	}
 	if n := f["description"]; n != nil {
 		s.Description = p.str(n, "description")
+	}
+	if n := f["live_only"]; n != nil {
+		switch {
+		case n.Kind == yaml.ScalarNode && n.Tag == "!!bool":
+			s.LiveOnly = n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+		default:
+			p.errorf(n, "live_only", "want true or false, not %s", yamlnode.Describe(n))
+		}
 	}
 	if n := f["caller"]; n != nil {
 		s.Caller = p.str(n, "caller")

@@ -31,6 +31,10 @@ type Scenario struct {
 	Controls    []Control // unsafe variants; empty for an ordinary scenario
 	Steps       []*Step
 	Line        int // line of the document
+	// LiveOnly marks a scenario the offline engine cannot run (a command
+	// it refuses): offline it is skipped with the reason, never passed;
+	// verify --against runs it live and checks its expectations there.
+	LiveOnly bool
 
 	callerLine int
 	bound      *binding // set by Bind

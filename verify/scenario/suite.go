@@ -21,6 +21,7 @@ const (
 	StatusFail    Status = "fail"    // an expectation failed, a control missed, or a step could not be judged
 	StatusDiffers Status = "differs" // offline passed but the live server did something else
 	StatusError   Status = "error"   // a script does not compile or load: exit 2
+	StatusSkip    Status = "skip"    // a live_only scenario offline: not judged (SkipReason says why)
 )
 
 // Result is one scenario run in one mode: the manifest's scripts, plus the
@@ -37,6 +38,22 @@ type Result struct {
 	Live        []*Run // live, same order; empty offline
 	Differences []Difference
 	Scenario    *Scenario
+	// LiveOnly is the scenario's live_only: Runs is empty (or holds the
+	// offline run of a script that does not compile), and Live holds the
+	// runs whose expectations decide the status.
+	LiveOnly bool
+	// SkipReason says why a live_only scenario was not judged offline: the
+	// step the engine cannot run, or that the scenario is marked so.
+	SkipReason string
+}
+
+// judged returns the runs whose expectations decide the result: the
+// offline runs, or the live ones of a live_only scenario.
+func (r *Result) judged() []*Run {
+	if r.LiveOnly {
+		return r.Live
+	}
+	return r.Runs
 }
 
 // Options configures RunAll.
@@ -140,7 +157,7 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 	}
 	for _, s := range scenarios {
 		for _, mode := range modes {
-			rep.Results = append(rep.Results, &Result{File: s.File, Name: s.Name, Mode: mode, Target: target, Control: len(s.Controls) > 0, Scenario: s})
+			rep.Results = append(rep.Results, &Result{File: s.File, Name: s.Name, Mode: mode, Target: target, Control: len(s.Controls) > 0, Scenario: s, LiveOnly: s.LiveOnly})
 		}
 	}
 	par := opts.Parallel
@@ -170,6 +187,9 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 }
 
 func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) error {
+	if r.LiveOnly {
+		return r.runLiveOnly(ctx, m, srv)
+	}
 	s := r.Scenario
 	variants := []bool{false}
 	if r.Control {
@@ -208,6 +228,53 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) err
 	}
 	if r.Status == StatusPass && len(r.Differences) > 0 {
 		r.Status = StatusDiffers
+	}
+	return nil
+}
+
+// runLiveOnly runs a live_only scenario: offline only far enough to name
+// the step the engine cannot run (the skip reason) and to catch a script
+// that does not compile; live, every variant with its expectations.
+func (r *Result) runLiveOnly(ctx context.Context, m *manifest.Manifest, srv *Server) error {
+	s := r.Scenario
+	off, err := runOffline(ctx, s, m, r.Mode, r.Target, false)
+	if err != nil {
+		return err
+	}
+	if off.scriptErr {
+		r.Runs, r.LiveOnly, r.Status = []*Run{off}, false, StatusError
+		return nil
+	}
+	r.SkipReason = "live_only: runs only with --against"
+	if off.Error != "" {
+		r.SkipReason = "live_only: " + off.Error
+	}
+	r.Status = StatusSkip
+	if srv == nil {
+		return nil
+	}
+	variants := []bool{false}
+	if r.Control {
+		variants = append(variants, true)
+	}
+	r.Status = StatusPass
+	for _, control := range variants {
+		var controls map[string][]byte
+		if control {
+			controls = s.bound.controls
+		}
+		lv, err := runLive(ctx, s, srv, variant(m, controls), r.Mode, control)
+		if err != nil {
+			return fmt.Errorf("%s [%s]: %w", s.File, r.Mode, err)
+		}
+		r.Live = append(r.Live, lv)
+		switch {
+		case lv.scriptErr:
+			r.Status = StatusError
+			return nil
+		case lv.Error != "" || len(lv.Failures) > 0:
+			r.Status = StatusFail
+		}
 	}
 	return nil
 }
@@ -259,10 +326,11 @@ func (rep *Report) Counts() map[Status]int {
 	return c
 }
 
-// OK reports whether every result passed.
+// OK reports whether every result passed or was skipped (a live_only
+// scenario offline).
 func (rep *Report) OK() bool {
 	for _, r := range rep.Results {
-		if r.Status != StatusPass {
+		if r.Status != StatusPass && r.Status != StatusSkip {
 			return false
 		}
 	}
