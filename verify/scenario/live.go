@@ -99,6 +99,9 @@ type live struct {
 	known   map[string]bool
 	start   time.Time
 	virtual int64
+	// clockStart is the server's TIME in Unix ms when the steps began: the
+	// offline run compared with this one starts its clock there.
+	clockStart int64
 }
 
 func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, universe []string) (*live, error) {
@@ -147,6 +150,15 @@ func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, u
 			l.lib = ""
 			return nil, libraryError(m, l.unmap(r).Str)
 		}
+	}
+	r, err := l.do(ctx, "TIME")
+	if err != nil {
+		return nil, err
+	}
+	if r.Kind == verify.Array && len(r.Elems) == 2 {
+		sec, _ := strconv.ParseInt(r.Elems[0].Str, 10, 64)
+		usec, _ := strconv.ParseInt(r.Elems[1].Str, 10, 64)
+		l.clockStart = sec*1000 + usec/1000
 	}
 	l.start = time.Now()
 	return l, nil

@@ -45,6 +45,8 @@ func (r *Result) Summary() string {
 	switch {
 	case r.LiveOnly:
 		s += " live (live only)"
+	case len(r.ClockTolerated) > 0:
+		s += fmt.Sprintf(", live matches (%s equal within the clock tolerance)", plural(len(r.ClockTolerated), "value"))
 	case len(r.Live) > 0:
 		s += ", live matches"
 	}

@@ -37,7 +37,10 @@ type Result struct {
 	Runs        []*Run // offline: manifest, then control
 	Live        []*Run // live, same order; empty offline
 	Differences []Difference
-	Scenario    *Scenario
+	// ClockTolerated are the live values equal to the offline ones only
+	// within the clock tolerance: clock-derived numbers (clock.go).
+	ClockTolerated []Difference
+	Scenario       *Scenario
 	// LiveOnly is the scenario's live_only: Runs is empty (or holds the
 	// offline run of a script that does not compile), and Live holds the
 	// runs whose expectations decide the status.
@@ -63,6 +66,10 @@ type Options struct {
 	// "" is verify.DefaultTarget.
 	Target string
 	Live   *Server // when set, every run is repeated on the server and compared
+	// ClockTolerance is how far (ms) a clock-derived number, and a TTL,
+	// of a live run may be from the offline run's; 0 is
+	// DefaultClockTolerance.
+	ClockTolerance int64
 	// Parallel bounds concurrent runs; default 4 live (runs mostly wait),
 	// min(GOMAXPROCS, 4) offline.
 	Parallel int
@@ -176,7 +183,7 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = r.run(ctx, m, opts.Live)
+			errs[i] = r.run(ctx, m, opts)
 		}()
 	}
 	wg.Wait()
@@ -186,7 +193,12 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 	return rep, nil
 }
 
-func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) error {
+func (r *Result) run(ctx context.Context, m *manifest.Manifest, opts Options) error {
+	srv := opts.Live
+	tol := opts.ClockTolerance
+	if tol <= 0 {
+		tol = DefaultClockTolerance
+	}
 	if r.LiveOnly {
 		return r.runLiveOnly(ctx, m, srv)
 	}
@@ -201,7 +213,7 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) err
 			controls = s.bound.controls
 		}
 		vm := variant(m, controls)
-		off, err := runOffline(ctx, s, vm, r.Mode, r.Target, control)
+		off, err := runOffline(ctx, s, vm, r.Mode, r.Target, control, clockProbe{})
 		if err != nil {
 			return err
 		}
@@ -214,7 +226,15 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) err
 			return fmt.Errorf("%s [%s]: %w", s.File, r.Mode, err)
 		}
 		r.Live = append(r.Live, lv)
-		r.Differences = append(r.Differences, s.diffRuns(off, lv)...)
+		// Compared with an offline run whose clock starts where the live
+		// one did, probed for what depends on the clock.
+		base, taint, err := clockRuns(ctx, s, vm, r.Mode, r.Target, control, lv.clockStart)
+		if err != nil {
+			return err
+		}
+		diffs, near := s.diffRunsClock(base, lv, &clockCompare{taint: taint, tol: tol})
+		r.Differences = append(r.Differences, diffs...)
+		r.ClockTolerated = append(r.ClockTolerated, near...)
 	}
 	r.Status = StatusPass
 	for _, run := range r.Runs {
@@ -237,7 +257,7 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) err
 // that does not compile; live, every variant with its expectations.
 func (r *Result) runLiveOnly(ctx context.Context, m *manifest.Manifest, srv *Server) error {
 	s := r.Scenario
-	off, err := runOffline(ctx, s, m, r.Mode, r.Target, false)
+	off, err := runOffline(ctx, s, m, r.Mode, r.Target, false, clockProbe{})
 	if err != nil {
 		return err
 	}
@@ -279,14 +299,50 @@ func (r *Result) runLiveOnly(ctx context.Context, m *manifest.Manifest, srv *Ser
 	return nil
 }
 
-func runOffline(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mode, target string, control bool) (*Run, error) {
+// clockProbe sets an offline run's clock: where it starts (0:
+// verify.DefaultNow), the ms it gains before every step and before every
+// command a script runs (clock.go).
+type clockProbe struct {
+	start, drift, tick int64
+}
+
+// runOffline runs s in the engine on the clock cp describes.
+func runOffline(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mode, target string, control bool, cp clockProbe) (*Run, error) {
 	be, err := newOffline(m, mode, target)
 	if err != nil {
 		return failedRun(err, control)
 	}
 	defer be.release()
 	be.e.SetSubscribers(s.Subscribers)
+	if cp.start > 0 {
+		be.e.Advance(cp.start - be.e.Now())
+	}
+	be.e.SetCallTick(cp.tick)
+	if cp.drift > 0 {
+		return s.execute(ctx, &drifting{offline: be, ms: cp.drift}, control)
+	}
 	return s.execute(ctx, be, control)
+}
+
+// clockRuns runs s offline with the clock starting at start (the live
+// run's), and the clock probes, and returns that run and what of it
+// depends on the clock.
+func clockRuns(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mode, target string, control bool, start int64) (*Run, *clockTaint, error) {
+	probes := []clockProbe{
+		{start: start},
+		{start: start + shiftMS}, {start: start + 2*shiftMS},
+		{start: start, drift: driftMS}, {start: start, drift: 2 * driftMS},
+		{start: start, tick: driftMS}, {start: start, tick: 2 * driftMS},
+	}
+	runs := make([]*Run, len(probes))
+	for i, p := range probes {
+		run, err := runOffline(ctx, s, m, mode, target, control, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs[i] = run
+	}
+	return runs[0], taintOf(runs[0], probeRuns{shift1: runs[1], shift2: runs[2], drift1: runs[3], drift2: runs[4], tick1: runs[5], tick2: runs[6]}), nil
 }
 
 func runLive(ctx context.Context, s *Scenario, srv *Server, m *manifest.Manifest, mode Mode, control bool) (*Run, error) {
@@ -300,6 +356,7 @@ func runLive(ctx context.Context, s *Scenario, srv *Server, m *manifest.Manifest
 	if err != nil {
 		return nil, err
 	}
+	run.clockStart = be.clockStart
 	return run, cerr
 }
 
