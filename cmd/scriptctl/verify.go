@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +33,7 @@ type verifyOptions struct {
 	Verbose   bool
 	Scenarios []string
 	Target    string // --target: one server to imitate; "" every manifest target
+	ClockTol  time.Duration
 
 	multiTarget bool // the report covers several targets: show a TARGET column
 }
@@ -98,6 +100,12 @@ failed.`,
 			if err := checkAgainstFlags(cmd, opts.Against); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("clock-tolerance") && opts.Against == "" {
+				return cmdutil.Usage(errors.New("--clock-tolerance applies to --against, which is not given"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			}
+			if opts.ClockTol < 0 {
+				return cmdutil.Usage(fmt.Errorf("--clock-tolerance must not be negative, not %s", opts.ClockTol), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			}
 			opts.Manifest = g.Manifest
 			opts.Scenarios = args
 			return runVerify(cmd.Context(), opts)
@@ -107,6 +115,7 @@ failed.`,
 	cmd.Flags().StringVar(&opts.Target, "target", "", "imitate only this server (`name`: redis-7.0, valkey-8.1, ...); default every target the manifest lists")
 	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on the server at `URL` (redis://[user@]host:port or rediss://...; a cluster node, or several separated by commas) and compare with offline")
 	opts.Conn.registerAgainst(cmd)
+	cmd.Flags().DurationVar(&opts.ClockTol, "clock-tolerance", scenario.DefaultClockTolerance*time.Millisecond, "with --against: how far a clock-derived number (TIME, a timestamp, a TTL) may be from offline")
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
 	return cmd
@@ -157,6 +166,10 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		srv := scenario.NewServer(lc)
 		defer srv.Close()
 		ro.Live = srv
+		ro.ClockTolerance = opts.ClockTol.Milliseconds()
+		if ro.ClockTolerance == 0 {
+			ro.ClockTolerance = -1 // none
+		}
 		opts.IO.Progress("running %d scenarios on %s and offline...", len(scenarios), srv.Addr)
 	}
 	rep := &scenario.Report{}

@@ -197,7 +197,9 @@ type jsonResult struct {
 	Failures    []jsonFailure `json:"failures,omitempty"`
 	Warnings    []jsonFailure `json:"warnings,omitempty"`
 	Differences []Difference  `json:"differences,omitempty"`
-	Trace       []jsonStep    `json:"trace,omitempty"`
+	// ClockTolerated are live values equal only within the clock tolerance.
+	ClockTolerated []Difference `json:"clock_tolerated,omitempty"`
+	Trace          []jsonStep   `json:"trace,omitempty"`
 }
 
 type jsonFailure struct {
@@ -242,7 +244,7 @@ func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
 	out.Summary["total"] = len(rep.Results)
 	for _, r := range rep.Results {
 		jr := jsonResult{File: r.File, Name: r.Name, Mode: r.Mode, Target: r.Target, Status: r.Status, Control: r.Control,
-			LiveOnly: r.LiveOnly, SkipReason: r.SkipReason, Differences: r.Differences}
+			LiveOnly: r.LiveOnly, SkipReason: r.SkipReason, Differences: r.Differences, ClockTolerated: r.ClockTolerated}
 		if r.LiveOnly {
 			for _, run := range r.Live {
 				if run.Variant == VariantManifest {

@@ -67,8 +67,8 @@ type Options struct {
 	Target string
 	Live   *Server // when set, every run is repeated on the server and compared
 	// ClockTolerance is how far (ms) a clock-derived number, and a TTL,
-	// of a live run may be from the offline run's; 0 is
-	// DefaultClockTolerance.
+	// of a live run may be from the offline run's (plus the run's drift);
+	// 0 is DefaultClockTolerance, a negative value none.
 	ClockTolerance int64
 	// Parallel bounds concurrent runs; default 4 live (runs mostly wait),
 	// min(GOMAXPROCS, 4) offline.
@@ -196,8 +196,11 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 func (r *Result) run(ctx context.Context, m *manifest.Manifest, opts Options) error {
 	srv := opts.Live
 	tol := opts.ClockTolerance
-	if tol <= 0 {
+	switch {
+	case tol == 0:
 		tol = DefaultClockTolerance
+	case tol < 0:
+		tol = 0
 	}
 	if r.LiveOnly {
 		return r.runLiveOnly(ctx, m, srv)
