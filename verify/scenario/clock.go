@@ -311,3 +311,52 @@ func (c *clockCompare) contents(i int, o, l Key, drift int64) (ok, tolerated boo
 	}
 	return c.leavesMatch(keyLeaves(o), keyLeaves(l), c.taint.keys[i][o.Name], drift)
 }
+
+// markDeclared adds what the scenario's expectations declare clock-dependent
+// (clock: [reply, key...]) to t: every number of that step's reply or key
+// in base, in milliseconds unless a probe found another unit.
+func (s *Scenario) markDeclared(t *clockTaint, base *Run) {
+	if s.bound == nil {
+		return
+	}
+	for i, st := range base.Steps {
+		if i >= len(s.bound.steps) {
+			break
+		}
+		bs := s.bound.steps[i]
+		for _, e := range []*boundExpect{bs.expect, bs.regression} {
+			if e == nil {
+				continue
+			}
+			if e.clockReply && st.Reply != nil {
+				markAll(&t.reply[i], replyLeaves(*st.Reply))
+			}
+			for _, name := range e.clockKeys {
+				k, ok := find(st.State, name)
+				if !ok {
+					continue
+				}
+				if t.keys[i] == nil {
+					t.keys[i] = map[string]map[string]float64{}
+				}
+				m := t.keys[i][name]
+				markAll(&m, keyLeaves(k))
+				t.keys[i][name] = m
+			}
+		}
+	}
+}
+
+func markAll(m *map[string]float64, leaves map[string]string) {
+	for path, v := range leaves {
+		if _, ok := number(v); !ok {
+			continue
+		}
+		if *m == nil {
+			*m = map[string]float64{}
+		}
+		if (*m)[path] == 0 {
+			(*m)[path] = 1
+		}
+	}
+}

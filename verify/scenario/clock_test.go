@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,5 +208,57 @@ func TestClockTaint(t *testing.T) {
 		if got := cc.within(tc.o, tc.l, tc.u, 3); got != tc.ok {
 			t.Errorf("within(%s, %s, %v) = %v", tc.o, tc.l, tc.u, got)
 		}
+	}
+}
+
+// TestClockDeclared: clock: [reply, key] in an expectation loosens the
+// numbers of that step's reply and key (in ms) for the live comparison,
+// and nothing else.
+func TestClockDeclared(t *testing.T) {
+	m := repoManifest(t)
+	src := `vars: {id: "1"}
+steps:
+  - do: [GET, "ts:{a}"]
+    expect:
+      clock: [reply, "ts:{a}"]
+  - do: [GET, "ts:{a}"]
+`
+	sc, err := Parse("d.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Bind(m); err != nil {
+		t.Fatal(err)
+	}
+	key := func(v string) []Key { return []Key{{Name: "ts:{a}", Type: "string", Value: v, PTTL: -1}} }
+	bulk := func(v string) *verify.Reply { r := verify.BulkReply(v); return &r }
+	step := func(i int, v string) StepResult { return StepResult{Index: i, Reply: bulk(v), State: key(v)} }
+	off := &Run{Steps: []StepResult{step(1, "1000"), step(2, "1000")}}
+	lv := &Run{Steps: []StepResult{step(1, "1030"), step(2, "1030")}}
+	taint := &clockTaint{reply: make([]map[string]float64, 2), keys: make([]map[string]map[string]float64, 2)}
+	sc.markDeclared(taint, off)
+	diffs, near := sc.diffRunsClock(off, lv, &clockCompare{taint: taint, tol: 50})
+	var got []string
+	for _, d := range diffs {
+		got = append(got, fmt.Sprintf("differs %d %s", d.Step, d.What))
+	}
+	for _, d := range near {
+		got = append(got, fmt.Sprintf("near %d %s", d.Step, d.What))
+	}
+	want := "differs 2 reply\ndiffers 2 key ts:{a}\nnear 1 reply\nnear 1 key ts:{a}"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	// Beyond the tolerance, or not a number: differs.
+	lv.Steps[0] = step(1, "1100")
+	if d, _ := sc.diffRunsClock(off, lv, &clockCompare{taint: taint, tol: 50}); len(d) != 4 {
+		t.Errorf("1100 vs 1000: %d differences, want 4", len(d))
+	}
+	off.Steps[0], lv.Steps[0] = step(1, "t1000"), step(1, "t1001")
+	if d, _ := sc.diffRunsClock(off, lv, &clockCompare{taint: taint, tol: 50}); len(d) != 4 {
+		t.Errorf("t1000 vs t1001: %d differences, want 4", len(d))
+	}
+	if _, err := Parse("e.yaml", []byte("steps:\n  - do: [PING]\n    expect:\n      clock: [\"\"]\n")); err == nil || !strings.Contains(err.Error(), "e.yaml:4:15: steps[1].expect.clock[1]: must not be empty") {
+		t.Errorf("empty clock entry: %v", err)
 	}
 }

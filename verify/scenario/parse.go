@@ -415,9 +415,18 @@ func setLine(e *Expect, step *yaml.Node, key string) {
 
 func (p *parser) expect(n *yaml.Node, field string) *Expect {
 	e := &Expect{Line: n.Line}
-	f := p.fields(n, field, "reply", "keys", "published")
+	f := p.fields(n, field, "reply", "keys", "published", "clock")
 	if n.Kind != yaml.MappingNode {
 		return nil
+	}
+	if v := f["clock"]; v != nil {
+		for i, c := range p.seq(v, field+".clock") {
+			ref := p.str(c, fmt.Sprintf("%s.clock[%d]", field, i+1))
+			if ref == "" && c.Tag == "!!str" {
+				p.errorf(c, fmt.Sprintf("%s.clock[%d]", field, i+1), "must not be empty: want reply or a key")
+			}
+			e.Clock = append(e.Clock, ClockRef{Ref: ref, Line: c.Line})
+		}
 	}
 	if v := f["published"]; v != nil {
 		e.PublishedSet = true

@@ -345,7 +345,9 @@ func clockRuns(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mode
 		}
 		runs[i] = run
 	}
-	return runs[0], taintOf(runs[0], probeRuns{shift1: runs[1], shift2: runs[2], drift1: runs[3], drift2: runs[4], tick1: runs[5], tick2: runs[6]}), nil
+	t := taintOf(runs[0], probeRuns{shift1: runs[1], shift2: runs[2], drift1: runs[3], drift2: runs[4], tick1: runs[5], tick2: runs[6]})
+	s.markDeclared(t, runs[0])
+	return runs[0], t, nil
 }
 
 func runLive(ctx context.Context, s *Scenario, srv *Server, m *manifest.Manifest, mode Mode, control bool) (*Run, error) {
