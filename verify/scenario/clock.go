@@ -58,53 +58,87 @@ func taintOf(base *Run, p probeRuns) *clockTaint {
 	t := &clockTaint{reply: make([]map[string]float64, len(base.Steps)), keys: make([]map[string]map[string]float64, len(base.Steps))}
 	for i, st := range base.Steps {
 		k := float64(i + 1) // drift gained by step i+1
-		probes := []struct {
-			a, b *Run
-			size float64
-		}{{p.shift1, p.shift2, shiftMS}, {p.drift1, p.drift2, driftMS * k}, {p.tick1, p.tick2, driftMS}}
-		if st.Reply != nil {
-			bl := replyLeaves(*st.Reply)
-			for _, pr := range probes {
-				a, aok := stepReply(pr.a, i)
-				b, bok := stepReply(pr.b, i)
-				if aok && bok {
-					mark(&t.reply[i], bl, replyLeaves(a), replyLeaves(b), pr.size)
-				}
+		at := func(r *Run) Outcome {
+			if r == nil || i >= len(r.Steps) {
+				return Outcome{}
 			}
+			return Outcome{Reply: r.Steps[i].Reply, Keys: r.Steps[i].State}
 		}
-		for _, key := range st.State {
-			bl := keyLeaves(key)
-			for _, pr := range probes {
-				a, aok := stepKey(pr.a, i, key.Name)
-				b, bok := stepKey(pr.b, i, key.Name)
-				if aok && bok {
-					if t.keys[i] == nil {
-						t.keys[i] = map[string]map[string]float64{}
-					}
-					m := t.keys[i][key.Name]
-					mark(&m, bl, keyLeaves(a), keyLeaves(b), pr.size)
-					if m != nil {
-						t.keys[i][key.Name] = m
-					}
-				}
-			}
-		}
+		u := ClockUnits{}
+		b := Outcome{Reply: st.Reply, Keys: st.State}
+		u.mark(b, at(p.shift1), at(p.shift2), shiftMS)
+		u.mark(b, at(p.drift1), at(p.drift2), driftMS*k)
+		u.mark(b, at(p.tick1), at(p.tick2), driftMS)
+		t.reply[i], t.keys[i] = u.Reply, u.Keys
 	}
 	return t
 }
 
-func stepReply(r *Run, i int) (verify.Reply, bool) {
-	if r == nil || i >= len(r.Steps) || r.Steps[i].Reply == nil {
-		return verify.Reply{}, false
-	}
-	return *r.Steps[i].Reply, true
+// Outcome is what one run of a script produced: its reply and keys.
+type Outcome struct {
+	Reply *verify.Reply
+	Keys  []Key
 }
 
-func stepKey(r *Run, i int, name string) (Key, bool) {
-	if r == nil || i >= len(r.Steps) {
-		return Key{}, false
+// ClockUnits is what of an Outcome is clock-derived: the unit (per ms) of
+// each such number of the reply, by path, and of each key, by key then
+// path. The zero value marks nothing.
+type ClockUnits struct {
+	Reply map[string]float64
+	Keys  map[string]map[string]float64
+}
+
+// Shift and Tick are the clock probes of one script run (package evalrun):
+// the clock started later by Shift ms, and ticking Tick ms before every
+// command the script runs; each probe is run at 1x and 2x.
+const (
+	Shift = shiftMS
+	Tick  = driftMS
+)
+
+// MarkProbe adds to u what moved in proportion between base and the probe
+// runs a (by size ms) and b (2*size ms).
+func (u *ClockUnits) MarkProbe(base, a, b Outcome, size int64) {
+	u.mark(base, a, b, float64(size))
+}
+
+func (u *ClockUnits) mark(base, a, b Outcome, size float64) {
+	if base.Reply != nil && a.Reply != nil && b.Reply != nil {
+		mark(&u.Reply, replyLeaves(*base.Reply), replyLeaves(*a.Reply), replyLeaves(*b.Reply), size)
 	}
-	return find(r.Steps[i].State, name)
+	for _, key := range base.Keys {
+		ka, aok := find(a.Keys, key.Name)
+		kb, bok := find(b.Keys, key.Name)
+		if !aok || !bok {
+			continue
+		}
+		if u.Keys == nil {
+			u.Keys = map[string]map[string]float64{}
+		}
+		m := u.Keys[key.Name]
+		mark(&m, keyLeaves(key), keyLeaves(ka), keyLeaves(kb), size)
+		if m != nil {
+			u.Keys[key.Name] = m
+		}
+	}
+}
+
+// SameReply compares a live reply l with the offline o: equal, or equal
+// but for clock-derived numbers within tol+drift ms (tolerated).
+func (u ClockUnits) SameReply(o, l verify.Reply, tol, drift int64) (ok, tolerated bool) {
+	if o.Equal(l) {
+		return true, false
+	}
+	return (&clockCompare{tol: tol}).leavesMatch(replyLeaves(o), replyLeaves(l), u.Reply, drift)
+}
+
+// SameContents compares a live key's contents with the offline key's, as
+// SameReply does.
+func (u ClockUnits) SameContents(o, l Key, tol, drift int64) (ok, tolerated bool) {
+	if SameContents(o, l) {
+		return true, false
+	}
+	return (&clockCompare{tol: tol}).leavesMatch(keyLeaves(o), keyLeaves(l), u.Keys[o.Name], drift)
 }
 
 // mark records in *m the unit of every numeric leaf of base that moves in
