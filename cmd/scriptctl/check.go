@@ -131,7 +131,8 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
   lint        static analysis of every script against the manifest
               (errors fail the check, warnings are reported)
   verify      every scenario in lua_test/ beside the manifest, offline, in
-              both modes (EVAL and FCALL)
+              both modes (EVAL and FCALL); live_only scenarios are counted as
+              skipped; no scenarios at all is a warning
 
 Every step runs and reports; a step prints "ok" or its problems, one per line,
 as file:line:col: message. Warnings are reported but do not fail the check.

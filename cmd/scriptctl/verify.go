@@ -63,20 +63,29 @@ each step's reply and stored values with the offline run. A cluster node
 (or several, separated by commas) stands for the whole cluster: every key
 goes to its slot's primary, setup and readback included, as redis-cli -c
 sends it, MOVED and ASK are followed, and the scripts and the library are
-loaded on every primary. Keys get a prefix
-unique to the run inside their hash tag, clock advances become real waits,
-live TTLs may trail offline ones by the real time the run took (plus 25 ms),
-and the keys and functions a run created are deleted afterwards. Use a test
-server: the run writes keys (prefixed) and loads a uniquely named library.
-The password comes from --password-file, SCRIPTCTL_PASSWORD or REDISCLI_AUTH
-(a password in the URL is still accepted) and is never printed; rediss://
-URLs take the --tls-* flags, and --timeout bounds connecting and each command.
+loaded on every primary. Keys get a prefix unique to the run inside their
+hash tag, clock advances become real waits, and the keys and functions a
+run created are deleted afterwards. Use a test server: the run writes keys
+(prefixed) and loads a uniquely named library. The password comes from
+--password-file, SCRIPTCTL_PASSWORD or REDISCLI_AUTH (a password in the URL
+is still accepted) and is never printed; rediss:// URLs take the --tls-*
+flags, and --timeout bounds connecting and each command.
+
+Clocks: the offline run compared with a live one starts its clock at the
+server's TIME, and numbers that come from the clock (TIME, timestamps a
+script computes or stores, PEXPIRETIME, TTLs; found by re-running offline
+with the clock moved) are equal within --clock-tolerance (default 50ms,
+plus the real time the run ran ahead of the scenario's clock); the table
+says how many values were equal only so. Everything else compares byte for
+byte. A scenario marked live_only: true (a command the engine refuses) is
+skipped offline with the reason and runs live with --against.
 
 Offline, every scenario runs once per target the manifest lists (targets:,
 default redis-7.0), each imitating that server; --target picks one. With
 --against, the target is --target or the manifest's first.
 
-Exit codes: 0 every scenario passed (and live matched), 1 a scenario failed
+Exit codes: 0 every scenario passed (and live matched; live_only scenarios
+are skipped offline), 1 a scenario failed
 or live differed, 2 a scenario or script is malformed, 3 the live server
 failed.`,
 		Example: `  scriptctl verify
