@@ -247,30 +247,14 @@ func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
 			LiveOnly: r.LiveOnly, SkipReason: r.SkipReason, Differences: r.Differences, ClockTolerated: r.ClockTolerated}
 		if r.LiveOnly {
 			for _, run := range r.Live {
-				if run.Variant == VariantManifest {
-					jr.Steps = len(run.Steps)
-				}
-				if run.Error != "" {
-					jr.Errors = append(jr.Errors, run.Error)
-				}
-				for _, f := range run.Failures {
-					jr.Failures = append(jr.Failures, jsonFailure{Variant: run.Variant, Failure: f})
-				}
+				jr.addRun(run)
 				if trace {
 					jr.Trace = append(jr.Trace, jsonSteps(run, "live")...)
 				}
 			}
 		}
 		for i, run := range r.Runs {
-			if run.Variant == VariantManifest {
-				jr.Steps = len(run.Steps)
-			}
-			if run.Error != "" {
-				jr.Errors = append(jr.Errors, run.Error)
-			}
-			for _, f := range run.Failures {
-				jr.Failures = append(jr.Failures, jsonFailure{Variant: run.Variant, Failure: f})
-			}
+			jr.addRun(run)
 			for _, st := range run.Steps {
 				for _, w := range st.Warnings {
 					jr.Warnings = append(jr.Warnings, jsonFailure{Variant: run.Variant, Failure: Failure{Step: st.Index, Line: st.Line, Message: w}})
@@ -289,6 +273,19 @@ func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// addRun adds a judged run's step count, errors and failures.
+func (jr *jsonResult) addRun(run *Run) {
+	if run.Variant == VariantManifest {
+		jr.Steps = len(run.Steps)
+	}
+	if run.Error != "" {
+		jr.Errors = append(jr.Errors, run.Error)
+	}
+	for _, f := range run.Failures {
+		jr.Failures = append(jr.Failures, jsonFailure{Variant: run.Variant, Failure: f})
+	}
 }
 
 func jsonSteps(run *Run, side string) []jsonStep {

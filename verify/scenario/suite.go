@@ -241,18 +241,28 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, opts Options) er
 	}
 	r.Status = StatusPass
 	for _, run := range r.Runs {
-		switch {
-		case run.scriptErr:
-			r.Status = StatusError
+		if r.judge(run) {
 			return nil
-		case run.Error != "" || len(run.Failures) > 0:
-			r.Status = StatusFail
 		}
 	}
 	if r.Status == StatusPass && len(r.Differences) > 0 {
 		r.Status = StatusDiffers
 	}
 	return nil
+}
+
+// judge lowers r.Status by what run shows: error when a script does not
+// compile or load (then done is true: nothing else counts), fail when an
+// expectation failed or the run stopped.
+func (r *Result) judge(run *Run) (done bool) {
+	switch {
+	case run.scriptErr:
+		r.Status = StatusError
+		return true
+	case run.Error != "" || len(run.Failures) > 0:
+		r.Status = StatusFail
+	}
+	return false
 }
 
 // runLiveOnly runs a live_only scenario: offline only far enough to name
@@ -291,12 +301,8 @@ func (r *Result) runLiveOnly(ctx context.Context, m *manifest.Manifest, srv *Ser
 			return fmt.Errorf("%s [%s]: %w", s.File, r.Mode, err)
 		}
 		r.Live = append(r.Live, lv)
-		switch {
-		case lv.scriptErr:
-			r.Status = StatusError
+		if r.judge(lv) {
 			return nil
-		case lv.Error != "" || len(lv.Failures) > 0:
-			r.Status = StatusFail
 		}
 	}
 	return nil
