@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -126,6 +127,13 @@ func TestClockToleranceLive(t *testing.T) {
 			if !strings.Contains(r.Summary(), "equal within the clock tolerance") {
 				t.Errorf("summary %q", r.Summary())
 			}
+		}
+		var trace bytes.Buffer
+		if err := rep.WriteTrace(&trace); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(trace.String(), "step 10  reply equal within the clock tolerance: offline [\"") {
+			t.Errorf("trace lacks the tolerated TIME reply:\n%s", trace.String())
 		}
 	}
 

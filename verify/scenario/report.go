@@ -146,6 +146,9 @@ func (rep *Report) WriteTrace(w io.Writer) error {
 				ew.Printf("stopped: %s\n", run.Error)
 			}
 		}
+		for _, d := range r.ClockTolerated {
+			ew.Printf("step %d  %s equal within the clock tolerance: offline %s, live %s\n", d.Step, d.What, d.Offline, d.Live)
+		}
 	}
 	return ew.Err
 }
