@@ -145,6 +145,9 @@ const scriptErrWrite = "ERR Write commands are not allowed from read-only script
 // The Reply is Redis's answer; a *RunError means the command cannot be judged
 // offline.
 func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
+	if sc != nil {
+		e.now += e.callTick
+	}
 	name := strings.ToLower(args[0])
 	info, known := e.t.command(name)
 	if !known {

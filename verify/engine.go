@@ -59,6 +59,9 @@ type Engine struct {
 	funcs   *functions
 	evalRun *scriptRun        // the EVAL sandbox, built on first use
 	sources map[string][]byte // the script cache EVALSHA reads, by SHA
+	// callTick is how far the clock moves before each command a script
+	// runs (clockshift.go); 0 normally.
+	callTick int64
 	// warnings lists the approximations of the last run (Warnings).
 	warnings []string
 	// memory budget (memory.go): the limit, the use measured last, and

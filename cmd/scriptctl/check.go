@@ -132,7 +132,8 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
   lint        static analysis of every script against the manifest
               (errors fail the check, warnings are reported)
   verify      every scenario in lua_test/ beside the manifest, offline, in
-              both modes (EVAL and FCALL)
+              both modes (EVAL and FCALL); live_only scenarios are counted as
+              skipped; no scenarios at all is a warning
   explore     every model in lua_test/models/: every interleaving within
               its bounds keeps the invariants (scriptctl explore)
 

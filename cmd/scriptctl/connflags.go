@@ -92,30 +92,30 @@ func checkAgainstFlags(cmd *cobra.Command, against string) error {
 	return nil
 }
 
-// resolveAgainst resolves a command's --against server with the shared
-// connection settings (password from a file or the environment, TLS,
-// timeout). allowURLPassword keeps a password written in the URL working.
-func (f connFlags) resolveAgainst(against, cmdName string, allowURLPassword bool) (*connect.Config, error) {
-	f.URLs = []string{against}
+// resolveAgainst resolves a command's --against servers (one standalone
+// server, or nodes of one cluster) with the shared connection settings
+// (password from a file or the environment, TLS, timeout).
+// allowURLPassword keeps a password written in the URL working.
+func (f connFlags) resolveAgainst(against []string, cmdName string, allowURLPassword bool) (*connect.Config, error) {
+	f.URLs = against
 	s, _, err := f.settings()
 	if err != nil {
 		return nil, connUsage(err, cmdName)
 	}
 	s.Source = "--against"
-	if u, perr := url.Parse(against); allowURLPassword && perr == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			if f.PasswordFile != "" {
-				return nil, cmdutil.Usage(errors.New("--against carries a password and --password-file gives another: give one"), fmt.Sprintf("'scriptctl %s --help'", cmdName))
+	for _, a := range against {
+		if u, perr := url.Parse(a); allowURLPassword && perr == nil && u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				if f.PasswordFile != "" {
+					return nil, cmdutil.Usage(errors.New("--against carries a password and --password-file gives another: give one"), fmt.Sprintf("'scriptctl %s --help'", cmdName))
+				}
+				s.Password = "" // the URL's own password wins over the environment
 			}
-			s.Password = "" // the URL's own password wins over the environment
 		}
 	}
 	cfg, err := connect.Resolve(s, allowURLPassword)
 	if err != nil {
 		return nil, connUsage(err, cmdName)
-	}
-	if len(cfg.Seeds) != 1 {
-		return nil, cmdutil.Usage(errors.New("--against takes one server"), fmt.Sprintf("'scriptctl %s --help'", cmdName))
 	}
 	return cfg, nil
 }

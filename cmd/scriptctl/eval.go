@@ -15,6 +15,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/connect"
 	"github.com/scriptctl/scriptctl/internal/evalrun"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/liveconn"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )
@@ -22,18 +23,19 @@ import (
 func init() { commands = append(commands, newCmdEval) }
 
 type evalOptions struct {
-	IO      *iostreams.IOStreams
-	File    string
-	Words   []string // keys, then "," and args, as redis-cli --eval takes them
-	State   string
-	Save    string
-	Now     int64
-	Mode    string
-	Format  string
-	Against string
-	Diff    bool
-	Conn    connFlags // password, TLS and timeout for --against
-	Target  string    // the server the offline run imitates
+	IO       *iostreams.IOStreams
+	File     string
+	Words    []string // keys, then "," and args, as redis-cli --eval takes them
+	State    string
+	Save     string
+	Now      int64
+	Mode     string
+	Format   string
+	Against  string
+	Diff     bool
+	Conn     connFlags // password, TLS and timeout for --against
+	Target   string    // the server the offline run imitates
+	ClockTol time.Duration
 }
 
 const evalLong = `Run one Lua script once, exactly as "redis-cli --eval FILE KEY ... , ARG ..."
@@ -58,7 +60,8 @@ scenario's keys: section, lua_test/README.md: key: {value: v, ttl_ms: n},
 {zset: {member: score}}, {stream: {entries: [[1-1, {f: v}]], groups: [...]}}),
 and --save FILE writes it after the run in the
 same format (atomically), so runs can be chained. The virtual clock starts at --now (Unix ms, default
-1700000000000; the wall clock with --diff); TIME and TTLs follow it.
+1700000000000; with --diff, the server's TIME just before the script runs
+there); TIME and TTLs follow it.
 --mode function registers the script as the only function of a generated
 library "scriptctl_eval" (shebang flags become its flags) and calls it with
 FCALL scriptctl_eval.
@@ -78,6 +81,19 @@ both sides agree, and otherwise prints both sides and the differences
 (reply, and the type, contents and TTL of every declared and --state key:
 a list and a small hash in order, a set as a set, a sorted set by member
 and score) and exits 1. Use a test server.
+
+--against takes any node of a Redis Cluster (or several, separated by
+commas) for the whole cluster: each key goes to its slot's primary, --state
+and the readback included, as redis-cli -c sends it; MOVED and ASK are
+followed and never printed as the reply; function mode loads the library
+on every primary.
+
+Clocks with --diff: numbers that come from the clock (TIME, a timestamp the
+script computes or stores, PEXPIRETIME, a TTL) are equal when within
+--clock-tolerance (default 50ms, plus the time the live run took), and
+stderr names them ("equal within the clock tolerance"). The offline run is
+repeated with its clock moved to find them; every other byte compares
+exactly, a string that only looks like a number included.
 
 Exit codes: 0 a reply was produced (an error reply included, as redis-cli
 does; with --diff: both sides agree), 1 --diff found a difference, or the
@@ -110,12 +126,13 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&opts.State, "state", "", "initial keyspace `file` (scenario keys format)")
 	fs.StringVar(&opts.Save, "save", "", "write the keyspace after the run to `file` (atomically)")
-	fs.Int64Var(&opts.Now, "now", 0, "virtual clock start in Unix `ms` (default 1700000000000; the wall clock with --diff)")
+	fs.Int64Var(&opts.Now, "now", 0, "virtual clock start in Unix `ms` (default 1700000000000; the server's TIME with --diff)")
 	fs.StringVar(&opts.Mode, "mode", "eval", "run as eval (EVAL) or function (FCALL of a generated library)")
 	fs.StringVar(&opts.Target, "target", verify.DefaultTarget, "the server the offline run imitates (`name`: redis-7.0, redis-8.0, valkey-8.1, ...)")
 	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
-	fs.StringVar(&opts.Against, "against", "", "run on the server at `URL` instead: redis://[user@]host:port or rediss://...")
+	fs.StringVar(&opts.Against, "against", "", "run on the server at `URL` instead: redis://[user@]host:port or rediss://...; a cluster node, or several separated by commas")
 	fs.BoolVar(&opts.Diff, "diff", false, "run offline and on --against; exit 1 when they differ")
+	fs.DurationVar(&opts.ClockTol, "clock-tolerance", scenario.DefaultClockTolerance*time.Millisecond, "with --diff: how far a clock-derived number (TIME, a timestamp, a TTL) may be from offline")
 	opts.Conn.registerAgainst(cmd)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage(err, "'scriptctl eval --help'; put -- before keys or args that start with '-'")
@@ -143,6 +160,12 @@ func (o *evalOptions) check(cmd *cobra.Command) error {
 	}
 	if o.Conn.Timeout <= 0 {
 		return usage("--timeout must be positive, not %s", o.Conn.Timeout)
+	}
+	if fs.Changed("clock-tolerance") && !o.Diff {
+		return usage("--clock-tolerance applies to --diff, which is not given")
+	}
+	if o.ClockTol < 0 {
+		return usage("--clock-tolerance must not be negative, not %s", o.ClockTol)
 	}
 	if o.Diff && o.Against == "" {
 		return usage("--diff compares with a live server: give it with --against redis://host:port")
@@ -184,18 +207,21 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	var cfg *connect.Config
 	if opts.Against != "" {
 		if opts.Diff {
+			// Without --now the offline clock starts at the server's TIME
+			// (evalrun.Run).
 			ro.ClearKeys = true
-			if opts.Now == 0 {
-				ro.Now = time.Now().UnixMilli()
+			ro.ClockTolerance = opts.ClockTol.Milliseconds()
+			if ro.ClockTolerance == 0 {
+				ro.ClockTolerance = -1 // none
 			}
 		}
-		var client interface{ Close() }
-		cfg, client, ro.Live, err = dialAgainst(ctx, opts)
+		var lc *liveconn.Conn
+		cfg, lc, err = dialAgainst(ctx, opts)
 		if err != nil {
 			return err
 		}
-		defer client.Close()
-		ro.Addr = cfg.Seeds[0]
+		defer lc.Close()
+		ro.Live, ro.Addr = lc, lc.Addr
 	}
 	res, err := evalrun.Run(ctx, ro)
 	if err != nil {
@@ -228,6 +254,13 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 		} else if err := evalrun.SaveKeys(opts.Save, off.Keyspace); err != nil {
 			return cmdutil.Input(fmt.Errorf("--save: %w", err))
 		}
+	}
+	if len(res.ClockTolerated) > 0 && opts.Format == "text" {
+		parts := make([]string, len(res.ClockTolerated))
+		for i, d := range res.ClockTolerated {
+			parts[i] = d.What
+		}
+		opts.IO.Notice("equal within the clock tolerance (%s): %s", opts.ClockTol, strings.Join(parts, ", "))
 	}
 	switch {
 	case res.Differ():
@@ -285,17 +318,17 @@ func readState(ios *iostreams.IOStreams, path string) ([]scenario.Key, error) {
 	return keys, nil
 }
 
-// dialAgainst connects to --against with the shared connection settings
-// (password from a file or the environment, TLS, timeout).
-func dialAgainst(ctx context.Context, opts *evalOptions) (*connect.Config, interface{ Close() }, evalrun.Conn, error) {
-	cfg, err := opts.Conn.resolveAgainst(opts.Against, "eval", false)
+// dialAgainst connects to --against (a standalone server, or nodes of a
+// cluster) with the shared connection settings (password from a file or
+// the environment, TLS, timeout).
+func dialAgainst(ctx context.Context, opts *evalOptions) (*connect.Config, *liveconn.Conn, error) {
+	cfg, err := opts.Conn.resolveAgainst(connect.SplitURLs(opts.Against), "eval", false)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	addr := cfg.Seeds[0]
-	client, err := cfg.Dial(ctx, addr)
+	lc, err := liveconn.Dial(ctx, cfg, opts.Target)
 	if err != nil {
-		return nil, nil, nil, cmdutil.Env(cfg.Scrub(fmt.Errorf("connect %s: %w", addr, err)))
+		return nil, nil, cmdutil.Env(err)
 	}
-	return cfg, client, evalrun.RueidisConn(client, cfg.Timeout), nil
+	return cfg, lc, nil
 }

@@ -83,3 +83,36 @@ func TestCheckVerifyStepFindings(t *testing.T) {
 		t.Errorf("malformed scenario: err %v, findings %+v", res.Err, res.Findings)
 	}
 }
+
+// TestCheckVerifyStepLiveOnlyAndNone: a project without scenarios passes
+// with a warning; a live_only scenario is counted as skipped, not passed.
+func TestCheckVerifyStepLiveOnlyAndNone(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("manifest.yaml", "schema: 1\nlibrary: t\nversion: 1\nscripts:\n  ping:\n    file: ping.lua\n    keys: []\n    args: [msg]\n")
+	write("ping.lua", "return ARGV[1]\n")
+	m, err := manifest.Load(filepath.Join(dir, "manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checkVerifyStep(context.Background(), m)
+	if res.Err != nil || len(res.Findings) != 1 || res.Findings[0].Severity != "warning" || !strings.HasPrefix(res.Findings[0].Message, "no scenarios:") {
+		t.Fatalf("no scenarios: err %v, findings %+v", res.Err, res.Findings)
+	}
+	write("lua_test/a.yaml", "steps:\n  - call: ping\n    args: [hi]\n    expect:\n      reply: hi\n")
+	write("lua_test/b.yaml", "live_only: true\nsteps:\n  - do: [LASTSAVE]\n")
+	res = checkVerifyStep(context.Background(), m)
+	if res.Err != nil || len(res.Findings) != 0 {
+		t.Fatalf("err %v, findings %+v", res.Err, res.Findings)
+	}
+	if want := "1 scenario passed as EVAL and FCALL; 1 live only, skipped offline (verify --against runs them)"; res.Summary != want {
+		t.Errorf("summary %q, want %q", res.Summary, want)
+	}
+}

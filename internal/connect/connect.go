@@ -441,3 +441,19 @@ func pathErr(err error) error {
 func SplitURLs(v string) []string {
 	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
 }
+
+// DeploymentOption returns the rueidis options for a client of the whole
+// deployment behind the seeds: rueidis asks CLUSTER SLOTS and, in a
+// cluster, routes every keyed command to its slot's primary and follows
+// MOVED and ASK; a single standalone seed gets a single-node client. No
+// retries, no client-side cache, RESP2 replies. Without --tls-server-name,
+// each node's certificate is verified against the address it is dialed at.
+func (c *Config) DeploymentOption() rueidis.ClientOption {
+	opt := c.Option(c.Seeds[0])
+	opt.InitAddress = append([]string(nil), c.Seeds...)
+	opt.ForceSingleClient = false
+	if opt.TLSConfig != nil && c.tlsConfig.ServerName == "" {
+		opt.TLSConfig.ServerName = ""
+	}
+	return opt
+}

@@ -92,6 +92,10 @@ type Request struct {
 	// ClearKeys makes a live run delete the declared keys first, so it
 	// starts from the same keyspace as the offline run (--diff).
 	ClearKeys bool
+
+	// probe moves an offline run's clock (clock probes, see Run): before
+	// the script runs, and before every command it runs.
+	pre, tick int64
 }
 
 // Step names what produced a Side's reply.
@@ -118,6 +122,17 @@ type Side struct {
 	Keys []scenario.Key
 	// Keyspace is the whole keyspace after an offline run (for --save).
 	Keyspace []scenario.Key
+
+	clockStart int64 // live: the server's TIME (Unix ms) just before the script ran
+}
+
+// outcome is the side's reply and keys, for the clock probes.
+func (s *Side) outcome() scenario.Outcome {
+	if s == nil || s.RunErr != nil {
+		return scenario.Outcome{}
+	}
+	r := s.Reply
+	return scenario.Outcome{Reply: &r, Keys: s.Keys}
 }
 
 // HasReply reports whether the side produced a Redis reply.
@@ -142,6 +157,8 @@ func Offline(ctx context.Context, req Request) (*Side, error) {
 	for _, k := range req.State {
 		e.Put(k.Entry())
 	}
+	e.Advance(req.pre)
+	e.SetCallTick(req.tick)
 	side := &Side{Name: "offline", Step: StepEval}
 	var r verify.Reply
 	var err error
@@ -185,6 +202,22 @@ func Offline(ctx context.Context, req Request) (*Side, error) {
 // reply.
 type Conn interface {
 	Do(ctx context.Context, args ...string) (verify.Reply, error)
+}
+
+// allPrimaries is a Conn to a cluster (package liveconn): FUNCTION LOAD
+// and FUNCTION DELETE go to every primary, so FCALL finds the library on
+// whichever primary serves its keys.
+type allPrimaries interface {
+	DoAll(ctx context.Context, args ...string) (verify.Reply, error)
+}
+
+// doAll sends args to every primary when conn reaches several, else to
+// the one server.
+func doAll(ctx context.Context, conn Conn, args ...string) (verify.Reply, error) {
+	if a, ok := conn.(allPrimaries); ok {
+		return a.DoAll(ctx, args...)
+	}
+	return conn.Do(ctx, args...)
 }
 
 // RueidisConn adapts a rueidis client, which must speak RESP2
@@ -260,15 +293,23 @@ func Live(ctx context.Context, conn Conn, addr string, req Request) (*Side, erro
 			return nil, err
 		}
 	}
+	// The offline run compared with this one starts its clock here.
+	if t, err := do("TIME", "TIME"); err != nil {
+		return nil, err
+	} else if t.Kind == verify.Array && len(t.Elems) == 2 {
+		sec, _ := strconv.ParseInt(t.Elems[0].Str, 10, 64)
+		usec, _ := strconv.ParseInt(t.Elems[1].Str, 10, 64)
+		side.clockStart = sec*1000 + usec/1000
+	}
 	call := func(cmd, name string) []string {
 		a := []string{cmd, name, strconv.Itoa(len(req.Keys))}
 		return append(append(a, req.Keys...), req.Args...)
 	}
 	if req.Mode == ModeFunction {
 		side.Step = StepFunctionLoad
-		r, err := do("FUNCTION LOAD", "FUNCTION", "LOAD", string(lib))
+		r, err := doAll(ctx, conn, "FUNCTION", "LOAD", string(lib))
 		if err != nil {
-			return nil, err
+			return nil, &LiveError{Op: "FUNCTION LOAD", Addr: addr, Err: err}
 		}
 		side.Reply = r
 		if r.Kind != verify.Error {
@@ -276,7 +317,7 @@ func Live(ctx context.Context, conn Conn, addr string, req Request) (*Side, erro
 			side.Reply, err = do("FCALL", call("FCALL", FunctionName)...)
 			// Leave the server as it was, even when FCALL failed or the
 			// run was interrupted.
-			if _, derr := conn.Do(context.WithoutCancel(ctx), "FUNCTION", "DELETE", LibraryName); err == nil && derr != nil {
+			if _, derr := doAll(context.WithoutCancel(ctx), conn, "FUNCTION", "DELETE", LibraryName); err == nil && derr != nil {
 				err = &LiveError{Op: "FUNCTION DELETE", Addr: addr, Err: derr}
 			}
 			if err != nil {
@@ -341,11 +382,22 @@ type Options struct {
 	Offline bool   // run in the offline engine
 	Live    Conn   // run on this server too (nil: not)
 	Addr    string // the live server's host:port, for messages
+	// ClockTolerance is how far (ms) a clock-derived number, and a TTL,
+	// may be from the offline run's when both sides run (plus the time the
+	// live run took); 0 is scenario.DefaultClockTolerance, negative none.
+	ClockTolerance int64
 }
 
 // Run runs the request offline, live, or both (then compares the replies
 // and keys). Errors: *InputError (exit 2), *LiveError or a context error
 // (the environment failed, exit 3).
+//
+// Both sides without a Now: the live run goes first, and the offline run's
+// clock starts at the server's TIME just before the script ran there. The
+// offline run is then repeated with its clock probed (started a day
+// later, and ticking before every command), and the numbers that move
+// with the clock are compared within the clock tolerance
+// (scenario.ClockUnits); everything else exactly.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Mode == "" {
 		opts.Mode = ModeEval
@@ -357,19 +409,51 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res := &Result{File: opts.File, SHA1: verify.SHA1(opts.Source), Mode: opts.Mode, Keys: opts.Keys, Args: opts.Args}
 	var err error
-	if opts.Offline {
-		if res.Offline, err = Offline(ctx, opts.Request); err != nil {
-			return nil, err
-		}
-	}
+	var start time.Time
 	if opts.Live != nil {
-		start := time.Now()
+		start = time.Now()
 		if res.Live, err = Live(ctx, opts.Live, opts.Addr, opts.Request); err != nil {
 			return nil, err
 		}
-		// A live TTL may trail the offline one by the real time the run
-		// took, plus scheduling slack.
-		res.Compare(time.Since(start).Milliseconds() + 25)
 	}
+	if !opts.Offline {
+		return res, nil
+	}
+	req := opts.Request
+	if res.Live != nil && req.Now == 0 {
+		req.Now = res.Live.clockStart
+	}
+	if res.Offline, err = Offline(ctx, req); err != nil {
+		return nil, err
+	}
+	if res.Live == nil {
+		return res, nil
+	}
+	var units scenario.ClockUnits
+	base := res.Offline.outcome()
+	for _, p := range []struct{ now, pre, tick int64 }{
+		{scenario.Shift, 0, 0}, {0, scenario.Tick, 0}, {0, 0, scenario.Tick},
+	} {
+		var probes [2]scenario.Outcome
+		for i := range probes {
+			r := req
+			r.Now, r.pre, r.tick = req.Now+int64(i+1)*p.now, int64(i+1)*p.pre, int64(i+1)*p.tick
+			side, err := Offline(ctx, r)
+			if err != nil {
+				return nil, err
+			}
+			probes[i] = side.outcome()
+		}
+		units.MarkProbe(base, probes[0], probes[1], max(p.now, p.pre, p.tick))
+	}
+	tol := opts.ClockTolerance
+	switch {
+	case tol == 0:
+		tol = scenario.DefaultClockTolerance
+	case tol < 0:
+		tol = 0
+	}
+	// A live TTL may trail the offline one by the real time the run took.
+	res.compare(time.Since(start).Milliseconds(), tol, units)
 	return res, nil
 }

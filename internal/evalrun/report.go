@@ -28,6 +28,8 @@ type Result struct {
 	Live    *Side
 	// Differences is set by Compare when both sides ran.
 	Differences []Difference
+	// ClockTolerated are the parts equal only within the clock tolerance.
+	ClockTolerated []Difference
 }
 
 // Difference is one way the live side differs from the offline side.
@@ -41,14 +43,29 @@ type Difference struct {
 // engine cannot judge differs from any reply), then every declared or
 // state key: presence, type, value, and TTL (a live TTL may trail the
 // offline one by up to drift ms, the real time the live run took).
-func (r *Result) Compare(drift int64) {
+func (r *Result) Compare(drift int64) { r.compare(drift, 0, scenario.ClockUnits{}) }
+
+// compare is Compare with clock-derived numbers (units) compared within
+// tol+drift ms, and TTLs trailing by up to tol+drift; what is equal only so
+// goes to r.ClockTolerated.
+func (r *Result) compare(drift, tol int64, units scenario.ClockUnits) {
 	off, lv := r.Offline, r.Live
-	r.Differences = nil
+	r.Differences, r.ClockTolerated = nil, nil
 	if off == nil || lv == nil {
 		return
 	}
-	if !off.HasReply() || !off.Reply.Equal(lv.Reply) || off.Step != lv.Step {
-		r.Differences = append(r.Differences, Difference{What: "reply", Offline: off.replyLine(), Live: lv.replyLine()})
+	differ := func(what, o, l string) {
+		r.Differences = append(r.Differences, Difference{What: what, Offline: o, Live: l})
+	}
+	near := func(what, o, l string) {
+		r.ClockTolerated = append(r.ClockTolerated, Difference{What: what, Offline: o, Live: l})
+	}
+	if !off.HasReply() || off.Step != lv.Step {
+		differ("reply", off.replyLine(), lv.replyLine())
+	} else if ok, tolerated := units.SameReply(off.Reply, lv.Reply, tol, drift); !ok {
+		differ("reply", off.replyLine(), lv.replyLine())
+	} else if tolerated {
+		near("reply", off.replyLine(), lv.replyLine())
 	}
 	names := map[string]bool{}
 	for _, k := range off.Keys {
@@ -60,8 +77,19 @@ func (r *Result) Compare(drift int64) {
 	for _, name := range sortedKeys(names) {
 		o, ook := findKey(off.Keys, name)
 		l, lok := findKey(lv.Keys, name)
-		if ook != lok || (ook && !sameKey(o, l, drift)) {
-			r.Differences = append(r.Differences, Difference{What: "key " + rediscli.Quote(name), Offline: keyLine(o, ook), Live: keyLine(l, lok)})
+		what := "key " + rediscli.Quote(name)
+		if ook != lok || !ook {
+			if ook != lok {
+				differ(what, keyLine(o, ook), keyLine(l, lok))
+			}
+			continue
+		}
+		same, tolerated := units.SameContents(o, l, tol, drift)
+		switch {
+		case !same || !ttlClose(o.PTTL, l.PTTL, drift+tol):
+			differ(what, keyLine(o, ook), keyLine(l, lok))
+		case tolerated:
+			near(what, keyLine(o, ook), keyLine(l, lok))
 		}
 	}
 }
@@ -87,14 +115,13 @@ func findKey(keys []scenario.Key, name string) (scenario.Key, bool) {
 	return scenario.Key{}, false
 }
 
-func sameKey(o, l scenario.Key, drift int64) bool {
-	if !scenario.SameContents(o, l) {
+// ttlClose reports whether a live PTTL trails the offline one by at most
+// slack ms (both without expiry also match).
+func ttlClose(o, l, slack int64) bool {
+	if (o < 0) != (l < 0) {
 		return false
 	}
-	if (o.PTTL < 0) != (l.PTTL < 0) {
-		return false
-	}
-	return o.PTTL < 0 || (l.PTTL <= o.PTTL && o.PTTL-l.PTTL <= drift)
+	return o < 0 || (l <= o && o-l <= slack)
 }
 
 // keyLine is a key on one line: "value" (ttl 150ms), hash {"f": "v"},
@@ -217,6 +244,8 @@ type jsonResult struct {
 	Live          *jsonSide    `json:"live,omitempty"`
 	Differ        *bool        `json:"differ,omitempty"`
 	Differences   []Difference `json:"differences,omitempty"`
+	// ClockTolerated: equal only within the clock tolerance.
+	ClockTolerated []Difference `json:"clock_tolerated,omitempty"`
 }
 
 type jsonSide struct {
@@ -333,15 +362,16 @@ func sideJSON(s *Side) *jsonSide {
 // WriteJSON writes the report as one JSON document (docs/json.md).
 func (r *Result) WriteJSON(w io.Writer) error {
 	j := jsonResult{
-		FormatVersion: JSONFormatVersion,
-		File:          r.File,
-		SHA1:          r.SHA1,
-		Mode:          r.Mode,
-		Keys:          nonNil(r.Keys),
-		Args:          nonNil(r.Args),
-		Offline:       sideJSON(r.Offline),
-		Live:          sideJSON(r.Live),
-		Differences:   r.Differences,
+		FormatVersion:  JSONFormatVersion,
+		File:           r.File,
+		SHA1:           r.SHA1,
+		Mode:           r.Mode,
+		Keys:           nonNil(r.Keys),
+		Args:           nonNil(r.Args),
+		Offline:        sideJSON(r.Offline),
+		Live:           sideJSON(r.Live),
+		Differences:    r.Differences,
+		ClockTolerated: r.ClockTolerated,
 	}
 	if r.Offline != nil && r.Live != nil {
 		d := r.Differ()

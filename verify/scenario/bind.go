@@ -32,6 +32,8 @@ type boundExpect struct {
 	keys         []boundKeyExpect
 	published    []Published // ${...} expanded
 	publishedSet bool
+	clockReply   bool     // clock: [reply]
+	clockKeys    []string // clock: [key, ...], bound
 }
 
 type boundKeyExpect struct {
@@ -327,6 +329,13 @@ func (b *binder) expect(e *Expect, field string) *boundExpect {
 	}
 	if e.Reply != nil {
 		be.reply = b.replySpec(e.Reply, field+".reply")
+	}
+	for i, c := range e.Clock {
+		if c.Ref == "reply" {
+			be.clockReply = true
+			continue
+		}
+		be.clockKeys = append(be.clockKeys, b.keyRef(c.Ref, c.Line, fmt.Sprintf("%s.clock[%d]", field, i+1)))
 	}
 	for _, ke := range e.Keys {
 		kf := field + ".keys." + ke.Ref

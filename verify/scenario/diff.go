@@ -23,11 +23,26 @@ type Difference struct {
 	Live    string `json:"live"`
 }
 
-// diffRuns compares a live run with the offline run of the same variant.
+// diffRuns compares a live run with the offline run of the same variant,
+// every number exactly but TTLs.
 func (s *Scenario) diffRuns(off, lv *Run) []Difference {
-	var out []Difference
+	d, _ := s.diffRunsClock(off, lv, nil)
+	return d
+}
+
+// diffRunsClock compares a live run with the offline run aligned to its
+// clock: clock-derived numbers (cc's taint) within the clock tolerance.
+// tolerated lists what was equal only within the tolerance.
+func (s *Scenario) diffRunsClock(off, lv *Run, cc *clockCompare) (out, tolerated []Difference) {
 	add := func(step, line int, what, o, l string) {
 		out = append(out, Difference{Variant: off.Variant, Step: step, Line: line, What: what, Offline: o, Live: l})
+	}
+	near := func(step, line int, what, o, l string) {
+		tolerated = append(tolerated, Difference{Variant: off.Variant, Step: step, Line: line, What: what, Offline: o, Live: l})
+	}
+	slack := int64(TTLSlack)
+	if cc != nil {
+		slack = cc.tol
 	}
 	n := min(len(off.Steps), len(lv.Steps))
 	for i := 0; i < n; i++ {
@@ -43,8 +58,15 @@ func (s *Scenario) diffRuns(off, lv *Run) []Difference {
 		case o.Reply == nil && l.Reply == nil:
 		case o.Reply == nil || l.Reply == nil:
 			add(o.Index, o.Line, "reply", replyText(o.Reply), replyText(l.Reply))
-		case !sameReply(*o.Reply, *l.Reply, spec, l.drift):
-			add(o.Index, o.Line, "reply", o.Reply.String(), l.Reply.String())
+		case sameReply(*o.Reply, *l.Reply, spec, l.drift, slack):
+		default:
+			if ok, tol := cc.reply(i, *o.Reply, *l.Reply, l.drift); ok {
+				if tol {
+					near(o.Index, o.Line, "reply", o.Reply.String(), l.Reply.String())
+				}
+			} else {
+				add(o.Index, o.Line, "reply", o.Reply.String(), l.Reply.String())
+			}
 		}
 		seen := map[string]bool{}
 		for _, ok := range o.State {
@@ -54,8 +76,12 @@ func (s *Scenario) diffRuns(off, lv *Run) []Difference {
 				add(o.Index, o.Line, "key "+ok.Name, keyString(ok), "absent")
 				continue
 			}
-			if !sameKey(ok, lk, l.drift) {
+			same, tol := cc.contents(i, ok, lk, l.drift)
+			switch {
+			case !ttlClose(ok.PTTL, lk.PTTL, l.drift, slack) || !same:
 				add(o.Index, o.Line, "key "+ok.Name, keyString(ok), keyString(lk))
+			case tol:
+				near(o.Index, o.Line, "key "+ok.Name, keyString(ok), keyString(lk))
 			}
 		}
 		for _, lk := range l.State {
@@ -67,7 +93,7 @@ func (s *Scenario) diffRuns(off, lv *Run) []Difference {
 	if len(off.Steps) != len(lv.Steps) {
 		add(n+1, 0, "steps", fmt.Sprintf("%d steps ran", len(off.Steps)), fmt.Sprintf("%d steps ran", len(lv.Steps)))
 	}
-	return out
+	return out, tolerated
 }
 
 // replySpec is the expected reply of step i, used to know which integers
@@ -100,30 +126,27 @@ func replyText(r *verify.Reply) string {
 	return r.String()
 }
 
-// ttlClose reports whether a live PTTL l matches an offline PTTL o.
-func ttlClose(o, l, drift int64) bool {
+// ttlClose reports whether a live PTTL l matches an offline PTTL o: it
+// may trail by the run's drift plus slack ms.
+func ttlClose(o, l, drift, slack int64) bool {
 	if o < 0 || l < 0 {
 		return o == l
 	}
-	return l <= o && o-l <= drift+TTLSlack
+	return l <= o && o-l <= drift+slack
 }
 
-func sameReply(o, l verify.Reply, spec *ReplySpec, drift int64) bool {
+func sameReply(o, l verify.Reply, spec *ReplySpec, drift, slack int64) bool {
 	if spec != nil && spec.Kind == RTTL && o.Kind == verify.Int && l.Kind == verify.Int {
-		return ttlClose(o.Int, l.Int, drift)
+		return ttlClose(o.Int, l.Int, drift, slack)
 	}
 	if spec != nil && spec.Kind == RArray && o.Kind == verify.Array && l.Kind == verify.Array &&
 		len(spec.Elems) == len(o.Elems) && len(o.Elems) == len(l.Elems) {
 		for i := range o.Elems {
-			if !sameReply(o.Elems[i], l.Elems[i], spec.Elems[i], drift) {
+			if !sameReply(o.Elems[i], l.Elems[i], spec.Elems[i], drift, slack) {
 				return false
 			}
 		}
 		return true
 	}
 	return o.Equal(l)
-}
-
-func sameKey(o, l Key, drift int64) bool {
-	return ttlClose(o.PTTL, l.PTTL, drift) && SameContents(o, l)
 }

@@ -13,24 +13,27 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/scriptctl/scriptctl/internal/liveconn"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 )
 
-// Server is a live Redis the differential runs scenarios against. It speaks
+// Server is a live deployment the differential runs scenarios against: one
+// standalone server, or a Redis Cluster reached from any of its nodes, with
+// every key routed to its slot's primary (package liveconn). It speaks
 // RESP2 (what redis-cli and most clients see: Lua false is a nil bulk, not
 // a boolean) and converts replies with verify.FromMessage, which keeps
 // status and bulk apart and error texts whole ("ERR ..."), unlike rueidis's
 // own accessors.
 type Server struct {
-	Addr   string // host:port, never the password
-	client rueidis.Client
-	run    string // random per Server: every key and function name of its runs carries it
-	seq    atomic.Int64
+	Addr string // host:port, never the password; "host:port (cluster)" for a cluster
+	conn *liveconn.Conn
+	run  string // random per Server: every key and function name of its runs carries it
+	seq  atomic.Int64
 }
 
 // Dial connects to url (redis://[user:password@]host:port[/db], rediss://
-// for TLS).
+// for TLS): a standalone server or any node of a cluster.
 func Dial(ctx context.Context, url string) (*Server, error) {
 	opt, err := rueidis.ParseURL(url)
 	if err != nil {
@@ -45,22 +48,18 @@ func Dial(ctx context.Context, url string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", addr, redactErr(err, url))
 	}
-	return NewServer(ctx, addr, c)
+	lc, err := liveconn.New(ctx, c, addr, 0, "")
+	if err != nil {
+		return nil, err
+	}
+	return NewServer(lc), nil
 }
 
-// NewServer runs live scenarios over c, a client bound to the one server at
-// addr. c must speak RESP2 (rueidis.ClientOption.AlwaysRESP2), as redis-cli
-// does, so replies compare with the offline engine's. The Server owns c and
-// closes it; on error c is closed too.
-func NewServer(ctx context.Context, addr string, c rueidis.Client) (*Server, error) {
+// NewServer runs live scenarios over c. The Server owns c and closes it.
+func NewServer(c *liveconn.Conn) *Server {
 	var b [4]byte
 	rand.Read(b[:])
-	s := &Server{Addr: addr, client: c, run: hex.EncodeToString(b[:])}
-	if err := c.Do(ctx, c.B().Ping().Build()).Error(); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("connect %s: %w", addr, err)
-	}
-	return s, nil
+	return &Server{Addr: c.Addr, conn: c, run: hex.EncodeToString(b[:])}
 }
 
 // redactErr removes a URL's password from an error text.
@@ -80,7 +79,7 @@ func redactErr(err error, url string) error {
 }
 
 // Close closes the connection.
-func (s *Server) Close() { s.client.Close() }
+func (s *Server) Close() { s.conn.Close() }
 
 // live runs one scenario variant on the server. Every key the scenario
 // names gets a prefix unique to the run inside its hash tag
@@ -100,6 +99,9 @@ type live struct {
 	known   map[string]bool
 	start   time.Time
 	virtual int64
+	// clockStart is the server's TIME in Unix ms when the steps began: the
+	// offline run compared with this one starts its clock there.
+	clockStart int64
 }
 
 func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, universe []string) (*live, error) {
@@ -120,7 +122,7 @@ func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, u
 	switch mode {
 	case ModeEval:
 		for _, sc := range m.Scripts {
-			r, err := l.do(ctx, "SCRIPT", "LOAD", string(sc.Source))
+			r, err := l.s.conn.DoAll(ctx, "SCRIPT", "LOAD", string(sc.Source))
 			if err != nil {
 				return nil, err
 			}
@@ -140,7 +142,7 @@ func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, u
 			fn := m.FunctionName(sc.Name)
 			lib = strings.Replace(lib, "function_name='"+fn+"'", "function_name='"+fn+l.suffix+"'", 1)
 		}
-		r, err := l.do(ctx, "FUNCTION", "LOAD", lib)
+		r, err := l.s.conn.DoAll(ctx, "FUNCTION", "LOAD", lib)
 		if err != nil {
 			return nil, err
 		}
@@ -148,6 +150,15 @@ func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, u
 			l.lib = ""
 			return nil, libraryError(m, l.unmap(r).Str)
 		}
+	}
+	r, err := l.do(ctx, "TIME")
+	if err != nil {
+		return nil, err
+	}
+	if r.Kind == verify.Array && len(r.Elems) == 2 {
+		sec, _ := strconv.ParseInt(r.Elems[0].Str, 10, 64)
+		usec, _ := strconv.ParseInt(r.Elems[1].Str, 10, 64)
+		l.clockStart = sec*1000 + usec/1000
 	}
 	l.start = time.Now()
 	return l, nil
@@ -157,7 +168,7 @@ func (s *Server) newLive(ctx context.Context, m *manifest.Manifest, mode Mode, u
 func (l *live) close(ctx context.Context) error {
 	err := l.cleanKeys(ctx)
 	if l.lib != "" {
-		if _, ferr := l.do(ctx, "FUNCTION", "DELETE", l.lib); ferr != nil && err == nil {
+		if _, ferr := l.s.conn.DoAll(ctx, "FUNCTION", "DELETE", l.lib); ferr != nil && err == nil {
 			err = ferr
 		}
 	}
@@ -204,21 +215,13 @@ func (l *live) do(ctx context.Context, args ...string) (r verify.Reply, err erro
 	return l.doKeys(ctx, args, nil, nil)
 }
 
-func (l *live) doKeys(ctx context.Context, head, keys, tail []string) (r verify.Reply, err error) {
-	defer func() {
-		// rueidis's cluster builder panics on keys in different slots.
-		if p := recover(); p != nil {
-			err = fmt.Errorf("live %s: %v", l.s.Addr, p)
-		}
-	}()
-	c := l.s.client
-	cmd := c.B().Arbitrary(head...).Keys(keys...).Args(tail...).Build()
-	res := c.Do(ctx, cmd)
-	if err := res.NonRedisError(); err != nil {
+func (l *live) doKeys(ctx context.Context, head, keys, tail []string) (verify.Reply, error) {
+	args := append(append(append([]string(nil), head...), keys...), tail...)
+	r, err := l.s.conn.Do(ctx, args...)
+	if err != nil {
 		return verify.Reply{}, fmt.Errorf("live %s: %w", l.s.Addr, err)
 	}
-	msg, _ := res.ToMessage()
-	return verify.FromMessage(msg)
+	return r, nil
 }
 
 // Put writes k in the order it was given (PutCommands), so a hash's

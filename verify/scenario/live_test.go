@@ -188,7 +188,7 @@ func TestDiffRuns(t *testing.T) {
 		t.Errorf("differences:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// A live TTL above the offline one is always a difference.
-	if ttlClose(100, 101, 50) || !ttlClose(100, 100-50-TTLSlack, 50) || ttlClose(100, 100-51-TTLSlack, 50) || ttlClose(-1, 5, 0) {
+	if ttlClose(100, 101, 50, TTLSlack) || !ttlClose(100, 100-50-TTLSlack, 50, TTLSlack) || ttlClose(100, 100-51-TTLSlack, 50, TTLSlack) || ttlClose(-1, 5, 0, TTLSlack) {
 		t.Error("ttlClose tolerance is off")
 	}
 	var buf bytes.Buffer

@@ -107,3 +107,25 @@ func (o *offline) Get(_ context.Context, key string) (Key, bool, error) {
 	}
 	return KeyOf(en), true, nil
 }
+
+// drifting is an offline backend whose clock gains ms before every step:
+// the drift probe of clock.go.
+type drifting struct {
+	*offline
+	ms int64
+}
+
+func (d *drifting) Call(ctx context.Context, script string, keys, args []string) (verify.Reply, error) {
+	d.e.Advance(d.ms)
+	return d.offline.Call(ctx, script, keys, args)
+}
+
+func (d *drifting) Do(ctx context.Context, args []string) (verify.Reply, error) {
+	d.e.Advance(d.ms)
+	return d.offline.Do(ctx, args)
+}
+
+func (d *drifting) Sleep(ctx context.Context, ms int64) error {
+	d.e.Advance(d.ms)
+	return d.offline.Sleep(ctx, ms)
+}

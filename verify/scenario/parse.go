@@ -172,7 +172,7 @@ func (p *parser) yamlError(err error) {
 	p.errs = append(p.errs, &Error{File: p.file, Line: line, Msg: "YAML syntax: " + msg})
 }
 
-var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "subscribers", "workers", "control", "steps"}
+var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "subscribers", "workers", "control", "live_only", "steps"}
 
 func (p *parser) parse(data []byte) *Scenario {
 	root := p.document(data)
@@ -196,6 +196,14 @@ func (p *parser) parse(data []byte) *Scenario {
 	}
 	if n := f["description"]; n != nil {
 		s.Description = p.str(n, "description")
+	}
+	if n := f["live_only"]; n != nil {
+		switch {
+		case n.Kind == yaml.ScalarNode && n.Tag == "!!bool":
+			s.LiveOnly = n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+		default:
+			p.errorf(n, "live_only", "want true or false, not %s", yamlnode.Describe(n))
+		}
 	}
 	if n := f["caller"]; n != nil {
 		s.Caller = p.str(n, "caller")
@@ -415,9 +423,18 @@ func setLine(e *Expect, step *yaml.Node, key string) {
 
 func (p *parser) expect(n *yaml.Node, field string) *Expect {
 	e := &Expect{Line: n.Line}
-	f := p.fields(n, field, "reply", "keys", "published")
+	f := p.fields(n, field, "reply", "keys", "published", "clock")
 	if n.Kind != yaml.MappingNode {
 		return nil
+	}
+	if v := f["clock"]; v != nil {
+		for i, c := range p.seq(v, field+".clock") {
+			ref := p.str(c, fmt.Sprintf("%s.clock[%d]", field, i+1))
+			if ref == "" && c.Tag == "!!str" {
+				p.errorf(c, fmt.Sprintf("%s.clock[%d]", field, i+1), "must not be empty: want reply or a key")
+			}
+			e.Clock = append(e.Clock, ClockRef{Ref: ref, Line: c.Line})
+		}
 	}
 	if v := f["published"]; v != nil {
 		e.PublishedSet = true

@@ -14,9 +14,12 @@ import (
 // Summary is a one-line account of a result for a table: "7 steps",
 // "2 failures", "3 differences", the error.
 func (r *Result) Summary() string {
+	if r.Status == StatusSkip {
+		return "skipped offline: " + firstLine(r.SkipReason)
+	}
 	var fails, steps int
 	errText := ""
-	for _, run := range r.Runs {
+	for _, run := range r.judged() {
 		fails += len(run.Failures)
 		if run.Variant == VariantManifest {
 			steps = len(run.Steps)
@@ -39,7 +42,12 @@ func (r *Result) Summary() string {
 	if r.Control {
 		s += ", control reached the regression"
 	}
-	if len(r.Live) > 0 {
+	switch {
+	case r.LiveOnly:
+		s += " live (live only)"
+	case len(r.ClockTolerated) > 0:
+		s += fmt.Sprintf(", live matches (%s equal within the clock tolerance)", plural(len(r.ClockTolerated), "value"))
+	case len(r.Live) > 0:
 		s += ", live matches"
 	}
 	return s
@@ -64,11 +72,11 @@ func firstLine(s string) string {
 func (rep *Report) WriteProblems(w io.Writer) error {
 	ew := &iostreams.Printer{W: w}
 	for _, r := range rep.Results {
-		if r.Status == StatusPass {
+		if r.Status == StatusPass || r.Status == StatusSkip {
 			continue
 		}
 		ew.Printf("%s %s [%s] (%s)\n", strings.ToUpper(string(r.Status)), r.Name, r.Mode, r.File)
-		for _, run := range r.Runs {
+		for _, run := range r.judged() {
 			tag := ""
 			if r.Control {
 				tag = " (" + run.Variant + ")"
@@ -99,6 +107,22 @@ func (rep *Report) WriteTrace(w io.Writer) error {
 	ew := &iostreams.Printer{W: w}
 	for _, r := range rep.Results {
 		ew.Printf("=== %s [%s] %s (%s)\n", r.Name, r.Mode, r.Status, r.File)
+		if r.LiveOnly {
+			ew.Printf("offline: skipped (%s)\n", r.SkipReason)
+			for _, run := range r.Live {
+				if r.Control {
+					ew.Printf("--- %s scripts\n", run.Variant)
+				}
+				for _, st := range run.Steps {
+					ew.Printf("step %d  line %d  %s\n", st.Index, st.Line, st.Action)
+					writeStep(ew, "live ", st)
+				}
+				if run.Error != "" {
+					ew.Printf("stopped: %s\n", run.Error)
+				}
+			}
+			continue
+		}
 		for i, run := range r.Runs {
 			var lv *Run
 			if i < len(r.Live) {
@@ -121,6 +145,9 @@ func (rep *Report) WriteTrace(w io.Writer) error {
 			if run.Error != "" {
 				ew.Printf("stopped: %s\n", run.Error)
 			}
+		}
+		for _, d := range r.ClockTolerated {
+			ew.Printf("step %d  %s equal within the clock tolerance: offline %s, live %s\n", d.Step, d.What, d.Offline, d.Live)
 		}
 	}
 	return ew.Err
@@ -166,12 +193,16 @@ type jsonResult struct {
 	Target      string        `json:"target"`
 	Status      Status        `json:"status"`
 	Control     bool          `json:"control"`
+	LiveOnly    bool          `json:"live_only,omitempty"`
+	SkipReason  string        `json:"skip_reason,omitempty"`
 	Steps       int           `json:"steps"`
 	Errors      []string      `json:"errors,omitempty"`
 	Failures    []jsonFailure `json:"failures,omitempty"`
 	Warnings    []jsonFailure `json:"warnings,omitempty"`
 	Differences []Difference  `json:"differences,omitempty"`
-	Trace       []jsonStep    `json:"trace,omitempty"`
+	// ClockTolerated are live values equal only within the clock tolerance.
+	ClockTolerated []Difference `json:"clock_tolerated,omitempty"`
+	Trace          []jsonStep   `json:"trace,omitempty"`
 }
 
 type jsonFailure struct {
@@ -207,7 +238,7 @@ type jsonKey struct {
 // of every run is included.
 func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
 	out := jsonReport{FormatVersion: "1", Against: rep.Against, Summary: map[string]int{}, Results: []jsonResult{}}
-	for _, st := range []Status{StatusPass, StatusFail, StatusDiffers, StatusError} {
+	for _, st := range []Status{StatusPass, StatusFail, StatusDiffers, StatusError, StatusSkip} {
 		out.Summary[string(st)] = 0
 	}
 	for st, n := range rep.Counts() {
@@ -215,17 +246,18 @@ func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
 	}
 	out.Summary["total"] = len(rep.Results)
 	for _, r := range rep.Results {
-		jr := jsonResult{File: r.File, Name: r.Name, Mode: r.Mode, Target: r.Target, Status: r.Status, Control: r.Control, Differences: r.Differences}
+		jr := jsonResult{File: r.File, Name: r.Name, Mode: r.Mode, Target: r.Target, Status: r.Status, Control: r.Control,
+			LiveOnly: r.LiveOnly, SkipReason: r.SkipReason, Differences: r.Differences, ClockTolerated: r.ClockTolerated}
+		if r.LiveOnly {
+			for _, run := range r.Live {
+				jr.addRun(run)
+				if trace {
+					jr.Trace = append(jr.Trace, jsonSteps(run, "live")...)
+				}
+			}
+		}
 		for i, run := range r.Runs {
-			if run.Variant == VariantManifest {
-				jr.Steps = len(run.Steps)
-			}
-			if run.Error != "" {
-				jr.Errors = append(jr.Errors, run.Error)
-			}
-			for _, f := range run.Failures {
-				jr.Failures = append(jr.Failures, jsonFailure{Variant: run.Variant, Failure: f})
-			}
+			jr.addRun(run)
 			for _, st := range run.Steps {
 				for _, w := range st.Warnings {
 					jr.Warnings = append(jr.Warnings, jsonFailure{Variant: run.Variant, Failure: Failure{Step: st.Index, Line: st.Line, Message: w}})
@@ -244,6 +276,19 @@ func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// addRun adds a judged run's step count, errors and failures.
+func (jr *jsonResult) addRun(run *Run) {
+	if run.Variant == VariantManifest {
+		jr.Steps = len(run.Steps)
+	}
+	if run.Error != "" {
+		jr.Errors = append(jr.Errors, run.Error)
+	}
+	for _, f := range run.Failures {
+		jr.Failures = append(jr.Failures, jsonFailure{Variant: run.Variant, Failure: f})
+	}
 }
 
 func jsonSteps(run *Run, side string) []jsonStep {
@@ -305,7 +350,7 @@ type Problem struct {
 func (rep *Report) Problems() []Problem {
 	var out []Problem
 	for _, r := range rep.Results {
-		if r.Status == StatusPass {
+		if r.Status == StatusPass || r.Status == StatusSkip {
 			continue
 		}
 		head := fmt.Sprintf("scenario %q [%s]", r.Name, r.Mode)
@@ -326,6 +371,16 @@ func (rep *Report) Problems() []Problem {
 			}
 			for _, f := range run.Failures {
 				out = append(out, Problem{File: r.File, Line: f.Line, Message: fmt.Sprintf("%s%s: step %d: %s", head, tag, f.Step, f.Message)})
+			}
+		}
+		if r.LiveOnly {
+			for _, run := range r.Live {
+				for _, f := range run.Failures {
+					out = append(out, Problem{File: r.File, Line: f.Line, Message: fmt.Sprintf("%s (live): step %d: %s", head, f.Step, f.Message)})
+				}
+				if run.Error != "" {
+					out = append(out, Problem{File: r.File, Message: head + " (live): " + run.Error})
+				}
 			}
 		}
 		for _, d := range r.Differences {

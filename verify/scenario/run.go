@@ -97,7 +97,8 @@ type Run struct {
 	// a step the offline engine cannot judge.
 	Error string `json:"error,omitempty"`
 
-	scriptErr bool
+	scriptErr  bool
+	clockStart int64 // live runs: the server's TIME (Unix ms) when the steps began
 }
 
 // StepResult is what one step did and the keyspace after it: the trace.

@@ -31,6 +31,10 @@ type Scenario struct {
 	Controls    []Control // unsafe variants; empty for an ordinary scenario
 	Steps       []*Step
 	Line        int // line of the document
+	// LiveOnly marks a scenario the offline engine cannot run (a command
+	// it refuses): offline it is skipped with the reason, never passed;
+	// verify --against runs it live and checks its expectations there.
+	LiveOnly bool
 
 	callerLine int
 	bound      *binding // set by Bind
@@ -96,6 +100,17 @@ type Expect struct {
 	// (raw text); checked only when PublishedSet, and offline only.
 	Published    []Published
 	PublishedSet bool
+	// Clock marks parts of the step's outcome as clock-dependent for live
+	// comparisons: "reply", or a key (a caller key name or a literal key).
+	// Their numbers compare within the clock tolerance, in milliseconds,
+	// whatever the clock probes found.
+	Clock []ClockRef
+}
+
+// ClockRef is one entry of an expectation's clock: list.
+type ClockRef struct {
+	Ref  string // "reply" or a key reference (raw text)
+	Line int
 }
 
 // Published is one expected PUBLISH or SPUBLISH message.

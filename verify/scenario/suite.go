@@ -21,6 +21,7 @@ const (
 	StatusFail    Status = "fail"    // an expectation failed, a control missed, or a step could not be judged
 	StatusDiffers Status = "differs" // offline passed but the live server did something else
 	StatusError   Status = "error"   // a script does not compile or load: exit 2
+	StatusSkip    Status = "skip"    // a live_only scenario offline: not judged (SkipReason says why)
 )
 
 // Result is one scenario run in one mode: the manifest's scripts, plus the
@@ -36,7 +37,26 @@ type Result struct {
 	Runs        []*Run // offline: manifest, then control
 	Live        []*Run // live, same order; empty offline
 	Differences []Difference
-	Scenario    *Scenario
+	// ClockTolerated are the live values equal to the offline ones only
+	// within the clock tolerance: clock-derived numbers (clock.go).
+	ClockTolerated []Difference
+	Scenario       *Scenario
+	// LiveOnly is the scenario's live_only: Runs is empty (or holds the
+	// offline run of a script that does not compile), and Live holds the
+	// runs whose expectations decide the status.
+	LiveOnly bool
+	// SkipReason says why a live_only scenario was not judged offline: the
+	// step the engine cannot run, or that the scenario is marked so.
+	SkipReason string
+}
+
+// judged returns the runs whose expectations decide the result: the
+// offline runs, or the live ones of a live_only scenario.
+func (r *Result) judged() []*Run {
+	if r.LiveOnly {
+		return r.Live
+	}
+	return r.Runs
 }
 
 // Options configures RunAll.
@@ -46,6 +66,10 @@ type Options struct {
 	// "" is verify.DefaultTarget.
 	Target string
 	Live   *Server // when set, every run is repeated on the server and compared
+	// ClockTolerance is how far (ms) a clock-derived number, and a TTL,
+	// of a live run may be from the offline run's (plus the run's drift);
+	// 0 is DefaultClockTolerance, a negative value none.
+	ClockTolerance int64
 	// Parallel bounds concurrent runs; default 4 live (runs mostly wait),
 	// min(GOMAXPROCS, 4) offline.
 	Parallel int
@@ -140,7 +164,7 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 	}
 	for _, s := range scenarios {
 		for _, mode := range modes {
-			rep.Results = append(rep.Results, &Result{File: s.File, Name: s.Name, Mode: mode, Target: target, Control: len(s.Controls) > 0, Scenario: s})
+			rep.Results = append(rep.Results, &Result{File: s.File, Name: s.Name, Mode: mode, Target: target, Control: len(s.Controls) > 0, Scenario: s, LiveOnly: s.LiveOnly})
 		}
 	}
 	par := opts.Parallel
@@ -159,7 +183,7 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = r.run(ctx, m, opts.Live)
+			errs[i] = r.run(ctx, m, opts)
 		}()
 	}
 	wg.Wait()
@@ -169,7 +193,18 @@ func RunAll(ctx context.Context, m *manifest.Manifest, scenarios []*Scenario, op
 	return rep, nil
 }
 
-func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) error {
+func (r *Result) run(ctx context.Context, m *manifest.Manifest, opts Options) error {
+	srv := opts.Live
+	tol := opts.ClockTolerance
+	switch {
+	case tol == 0:
+		tol = DefaultClockTolerance
+	case tol < 0:
+		tol = 0
+	}
+	if r.LiveOnly {
+		return r.runLiveOnly(ctx, m, srv)
+	}
 	s := r.Scenario
 	variants := []bool{false}
 	if r.Control {
@@ -181,7 +216,7 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) err
 			controls = s.bound.controls
 		}
 		vm := variant(m, controls)
-		off, err := runOffline(ctx, s, vm, r.Mode, r.Target, control)
+		off, err := runOffline(ctx, s, vm, r.Mode, r.Target, control, clockProbe{})
 		if err != nil {
 			return err
 		}
@@ -194,16 +229,20 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) err
 			return fmt.Errorf("%s [%s]: %w", s.File, r.Mode, err)
 		}
 		r.Live = append(r.Live, lv)
-		r.Differences = append(r.Differences, s.diffRuns(off, lv)...)
+		// Compared with an offline run whose clock starts where the live
+		// one did, probed for what depends on the clock.
+		base, taint, err := clockRuns(ctx, s, vm, r.Mode, r.Target, control, lv.clockStart)
+		if err != nil {
+			return err
+		}
+		diffs, near := s.diffRunsClock(base, lv, &clockCompare{taint: taint, tol: tol})
+		r.Differences = append(r.Differences, diffs...)
+		r.ClockTolerated = append(r.ClockTolerated, near...)
 	}
 	r.Status = StatusPass
 	for _, run := range r.Runs {
-		switch {
-		case run.scriptErr:
-			r.Status = StatusError
+		if r.judge(run) {
 			return nil
-		case run.Error != "" || len(run.Failures) > 0:
-			r.Status = StatusFail
 		}
 	}
 	if r.Status == StatusPass && len(r.Differences) > 0 {
@@ -212,14 +251,109 @@ func (r *Result) run(ctx context.Context, m *manifest.Manifest, srv *Server) err
 	return nil
 }
 
-func runOffline(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mode, target string, control bool) (*Run, error) {
+// judge lowers r.Status by what run shows: error when a script does not
+// compile or load (then done is true: nothing else counts), fail when an
+// expectation failed or the run stopped.
+func (r *Result) judge(run *Run) (done bool) {
+	switch {
+	case run.scriptErr:
+		r.Status = StatusError
+		return true
+	case run.Error != "" || len(run.Failures) > 0:
+		r.Status = StatusFail
+	}
+	return false
+}
+
+// runLiveOnly runs a live_only scenario: offline only far enough to name
+// the step the engine cannot run (the skip reason) and to catch a script
+// that does not compile; live, every variant with its expectations.
+func (r *Result) runLiveOnly(ctx context.Context, m *manifest.Manifest, srv *Server) error {
+	s := r.Scenario
+	off, err := runOffline(ctx, s, m, r.Mode, r.Target, false, clockProbe{})
+	if err != nil {
+		return err
+	}
+	if off.scriptErr {
+		r.Runs, r.LiveOnly, r.Status = []*Run{off}, false, StatusError
+		return nil
+	}
+	r.SkipReason = "live_only: runs only with --against"
+	if off.Error != "" {
+		r.SkipReason = "live_only: " + off.Error
+	}
+	r.Status = StatusSkip
+	if srv == nil {
+		return nil
+	}
+	variants := []bool{false}
+	if r.Control {
+		variants = append(variants, true)
+	}
+	r.Status = StatusPass
+	for _, control := range variants {
+		var controls map[string][]byte
+		if control {
+			controls = s.bound.controls
+		}
+		lv, err := runLive(ctx, s, srv, variant(m, controls), r.Mode, control)
+		if err != nil {
+			return fmt.Errorf("%s [%s]: %w", s.File, r.Mode, err)
+		}
+		r.Live = append(r.Live, lv)
+		if r.judge(lv) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// clockProbe sets an offline run's clock: where it starts (0:
+// verify.DefaultNow), the ms it gains before every step and before every
+// command a script runs (clock.go).
+type clockProbe struct {
+	start, drift, tick int64
+}
+
+// runOffline runs s in the engine on the clock cp describes.
+func runOffline(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mode, target string, control bool, cp clockProbe) (*Run, error) {
 	be, err := newOffline(m, mode, target)
 	if err != nil {
 		return failedRun(err, control)
 	}
 	defer be.release()
 	be.e.SetSubscribers(s.Subscribers)
+	if cp.start > 0 {
+		be.e.Advance(cp.start - be.e.Now())
+	}
+	be.e.SetCallTick(cp.tick)
+	if cp.drift > 0 {
+		return s.execute(ctx, &drifting{offline: be, ms: cp.drift}, control)
+	}
 	return s.execute(ctx, be, control)
+}
+
+// clockRuns runs s offline with the clock starting at start (the live
+// run's), and the clock probes, and returns that run and what of it
+// depends on the clock.
+func clockRuns(ctx context.Context, s *Scenario, m *manifest.Manifest, mode Mode, target string, control bool, start int64) (*Run, *clockTaint, error) {
+	probes := []clockProbe{
+		{start: start},
+		{start: start + shiftMS}, {start: start + 2*shiftMS},
+		{start: start, drift: driftMS}, {start: start, drift: 2 * driftMS},
+		{start: start, tick: driftMS}, {start: start, tick: 2 * driftMS},
+	}
+	runs := make([]*Run, len(probes))
+	for i, p := range probes {
+		run, err := runOffline(ctx, s, m, mode, target, control, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs[i] = run
+	}
+	t := taintOf(runs[0], probeRuns{shift1: runs[1], shift2: runs[2], drift1: runs[3], drift2: runs[4], tick1: runs[5], tick2: runs[6]})
+	s.markDeclared(t, runs[0])
+	return runs[0], t, nil
 }
 
 func runLive(ctx context.Context, s *Scenario, srv *Server, m *manifest.Manifest, mode Mode, control bool) (*Run, error) {
@@ -233,6 +367,7 @@ func runLive(ctx context.Context, s *Scenario, srv *Server, m *manifest.Manifest
 	if err != nil {
 		return nil, err
 	}
+	run.clockStart = be.clockStart
 	return run, cerr
 }
 
@@ -259,10 +394,11 @@ func (rep *Report) Counts() map[Status]int {
 	return c
 }
 
-// OK reports whether every result passed.
+// OK reports whether every result passed or was skipped (a live_only
+// scenario offline).
 func (rep *Report) OK() bool {
 	for _, r := range rep.Results {
-		if r.Status != StatusPass {
+		if r.Status != StatusPass && r.Status != StatusSkip {
 			return false
 		}
 	}
