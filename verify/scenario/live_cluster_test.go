@@ -24,18 +24,18 @@ steps:
     call: acquire
     args: {lease_ttl_ms: 2000}
     expect:
-      reply: [acquired]
+      reply: [acquired, "0"]
       keys:
         lease: {value: tok-w, ttl_ms: 2000}
   - worker: w
     call: acquire
-    keys: {lease: "catalog:{product-7}:lease", value: "catalog:{product-7}:value"}
+    keys: {lease: "catalog:{product-7}:lease", value: "catalog:{product-7}:value", gen: "catalog:{product-7}:gen"}
     args: {lease_ttl_ms: 3000}
     expect:
-      reply: [cached, old7]
+      reply: [cached, old7, "0"]
   - worker: w
     call: publish
-    args: {candidate: v42, cache_ttl_ms: 60000}
+    args: {candidate: v42, cache_ttl_ms: 60000, gen: "0", revision: ""}
     expect:
       reply: 1
   - do: [INCR, counter-a]

@@ -20,7 +20,7 @@ steps:
     call: acquire
     args: {lease_ttl_ms: 2000}
     expect:
-      reply: [acquired]
+      reply: [acquired, "0"]
   - do: [LASTSAVE]
   - worker: w
     call: release

@@ -18,9 +18,13 @@ import (
 )
 
 // Load reads and parses the scenario file at path and reads the control
-// scripts it names (relative to the file's folder). It does not bind the
-// scenario to a manifest: call Bind.
-func Load(path string) (*Scenario, error) {
+// scripts it names (relative to the file's folder), which must stay inside
+// the file's folder. It does not bind the scenario to a manifest: call Bind.
+func Load(path string) (*Scenario, error) { return LoadIn(filepath.Dir(path), path) }
+
+// LoadIn is Load with the folder the control scripts must stay inside:
+// the manifest's folder, for a scenario beside a manifest.
+func LoadIn(root, path string) (*Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
@@ -32,9 +36,9 @@ func Load(path string) (*Scenario, error) {
 	var errs Errors
 	for i := range s.Controls {
 		c := &s.Controls[i]
-		// The control must stay inside the scenario's folder, links
-		// followed: checked before anything is opened.
-		full, err := manifest.Inside(filepath.Dir(path), c.File)
+		// The control must stay inside root, links followed: checked
+		// before anything is opened.
+		full, err := controlInside(root, path, c.File)
 		if err != nil {
 			errs = append(errs, &Error{File: path, Line: c.Line, Field: "control." + c.Script, Msg: err.Error()})
 			continue
@@ -845,4 +849,17 @@ func isIdent(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// controlInside resolves file, written relative to the scenario at path,
+// and refuses it unless it stays inside root once links are followed.
+func controlInside(root, path, file string) (string, error) {
+	if filepath.IsAbs(file) {
+		return manifest.Inside(root, file) // refused, with the usual words
+	}
+	rel, err := filepath.Rel(root, filepath.Join(filepath.Dir(path), filepath.FromSlash(file)))
+	if err != nil {
+		return "", fmt.Errorf("%s %w", file, manifest.ErrOutside)
+	}
+	return manifest.Inside(root, filepath.ToSlash(rel))
 }

@@ -98,7 +98,7 @@ func LoadAll(m *manifest.Manifest, paths []string) ([]*Scenario, error) {
 	var all Errors
 	var out []*Scenario
 	for _, p := range paths {
-		s, err := Load(p)
+		s, err := LoadIn(m.Dir, p)
 		if err == nil {
 			err = s.Bind(m)
 		}
