@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -155,5 +156,46 @@ return 1
 	want := []string{"reached from 5:1", "reached from 6:1, then 4:25", "reached from 6:1, then 4:46"}
 	if !slices.Equal(got, want) {
 		t.Errorf("related %q, want %q", got, want)
+	}
+}
+
+// TestOncePerPositionAndCode: a helper's key reached once as LPUSH and
+// once as LPUSH or RPUSH is one finding whose message names both commands,
+// with both paths.
+func TestOncePerPositionAndCode(t *testing.T) {
+	src := `local function push(cmd, k, v)
+  return redis.call(cmd, 'q:' .. k, v)
+end
+push('LPUSH', ARGV[1], ARGV[2])
+push(ARGV[3] == '1' and 'RPUSH' or 'LPUSH', ARGV[1], ARGV[2])
+return 1
+`
+	ds := Source("s.lua", []byte(src), nil)
+	if len(ds) != 1 {
+		t.Fatalf("got %d findings, want 1:\n%s", len(ds), lines(ds))
+	}
+	if !strings.Contains(ds[0].Message, "key argument 1 of LPUSH/RPUSH ") {
+		t.Errorf("message %q does not name LPUSH/RPUSH", ds[0].Message)
+	}
+	if len(ds[0].Related) != 2 {
+		t.Errorf("related %v, want the paths from 4:1 and 5:1", ds[0].Related)
+	}
+}
+
+func TestMergeMessages(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"key argument 1 of LPUSH comes from ARGV[1], not KEYS[n]", "key argument 1 of LPUSH/RPUSH comes from ARGV[1], not KEYS[n]"},
+			"key argument 1 of LPUSH/RPUSH comes from ARGV[1], not KEYS[n]"},
+		{[]string{"key argument 1 of GET comes from ARGV[2], not KEYS[n]", "key argument 1 of GET comes from ARGV[1], not KEYS[n]"},
+			"key argument 1 of GET comes from ARGV[1] or ARGV[2], not KEYS[n]"},
+		{[]string{"SET runs before x", "SET runs before y at line 3"},
+			"SET runs before x (on another path: SET runs before y at line 3)"},
+	} {
+		if got := mergeMessages(tc.in); got != tc.want {
+			t.Errorf("mergeMessages(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
