@@ -199,3 +199,50 @@ func TestMergeMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreAtHelperOrCaller: a dynamic-key reported at the caller's
+// expression is silenced by an ignore comment there, or by one left at the
+// helper's key argument.
+func TestIgnoreAtHelperOrCaller(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  string
+		want int
+	}{
+		{"no comment", `local function get(k)
+  return redis.call('GET', k)
+end
+return get('user:' .. ARGV[1])
+`, 1},
+		{"in the helper", `local function get(k)
+  -- scriptctl:ignore dynamic-key the prefix is one slot by design
+  return redis.call('GET', k)
+end
+return get('user:' .. ARGV[1])
+`, 0},
+		{"at the caller", `local function get(k)
+  return redis.call('GET', k)
+end
+-- scriptctl:ignore dynamic-key the prefix is one slot by design
+return get('user:' .. ARGV[1])
+`, 0},
+		{"another code in the helper", `local function get(k)
+  -- scriptctl:ignore unbounded-command not this one
+  return redis.call('GET', k)
+end
+return get('user:' .. ARGV[1])
+`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := Source("s.lua", []byte(tc.src), nil)
+			if len(ds) != tc.want {
+				t.Errorf("got %d findings, want %d:\n%s", len(ds), tc.want, lines(ds))
+			}
+			for _, d := range ds {
+				if d.Code != "dynamic-key" {
+					t.Errorf("unexpected %s", d)
+				}
+			}
+		})
+	}
+}

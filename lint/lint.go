@@ -61,6 +61,10 @@ type Diagnostic struct {
 	// Related are the call paths through which the cause is reached when
 	// it lies in a local function: one per path, at the outermost call.
 	Related []Related
+	// also is a second place whose scriptctl:ignore comment silences the
+	// finding: the helper's argument when a dynamic-key is reported at the
+	// caller's expression. Zero when there is none.
+	also Pos
 }
 
 // Related is another location of a finding: the call of a local function
