@@ -246,3 +246,57 @@ return get('user:' .. ARGV[1])
 		})
 	}
 }
+
+// TestNeverCalledHelper: a local function never called reports nothing of
+// its own (globals, KEYS/ARGV indexes beyond the manifest, unordered
+// replies), except the unused-style rules: a key or argument read only in
+// it is unused, and its Lua 5.2 syntax still stops the script loading.
+func TestNeverCalledHelper(t *testing.T) {
+	decl := &Decl{Script: "s", Keys: []string{"a", "b"}, Args: []string{"x"}}
+	for _, tc := range []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{"globals and indexes", `local function old(x)
+  counter = (counter or 0) + 1
+  local v = redis.call('GET', KEYS[3]) .. ARGV[4] .. string.lenn(x)
+  return cjson.encode(redis.call('SMEMBERS', KEYS[2]))
+end
+return redis.call('SET', KEYS[1], ARGV[1])
+`, []string{"1 unused-key"}},
+		{"nested in a called helper", `local function run(k)
+  local function never() return KEYS[5] .. ARGV[1] end
+  return redis.call('GET', k)
+end
+return run(KEYS[1]) .. redis.call('GET', KEYS[2])
+`, []string{"1 unused-arg"}},
+		{"dynamic index in a dead helper", `local function all() for i = 1, #KEYS do redis.call('DEL', KEYS[i]) end end
+return redis.call('SET', KEYS[1], ARGV[1])
+`, []string{"1 unused-key"}},
+		{"Lua 5.2 syntax still counts", `local function old()
+  goto done
+  ::done::
+end
+return redis.call('SET', KEYS[1], ARGV[1]) .. redis.call('GET', KEYS[2])
+`, []string{"2 syntax", "3 syntax"}},
+		{"a called helper keeps its findings", `local function old()
+  counter = 1
+  return KEYS[3]
+end
+old()
+return redis.call('SET', KEYS[1], ARGV[1]) .. redis.call('GET', KEYS[2])
+`, []string{"2 global-write", "3 keys-out-of-range"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := Source("s.lua", []byte(tc.src), decl)
+			var got []string
+			for _, d := range ds {
+				got = append(got, fmt.Sprintf("%d %s", d.Pos.Line, d.Code))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q\n%s", got, tc.want, lines(ds))
+			}
+		})
+	}
+}

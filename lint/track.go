@@ -434,6 +434,27 @@ type tracker struct {
 	// randWithin holds, for each of f.Randoms, the functions walked on
 	// their own around it (as Call.within).
 	randWithin [][]*ast.FunctionExpr
+	// allKeys and allArgs count the places that index KEYS or ARGV
+	// dynamically or let them escape whole (Facts.AllKeys, AllArgs).
+	allKeys, allArgs int
+	// walks holds, per function, what each walk of it on its own added
+	// to the facts: a helper never called drops it.
+	walks map[*ast.FunctionExpr][]factSpan
+}
+
+// factSpan is the facts one walk of a function added: for each list, the
+// length before and after the walk.
+type factSpan struct{ from, to factLens }
+
+// factLens are the lengths of the fact lists a never-called helper's own
+// walk must not contribute to.
+type factLens struct {
+	globalReads, globalWrites, badFields, keyRefs, argRefs, unordered, allKeys, allArgs int
+}
+
+func (t *tracker) lens() factLens {
+	f := t.f
+	return factLens{len(f.GlobalReads), len(f.GlobalWrites), len(f.BadFields), len(f.KeyRefs), len(f.ArgRefs), len(f.Unordered), t.allKeys, t.allArgs}
 }
 
 // fnUse counts how a local function is used. When every read of its name
@@ -479,10 +500,11 @@ func (t *tracker) loc(node any, line, typ int, str string) Pos {
 }
 
 func track(p *Pass) *Facts {
-	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}, uses: map[*ast.FunctionExpr]*fnUse{}}
+	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}, uses: map[*ast.FunctionExpr]*fnUse{}, walks: map[*ast.FunctionExpr][]factSpan{}}
 	st := &state{vals: map[*binding]Value{}}
 	t.block(p.Chunk, (&scope{}).child(), st)
 	t.dropClosed()
+	t.dropNeverCalled()
 	return t.f
 }
 
@@ -510,6 +532,69 @@ func (t *tracker) dropClosed() {
 		return
 	}
 	t.f.WriteChecks = slices.DeleteFunc(t.f.WriteChecks, func(w WriteCheck) bool { return gone[w.Write] })
+}
+
+// neverCalled reports whether fn is a local function whose name is never
+// read: its body never runs.
+func (t *tracker) neverCalled(fn *ast.FunctionExpr) bool {
+	u := t.uses[fn]
+	return u != nil && u.named && u.reads == 0
+}
+
+// dropNeverCalled forgets what the own walks of helpers never called found
+// (their calls went with dropClosed): global reads and writes, unknown
+// library fields, KEYS/ARGV indexes, unordered replies. Code that never
+// runs raises nothing, and a key or argument read only there is unused.
+// What the walks found in the functions nested in one goes too.
+func (t *tracker) dropNeverCalled() {
+	var dead []factSpan
+	for fn, spans := range t.walks {
+		if t.neverCalled(fn) {
+			dead = append(dead, spans...)
+		}
+	}
+	if len(dead) == 0 {
+		t.f.AllKeys, t.f.AllArgs = t.allKeys > 0, t.allArgs > 0
+		return
+	}
+	// deadAt marks, for one list of length n, the indexes some dead walk
+	// added (spans nest: a sum of +1 at each start and -1 at each end).
+	deadAt := func(n int, pick func(factLens) int) func(int) bool {
+		depth := make([]int, n+1)
+		for _, d := range dead {
+			depth[pick(d.from)]++
+			depth[pick(d.to)]--
+		}
+		for i := 1; i <= n; i++ {
+			depth[i] += depth[i-1]
+		}
+		return func(i int) bool { return depth[i] > 0 }
+	}
+	f := t.f
+	f.GlobalReads = keep(f.GlobalReads, deadAt(len(f.GlobalReads), func(l factLens) int { return l.globalReads }))
+	f.GlobalWrites = keep(f.GlobalWrites, deadAt(len(f.GlobalWrites), func(l factLens) int { return l.globalWrites }))
+	f.BadFields = keep(f.BadFields, deadAt(len(f.BadFields), func(l factLens) int { return l.badFields }))
+	f.KeyRefs = keep(f.KeyRefs, deadAt(len(f.KeyRefs), func(l factLens) int { return l.keyRefs }))
+	f.ArgRefs = keep(f.ArgRefs, deadAt(len(f.ArgRefs), func(l factLens) int { return l.argRefs }))
+	f.Unordered = keep(f.Unordered, deadAt(len(f.Unordered), func(l factLens) int { return l.unordered }))
+	deadKeys, deadArgs := deadAt(t.allKeys, func(l factLens) int { return l.allKeys }), deadAt(t.allArgs, func(l factLens) int { return l.allArgs })
+	for i := 0; i < t.allKeys && !f.AllKeys; i++ {
+		f.AllKeys = !deadKeys(i)
+	}
+	for i := 0; i < t.allArgs && !f.AllArgs; i++ {
+		f.AllArgs = !deadArgs(i)
+	}
+}
+
+// keep returns the elements of xs whose index dead does not hold.
+func keep[T any](xs []T, dead func(int) bool) []T {
+	out := xs[:0]
+	for i, x := range xs {
+		if !dead(i) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func (t *tracker) block(stmts []ast.Stmt, sc *scope, st *state) {
@@ -956,7 +1041,9 @@ func (t *tracker) function(fn *ast.FunctionExpr, sc *scope, st *state, method bo
 	savedLoop, savedCollect, savedRet, savedGuard := t.loop, t.collect, t.ret, t.guard
 	t.loop, t.collect, t.ret, t.guard = 0, nil, nil, nil
 	t.alone = append(t.alone, fn)
+	from := t.lens()
 	t.block(fn.Stmts, inner, body)
+	t.walks[fn] = append(t.walks[fn], factSpan{from, t.lens()})
 	t.alone = t.alone[:len(t.alone)-1]
 	t.loop, t.collect, t.ret, t.guard = savedLoop, savedCollect, savedRet, savedGuard
 }
@@ -1135,10 +1222,10 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 				fields[name] = fv
 			}
 			if fv.builtin == "KEYS" {
-				t.f.AllKeys = true
+				t.allKeys++
 			}
 			if fv.builtin == "ARGV" {
-				t.f.AllArgs = true
+				t.allArgs++
 			}
 			if v.O == 0 {
 				v = fv
@@ -1284,13 +1371,13 @@ func (t *tracker) index(e *ast.AttrGetExpr, sc *scope, st *state) Value {
 		if obj.builtin == "KEYS" {
 			t.f.KeyRefs = append(t.f.KeyRefs, ref)
 			if n < 0 {
-				t.f.AllKeys = true
+				t.allKeys++
 			}
 			return Value{O: FromKeys, Keys: bit(n)}
 		}
 		t.f.ArgRefs = append(t.f.ArgRefs, ref)
 		if n < 0 {
-			t.f.AllArgs = true
+			t.allArgs++
 		}
 		return Value{O: FromArgv, Args: bit(n)}
 	case "":
@@ -1476,14 +1563,14 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 		switch a.builtin {
 		case "KEYS":
 			if fn.builtin != "table.getn" {
-				t.f.AllKeys = true
+				t.allKeys++
 			}
 			if fn.builtin == "unpack" {
 				return Value{O: FromKeys, Keys: 1}
 			}
 		case "ARGV":
 			if fn.builtin != "table.getn" {
-				t.f.AllArgs = true
+				t.allArgs++
 			}
 			if fn.builtin == "unpack" {
 				return Value{O: FromArgv, Args: 1}
@@ -1546,9 +1633,9 @@ func (t *tracker) escape(args []Value) {
 	for _, a := range args {
 		switch a.builtin {
 		case "KEYS":
-			t.f.AllKeys = true
+			t.allKeys++
 		case "ARGV":
-			t.f.AllArgs = true
+			t.allArgs++
 		}
 	}
 }
