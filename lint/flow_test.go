@@ -65,6 +65,35 @@ return reset_after
 if ttl > 0 and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 return redis.call('EXPIRE', KEYS[1], ttl)
 `, []string{"3 unvalidated-ttl"}},
+		{"equality with a number is a guard", `local ttl = tonumber(ARGV[1])
+if ttl == 60 and redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+end
+return 1
+`, nil},
+		{"inequality that failed is a guard", `local ttl = ARGV[1]
+if ttl ~= '60' or redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('EXPIRE', KEYS[1], ttl)
+`, nil},
+		{"equality is no guard on the else branch", `local ttl = ARGV[1]
+if ttl == '0' or redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('EXPIRE', KEYS[1], ttl)
+`, []string{"3 unvalidated-ttl"}},
+		{"equality of two arguments is no guard", `local ttl = ARGV[1]
+if ttl == ARGV[2] and redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+end
+return 1
+`, []string{"3 unvalidated-ttl"}},
+		{"equality with a literal makes the literal", `local cmd = ARGV[2]
+if cmd == 'RPUSH' or cmd == 'LPUSH' then return 0 end
+if cmd == 'LPUSH' then redis.call(cmd, KEYS[1], ARGV[1]) end
+return 1
+`, nil},
+		{"table field narrowing", `local opts = {parent = ARGV[4] ~= '' and KEYS[3] or nil}
+if opts.parent then redis.call('SADD', opts.parent, ARGV[3]) end
+return redis.call('SADD', opts.parent, ARGV[3])
+`, []string{"3 dynamic-key"}},
 		{"nil narrowing", `local parentKey
 if ARGV[1] ~= '' then parentKey = KEYS[2] end
 if parentKey then redis.call('SADD', parentKey, ARGV[1]) end

@@ -429,7 +429,8 @@ type tracker struct {
 	alone []*ast.FunctionExpr
 	uses  map[*ast.FunctionExpr]*fnUse
 	// guard, while an if condition is evaluated, holds the arguments each
-	// ordering comparison of it reads.
+	// comparison of it that constrains a value reads (an ordering, or an
+	// equality with a string or number literal).
 	guard map[ast.Expr]uint64
 	// randWithin holds, for each of f.Randoms, the functions walked on
 	// their own around it (as Call.within).
@@ -904,13 +905,19 @@ func (t *tracker) ifStmt(s *ast.IfStmt, sc *scope, st *state) {
 	st.merge(thenSt, elseSt)
 }
 
-// guarded returns the arguments that the ordering comparisons of cond
-// constrain when cond is truth: `ttl > 0 and ret == 1` passed means ttl
-// is a number above 0.
+// isConst reports whether v is a string or number literal.
+func isConst(v Value) bool {
+	return v.IsLit && v.O == FromLiteral
+}
+
+// guarded returns the arguments that the comparisons of cond constrain
+// when cond is truth: `ttl > 0 and ret == 1` passed means ttl is a number
+// above 0; `mode == 'lifo'` passed, or `mode ~= 'lifo'` failed, means mode
+// is that literal.
 func guarded(cond ast.Expr, truth bool, guard map[ast.Expr]uint64) uint64 {
 	switch e := cond.(type) {
 	case *ast.RelationalOpExpr:
-		if truth {
+		if truth == (e.Operator != "~=") {
 			return guard[e]
 		}
 	case *ast.UnaryNotOpExpr:
@@ -929,13 +936,9 @@ func guarded(cond ast.Expr, truth bool, guard map[ast.Expr]uint64) uint64 {
 // nil: `x`, `x ~= nil`, `type(x) == 'string'`, and conjunctions of them.
 func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 	switch e := cond.(type) {
-	case *ast.IdentExpr:
+	case *ast.IdentExpr, *ast.AttrGetExpr:
 		if truth {
-			if b := sc.lookup(e.Value); b != nil {
-				if v, ok := st.get(b); ok {
-					st.set(b, narrow(v))
-				}
-			}
+			t.update(e, sc, st, narrow)
 		}
 	case *ast.UnaryNotOpExpr:
 		t.narrow(e.Expr, !truth, sc, st)
@@ -953,7 +956,7 @@ func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 		same := (e.Operator == "==") == truth
 		l, r := e.Lhs, e.Rhs
 		switch l.(type) {
-		case *ast.NilExpr, *ast.StringExpr:
+		case *ast.NilExpr, *ast.StringExpr, *ast.NumberExpr:
 			l, r = r, l // the constant on the right
 		}
 		if _, isNil := r.(*ast.NilExpr); isNil {
@@ -962,10 +965,44 @@ func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 			}
 			return
 		}
+		switch r.(type) {
+		case *ast.StringExpr, *ast.NumberExpr:
+			if same {
+				// x == 'lifo' or ttl == 60 passed: x is that literal.
+				lit := t.expr(r, sc, st)
+				t.update(l, sc, st, func(Value) Value { return lit })
+			}
+		}
 		if str, ok := r.(*ast.StringExpr); ok && str.Value != "nil" && same {
 			if c, ok := l.(*ast.FuncCallExpr); ok && len(c.Args) == 1 {
 				if id, ok := c.Func.(*ast.IdentExpr); ok && id.Value == "type" && sc.lookup("type") == nil {
 					t.narrow(c.Args[0], true, sc, st)
+				}
+			}
+		}
+	}
+}
+
+// update replaces, on st, the value of what e names, a local or a field
+// with a literal name of a local table (opts.parent), with f of it.
+func (t *tracker) update(e ast.Expr, sc *scope, st *state, f func(Value) Value) {
+	switch e := e.(type) {
+	case *ast.IdentExpr:
+		if b := sc.lookup(e.Value); b != nil {
+			if v, ok := st.get(b); ok {
+				st.set(b, f(v))
+			}
+		}
+	case *ast.AttrGetExpr:
+		id, ok := e.Object.(*ast.IdentExpr)
+		key, isStr := e.Key.(*ast.StringExpr)
+		if !ok || !isStr {
+			return
+		}
+		if b := sc.lookup(id.Value); b != nil {
+			if v, ok := st.get(b); ok {
+				if fv, ok := v.fields[key.Value]; ok {
+					st.set(b, store(v, key.Value, true, f(fv)))
 				}
 			}
 		}
@@ -1269,7 +1306,12 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		return v
 	case *ast.RelationalOpExpr:
 		l, r := t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)
-		if e.Operator != "==" && e.Operator != "~=" {
+		if e.Operator == "==" || e.Operator == "~=" {
+			// x == 'a' or ttl == 60 (tonumber) constrains x to a literal.
+			if t.guard != nil && (isConst(l) != isConst(r)) {
+				t.guard[e] = l.Args | r.Args
+			}
+		} else {
 			if t.guard != nil {
 				t.guard[e] = l.Args | r.Args
 			}
