@@ -294,6 +294,14 @@ func TestNeverCalledHelper(t *testing.T) {
 end
 return redis.call('SET', KEYS[1], ARGV[1])
 `, []string{"1 unused-key"}},
+		{"calls in a dead helper", `local function dead(x)
+  redis.call('SET', KEYS[1], 'v')
+  redis.call('FLUSHALL')
+  redis.call(x, 'k:' .. ARGV[1], math.random(), tonumber(ARGV[1]) > 0)
+  return redis.error_reply('bad ' .. ARGV[1]), redis.call('SMEMBERS', KEYS[2])
+end
+return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2]) .. ARGV[1]
+`, nil},
 		{"nested in a called helper", `local function run(k)
   local function never() return KEYS[5] .. ARGV[1] end
   return redis.call('GET', k)
