@@ -151,14 +151,7 @@ return 1
 `, []string{"2 unvalidated-ttl"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ds := Source("s.lua", []byte(tc.src), nil)
-			var got []string
-			for _, d := range ds {
-				got = append(got, fmt.Sprintf("%d %s", d.Pos.Line, d.Code))
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("got %q, want %q\n%s", got, tc.want, lines(ds))
-			}
+			wantLines(t, Source("s.lua", []byte(tc.src), nil), tc.want)
 		})
 	}
 }
@@ -326,14 +319,19 @@ return redis.call('SET', KEYS[1], ARGV[1]) .. redis.call('GET', KEYS[2])
 `, []string{"2 global-write", "3 keys-out-of-range"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ds := Source("s.lua", []byte(tc.src), decl)
-			var got []string
-			for _, d := range ds {
-				got = append(got, fmt.Sprintf("%d %s", d.Pos.Line, d.Code))
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("got %q, want %q\n%s", got, tc.want, lines(ds))
-			}
+			wantLines(t, Source("s.lua", []byte(tc.src), decl), tc.want)
 		})
+	}
+}
+
+// wantLines checks that ds are, in order, the findings "line code" of want.
+func wantLines(t *testing.T, ds []Diagnostic, want []string) {
+	t.Helper()
+	var got []string
+	for _, d := range ds {
+		got = append(got, fmt.Sprintf("%d %s", d.Pos.Line, d.Code))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q\n%s", got, want, lines(ds))
 	}
 }
