@@ -213,6 +213,7 @@ func TestMergeMessages(t *testing.T) {
 			"key argument 1 of LPUSH/RPUSH comes from ARGV[1], not KEYS[n]"},
 		{[]string{"key argument 1 of GET comes from ARGV[2], not KEYS[n]", "key argument 1 of GET comes from ARGV[1], not KEYS[n]"},
 			"key argument 1 of GET comes from ARGV[1] or ARGV[2], not KEYS[n]"},
+		{[]string{"a  b", "a x b"}, "a  or x b"},
 		{[]string{"SET runs before x", "SET runs before y at line 3"},
 			"SET runs before x (on another path: SET runs before y at line 3)"},
 	} {

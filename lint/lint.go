@@ -273,13 +273,12 @@ func mergeMessages(msgs []string) string {
 // trailing punctuation mark they share.
 func mergeWord(alts []string) string {
 	tail := ""
-	if last := alts[0][len(alts[0])-1:]; strings.Contains(",.:;", last) {
-		tail = last
-		for _, a := range alts {
-			if !strings.HasSuffix(a, tail) {
-				tail = ""
-				break
-			}
+	if a := alts[0]; a != "" && strings.ContainsAny(a[len(a)-1:], ",.:;") {
+		tail = a[len(a)-1:]
+	}
+	for _, a := range alts {
+		if !strings.HasSuffix(a, tail) {
+			tail = ""
 		}
 	}
 	var parts []string
@@ -287,26 +286,16 @@ func mergeWord(alts []string) string {
 	for _, a := range alts {
 		a = strings.TrimSuffix(a, tail)
 		commands = commands && commandWordRe.MatchString(a)
-		if commands {
-			for _, c := range strings.Split(a, "/") {
-				if !slices.Contains(parts, c) {
-					parts = append(parts, c)
-				}
-			}
-		} else if !slices.Contains(parts, a) {
-			parts = append(parts, a)
-		}
+		parts = append(parts, a)
 	}
+	sep := " or "
 	if commands {
-		slices.Sort(parts)
-		return strings.Join(parts, "/") + tail
-	}
-	parts = parts[:0]
-	for _, a := range alts {
-		parts = append(parts, strings.TrimSuffix(a, tail))
+		// Command names: their union, "LPUSH" and "LPUSH/RPUSH" give
+		// "LPUSH/RPUSH".
+		parts, sep = strings.Split(strings.Join(parts, "/"), "/"), "/"
 	}
 	slices.Sort(parts)
-	return strings.Join(slices.Compact(parts), " or ") + tail
+	return strings.Join(slices.Compact(parts), sep) + tail
 }
 
 // commandWordRe matches a command name or names as messages print them:
