@@ -296,6 +296,20 @@ return redis.call('SET', KEYS[1], ARGV[1])
 end
 return redis.call('GET', KEYS[1]) .. redis.call('GET', KEYS[2]) .. ARGV[1]
 `, nil},
+		{"called only from a dead helper, or only by itself", `local function a(k) g1 = 1 return redis.call('GET', 'x' .. k) .. KEYS[4] end
+local function b() return a(ARGV[1]) end
+local function r(n) if n > 0 then return r(n - 1) end g2 = ARGV[7] return 1 end
+return redis.call('SET', KEYS[1], ARGV[1]) .. redis.call('GET', KEYS[2])
+`, nil},
+		{"a helper called from a live one is live", `local function a(k) g1 = 1 return redis.call('GET', k) end
+local function b() return a(KEYS[2]) end
+return redis.call('SET', KEYS[1], ARGV[1]) .. b()
+`, []string{"1 global-write"}},
+		{"a helper called from a callback is live", `local function a(k) g1 = 1 return redis.call('GET', 'n:' .. k) end
+local list = redis.call('LRANGE', KEYS[2], 0, 9)
+table.sort(list, function(x, y) return a(x) < a(y) end)
+return redis.call('SET', KEYS[1], ARGV[1])
+`, []string{"1 global-write", "1 dynamic-key"}},
 		{"nested in a called helper", `local function run(k)
   local function never() return KEYS[5] .. ARGV[1] end
   return redis.call('GET', k)

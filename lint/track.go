@@ -441,6 +441,8 @@ type tracker struct {
 	// walks holds, per function, what each walk of it on its own added
 	// to the facts: a helper never called drops it.
 	walks map[*ast.FunctionExpr][]factSpan
+	// dead holds the local functions that never run (findDead).
+	dead map[*ast.FunctionExpr]bool
 }
 
 // factSpan is the facts one walk of a function added: for each list, the
@@ -464,6 +466,9 @@ func (t *tracker) lens() factLens {
 type fnUse struct {
 	named          bool // bound to a local name
 	reads, follows int
+	// readIn holds, per read, the functions being walked on their own
+	// around it (empty for a read in code that runs).
+	readIn [][]*ast.FunctionExpr
 }
 
 func (t *tracker) use(fn *ast.FunctionExpr) *fnUse {
@@ -475,10 +480,62 @@ func (t *tracker) use(fn *ast.FunctionExpr) *fnUse {
 	return u
 }
 
-// closed reports whether every call of fn is known and followed.
+// closed reports whether every call of fn is known and followed, or fn
+// never runs.
 func (t *tracker) closed(fn *ast.FunctionExpr) bool {
 	u := t.uses[fn]
-	return u != nil && u.named && u.reads == u.follows
+	return u != nil && u.named && u.reads == u.follows || t.dead[fn]
+}
+
+// findDead finds the local functions that never run: those whose every
+// read lies in functions that never run, itself included (a helper never
+// called, one called only from such a helper, one that only calls itself).
+// It starts from every local function and keeps those no live read
+// reaches, the largest such set.
+func (t *tracker) findDead() {
+	// A read makes its function live once every function around it is
+	// live; need counts those not yet live, waiting lists the reads
+	// around which each function is.
+	type read struct {
+		fn   *ast.FunctionExpr
+		need int
+	}
+	live := map[*ast.FunctionExpr]bool{}
+	waiting := map[*ast.FunctionExpr][]*read{}
+	var work []*ast.FunctionExpr
+	for fn, u := range t.uses {
+		for _, in := range u.readIn {
+			r := &read{fn: fn}
+			for i, g := range in {
+				// Only a local function can be dead: a function
+				// expression (a callback, a table's method) may run.
+				if gu := t.uses[g]; gu != nil && gu.named && !slices.Contains(in[:i], g) {
+					r.need++
+					waiting[g] = append(waiting[g], r)
+				}
+			}
+			if r.need == 0 && !live[fn] {
+				live[fn] = true
+				work = append(work, fn)
+			}
+		}
+	}
+	for len(work) > 0 {
+		g := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, r := range waiting[g] {
+			if r.need--; r.need == 0 && !live[r.fn] {
+				live[r.fn] = true
+				work = append(work, r.fn)
+			}
+		}
+	}
+	t.dead = map[*ast.FunctionExpr]bool{}
+	for fn, u := range t.uses {
+		if u.named && !live[fn] {
+			t.dead[fn] = true
+		}
+	}
 }
 
 // locKey identifies one token lookup of one syntax node, so walking a
@@ -504,6 +561,7 @@ func track(p *Pass) *Facts {
 	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}, uses: map[*ast.FunctionExpr]*fnUse{}, walks: map[*ast.FunctionExpr][]factSpan{}}
 	st := &state{vals: map[*binding]Value{}}
 	t.block(p.Chunk, (&scope{}).child(), st)
+	t.findDead()
 	t.dropClosed()
 	t.dropNeverCalled()
 	return t.f
@@ -535,13 +593,6 @@ func (t *tracker) dropClosed() {
 	t.f.WriteChecks = slices.DeleteFunc(t.f.WriteChecks, func(w WriteCheck) bool { return gone[w.Write] })
 }
 
-// neverCalled reports whether fn is a local function whose name is never
-// read: its body never runs.
-func (t *tracker) neverCalled(fn *ast.FunctionExpr) bool {
-	u := t.uses[fn]
-	return u != nil && u.named && u.reads == 0
-}
-
 // dropNeverCalled forgets what the own walks of helpers never called found
 // (their calls went with dropClosed): global reads and writes, unknown
 // library fields, KEYS/ARGV indexes, unordered replies. Code that never
@@ -550,7 +601,7 @@ func (t *tracker) neverCalled(fn *ast.FunctionExpr) bool {
 func (t *tracker) dropNeverCalled() {
 	var dead []factSpan
 	for fn, spans := range t.walks {
-		if t.neverCalled(fn) {
+		if t.dead[fn] {
 			dead = append(dead, spans...)
 		}
 	}
@@ -1213,7 +1264,9 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		if b := sc.lookup(e.Value); b != nil {
 			if v, ok := st.get(b); ok {
 				if v.fn != nil {
-					t.use(v.fn.expr).reads++
+					u := t.use(v.fn.expr)
+					u.reads++
+					u.readIn = append(u.readIn, slices.Clone(t.alone))
 				}
 				return v
 			}
