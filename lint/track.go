@@ -593,8 +593,8 @@ func (t *tracker) dropClosed() {
 	t.f.WriteChecks = slices.DeleteFunc(t.f.WriteChecks, func(w WriteCheck) bool { return gone[w.Write] })
 }
 
-// dropNeverCalled forgets what the own walks of helpers never called found
-// (their calls went with dropClosed): global reads and writes, unknown
+// dropNeverCalled forgets what the own walks of the helpers that never run
+// (findDead) found (their calls went with dropClosed): global reads and writes, unknown
 // library fields, KEYS/ARGV indexes, unordered replies. Code that never
 // runs raises nothing, and a key or argument read only there is unused.
 // What the walks found in the functions nested in one goes too.
