@@ -90,6 +90,13 @@ if cmd == 'RPUSH' or cmd == 'LPUSH' then return 0 end
 if cmd == 'LPUSH' then redis.call(cmd, KEYS[1], ARGV[1]) end
 return 1
 `, nil},
+		{"a key compared with a literal stays a key", `local k = KEYS[1]
+if k == 'x' then return 0 end
+local function f(p) if p == 'y' then return 1 end return redis.call('GET', p) end
+local t = {f = f}
+redis.call('EXPIRE', k, 10)
+return redis.call('GET', k) .. t.f(KEYS[2])
+`, nil},
 		{"table field narrowing", `local opts = {parent = ARGV[4] ~= '' and KEYS[3] or nil}
 if opts.parent then redis.call('SADD', opts.parent, ARGV[3]) end
 return redis.call('SADD', opts.parent, ARGV[3])

@@ -1019,9 +1019,16 @@ func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 		switch r.(type) {
 		case *ast.StringExpr, *ast.NumberExpr:
 			if same {
-				// x == 'lifo' or ttl == 60 passed: x is that literal.
+				// x == 'lifo' or ttl == 60 passed: x is that literal. A
+				// key (KEYS[1] == 'x') or an unknown value keeps what it
+				// is, not nil: after the branch it is no literal.
 				lit := t.expr(r, sc, st)
-				t.update(l, sc, st, func(Value) Value { return lit })
+				t.update(l, sc, st, func(v Value) Value {
+					if v.O&(FromKeys|FromUnknown) != 0 {
+						return narrow(v)
+					}
+					return lit
+				})
 			}
 		}
 		if str, ok := r.(*ast.StringExpr); ok && str.Value != "nil" && same {
