@@ -91,8 +91,8 @@ if cmd == 'LPUSH' then redis.call(cmd, KEYS[1], ARGV[1]) end
 return 1
 `, nil},
 		{"a key compared with a literal stays a key", `local k = KEYS[1]
-if k == 'x' then return 0 end
-local function f(p) if p == 'y' then return 1 end return redis.call('GET', p) end
+if k == 'x' then redis.call('INCR', KEYS[2]) end
+local function f(p) if p == 'y' then redis.call('INCR', KEYS[2]) end return redis.call('GET', p) end
 local t = {f = f}
 redis.call('EXPIRE', k, 10)
 return redis.call('GET', k) .. t.f(KEYS[2])
