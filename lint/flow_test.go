@@ -79,6 +79,11 @@ return redis.call('EXPIRE', KEYS[1], ttl)
 if ttl == '0' or redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 return redis.call('EXPIRE', KEYS[1], ttl)
 `, []string{"3 unvalidated-ttl"}},
+		{"equality with a word is no number", `if ARGV[1] == 'none' and redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('SET', KEYS[1], 'v', 'EX', ARGV[1])
+end
+return 1
+`, []string{"2 unvalidated-ttl"}},
 		{"equality of two arguments is no guard", `local ttl = ARGV[1]
 if ttl == ARGV[2] and redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('EXPIRE', KEYS[1], ttl)

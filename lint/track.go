@@ -430,7 +430,7 @@ type tracker struct {
 	uses  map[*ast.FunctionExpr]*fnUse
 	// guard, while an if condition is evaluated, holds the arguments each
 	// comparison of it that constrains a value reads (an ordering, or an
-	// equality with a string or number literal).
+	// equality with a number, or a string literal that is one).
 	guard map[ast.Expr]uint64
 	// randWithin holds, for each of f.Randoms, the functions walked on
 	// their own around it (as Call.within).
@@ -961,10 +961,20 @@ func isConst(v Value) bool {
 	return v.IsLit && v.O == FromLiteral
 }
 
+// isNumConst reports whether v is a number literal or a string literal
+// Redis reads as a number ('60').
+func isNumConst(v Value) bool {
+	if !isConst(v) {
+		return false
+	}
+	_, err := strconv.ParseFloat(v.Lit, 64)
+	return err == nil
+}
+
 // guarded returns the arguments that the comparisons of cond constrain
 // when cond is truth: `ttl > 0 and ret == 1` passed means ttl is a number
-// above 0; `mode == 'lifo'` passed, or `mode ~= 'lifo'` failed, means mode
-// is that literal.
+// above 0; `ttl == '60'` passed, or `ttl ~= '60'` failed, means ttl is
+// that number.
 func guarded(cond ast.Expr, truth bool, guard map[ast.Expr]uint64) uint64 {
 	switch e := cond.(type) {
 	case *ast.RelationalOpExpr:
@@ -1367,8 +1377,10 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 	case *ast.RelationalOpExpr:
 		l, r := t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)
 		if e.Operator == "==" || e.Operator == "~=" {
-			// x == 'a' or ttl == 60 (tonumber) constrains x to a literal.
-			if t.guard != nil && (isConst(l) != isConst(r)) {
+			// ttl == 60 or ttl == '60' constrains ttl to a number; x ==
+			// 'a' makes x a literal (narrow) but no number: checked is
+			// about numbers (TTLs, arithmetic).
+			if t.guard != nil && (isNumConst(l) && !isConst(r) || isNumConst(r) && !isConst(l)) {
 				t.guard[e] = l.Args | r.Args
 			}
 		} else {
