@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -60,6 +61,10 @@ type Diagnostic struct {
 	// Related are the call paths through which the cause is reached when
 	// it lies in a local function: one per path, at the outermost call.
 	Related []Related
+	// also is a second place whose scriptctl:ignore comment silences the
+	// finding: the helper's argument when a dynamic-key is reported at the
+	// caller's expression. Zero when there is none.
+	also Pos
 }
 
 // Related is another location of a finding: the call of a local function
@@ -193,23 +198,37 @@ func source(path string, src []byte, decl *Decl, cfg Config) []Diagnostic {
 	return once(out)
 }
 
-// once merges the diagnostics of one cause (same position, code and
-// message), reached on several paths, into one that lists every path.
-// ds is sorted.
+// once merges the diagnostics of one cause, reached on several paths, into
+// one that lists every path. A cause is a position and a code: when the
+// paths word it differently (a helper's key reached as LPUSH from one call
+// and as LPUSH/RPUSH from another), the message covers them all (see
+// mergeMessages). Findings with no call path at one position and code but
+// different messages are distinct causes a rule reports at one place
+// (unused-key at 1:1 for KEYS[1] and for KEYS[3]) and stay apart. ds is
+// sorted.
 func once(ds []Diagnostic) []Diagnostic {
 	out := ds[:0]
+	var msgs [][]string // the distinct messages of each out[i]
 	for _, d := range ds {
-		if n := len(out); n > 0 && out[n-1].Pos == d.Pos && out[n-1].Code == d.Code && out[n-1].Message == d.Message {
+		if n := len(out); n > 0 && out[n-1].Pos == d.Pos && out[n-1].Code == d.Code &&
+			(out[n-1].Message == d.Message || len(out[n-1].Related) > 0 || len(d.Related) > 0) {
 			for _, r := range d.Related {
 				if !slices.Contains(out[n-1].Related, r) {
 					out[n-1].Related = append(out[n-1].Related, r)
 				}
 			}
+			if !slices.Contains(msgs[n-1], d.Message) {
+				msgs[n-1] = append(msgs[n-1], d.Message)
+			}
 			continue
 		}
 		out = append(out, d)
+		msgs = append(msgs, []string{d.Message})
 	}
 	for i := range out {
+		if len(msgs[i]) > 1 {
+			out[i].Message = mergeMessages(msgs[i])
+		}
 		rel := out[i].Related
 		sort.SliceStable(rel, func(a, b int) bool {
 			if rel[a].Pos != rel[b].Pos {
@@ -220,6 +239,68 @@ func once(ds []Diagnostic) []Diagnostic {
 	}
 	return out
 }
+
+// mergeMessages words one finding from the messages its paths gave, in
+// sorted order. Messages of the same words but a few are one message in
+// which each differing word lists its variants: command names as their
+// union ("LPUSH" and "LPUSH/RPUSH" give "LPUSH/RPUSH"), other words joined
+// with "or" ("ARGV[1] or ARGV[2]"). Messages worded differently are kept
+// whole, the first, then the others "on another path".
+func mergeMessages(msgs []string) string {
+	words := make([][]string, len(msgs))
+	for i, m := range msgs {
+		words[i] = strings.Split(m, " ")
+		if len(words[i]) != len(words[0]) {
+			return msgs[0] + " (on another path: " + strings.Join(msgs[1:], "; on another path: ") + ")"
+		}
+	}
+	out := slices.Clone(words[0])
+	for j := range out {
+		var alts []string
+		for _, w := range words {
+			if !slices.Contains(alts, w[j]) {
+				alts = append(alts, w[j])
+			}
+		}
+		if len(alts) > 1 {
+			out[j] = mergeWord(alts)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// mergeWord merges the variants of one word of a message, keeping a
+// trailing punctuation mark they share.
+func mergeWord(alts []string) string {
+	tail := ""
+	if a := alts[0]; a != "" && strings.ContainsAny(a[len(a)-1:], ",.:;") {
+		tail = a[len(a)-1:]
+	}
+	for _, a := range alts {
+		if !strings.HasSuffix(a, tail) {
+			tail = ""
+		}
+	}
+	var parts []string
+	commands := true
+	for _, a := range alts {
+		a = strings.TrimSuffix(a, tail)
+		commands = commands && commandWordRe.MatchString(a)
+		parts = append(parts, a)
+	}
+	sep := " or "
+	if commands {
+		// Command names: their union, "LPUSH" and "LPUSH/RPUSH" give
+		// "LPUSH/RPUSH".
+		parts, sep = strings.Split(strings.Join(parts, "/"), "/"), "/"
+	}
+	slices.Sort(parts)
+	return strings.Join(slices.Compact(parts), sep) + tail
+}
+
+// commandWordRe matches a command name or names as messages print them:
+// "LPUSH", "LPUSH/RPUSH", "CLIENT|KILL".
+var commandWordRe = regexp.MustCompile(`^[A-Z][A-Z0-9_|-]*(/[A-Z][A-Z0-9_|-]*)*$`)
 
 // Sort orders diagnostics by file, line, column, code and message.
 func Sort(ds []Diagnostic) {

@@ -384,7 +384,9 @@ func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 			}
 			if c.outside(v.at) {
 				// The cause is the caller's argument: report it there.
-				out = append(out, reached(r.at(v.at, "this value %s and reaches key argument %d of %s at line %d, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", why, i, c.label(), a.Pos.Line), c.Path))
+				d := reached(r.at(v.at, "this value %s and reaches key argument %d of %s at line %d, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", why, i, c.label(), a.Pos.Line), c.Path)
+				d.also = a.Pos // an ignore comment left at the helper's argument still counts
+				out = append(out, d)
 				continue
 			}
 			out = append(out, reached(r.at(a.Pos, "key argument %d of %s %s, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", i, c.label(), why), c.Path))

@@ -233,12 +233,18 @@ func (p *Pass) suppress(ds []Diagnostic) []Diagnostic {
 	return out
 }
 
+// covers reports whether s, on pos's line or the line above, silences a
+// finding at pos.
+func covers(s suppression, pos Pos) bool {
+	return s.line == pos.Line || s.line == pos.Line-1
+}
+
 func (p *Pass) suppressed(d Diagnostic) bool {
 	if d.Code == "bad-suppression" {
 		return false
 	}
 	for _, s := range p.supps {
-		if s.reason != "" && s.code == d.Code && (s.line == d.Pos.Line || s.line == d.Pos.Line-1) {
+		if s.reason != "" && s.code == d.Code && (covers(s, d.Pos) || d.also.Line > 0 && covers(s, d.also)) {
 			return true
 		}
 	}

@@ -429,11 +429,35 @@ type tracker struct {
 	alone []*ast.FunctionExpr
 	uses  map[*ast.FunctionExpr]*fnUse
 	// guard, while an if condition is evaluated, holds the arguments each
-	// ordering comparison of it reads.
+	// comparison of it that constrains a value reads (an ordering, or an
+	// equality with a number, or a string literal that is one).
 	guard map[ast.Expr]uint64
 	// randWithin holds, for each of f.Randoms, the functions walked on
 	// their own around it (as Call.within).
 	randWithin [][]*ast.FunctionExpr
+	// allKeys and allArgs count the places that index KEYS or ARGV
+	// dynamically or let them escape whole (Facts.AllKeys, AllArgs).
+	allKeys, allArgs int
+	// walks holds, per function, what each walk of it on its own added
+	// to the facts: a helper never called drops it.
+	walks map[*ast.FunctionExpr][]factSpan
+	// dead holds the local functions that never run (findDead).
+	dead map[*ast.FunctionExpr]bool
+}
+
+// factSpan is the facts one walk of a function added: for each list, the
+// length before and after the walk.
+type factSpan struct{ from, to factLens }
+
+// factLens are the lengths of the fact lists a never-called helper's own
+// walk must not contribute to.
+type factLens struct {
+	globalReads, globalWrites, badFields, keyRefs, argRefs, unordered, allKeys, allArgs int
+}
+
+func (t *tracker) lens() factLens {
+	f := t.f
+	return factLens{len(f.GlobalReads), len(f.GlobalWrites), len(f.BadFields), len(f.KeyRefs), len(f.ArgRefs), len(f.Unordered), t.allKeys, t.allArgs}
 }
 
 // fnUse counts how a local function is used. When every read of its name
@@ -442,6 +466,9 @@ type tracker struct {
 type fnUse struct {
 	named          bool // bound to a local name
 	reads, follows int
+	// readIn holds, per read, the functions being walked on their own
+	// around it (empty for a read in code that runs).
+	readIn [][]*ast.FunctionExpr
 }
 
 func (t *tracker) use(fn *ast.FunctionExpr) *fnUse {
@@ -453,10 +480,62 @@ func (t *tracker) use(fn *ast.FunctionExpr) *fnUse {
 	return u
 }
 
-// closed reports whether every call of fn is known and followed.
+// closed reports whether every call of fn is known and followed, or fn
+// never runs.
 func (t *tracker) closed(fn *ast.FunctionExpr) bool {
 	u := t.uses[fn]
-	return u != nil && u.named && u.reads == u.follows
+	return u != nil && u.named && u.reads == u.follows || t.dead[fn]
+}
+
+// findDead finds the local functions that never run: those whose every
+// read lies in functions that never run, itself included (a helper never
+// called, one called only from such a helper, one that only calls itself).
+// It starts from every local function and keeps those no live read
+// reaches, the largest such set.
+func (t *tracker) findDead() {
+	// A read makes its function live once every function around it is
+	// live; need counts those not yet live, waiting lists the reads
+	// around which each function is.
+	type read struct {
+		fn   *ast.FunctionExpr
+		need int
+	}
+	live := map[*ast.FunctionExpr]bool{}
+	waiting := map[*ast.FunctionExpr][]*read{}
+	var work []*ast.FunctionExpr
+	for fn, u := range t.uses {
+		for _, in := range u.readIn {
+			r := &read{fn: fn}
+			for i, g := range in {
+				// Only a local function can be dead: a function
+				// expression (a callback, a table's method) may run.
+				if gu := t.uses[g]; gu != nil && gu.named && !slices.Contains(in[:i], g) {
+					r.need++
+					waiting[g] = append(waiting[g], r)
+				}
+			}
+			if r.need == 0 && !live[fn] {
+				live[fn] = true
+				work = append(work, fn)
+			}
+		}
+	}
+	for len(work) > 0 {
+		g := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, r := range waiting[g] {
+			if r.need--; r.need == 0 && !live[r.fn] {
+				live[r.fn] = true
+				work = append(work, r.fn)
+			}
+		}
+	}
+	t.dead = map[*ast.FunctionExpr]bool{}
+	for fn, u := range t.uses {
+		if u.named && !live[fn] {
+			t.dead[fn] = true
+		}
+	}
 }
 
 // locKey identifies one token lookup of one syntax node, so walking a
@@ -479,10 +558,12 @@ func (t *tracker) loc(node any, line, typ int, str string) Pos {
 }
 
 func track(p *Pass) *Facts {
-	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}, uses: map[*ast.FunctionExpr]*fnUse{}}
+	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}, uses: map[*ast.FunctionExpr]*fnUse{}, walks: map[*ast.FunctionExpr][]factSpan{}}
 	st := &state{vals: map[*binding]Value{}}
 	t.block(p.Chunk, (&scope{}).child(), st)
+	t.findDead()
 	t.dropClosed()
+	t.dropNeverCalled()
 	return t.f
 }
 
@@ -510,6 +591,62 @@ func (t *tracker) dropClosed() {
 		return
 	}
 	t.f.WriteChecks = slices.DeleteFunc(t.f.WriteChecks, func(w WriteCheck) bool { return gone[w.Write] })
+}
+
+// dropNeverCalled forgets what the own walks of the helpers that never run
+// (findDead) found (their calls went with dropClosed): global reads and writes, unknown
+// library fields, KEYS/ARGV indexes, unordered replies. Code that never
+// runs raises nothing, and a key or argument read only there is unused.
+// What the walks found in the functions nested in one goes too.
+func (t *tracker) dropNeverCalled() {
+	var dead []factSpan
+	for fn, spans := range t.walks {
+		if t.dead[fn] {
+			dead = append(dead, spans...)
+		}
+	}
+	if len(dead) == 0 {
+		t.f.AllKeys, t.f.AllArgs = t.allKeys > 0, t.allArgs > 0
+		return
+	}
+	// deadAt marks, for one list of length n, the indexes some dead walk
+	// added (spans nest: a sum of +1 at each start and -1 at each end).
+	deadAt := func(n int, pick func(factLens) int) func(int) bool {
+		depth := make([]int, n+1)
+		for _, d := range dead {
+			depth[pick(d.from)]++
+			depth[pick(d.to)]--
+		}
+		for i := 1; i <= n; i++ {
+			depth[i] += depth[i-1]
+		}
+		return func(i int) bool { return depth[i] > 0 }
+	}
+	f := t.f
+	f.GlobalReads = keep(f.GlobalReads, deadAt(len(f.GlobalReads), func(l factLens) int { return l.globalReads }))
+	f.GlobalWrites = keep(f.GlobalWrites, deadAt(len(f.GlobalWrites), func(l factLens) int { return l.globalWrites }))
+	f.BadFields = keep(f.BadFields, deadAt(len(f.BadFields), func(l factLens) int { return l.badFields }))
+	f.KeyRefs = keep(f.KeyRefs, deadAt(len(f.KeyRefs), func(l factLens) int { return l.keyRefs }))
+	f.ArgRefs = keep(f.ArgRefs, deadAt(len(f.ArgRefs), func(l factLens) int { return l.argRefs }))
+	f.Unordered = keep(f.Unordered, deadAt(len(f.Unordered), func(l factLens) int { return l.unordered }))
+	deadKeys, deadArgs := deadAt(t.allKeys, func(l factLens) int { return l.allKeys }), deadAt(t.allArgs, func(l factLens) int { return l.allArgs })
+	for i := 0; i < t.allKeys && !f.AllKeys; i++ {
+		f.AllKeys = !deadKeys(i)
+	}
+	for i := 0; i < t.allArgs && !f.AllArgs; i++ {
+		f.AllArgs = !deadArgs(i)
+	}
+}
+
+// keep returns the elements of xs whose index dead does not hold.
+func keep[T any](xs []T, dead func(int) bool) []T {
+	out := xs[:0]
+	for i, x := range xs {
+		if !dead(i) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func (t *tracker) block(stmts []ast.Stmt, sc *scope, st *state) {
@@ -819,13 +956,29 @@ func (t *tracker) ifStmt(s *ast.IfStmt, sc *scope, st *state) {
 	st.merge(thenSt, elseSt)
 }
 
-// guarded returns the arguments that the ordering comparisons of cond
-// constrain when cond is truth: `ttl > 0 and ret == 1` passed means ttl
-// is a number above 0.
+// isConst reports whether v is a string or number literal.
+func isConst(v Value) bool {
+	return v.IsLit && v.O == FromLiteral
+}
+
+// isNumConst reports whether v is a number literal or a string literal
+// Redis reads as a number ('60').
+func isNumConst(v Value) bool {
+	if !isConst(v) {
+		return false
+	}
+	_, err := strconv.ParseFloat(v.Lit, 64)
+	return err == nil
+}
+
+// guarded returns the arguments that the comparisons of cond constrain
+// when cond is truth: `ttl > 0 and ret == 1` passed means ttl is a number
+// above 0; `ttl == '60'` passed, or `ttl ~= '60'` failed, means ttl is
+// that number.
 func guarded(cond ast.Expr, truth bool, guard map[ast.Expr]uint64) uint64 {
 	switch e := cond.(type) {
 	case *ast.RelationalOpExpr:
-		if truth {
+		if truth == (e.Operator != "~=") {
 			return guard[e]
 		}
 	case *ast.UnaryNotOpExpr:
@@ -844,13 +997,9 @@ func guarded(cond ast.Expr, truth bool, guard map[ast.Expr]uint64) uint64 {
 // nil: `x`, `x ~= nil`, `type(x) == 'string'`, and conjunctions of them.
 func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 	switch e := cond.(type) {
-	case *ast.IdentExpr:
+	case *ast.IdentExpr, *ast.AttrGetExpr:
 		if truth {
-			if b := sc.lookup(e.Value); b != nil {
-				if v, ok := st.get(b); ok {
-					st.set(b, narrow(v))
-				}
-			}
+			t.update(e, sc, st, narrow)
 		}
 	case *ast.UnaryNotOpExpr:
 		t.narrow(e.Expr, !truth, sc, st)
@@ -868,7 +1017,7 @@ func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 		same := (e.Operator == "==") == truth
 		l, r := e.Lhs, e.Rhs
 		switch l.(type) {
-		case *ast.NilExpr, *ast.StringExpr:
+		case *ast.NilExpr, *ast.StringExpr, *ast.NumberExpr:
 			l, r = r, l // the constant on the right
 		}
 		if _, isNil := r.(*ast.NilExpr); isNil {
@@ -877,10 +1026,51 @@ func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 			}
 			return
 		}
+		switch r.(type) {
+		case *ast.StringExpr, *ast.NumberExpr:
+			if same {
+				// x == 'lifo' or ttl == 60 passed: x is that literal. A
+				// key (KEYS[1] == 'x') or an unknown value keeps what it
+				// is, not nil: after the branch it is no literal.
+				lit := t.expr(r, sc, st)
+				t.update(l, sc, st, func(v Value) Value {
+					if v.O&(FromKeys|FromUnknown) != 0 {
+						return narrow(v)
+					}
+					return lit
+				})
+			}
+		}
 		if str, ok := r.(*ast.StringExpr); ok && str.Value != "nil" && same {
 			if c, ok := l.(*ast.FuncCallExpr); ok && len(c.Args) == 1 {
 				if id, ok := c.Func.(*ast.IdentExpr); ok && id.Value == "type" && sc.lookup("type") == nil {
 					t.narrow(c.Args[0], true, sc, st)
+				}
+			}
+		}
+	}
+}
+
+// update replaces, on st, the value of what e names, a local or a field
+// with a literal name of a local table (opts.parent), with f of it.
+func (t *tracker) update(e ast.Expr, sc *scope, st *state, f func(Value) Value) {
+	switch e := e.(type) {
+	case *ast.IdentExpr:
+		if b := sc.lookup(e.Value); b != nil {
+			if v, ok := st.get(b); ok {
+				st.set(b, f(v))
+			}
+		}
+	case *ast.AttrGetExpr:
+		id, ok := e.Object.(*ast.IdentExpr)
+		key, isStr := e.Key.(*ast.StringExpr)
+		if !ok || !isStr {
+			return
+		}
+		if b := sc.lookup(id.Value); b != nil {
+			if v, ok := st.get(b); ok {
+				if fv, ok := v.fields[key.Value]; ok {
+					st.set(b, store(v, key.Value, true, f(fv)))
 				}
 			}
 		}
@@ -956,7 +1146,9 @@ func (t *tracker) function(fn *ast.FunctionExpr, sc *scope, st *state, method bo
 	savedLoop, savedCollect, savedRet, savedGuard := t.loop, t.collect, t.ret, t.guard
 	t.loop, t.collect, t.ret, t.guard = 0, nil, nil, nil
 	t.alone = append(t.alone, fn)
+	from := t.lens()
 	t.block(fn.Stmts, inner, body)
+	t.walks[fn] = append(t.walks[fn], factSpan{from, t.lens()})
 	t.alone = t.alone[:len(t.alone)-1]
 	t.loop, t.collect, t.ret, t.guard = savedLoop, savedCollect, savedRet, savedGuard
 }
@@ -1089,7 +1281,9 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		if b := sc.lookup(e.Value); b != nil {
 			if v, ok := st.get(b); ok {
 				if v.fn != nil {
-					t.use(v.fn.expr).reads++
+					u := t.use(v.fn.expr)
+					u.reads++
+					u.readIn = append(u.readIn, slices.Clone(t.alone))
 				}
 				return v
 			}
@@ -1135,10 +1329,10 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 				fields[name] = fv
 			}
 			if fv.builtin == "KEYS" {
-				t.f.AllKeys = true
+				t.allKeys++
 			}
 			if fv.builtin == "ARGV" {
-				t.f.AllArgs = true
+				t.allArgs++
 			}
 			if v.O == 0 {
 				v = fv
@@ -1182,7 +1376,14 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		return v
 	case *ast.RelationalOpExpr:
 		l, r := t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)
-		if e.Operator != "==" && e.Operator != "~=" {
+		if e.Operator == "==" || e.Operator == "~=" {
+			// ttl == 60 or ttl == '60' constrains ttl to a number; x ==
+			// 'a' makes x a literal (narrow) but no number: checked is
+			// about numbers (TTLs, arithmetic).
+			if t.guard != nil && (isNumConst(l) && !isConst(r) || isNumConst(r) && !isConst(l)) {
+				t.guard[e] = l.Args | r.Args
+			}
+		} else {
 			if t.guard != nil {
 				t.guard[e] = l.Args | r.Args
 			}
@@ -1284,13 +1485,13 @@ func (t *tracker) index(e *ast.AttrGetExpr, sc *scope, st *state) Value {
 		if obj.builtin == "KEYS" {
 			t.f.KeyRefs = append(t.f.KeyRefs, ref)
 			if n < 0 {
-				t.f.AllKeys = true
+				t.allKeys++
 			}
 			return Value{O: FromKeys, Keys: bit(n)}
 		}
 		t.f.ArgRefs = append(t.f.ArgRefs, ref)
 		if n < 0 {
-			t.f.AllArgs = true
+			t.allArgs++
 		}
 		return Value{O: FromArgv, Args: bit(n)}
 	case "":
@@ -1476,14 +1677,14 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 		switch a.builtin {
 		case "KEYS":
 			if fn.builtin != "table.getn" {
-				t.f.AllKeys = true
+				t.allKeys++
 			}
 			if fn.builtin == "unpack" {
 				return Value{O: FromKeys, Keys: 1}
 			}
 		case "ARGV":
 			if fn.builtin != "table.getn" {
-				t.f.AllArgs = true
+				t.allArgs++
 			}
 			if fn.builtin == "unpack" {
 				return Value{O: FromArgv, Args: 1}
@@ -1546,9 +1747,9 @@ func (t *tracker) escape(args []Value) {
 	for _, a := range args {
 		switch a.builtin {
 		case "KEYS":
-			t.f.AllKeys = true
+			t.allKeys++
 		case "ARGV":
-			t.f.AllArgs = true
+			t.allArgs++
 		}
 	}
 }
