@@ -125,7 +125,7 @@ func TestDeployTableSummaryWithFailedNode(t *testing.T) {
 			if errOut.String() != tc.want {
 				t.Errorf("stderr = %q, want %q", errOut, tc.want)
 			}
-			if tc.name == "one node down" && !strings.Contains(out.String(), "127.0.0.1:1\tunknown\t-\t-\t-\tunreachable\t") {
+			if tc.name == "one node down" && !strings.Contains(tableRows(out.String()), "127.0.0.1:1\tunknown\t-\t-\t-\tunreachable\t") {
 				t.Errorf("stdout lacks the failed node row:\n%s", out)
 			}
 		})
