@@ -15,7 +15,9 @@ import (
 	"github.com/scriptctl/scriptctl/verify"
 )
 
-func init() { commands = append(commands, func(g *globalOptions) *cobra.Command { return withoutManifest(newCmdInit(g)) }) }
+func init() {
+	commands = append(commands, func(g *globalOptions) *cobra.Command { return withoutManifest(newCmdInit(g)) })
+}
 
 type initOptions struct {
 	IO      *iostreams.IOStreams
