@@ -52,7 +52,7 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	fs.StringArrayVar(&f.URLs, "url", nil, "server `URL`, redis://[user@]host:port or rediss://...; repeatable (env SCRIPTCTL_URL)")
 	f.registerSecurity(cmd, "the servers")
 	fs.StringVar(&f.Mode, "mode", "both", "what to handle: scripts, functions or both")
-	fs.StringVar(&f.Format, "format", "text", "output format: text (or table) or json")
+	fs.StringVar(&f.Format, "format", "text", "output format: text or json (table: a synonym of text)")
 	cmd.Long += "\n" + connHelp
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/lint"
 	"github.com/scriptctl/scriptctl/manifest"
@@ -214,10 +215,20 @@ func checkLintStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	}
 	r := stepResult{}
 	for _, d := range ds {
-		r.Findings = append(r.Findings, checkFinding{Severity: string(d.Severity), File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Field: d.Code, Message: d.Message})
+		r.Findings = append(r.Findings, checkFinding{Severity: string(d.Severity), File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Code: d.Code, Message: d.Message})
 	}
 	if len(ds) == 0 {
 		r.Summary = fmt.Sprintf("%d scripts, no findings", len(files))
 	}
 	return r
+}
+
+// lintRules are the lint rules as SARIF rules (check --format sarif).
+func lintRules() []diag.Rule {
+	var out []diag.Rule
+	for _, r := range lint.Rules() {
+		out = append(out, diag.Rule{Code: r.Code, Summary: r.Summary, Help: r.Help, Severity: string(r.Severity),
+			Markdown: fmt.Sprintf("**%s** (%s): %s\n\nSuppress one finding with `-- scriptctl:ignore %s <reason>` on its line or the line above.", r.Code, r.Severity, r.Help, r.Code)})
+	}
+	return out
 }

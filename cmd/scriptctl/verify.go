@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
@@ -30,6 +31,7 @@ type verifyOptions struct {
 	Verbose   bool
 	Scenarios []string
 	Target    string // --target: one server to imitate; "" every manifest target
+	JUnit     string // --junit: write a JUnit XML report to this file
 
 	multiTarget bool // the report covers several targets: show a TARGET column
 }
@@ -101,6 +103,7 @@ failed.`,
 	opts.Conn.registerAgainst(cmd)
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
+	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`: a test case per scenario and mode, a suite per target")
 	return cmd
 }
 
@@ -166,6 +169,11 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		rep.Results = append(rep.Results, r.Results...)
 	}
 	opts.multiTarget = len(targets) > 1
+	if opts.JUnit != "" {
+		if err := diag.WriteJUnitFile(opts.JUnit, "scriptctl verify", verifySuites("", rep)); err != nil {
+			return cmdutil.Env(err)
+		}
+	}
 	if err := writeVerifyReport(opts, rep); err != nil {
 		return err
 	}
@@ -273,7 +281,7 @@ func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
 		}
 		var fs []checkFinding
 		for _, e := range errs {
-			fs = append(fs, checkFinding{Severity: "error", File: e.File, Line: e.Line, Col: e.Col, Field: e.Field, Message: e.Msg})
+			fs = append(fs, checkFinding{Severity: "error", File: e.File, Line: e.Line, Col: e.Col, Field: e.Field, Code: "scenario-invalid", Message: e.Msg})
 		}
 		return stepResult{Findings: fs, Err: cmdutil.Input(fmt.Errorf("invalid scenarios: %s", checkPlural(len(errs), "problem")))}
 	}
@@ -282,12 +290,12 @@ func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	}
 	var fs []checkFinding
 	for _, p := range rep.Problems() {
-		fs = append(fs, checkFinding{Severity: "error", File: p.File, Line: p.Line, Message: p.Message})
+		fs = append(fs, checkFinding{Severity: "error", File: p.File, Line: p.Line, Code: "scenario-failed", Message: p.Message})
 	}
 	for _, w := range rep.Warnings() {
-		fs = append(fs, checkFinding{Severity: "warning", File: w.File, Line: w.Line, Message: w.Message})
+		fs = append(fs, checkFinding{Severity: "warning", File: w.File, Line: w.Line, Code: "scenario-warning", Message: w.Message})
 	}
-	res := stepResult{Findings: fs}
+	res := stepResult{Findings: fs, Suites: verifySuites("verify/", rep)}
 	if rep.Malformed() {
 		res.Err = cmdutil.Input(errors.New("a script does not compile or load"))
 	}

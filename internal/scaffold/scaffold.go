@@ -14,8 +14,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -23,7 +26,17 @@ import (
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-var templates = template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join}).ParseFS(templateFS, "templates/*.tmpl"))
+var templates = template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join, "yaml": yamlScalar}).ParseFS(templateFS, "templates/*.tmpl"))
+
+// yamlScalar writes s as a YAML scalar that reads back as the string s:
+// quoted only when plain it would be something else ("001", "true").
+func yamlScalar(s string) string {
+	b, err := yaml.Marshal(s)
+	if err != nil {
+		return strconv.Quote(s)
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
 
 // ExistsError is returned when files to be written already exist and Force
 // is not set. Nothing was written.
@@ -78,7 +91,12 @@ func Init(o InitOptions) ([]string, error) {
 	if o.Version == "" {
 		o.Version = "latest"
 	}
-	data := map[string]any{"Library": o.Library, "Targets": o.Targets, "Version": o.Version}
+	// The action is used at the release's tag, or main for latest.
+	ref := o.Version
+	if ref == "latest" {
+		ref = "main"
+	}
+	data := map[string]any{"Library": o.Library, "Targets": o.Targets, "Version": o.Version, "ActionRef": ref}
 	var files []file
 	for _, f := range []struct{ path, tmpl string }{
 		{"manifest.yaml", "manifest.yaml.tmpl"},

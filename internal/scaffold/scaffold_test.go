@@ -97,3 +97,19 @@ func TestLibraryFromDir(t *testing.T) {
 		}
 	}
 }
+
+// TestInitNumericLibrary: a library name YAML would read as a number is
+// quoted, so the manifest still loads.
+func TestInitNumericLibrary(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "001")
+	if _, err := Init(InitOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(filepath.Join(dir, "manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Library != "001" {
+		t.Fatalf("library %q, want 001", m.Library)
+	}
+}
