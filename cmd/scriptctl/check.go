@@ -57,7 +57,7 @@ type checkFinding struct {
 	Line     int // 1-based; 0 when unknown
 	Col      int // 1-based; 0 when unknown
 	Field    string
-	Code     string   // stable code; "" is the step's name
+	Code     string // stable code; "" is the step's name
 	Message  string
 	Detail   []string // more lines, printed indented
 }
