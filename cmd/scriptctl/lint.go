@@ -95,7 +95,7 @@ func runLint(ctx context.Context, opts *lintOptions) error {
 	}
 	switch opts.Format {
 	case "json":
-		err = lint.WriteJSON(opts.IO.Out, ds)
+		err = diag.WriteJSON(opts.IO.Out, lintDiagnostics(ds))
 	case "sarif":
 		err = lint.WriteSARIF(opts.IO.Out, ds, version)
 	default:
@@ -119,16 +119,16 @@ func runLint(ctx context.Context, opts *lintOptions) error {
 }
 
 func writeLintText(io *iostreams.IOStreams, ds []lint.Diagnostic) error {
+	return diag.WriteText(io.Out, lintDiagnostics(ds), severityPainter(io))
+}
+
+// lintDiagnostics are lint's findings in the shared format.
+func lintDiagnostics(ds []lint.Diagnostic) []diag.Diagnostic {
+	out := make([]diag.Diagnostic, 0, len(ds))
 	for _, d := range ds {
-		color := iostreams.Yellow
-		if d.Severity == lint.Error {
-			color = iostreams.Red
-		}
-		if _, err := fmt.Fprintf(io.Out, "%s: %s %s: %s\n", d.Pos, io.Paint(color, string(d.Severity)), d.Code, d.Message); err != nil {
-			return err
-		}
+		out = append(out, diag.Diagnostic{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: string(d.Severity), Code: d.Code, Message: d.Message})
 	}
-	return nil
+	return out
 }
 
 // lintFiles resolves what to lint: the manifest's scripts, or the FILE

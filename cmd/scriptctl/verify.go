@@ -220,12 +220,12 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 	}
 	if !rep.OK() {
 		fmt.Fprintln(io.Out)
-		if err := rep.WriteProblems(io.Out); err != nil {
+		if err := diag.WriteText(io.Out, verifyDiagnostics(rep.Problems(), diag.Error, "scenario-failed"), severityPainter(io)); err != nil {
 			return err
 		}
 	}
-	for _, w := range rep.Warnings() {
-		io.Notice("%s:%d: warning: %s", w.File, w.Line, w.Message)
+	for _, d := range verifyDiagnostics(rep.Warnings(), diag.Warning, "scenario-warning") {
+		io.Notice("%s", d)
 	}
 	if io.StdoutTTY {
 		c := rep.Counts()
@@ -237,6 +237,16 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 			c[scenario.StatusPass], c[scenario.StatusFail], c[scenario.StatusDiffers], c[scenario.StatusError])
 	}
 	return nil
+}
+
+// verifyDiagnostics are a verify report's problems or warnings in the
+// shared diagnostic format.
+func verifyDiagnostics(ps []scenario.Problem, severity, code string) []diag.Diagnostic {
+	out := make([]diag.Diagnostic, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, diag.Diagnostic{File: p.File, Line: p.Line, Severity: severity, Code: code, Message: p.Message})
+	}
+	return out
 }
 
 // scenarioPaths expands folder arguments to the *.yaml files in them.
