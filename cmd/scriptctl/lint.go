@@ -47,7 +47,8 @@ manifest's declarations (key and arg counts, flags). A FILE the manifest does
 not list gets every rule that does not need the manifest.
 
 Output: "file:line:col: severity code: message" lines; --format json prints
-an array of {file, line, column, severity, code, message}; --format sarif
+{"format_version": "2", "diagnostics": [...]}, each {file, line, column,
+severity, code, message, detail}; --format sarif
 prints SARIF 2.1.0 for GitHub code scanning (paths relative to the current
 directory, which should be the repository root).
 
