@@ -45,7 +45,9 @@ func TestSARIFRulesForEveryResult(t *testing.T) {
 	}
 	var log struct {
 		Runs []struct {
-			Tool    struct{ Driver struct{ Rules []struct{ ID string } } }
+			Tool struct {
+				Driver struct{ Rules []struct{ ID string } }
+			}
 			Results []struct {
 				RuleID    string
 				RuleIndex int
