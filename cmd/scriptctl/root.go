@@ -13,6 +13,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/textdist"
 )
 
 // globalOptions are the flags every command shares.
@@ -186,39 +187,12 @@ func closestCommand(root *cobra.Command, word string) string {
 			continue
 		}
 		for _, n := range append([]string{c.Name()}, c.Aliases...) {
-			if d := editDistance(strings.ToLower(word), n); d < bestD {
+			if d := textdist.Distance(strings.ToLower(word), n); d < bestD {
 				best, bestD = c.Name(), d
 			}
 		}
 	}
 	return best
-}
-
-// editDistance is the edit distance of a and b in bytes, counting an
-// insertion, a deletion, a substitution or a swap of two neighbours as one
-// edit (optimal string alignment), so "stauts" is one edit from "status".
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // newCmdHelp is cobra's help command, except that an unknown topic is a
