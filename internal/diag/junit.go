@@ -1,11 +1,12 @@
 package diag
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/scriptctl/scriptctl/internal/atomicfile"
 )
 
 // Suite is one JUnit <testsuite>: for scriptctl, one per target (verify)
@@ -110,27 +111,12 @@ func WriteJUnit(w io.Writer, name string, suites []Suite) error {
 
 // WriteJUnitFile writes the report to path atomically (a temporary file
 // renamed over it), so a CI step never reads half a report.
-func WriteJUnitFile(path, name string, suites []Suite) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+func WriteJUnitFile(path, name string, suites []Suite) error {
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, name, suites); err != nil {
+		return err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = WriteJUnit(f, name, suites); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
+	if err := atomicfile.Write(path, b.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/scriptctl/scriptctl/internal/atomicfile"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -176,7 +177,7 @@ func NewScript(manifestPath, name string, force bool) ([]string, error) {
 		os.Remove(scriptPath)
 		return nil, fmt.Errorf("the edited manifest does not validate (nothing written): %w", err)
 	}
-	if err := writeAtomic(manifestPath, edited); err != nil {
+	if err := atomicfile.Write(manifestPath, edited); err != nil {
 		os.Remove(scriptPath)
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/scriptctl/scriptctl/internal/atomicfile"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -188,7 +188,7 @@ func writeFiles(dir string, files []file, force bool) error {
 	var written []string
 	for _, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := writeAtomic(path, f.Data); err != nil {
+		if err := atomicfile.Write(path, f.Data); err != nil {
 			for _, w := range written {
 				os.Remove(w)
 			}
@@ -199,34 +199,3 @@ func writeFiles(dir string, files []file, force bool) error {
 	return nil
 }
 
-// writeAtomic writes data to path through a temporary file renamed over it,
-// creating the folders on the way.
-func writeAtomic(path string, data []byte) (err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
