@@ -198,4 +198,3 @@ func writeFiles(dir string, files []file, force bool) error {
 	}
 	return nil
 }
-
