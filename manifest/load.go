@@ -279,6 +279,12 @@ func (p *parser) yamlError(err error, data []byte) {
 			}
 		}
 	}
+	if at, c, note, ok := yamlnode.IndentContext(data, line, msg); ok {
+		// yaml.v3 names where the block started; point at the line whose
+		// indentation is wrong.
+		msg = fmt.Sprintf("%s: %s (the parser noticed at line %d)", msg, note, max(line, 1))
+		line, col = at, c
+	}
 	line = max(line, 1)
 	p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Msg: "invalid YAML: " + msg})
 }

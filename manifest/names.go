@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/scriptctl/scriptctl/internal/textdist"
 )
 
 func isLibraryName(s string) bool {
@@ -111,32 +113,6 @@ func suggest(s string, candidates []string) string {
 	return best
 }
 
-// editDistance is the optimal string alignment distance between a and b, in
-// bytes: insertions, deletions, substitutions and transpositions of adjacent
-// bytes each count 1.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 1 << 20
-	}
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
+// editDistance is textdist.Distance: the optimal string alignment
+// distance between a and b, in bytes.
+func editDistance(a, b string) int { return textdist.Distance(a, b) }

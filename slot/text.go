@@ -70,13 +70,14 @@ func (c Check) Position() (line, col int, field string) {
 }
 
 // WriteText writes the report's problems for a terminal or a CI log: every
-// mismatch with its counterexample and a hint, every warning, each as
-// file:line:col: field: message, then a summary line.
+// mismatch with its counterexample and a hint, every warning, each in the
+// shared diagnostic format (file:line:col: severity code: field: message,
+// detail lines indented), then a summary line.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, c := range r.Mismatches() {
 		line, col, field := c.Position()
-		fmt.Fprintf(&b, "%s:%d:%d: %s: script %s: keys %s can hash to different slots: %s\n",
+		fmt.Fprintf(&b, "%s:%d:%d: error cross-slot: %s: script %s: keys %s can hash to different slots: %s\n",
 			r.Manifest, line, col, field, c.Script, c.KeyNames(", "), c.Reason)
 		fmt.Fprintf(&b, "    counterexample: %s\n", formatValues(c.Counterexample.Values))
 		nameWidth, keyWidth := 0, 0
@@ -92,7 +93,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "%s:%d:%d: warning: %s: %s\n", w.File, w.Line, w.Col, w.Field, w.Message)
+		fmt.Fprintf(&b, "%s:%d:%d: warning %s: %s: %s\n", w.File, w.Line, w.Col, w.Code, w.Field, w.Message)
 	}
 	fmt.Fprintf(&b, "%s\n", r.Summary())
 	_, err := io.WriteString(w, b.String())

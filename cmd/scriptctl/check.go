@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -43,31 +44,55 @@ type stepResult struct {
 	// Err means the step could not run or its input is invalid; its exit
 	// code (cmdutil.ExitCode: 2 invalid input, 3 environment) wins over 1.
 	Err error
+	// Suites are the step's JUnit test cases when it has finer ones than
+	// the step itself (verify: one per scenario and mode, per target).
+	Suites []diag.Suite
 }
 
-// checkFinding is one problem or warning of a step, at a position.
+// checkFinding is one problem or warning of a step, at a position. It is
+// printed in the shared diagnostic format (internal/diag): Code defaults to
+// the step's name, and a Field is put before the message.
 type checkFinding struct {
 	Severity string // "error" or "warning"
 	File     string
 	Line     int // 1-based; 0 when unknown
 	Col      int // 1-based; 0 when unknown
 	Field    string
+	Code     string // stable code; "" is the step's name
 	Message  string
+	Detail   []string // more lines, printed indented
+	Related  []diag.Related
 }
 
-func (f checkFinding) String() string {
-	e := manifest.Error{File: f.File, Line: f.Line, Col: f.Col, Field: f.Field, Msg: f.Message}
-	if f.Severity == "warning" {
-		e.Msg = "warning: " + e.Msg
+// diagnostic is f in the shared format, for the step named step.
+func (f checkFinding) diagnostic(step string) diag.Diagnostic {
+	d := diag.Diagnostic{File: f.File, Line: f.Line, Column: f.Col, Severity: f.Severity, Code: f.Code, Message: f.Message, Detail: f.Detail, Related: f.Related}
+	if d.Code == "" {
+		d.Code = step
 	}
-	return e.Error()
+	if f.Field != "" {
+		d.Message = f.Field + ": " + d.Message
+	}
+	return d
 }
+
+// String is the finding in the shared format, its code defaulting to
+// "check"; a step's report uses diagnostic(step name).
+func (f checkFinding) String() string { return f.diagnostic("check").String() }
 
 // checkFindingsOf converts manifest errors (or scripts.sum problems) to findings.
 func checkFindingsOf(severity string, errs []*manifest.Error) []checkFinding {
 	out := make([]checkFinding, 0, len(errs))
 	for _, e := range errs {
 		out = append(out, checkFinding{Severity: severity, File: e.File, Line: e.Line, Col: e.Col, Field: e.Field, Message: e.Msg})
+	}
+	return out
+}
+
+func (r stepResult) diagnostics(step string) []diag.Diagnostic {
+	out := make([]diag.Diagnostic, 0, len(r.Findings))
+	for _, f := range r.Findings {
+		out = append(out, f.diagnostic(step))
 	}
 	return out
 }
@@ -96,6 +121,10 @@ func checkSumStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	case errors.Is(err, fs.ErrNotExist):
 		sum = nil
 	case err != nil:
+		var errs manifest.Errors
+		if errors.As(err, &errs) {
+			return stepResult{Findings: checkFindingsOf("error", errs), Err: cmdutil.Input(fmt.Errorf("invalid %s: %s", m.SumPath(), checkPlural(len(errs), "problem")))}
+		}
 		return stepResult{Err: cmdutil.Input(err)}
 	}
 	problems := manifest.CheckSum(m, sum)
@@ -116,6 +145,8 @@ type checkOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string
 	Format   string
+	FailOn   string // "error" (default) or "warning"
+	JUnit    string // --junit: write a JUnit XML report to this file
 }
 
 func newCmdCheck(g *globalOptions) *cobra.Command {
@@ -137,23 +168,37 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
   explore     every model in lua_test/models/: every interleaving within
               its bounds keeps the invariants (scriptctl explore)
 
-Every step runs and reports; a step prints "ok" or its problems, one per line,
-as file:line:col: message. Warnings are reported but do not fail the check.
+Every step runs and reports; a step prints "ok" or its findings, one per
+line, as "file:line:col: severity code: message" (detail lines indented).
+Warnings are reported but do not fail the check unless --fail-on warning.
 
-Exit status: 0 when every step passed, 1 when a step found a problem, 2 when
-the manifest, scripts.sum, a script or a scenario is invalid.`,
+For CI: --format sarif prints a SARIF 2.1.0 log with one run per step (GitHub
+code scanning), --junit FILE writes a JUnit XML report (one test case per
+step, and per scenario and mode for each target of the verify step; a failing
+case carries its findings and the expected and actual values).
+
+Exit status: 0 when every step passed, 1 when a step found a problem (at or
+above --fail-on), 2 when the manifest, scripts.sum, a script or a scenario is
+invalid.`,
 		Example: `  scriptctl check
-  scriptctl check -m deploy/manifest.yaml --format json`,
+  scriptctl check -m deploy/manifest.yaml --format json
+  scriptctl check --format sarif --junit scriptctl-junit.xml > scriptctl.sarif
+  scriptctl check --fail-on warning`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(cmd, opts.Format, "text", "json"); err != nil {
+			if err := checkFormat(cmd, opts.Format, "text", "json", "sarif"); err != nil {
 				return err
+			}
+			if opts.FailOn != diag.Error && opts.FailOn != diag.Warning {
+				return cmdutil.Usage(fmt.Errorf("invalid --fail-on %q: want error or warning", opts.FailOn), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
 			opts.Manifest = g.Manifest
 			return runCheck(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or sarif")
+	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings of this severity or above: error or warning")
+	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	return cmd
 }
 
@@ -168,29 +213,20 @@ type checkJSON struct {
 }
 
 type checkStepJSON struct {
-	Name     string             `json:"name"`
-	Status   string             `json:"status"` // ok, problems, error, skipped
-	Summary  string             `json:"summary"`
-	Error    string             `json:"error"`
-	Problems int                `json:"problems"`
-	Warnings int                `json:"warnings"`
-	Findings []checkFindingJSON `json:"findings"`
-}
-
-type checkFindingJSON struct {
-	Severity string `json:"severity"`
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-	Col      int    `json:"col"`
-	Field    string `json:"field"`
-	Message  string `json:"message"`
+	Name     string            `json:"name"`
+	Status   string            `json:"status"` // ok, problems, error, skipped
+	Summary  string            `json:"summary"`
+	Error    string            `json:"error"`
+	Problems int               `json:"problems"`
+	Warnings int               `json:"warnings"`
+	Findings []diag.Diagnostic `json:"findings"`
 }
 
 func runCheck(ctx context.Context, opts *checkOptions) error {
 	m, err := manifest.Load(opts.Manifest)
 	if err != nil {
 		var errs manifest.Errors
-		if opts.Format != "json" || !errors.As(err, &errs) {
+		if opts.Format == "text" || !errors.As(err, &errs) {
 			return err
 		}
 		// The JSON report names the manifest's problems; the other steps
@@ -200,7 +236,7 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 			Findings: checkFindingsOf("error", errs),
 			Err:      cmdutil.Input(fmt.Errorf("invalid manifest: %s", checkPlural(len(errs), "problem"))),
 		}
-		if err := writeCheckJSON(opts, results, 1); err != nil {
+		if err := writeCheckReport(opts, results, 1); err != nil {
 			return err
 		}
 		return &cmdutil.ExitError{Code: cmdutil.ExitInput, Err: err, Silent: true}
@@ -220,21 +256,89 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 		switch {
 		case r.Err != nil:
 			code = max(code, cmdutil.ExitCode(r.Err))
-		case r.count("error") > 0:
+		case r.count(diag.Error) > 0, opts.FailOn == diag.Warning && r.count(diag.Warning) > 0:
 			code = max(code, cmdutil.ExitFindings)
 		}
 	}
-	if opts.Format == "json" {
-		if err := writeCheckJSON(opts, results, len(results)); err != nil {
-			return err
-		}
-	} else if err := writeCheckText(opts, results); err != nil {
+	if err := writeCheckReport(opts, results, len(results)); err != nil {
 		return err
 	}
 	if code == cmdutil.ExitOK {
 		return nil
 	}
 	return &cmdutil.ExitError{Code: code, Silent: true}
+}
+
+// writeCheckReport writes the report in opts.Format, and the JUnit file
+// when asked; steps from ran on did not run.
+func writeCheckReport(opts *checkOptions, results []stepResult, ran int) error {
+	if opts.JUnit != "" {
+		if err := diag.WriteJUnitFile(opts.JUnit, "scriptctl check", checkSuites(opts, results, ran)); err != nil {
+			return cmdutil.Env(err)
+		}
+	}
+	switch opts.Format {
+	case "json":
+		return writeCheckJSON(opts, results, ran)
+	case "sarif":
+		return writeCheckSARIF(opts, results, ran)
+	}
+	return writeCheckText(opts, results)
+}
+
+// writeCheckSARIF writes one SARIF run per step that ran, the lint step
+// with every lint rule's help.
+func writeCheckSARIF(opts *checkOptions, results []stepResult, ran int) error {
+	var runs []diag.Run
+	for i := 0; i < ran; i++ {
+		name := checkSteps[i].Name
+		r := results[i]
+		run := diag.Run{Tool: "scriptctl " + name, Version: buildVersion().Version, Diagnostics: r.diagnostics(name)}
+		if name == "lint" {
+			run.Rules = lintRules()
+		}
+		if r.Err != nil && len(r.Findings) == 0 {
+			// A step that could not run still shows up as a result.
+			run.Diagnostics = append(run.Diagnostics, diag.Diagnostic{File: opts.Manifest, Severity: diag.Error, Code: name + "-failed", Message: r.Err.Error()})
+		}
+		runs = append(runs, run)
+	}
+	return diag.WriteSARIF(opts.IO.Out, runs)
+}
+
+// checkSuites is the JUnit report of a check: one suite "check" with a case
+// per step, and the verify step's own suites (per target, a case per
+// scenario and mode).
+func checkSuites(opts *checkOptions, results []stepResult, ran int) []diag.Suite {
+	steps := diag.Suite{Name: "check"}
+	var more []diag.Suite
+	for i, step := range checkSteps {
+		c := diag.Case{Name: step.Name, ClassName: "scriptctl.check"}
+		if i >= ran {
+			c.Skipped = "the manifest is invalid"
+			steps.Cases = append(steps.Cases, c)
+			continue
+		}
+		r := results[i]
+		var failing []diag.Diagnostic
+		for _, d := range r.diagnostics(step.Name) {
+			if diag.AtOrAbove(d, opts.FailOn) {
+				failing = append(failing, d)
+			}
+		}
+		switch {
+		case r.Err != nil:
+			c.Error = &diag.Failure{Message: r.Err.Error(), Text: r.Err.Error()}
+			if f := diag.FailureOf(r.diagnostics(step.Name)); f != nil {
+				c.Error.Text += "\n" + f.Text
+			}
+		case len(failing) > 0:
+			c.Failure = diag.FailureOf(failing)
+		}
+		steps.Cases = append(steps.Cases, c)
+		more = append(more, r.Suites...)
+	}
+	return append([]diag.Suite{steps}, more...)
 }
 
 func writeCheckText(opts *checkOptions, results []stepResult) error {
@@ -265,19 +369,29 @@ func writeCheckText(opts *checkOptions, results []stepResult) error {
 			}
 			fmt.Fprintf(&b, "%s: %s\n", name, status)
 		}
-		for _, f := range r.Findings {
-			fmt.Fprintf(&b, "  %s\n", f)
+		if err := diag.WriteText(&b, r.diagnostics(name), severityPainter(ios)); err != nil {
+			return err
 		}
 	}
 	_, err := fmt.Fprint(ios.Out, b.String())
 	return err
 }
 
+// severityPainter colors a severity word: errors red, warnings yellow.
+func severityPainter(ios *iostreams.IOStreams) func(string) string {
+	return func(sev string) string {
+		if sev == diag.Error {
+			return ios.Paint(iostreams.Red, sev)
+		}
+		return ios.Paint(iostreams.Yellow, sev)
+	}
+}
+
 // writeCheckJSON writes the report; steps from ran on are reported skipped.
 func writeCheckJSON(opts *checkOptions, results []stepResult, ran int) error {
-	doc := checkJSON{FormatVersion: "1", Manifest: opts.Manifest, OK: true, Steps: []checkStepJSON{}}
+	doc := checkJSON{FormatVersion: diag.FormatVersion, Manifest: opts.Manifest, OK: true, Steps: []checkStepJSON{}}
 	for i, step := range checkSteps {
-		s := checkStepJSON{Name: step.Name, Status: "skipped", Findings: []checkFindingJSON{}}
+		s := checkStepJSON{Name: step.Name, Status: "skipped", Findings: []diag.Diagnostic{}}
 		if i < ran {
 			r := results[i]
 			s.Summary = r.Summary
@@ -291,9 +405,7 @@ func writeCheckJSON(opts *checkOptions, results []stepResult, ran int) error {
 			default:
 				s.Status = "ok"
 			}
-			for _, f := range r.Findings {
-				s.Findings = append(s.Findings, checkFindingJSON(f))
-			}
+			s.Findings = diag.Normalize(r.diagnostics(step.Name))
 		}
 		if s.Status != "ok" {
 			doc.OK = false

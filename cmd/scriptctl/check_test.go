@@ -54,15 +54,15 @@ func TestCheckExitCodes(t *testing.T) {
 		{"all ok", []checkStep{{"manifest", checkManifestStep}, {"one", fixedStep(stepResult{Summary: "fine"})}}, 0,
 			"manifest: ok (lib version 1: 1 script, 0 callers)\none: ok (fine)\n"},
 		{"warnings pass", []checkStep{{"keys", fixedStep(stepResult{Findings: []checkFinding{warning}})}}, 0,
-			"keys: ok, 1 warning\n  manifest.yaml:3:5: callers.x: warning: hot slot\n"},
+			"keys: ok, 1 warning\nmanifest.yaml:3:5: warning keys: callers.x: hot slot\n"},
 		{"problem fails", []checkStep{
 			{"one", fixedStep(stepResult{Findings: []checkFinding{problem, warning}})},
 			{"two", fixedStep(stepResult{Summary: "still runs"})},
-		}, 1, "one: 1 problem, 1 warning\n  lua/a.lua: changed\n  manifest.yaml:3:5: callers.x: warning: hot slot\ntwo: ok (still runs)\n"},
+		}, 1, "one: 1 problem, 1 warning\nlua/a.lua: error one: changed\nmanifest.yaml:3:5: warning one: callers.x: hot slot\ntwo: ok (still runs)\n"},
 		{"input error wins", []checkStep{
 			{"one", fixedStep(stepResult{Findings: []checkFinding{problem}})},
 			{"two", fixedStep(stepResult{Err: cmdutil.Input(errors.New("bad file\nsecond line"))})},
-		}, 2, "one: 1 problem\n  lua/a.lua: changed\ntwo: failed\n  bad file\n  second line\n"},
+		}, 2, "one: 1 problem\nlua/a.lua: error one: changed\ntwo: failed\n  bad file\n  second line\n"},
 		{"env error wins", []checkStep{
 			{"one", fixedStep(stepResult{Err: cmdutil.Input(errors.New("bad"))})},
 			{"two", fixedStep(stepResult{Err: cmdutil.Env(errors.New("down"))})},
@@ -115,7 +115,7 @@ func TestCheckJSON(t *testing.T) {
 	if keys.Name != "keys" || keys.Status != "problems" || len(keys.Findings) != 2 {
 		t.Fatalf("keys step = %+v", keys)
 	}
-	if f := keys.Findings[1]; f.Severity != "error" || f.Line != 4 || f.Col != 7 || f.Field != "callers.x.keys.a" || f.Message != "cross slot" {
+	if f := keys.Findings[1]; f.Severity != "error" || f.Line != 4 || f.Column != 7 || f.Code != "keys" || f.Message != "callers.x.keys.a: cross slot" || f.Detail == nil {
 		t.Errorf("finding = %+v", f)
 	}
 	if doc.Steps[0].Status != "ok" || !strings.Contains(doc.Steps[0].Summary, "lib version 1") {
@@ -142,7 +142,7 @@ func TestCheckInvalidManifestJSON(t *testing.T) {
 	if doc.OK || doc.Problems != 2 || doc.Steps[0].Status != "error" || doc.Steps[1].Status != "skipped" {
 		t.Fatalf("doc = %+v", doc)
 	}
-	if f := doc.Steps[0].Findings[0]; f.Line != 1 || f.Field != "scripts" || f.Message != "required field is missing" {
+	if f := doc.Steps[0].Findings[0]; f.Line != 1 || f.Code != "manifest" || f.Message != "scripts: required field is missing" {
 		t.Errorf("first finding = %+v", f)
 	}
 	// Text mode returns the manifest errors for main to print: exit 2.

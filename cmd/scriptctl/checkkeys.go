@@ -111,10 +111,10 @@ func checkKeysStep(_ context.Context, m *manifest.Manifest) stepResult {
 	for _, c := range r.Mismatches() {
 		line, col, field := c.Position()
 		msg := fmt.Sprintf("script %s: keys %s can hash to different slots: %s; counterexample %s", c.Script, c.KeyNames(", "), c.Reason, c.Detail())
-		res.Findings = append(res.Findings, checkFinding{Severity: "error", File: r.Manifest, Line: line, Col: col, Field: field, Message: msg})
+		res.Findings = append(res.Findings, checkFinding{Severity: "error", File: r.Manifest, Line: line, Col: col, Field: field, Code: "cross-slot", Message: msg})
 	}
 	for _, w := range r.Warnings {
-		res.Findings = append(res.Findings, checkFinding{Severity: "warning", File: w.File, Line: w.Line, Col: w.Col, Field: w.Field, Message: w.Message})
+		res.Findings = append(res.Findings, checkFinding{Severity: "warning", File: w.File, Line: w.Line, Col: w.Col, Field: w.Field, Code: w.Code, Message: w.Message})
 	}
 	res.Summary = fmt.Sprintf("%d proven, %d tested, %d mismatch", r.Count(slot.Proven), r.Count(slot.Tested), r.Count(slot.Mismatch))
 	return res

@@ -52,7 +52,7 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	fs.StringArrayVar(&f.URLs, "url", nil, "server `URL`, redis://[user@]host:port or rediss://...; repeatable (env SCRIPTCTL_URL)")
 	f.registerSecurity(cmd, "the servers")
 	fs.StringVar(&f.Mode, "mode", "both", "what to handle: scripts, functions or both")
-	fs.StringVar(&f.Format, "format", "table", "output format: table or json")
+	fs.StringVar(&f.Format, "format", "text", "output format: text or json (table: a synonym of text)")
 	cmd.Long += "\n" + connHelp
 }
 
@@ -122,7 +122,7 @@ func (f connFlags) resolveAgainst(against []string, cmdName string, allowURLPass
 
 // check validates the flag values that need no I/O.
 func (f *connFlags) check(cmd *cobra.Command) (loader.Mode, error) {
-	if err := checkFormat(cmd, f.Format, "table", "json"); err != nil {
+	if err := checkFormat(cmd, f.Format, "text", "json"); err != nil {
 		return "", err
 	}
 	mode, err := loader.ParseMode(f.Mode)

@@ -199,20 +199,29 @@ func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport)
 		return err
 	}
 	changed, failed := rep.Counts()
-	notOK := 0 // unreachable, failed or interrupted nodes: no items counted for them
+	// Nodes count apart from items: an unreachable node has no items. The
+	// failed nodes are the ones the final error names ("1 node failed").
+	failedNodes, notDone := 0, 0
 	for _, nr := range rep.Nodes {
-		if nr.Status() != "ok" {
-			notOK++
+		switch {
+		case nr.Status() == "ok":
+		case nr.Err != nil:
+			failedNodes++
+		default:
+			notDone++ // interrupted before its turn
 		}
 	}
-	switch {
-	case changed == 0 && failed == 0 && notOK == 0:
-		ios.Notice("Deploy: nothing to do, everything already loaded on %d node(s).", len(rep.Nodes))
-	case notOK > 0:
-		ios.Notice("Deploy: %d item(s) loaded, %d failed, on %d node(s); %d node(s) not done.", changed, failed, len(rep.Nodes), notOK)
-	default:
-		ios.Notice("Deploy: %d item(s) loaded, %d failed, on %d node(s).", changed, failed, len(rep.Nodes))
+	summary := fmt.Sprintf("Deploy: %d item(s) loaded, %d item(s) failed, on %d node(s)", changed, failed, len(rep.Nodes))
+	if failedNodes > 0 {
+		summary += fmt.Sprintf("; %d node(s) failed", failedNodes)
 	}
+	if notDone > 0 {
+		summary += fmt.Sprintf("; %d node(s) not done (interrupted)", notDone)
+	}
+	if changed == 0 && failed == 0 && failedNodes == 0 && notDone == 0 {
+		summary = fmt.Sprintf("Deploy: nothing to do, everything already loaded on %d node(s)", len(rep.Nodes))
+	}
+	ios.Notice("%s.", summary)
 	return nil
 }
 

@@ -67,7 +67,7 @@ func TestDiffCluster(t *testing.T) {
 		t.Errorf("status without --all lists another team's library:\n%s", r.out)
 	}
 	r = loaderExpect(t, 0, "status", "-m", path, "--url", seed, "--all")
-	rows := tableRows(r.out)
+	rows := cellRows(r.out)
 	for _, n := range c.Nodes() {
 		if !hasRow(rows, n.Addr, "library", "teama_v1", "not_owned") || !hasRow(rows, n.Addr, "library", m.LibraryName(), "loaded") {
 			t.Errorf("%s: status --all rows:\n%s", n.Addr, r.out)

@@ -38,10 +38,10 @@ func inspectSum(t *testing.T) string {
 	return p
 }
 
-// tableRows splits piped table output into rows of cells.
-func tableRows(out string) [][]string {
+// cellRows splits piped table output into rows of cells, header left out.
+func cellRows(out string) [][]string {
 	var rows [][]string
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(tableRows(out)), "\n") {
 		rows = append(rows, strings.Split(l, "\t"))
 	}
 	return rows
@@ -71,7 +71,7 @@ func TestInspectStandaloneCLI(t *testing.T) {
 	s.MustDo("SCRIPT", "LOAD", inspV1)
 	sum := inspectSum(t)
 	r := loaderExpect(t, 0, "inspect", "--url", s.URL(), "--sum", sum, "--sha", strings.ToUpper(sha1Hex(inspV1)))
-	rows := tableRows(r.out)
+	rows := cellRows(r.out)
 	if len(rows) != 3 {
 		t.Fatalf("%d rows, want a library and two scripts:\n%s", len(rows), r.out)
 	}
@@ -158,7 +158,7 @@ func TestInspectMixedClusterCLI(t *testing.T) {
 
 	// Text: every node, its libraries and the released versions.
 	r := loaderExpect(t, 0, "inspect", "--url", c.Primaries[0].URL(), "--sum", sum)
-	rows := tableRows(r.out)
+	rows := cellRows(r.out)
 	for i, p := range c.Primaries {
 		rp := c.Replicas[i]
 		for _, n := range []*redistest.Server{p, rp} {

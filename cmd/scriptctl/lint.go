@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/lint"
 	"github.com/scriptctl/scriptctl/manifest"
@@ -49,11 +50,11 @@ not list gets every rule that does not need the manifest.
 
 Output: "file:line:col: severity code: message" lines, each finding once at
 the position of its cause, with an indented "reached from" line per call
-path when the cause lies in a local function; --format json prints an
-array of {file, line, column, severity, code, message, related}; --format
-sarif prints SARIF 2.1.0 for GitHub code scanning (paths relative to the
-current directory, which should be the repository root; call paths as
-relatedLocations).
+path when the cause lies in a local function; --format json prints
+{"format_version": "2", "diagnostics": [...]}, each {file, line, column,
+severity, code, message, detail, related}; --format sarif prints SARIF 2.1.0
+for GitHub code scanning (paths relative to the current directory, which
+should be the repository root; call paths as relatedLocations).
 
 --profile strict-proxy turns on key-alias, the rule of managed proxies
 that read scripts: every key argument written KEYS[i], and keys declared.
@@ -107,7 +108,7 @@ func runLint(ctx context.Context, opts *lintOptions) error {
 	}
 	switch opts.Format {
 	case "json":
-		err = lint.WriteJSON(opts.IO.Out, ds)
+		err = diag.WriteJSON(opts.IO.Out, lintDiagnostics(ds))
 	case "sarif":
 		err = lint.WriteSARIF(opts.IO.Out, ds, version)
 	default:
@@ -131,16 +132,16 @@ func runLint(ctx context.Context, opts *lintOptions) error {
 }
 
 func writeLintText(io *iostreams.IOStreams, ds []lint.Diagnostic) error {
+	return diag.WriteText(io.Out, lintDiagnostics(ds), severityPainter(io))
+}
+
+// lintDiagnostics are lint's findings in the shared format.
+func lintDiagnostics(ds []lint.Diagnostic) []diag.Diagnostic {
+	out := make([]diag.Diagnostic, 0, len(ds))
 	for _, d := range ds {
-		color := iostreams.Yellow
-		if d.Severity == lint.Error {
-			color = iostreams.Red
-		}
-		if _, err := fmt.Fprintf(io.Out, "%s: %s %s: %s\n%s", d.Pos, io.Paint(color, string(d.Severity)), d.Code, d.Message, lint.Details(d)); err != nil {
-			return err
-		}
+		out = append(out, lintDiagnostic(d))
 	}
-	return nil
+	return out
 }
 
 // lintFiles resolves what to lint: the manifest's scripts, or the FILE
@@ -237,7 +238,29 @@ func lintStep(ctx context.Context, m *manifest.Manifest, only []string) stepResu
 	}
 	r := stepResult{}
 	for _, d := range ds {
-		r.Findings = append(r.Findings, checkFinding{Severity: string(d.Severity), File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col, Field: d.Code, Message: d.Message})
+		ld := lintDiagnostic(d)
+		r.Findings = append(r.Findings, checkFinding{Severity: ld.Severity, File: ld.File, Line: ld.Line, Col: ld.Column, Code: ld.Code, Message: ld.Message, Detail: ld.Detail, Related: ld.Related})
 	}
 	return r
+}
+
+// lintRules are the lint rules as SARIF rules (check --format sarif).
+func lintRules() []diag.Rule {
+	var out []diag.Rule
+	for _, r := range lint.Rules() {
+		out = append(out, diag.Rule{Code: r.Code, Summary: r.Summary, Help: r.Help, Severity: string(r.Severity),
+			Markdown: fmt.Sprintf("**%s** (%s): %s\n\nSuppress one finding with `-- scriptctl:ignore %s <reason>` on its line or the line above.", r.Code, r.Severity, r.Help, r.Code)})
+	}
+	return out
+}
+
+// lintDiagnostic is one lint finding in the shared format: its call paths
+// become detail lines and related positions.
+func lintDiagnostic(d lint.Diagnostic) diag.Diagnostic {
+	out := diag.Diagnostic{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: string(d.Severity), Code: d.Code, Message: d.Message}
+	for _, r := range d.Related {
+		out.Detail = append(out.Detail, r.Message)
+		out.Related = append(out.Related, diag.Related{File: r.Pos.File, Line: r.Pos.Line, Column: r.Pos.Col, Message: r.Message})
+	}
+	return out
 }

@@ -39,10 +39,10 @@ func TestCheckLintStep(t *testing.T) {
 		t.Fatalf("got %+v, want 2 findings", r)
 	}
 	f := r.Findings[0]
-	if f.Severity != "error" || f.Field != "dynamic-key" || f.Line != 1 || f.Col != 27 {
+	if f.Severity != "error" || f.Code != "dynamic-key" || f.Line != 1 || f.Col != 27 {
 		t.Errorf("finding 0: %+v", f)
 	}
-	if r.Findings[1].Severity != "warning" || r.Findings[1].Field != "unbounded-command" {
+	if r.Findings[1].Severity != "warning" || r.Findings[1].Code != "unbounded-command" {
 		t.Errorf("finding 1: %+v", r.Findings[1])
 	}
 }

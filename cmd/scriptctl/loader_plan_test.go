@@ -70,7 +70,7 @@ func TestDeployDryRunChangesNothing(t *testing.T) {
 	assertUntouched(t, s, m) // the fresh server is the baseline
 
 	res := loaderExpect(t, 0, "deploy", "--dry-run", "-m", repoManifest, "--url", s.URL())
-	// Non-TTY: no header, one tab-separated row per item.
+	// One row per item (tableRows dropped the header).
 	lines := strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")
 	if len(lines) != len(m.Scripts)+1 {
 		t.Fatalf("deploy --dry-run: %d rows, want %d (one per script and the library):\n%s", len(lines), len(m.Scripts)+1, res.out)

@@ -22,12 +22,14 @@ type loaderResult struct {
 	out, errOut string
 }
 
-// loaderRun runs scriptctl in-process with piped (non-TTY) streams.
+// loaderRun runs scriptctl in-process with piped (non-TTY) streams. A
+// table on stdout is returned as tab-separated rows without its header
+// (tableRows), so tests compare cells.
 func loaderRun(t *testing.T, args ...string) loaderResult {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	code := run(context.Background(), ios, args)
-	return loaderResult{code, out.String(), errOut.String()}
+	return loaderResult{code, tableRows(out.String()), errOut.String()}
 }
 
 // loaderExpect runs scriptctl and fails unless it exits with code.

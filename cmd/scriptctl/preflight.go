@@ -96,7 +96,7 @@ func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manife
 		res := results[i]
 		for _, f := range res.Findings {
 			if f.Severity == "error" {
-				ios.Notice("%s: %s", st.Name, f.String())
+				ios.Notice("%s", f.diagnostic(st.Name))
 			}
 		}
 		stepCode := 0

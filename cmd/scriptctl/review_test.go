@@ -93,7 +93,8 @@ func TestVerifyTableAlignedInColor(t *testing.T) {
 
 // TestDeployTableSummaryWithFailedNode: a deploy where every reachable node
 // already had everything but another node failed must not say "nothing to
-// do": the summary names the nodes not done.
+// do": the summary names the failed nodes, in the words of the final error
+// ("1 node failed").
 func TestDeployTableSummaryWithFailedNode(t *testing.T) {
 	cfg, err := connect.Resolve(connect.Settings{URLs: []string{"redis://127.0.0.1:1"}, Timeout: time.Second}, false)
 	if err != nil {
@@ -115,7 +116,7 @@ func TestDeployTableSummaryWithFailedNode(t *testing.T) {
 		want  string
 	}{
 		{"all converged", []*loader.NodeResult{ok}, "Deploy: nothing to do, everything already loaded on 1 node(s).\n"},
-		{"one node down", []*loader.NodeResult{ok, down}, "Deploy: 0 item(s) loaded, 0 failed, on 2 node(s); 1 node(s) not done.\n"},
+		{"one node down", []*loader.NodeResult{ok, down}, "Deploy: 0 item(s) loaded, 0 item(s) failed, on 2 node(s); 1 node(s) failed.\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ios, _, out, errOut := iostreams.Test()
@@ -125,7 +126,13 @@ func TestDeployTableSummaryWithFailedNode(t *testing.T) {
 			if errOut.String() != tc.want {
 				t.Errorf("stderr = %q, want %q", errOut, tc.want)
 			}
-			if tc.name == "one node down" && !strings.Contains(out.String(), "127.0.0.1:1\tunknown\t-\t-\t-\tunreachable\t") {
+			if tc.name == "one node down" {
+				final := (&loader.NodesError{Errs: []*loader.NodeError{down.Err}}).Error()
+				if !strings.HasPrefix(final, "1 node failed") || !strings.Contains(errOut.String(), "1 node(s) failed") {
+					t.Errorf("summary %q and final error %q disagree", errOut, final)
+				}
+			}
+			if tc.name == "one node down" && !strings.Contains(tableRows(out.String()), "127.0.0.1:1\tunknown\t-\t-\t-\tunreachable\t") {
 				t.Errorf("stdout lacks the failed node row:\n%s", out)
 			}
 		})

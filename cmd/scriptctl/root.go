@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"strings"
 	"syscall"
 
@@ -14,15 +13,15 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/textdist"
 )
-
-// version is set by the Makefile: -ldflags "-X main.version=...".
-var version = "dev"
 
 // globalOptions are the flags every command shares.
 type globalOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string // -m, --manifest
+	Quiet    bool   // -q, --quiet: no progress lines
+	Verbose  bool   // --verbose: progress off a terminal too, and detail lines
 }
 
 // Main runs scriptctl with os.Args and returns the exit code. The first
@@ -47,6 +46,7 @@ func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 	root := newRootCmd(ios)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	ios.ClearProgress()
 	if err == nil {
 		return cmdutil.ExitOK
 	}
@@ -86,6 +86,8 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 	root.SetErr(ios.ErrOut)
 	root.SetVersionTemplate(versionString() + "\n")
 	root.PersistentFlags().StringVarP(&g.Manifest, "manifest", "m", "manifest.yaml", "path of the manifest; script paths in it resolve from its folder (default: manifest.yaml in the current folder or the nearest parent, up to the repository root)")
+	root.PersistentFlags().BoolVarP(&g.Quiet, "quiet", "q", false, "print no progress lines on stderr (warnings and errors still print)")
+	root.PersistentFlags().BoolVar(&g.Verbose, "verbose", false, "print progress on stderr even when it is not a terminal, and what each step does")
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		if readsNoManifest(c) {
@@ -99,12 +101,21 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 		if readsNoManifest(c) && c.Flags().Changed("manifest") {
 			return cmdutil.Usage(fmt.Errorf("%s reads no manifest: -m/--manifest does not apply", c.CommandPath()), fmt.Sprintf("'%s --help'", c.CommandPath()))
 		}
+		if g.Quiet && g.Verbose {
+			return cmdutil.Usage(errors.New("--quiet and --verbose exclude each other"), fmt.Sprintf("'%s --help'", c.CommandPath()))
+		}
+		ios.Quiet, ios.Verbose = g.Quiet, g.Verbose
+		// --format table is the online commands' old name of text.
+		if f := c.Flags().Lookup("format"); f != nil && f.Value.String() == "table" {
+			if err := f.Value.Set("text"); err != nil {
+				return err
+			}
+		}
 		return resolveManifest(c, g)
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage(err, fmt.Sprintf("'%s --help'", c.CommandPath()))
 	})
-	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetHelpCommand(withoutManifest(newCmdHelp()))
 
 	root.AddCommand(
@@ -114,6 +125,7 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 	for _, add := range commands {
 		root.AddCommand(add(g))
 	}
+	addCompletion(root)
 	return root
 }
 
@@ -138,38 +150,49 @@ func readsNoManifest(cmd *cobra.Command) bool {
 // command touches one file.
 var commands []func(*globalOptions) *cobra.Command
 
-func versionString() string {
-	return fmt.Sprintf("scriptctl %s (%s %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-}
-
-func newCmdVersion(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of scriptctl and of Go it was built with",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintln(g.IO.Out, versionString())
-			return nil
-		},
-	}
-}
-
 // unknownCommand turns cobra's plain error for a word after scriptctl that
 // names no command ("unknown command ...", found before flags are parsed)
-// into a usage error (exit 2) whose hint names the suggested command.
+// into a usage error (exit 2). The hint names the command closest by edit
+// distance when one is close (at most one edit in four letters), else it
+// lists the commands.
 func unknownCommand(root *cobra.Command, err error) error {
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) || !strings.HasPrefix(err.Error(), "unknown command ") {
 		return err
 	}
-	msg, rest, _ := strings.Cut(err.Error(), "\n")
-	hint := fmt.Sprintf("'%s --help' lists the commands", root.CommandPath())
-	if _, sugg, ok := strings.Cut(rest, "Did you mean this?\n"); ok {
-		if f := strings.Fields(sugg); len(f) > 0 {
-			hint = fmt.Sprintf("'%s %s --help'", root.CommandPath(), f[0])
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	word, _, _ := strings.Cut(strings.TrimPrefix(msg, "unknown command "), " for ")
+	word = strings.Trim(word, `"`)
+	if name := closestCommand(root, word); name != "" {
+		return cmdutil.Usage(errors.New(msg), fmt.Sprintf("'%s %s --help'", root.CommandPath(), name))
+	}
+	var names []string
+	for _, c := range root.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
 		}
 	}
-	return cmdutil.Usage(errors.New(msg), hint)
+	return cmdutil.Usage(errors.New(msg), fmt.Sprintf("one of the commands: %s ('%s --help' says what each does)", strings.Join(names, ", "), root.CommandPath()))
+}
+
+// closestCommand returns the visible command whose name (or alias) is
+// nearest to word by edit distance, when that distance is small: at most
+// one edit per four letters of word, and at least one. Ties go to the
+// first in name order; no close command returns "".
+func closestCommand(root *cobra.Command, word string) string {
+	limit := max(1, len(word)/4)
+	best, bestD := "", limit+1
+	for _, c := range root.Commands() {
+		if !c.IsAvailableCommand() {
+			continue
+		}
+		for _, n := range append([]string{c.Name()}, c.Aliases...) {
+			if d := textdist.Distance(strings.ToLower(word), n); d < bestD {
+				best, bestD = c.Name(), d
+			}
+		}
+	}
+	return best
 }
 
 // newCmdHelp is cobra's help command, except that an unknown topic is a
@@ -209,10 +232,12 @@ func minArgs(n int) cobra.PositionalArgs {
 	}
 }
 
-// checkFormat validates a --format value against the allowed ones.
+// checkFormat validates a --format value against the allowed ones; "table"
+// is accepted wherever "text" is (the root turns it into "text" before a
+// command runs).
 func checkFormat(cmd *cobra.Command, format string, allowed ...string) error {
 	for _, a := range allowed {
-		if format == a {
+		if format == a || format == "table" && a == "text" {
 			return nil
 		}
 	}

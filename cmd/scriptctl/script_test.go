@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -42,7 +43,22 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
+		Cmds:          map[string]func(ts *testscript.TestScript, neg bool, args []string){"replace": cmdReplace},
 	})
+}
+
+// cmdReplace is "replace OLD NEW FILE": every OLD in FILE becomes NEW; OLD
+// must occur.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace OLD NEW FILE")
+	}
+	data := ts.ReadFile(args[2])
+	if !strings.Contains(data, args[0]) {
+		ts.Fatalf("%s has no %q", args[2], args[0])
+	}
+	path := ts.MkAbs(args[2])
+	ts.Check(os.WriteFile(path, []byte(strings.ReplaceAll(data, args[0], args[1])), 0o644))
 }
 
 func exitsMain() {

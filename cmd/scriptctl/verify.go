@@ -14,6 +14,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/connect"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/liveconn"
 	"github.com/scriptctl/scriptctl/manifest"
@@ -34,6 +35,7 @@ type verifyOptions struct {
 	Scenarios []string
 	Target    string // --target: one server to imitate; "" every manifest target
 	ClockTol  time.Duration
+	JUnit     string // --junit: write a JUnit XML report to this file
 
 	multiTarget bool // the report covers several targets: show a TARGET column
 }
@@ -127,6 +129,7 @@ failed.`,
 	cmd.Flags().DurationVar(&opts.ClockTol, "clock-tolerance", scenario.DefaultClockTolerance*time.Millisecond, "with --against: how far a clock-derived number (TIME, a timestamp, a TTL) may be from offline")
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
+	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`: a test case per scenario and mode, a suite per target")
 	return cmd
 }
 
@@ -192,6 +195,11 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		rep.Results = append(rep.Results, r.Results...)
 	}
 	opts.multiTarget = len(targets) > 1
+	if opts.JUnit != "" {
+		if err := diag.WriteJUnitFile(opts.JUnit, "scriptctl verify", verifySuites("", rep)); err != nil {
+			return cmdutil.Env(err)
+		}
+	}
 	if err := writeVerifyReport(opts, rep); err != nil {
 		return err
 	}
@@ -241,12 +249,12 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 	}
 	if !rep.OK() {
 		fmt.Fprintln(io.Out)
-		if err := rep.WriteProblems(io.Out); err != nil {
+		if err := diag.WriteText(io.Out, verifyDiagnostics(rep.Problems(), diag.Error, "scenario-failed"), severityPainter(io)); err != nil {
 			return err
 		}
 	}
-	for _, w := range rep.Warnings() {
-		io.Notice("%s:%d: warning: %s", w.File, w.Line, w.Message)
+	for _, d := range verifyDiagnostics(rep.Warnings(), diag.Warning, "scenario-warning") {
+		io.Notice("%s", d)
 	}
 	if io.StdoutTTY {
 		c := rep.Counts()
@@ -262,6 +270,16 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 		fmt.Fprintln(io.Out)
 	}
 	return nil
+}
+
+// verifyDiagnostics are a verify report's problems or warnings in the
+// shared diagnostic format.
+func verifyDiagnostics(ps []scenario.Problem, severity, code string) []diag.Diagnostic {
+	out := make([]diag.Diagnostic, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, diag.Diagnostic{File: p.File, Line: p.Line, Severity: severity, Code: code, Message: p.Message})
+	}
+	return out
 }
 
 // scenarioPaths expands folder arguments to the *.yaml files in them.
@@ -306,7 +324,7 @@ func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
 		}
 		var fs []checkFinding
 		for _, e := range errs {
-			fs = append(fs, checkFinding{Severity: "error", File: e.File, Line: e.Line, Col: e.Col, Field: e.Field, Message: e.Msg})
+			fs = append(fs, checkFinding{Severity: "error", File: e.File, Line: e.Line, Col: e.Col, Field: e.Field, Code: "scenario-invalid", Message: e.Msg})
 		}
 		return stepResult{Findings: fs, Err: cmdutil.Input(fmt.Errorf("invalid scenarios: %s", checkPlural(len(errs), "problem")))}
 	}
@@ -318,12 +336,12 @@ func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	}
 	var fs []checkFinding
 	for _, p := range rep.Problems() {
-		fs = append(fs, checkFinding{Severity: "error", File: p.File, Line: p.Line, Message: p.Message})
+		fs = append(fs, checkFinding{Severity: "error", File: p.File, Line: p.Line, Code: "scenario-failed", Message: p.Message})
 	}
 	for _, w := range rep.Warnings() {
-		fs = append(fs, checkFinding{Severity: "warning", File: w.File, Line: w.Line, Message: w.Message})
+		fs = append(fs, checkFinding{Severity: "warning", File: w.File, Line: w.Line, Code: "scenario-warning", Message: w.Message})
 	}
-	res := stepResult{Findings: fs}
+	res := stepResult{Findings: fs, Suites: verifySuites("verify/", rep)}
 	if rep.Malformed() {
 		res.Err = cmdutil.Input(errors.New("a script does not compile or load"))
 	}

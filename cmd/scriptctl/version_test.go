@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"testing"
 )
 
@@ -30,5 +31,39 @@ func TestVersionInjected(t *testing.T) {
 	}
 	if !regexp.MustCompile(`^scriptctl v9\.8\.7-test \(go1\.\d+`).Match(out) {
 		t.Fatalf("version printed %q, want v9.8.7-test", out)
+	}
+}
+
+// TestBuildVersion: the injected version wins; else the module version Go
+// recorded (go install module@version); else "dev"; the VCS revision and
+// modified flag of a checkout build are reported either way.
+func TestBuildVersion(t *testing.T) {
+	defer func(v string, f func() (*debug.BuildInfo, bool)) { version, readBuildInfo = v, f }(version, readBuildInfo)
+	info := func(mainVersion string, settings ...debug.BuildSetting) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Path: "github.com/scriptctl/scriptctl", Version: mainVersion}, Settings: settings}, true
+		}
+	}
+	vcs := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"}}
+	for _, tc := range []struct {
+		name, injected, module string
+		settings               []debug.BuildSetting
+		want, source, text     string
+	}{
+		{"go install module@version", "dev", "v1.4.2", nil, "v1.4.2", "module", `^scriptctl v1\.4\.2 \(go`},
+		{"go build in a checkout", "dev", "(devel)", vcs, "dev", "none", `^scriptctl dev \(go.*\) commit 0123456789abcdef \(modified\)$`},
+		{"pseudo-version of a checkout", "dev", "v0.0.0-20261201120000-0123456789ab+dirty", vcs, "v0.0.0-20261201120000-0123456789ab+dirty", "module", `commit 0123456789abcdef \(modified\)$`},
+		{"make build", "v2.0.0", "(devel)", vcs[:1], "v2.0.0", "ldflags", `^scriptctl v2\.0\.0 \(go.*\) commit 0123456789abcdef$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			version, readBuildInfo = tc.injected, info(tc.module, tc.settings...)
+			v := buildVersion()
+			if v.Version != tc.want || v.Source != tc.source {
+				t.Fatalf("version %q from %q, want %q from %q", v.Version, v.Source, tc.want, tc.source)
+			}
+			if s := versionString(); !regexp.MustCompile(tc.text).MatchString(s) {
+				t.Fatalf("versionString() = %q, want %s", s, tc.text)
+			}
+		})
 	}
 }

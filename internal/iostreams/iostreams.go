@@ -23,6 +23,16 @@ type IOStreams struct {
 	StdoutTTY bool
 	StderrTTY bool
 	Color     bool
+
+	// Quiet drops progress lines (--quiet); notices still print.
+	Quiet bool
+	// Verbose prints progress lines even when stderr is not a terminal,
+	// and Detail lines (--verbose).
+	Verbose bool
+
+	// transient is set while a progress line that the next output erases
+	// is on the terminal (stderr a terminal only).
+	transient *bool
 }
 
 // System returns the process's streams.
@@ -30,10 +40,58 @@ func System() *IOStreams {
 	out := term.IsTerminal(int(os.Stdout.Fd()))
 	errTTY := term.IsTerminal(int(os.Stderr.Fd()))
 	_, noColor := os.LookupEnv("NO_COLOR")
-	return &IOStreams{
+	s := &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		StdoutTTY: out, StderrTTY: errTTY,
 		Color: out && !noColor && os.Getenv("TERM") != "dumb",
+	}
+	if errTTY && os.Getenv("TERM") != "dumb" {
+		s.EnableTransientProgress()
+	}
+	return s
+}
+
+// EnableTransientProgress makes progress lines transient: each one replaces
+// the previous on the same terminal line, and the next output on Out or
+// ErrOut erases it first, so a finished run leaves no "Running ..." lines
+// behind. System enables it when stderr is a terminal.
+func (s *IOStreams) EnableTransientProgress() {
+	if s.transient != nil {
+		return
+	}
+	shown := false
+	s.transient = &shown
+	s.Out = &eraser{w: s.Out, shown: s.transient, errOut: s.ErrOut}
+	s.ErrOut = &eraser{w: s.ErrOut, shown: s.transient, errOut: s.ErrOut}
+}
+
+// eraseLine returns the cursor to the line's start and clears the line.
+const eraseLine = "\r\x1b[2K"
+
+// eraser erases a transient progress line before passing a write on.
+type eraser struct {
+	w      io.Writer
+	errOut io.Writer // where the progress line is
+	shown  *bool
+}
+
+func (e *eraser) Write(p []byte) (int, error) {
+	if *e.shown && len(p) > 0 {
+		*e.shown = false
+		if _, err := io.WriteString(e.errOut, eraseLine); err != nil {
+			return 0, err
+		}
+	}
+	return e.w.Write(p)
+}
+
+// ClearProgress erases a transient progress line still shown.
+func (s *IOStreams) ClearProgress() {
+	if s.transient != nil && *s.transient {
+		*s.transient = false
+		if e, ok := s.ErrOut.(*eraser); ok {
+			io.WriteString(e.w, eraseLine)
+		}
 	}
 }
 
@@ -43,11 +101,29 @@ func Test() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
 	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
 }
 
-// Progress prints a progress line or notice on stderr, only when stderr is a
-// terminal.
+// Progress prints a progress line on stderr: only when stderr is a terminal
+// (or with Verbose), never with Quiet. On a terminal with transient progress
+// the line replaces the previous progress line and is erased by the next
+// output.
 func (s *IOStreams) Progress(format string, args ...any) {
-	if s.StderrTTY {
-		fmt.Fprintf(s.ErrOut, format+"\n", args...)
+	if s.Quiet || !s.StderrTTY && !s.Verbose {
+		return
+	}
+	line := Safe(fmt.Sprintf(format, args...), false)
+	if s.transient != nil {
+		e := s.ErrOut.(*eraser)
+		fmt.Fprint(e.w, eraseLine+line)
+		*s.transient = true
+		return
+	}
+	fmt.Fprintln(s.ErrOut, line)
+}
+
+// Detail prints a line on stderr only with Verbose: what a run did step by
+// step (each node contacted, each file read).
+func (s *IOStreams) Detail(format string, args ...any) {
+	if s.Verbose && !s.Quiet {
+		fmt.Fprintln(s.ErrOut, Safe(fmt.Sprintf(format, args...), true))
 	}
 }
 
@@ -73,8 +149,9 @@ func (s *IOStreams) Paint(code, text string) string {
 	return "\x1b[" + code + "m" + text + "\x1b[0m"
 }
 
-// Table prints rows: on a terminal an aligned table with a header; piped,
-// tab-separated rows without a header.
+// Table prints rows as an aligned table with a header row, on a terminal
+// and piped alike, so CI logs show labelled columns; --format json is the
+// machine interface.
 type Table struct {
 	s      *IOStreams
 	header []string
@@ -162,14 +239,6 @@ func (t *Table) Len() int { return len(t.rows) }
 
 // Render writes the table to stdout.
 func (t *Table) Render() error {
-	if !t.s.StdoutTTY {
-		for _, r := range t.rows {
-			if _, err := fmt.Fprintln(t.s.Out, strings.Join(r, "\t")); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	tw := tabwriter.NewWriter(t.s.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(t.header, "\t"))
 	for _, r := range t.rows {

@@ -1,7 +1,12 @@
 package iostreams
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
+// TestTablePiped: off a terminal the table keeps its header row and aligned
+// columns, so a CI log shows labelled columns.
 func TestTablePiped(t *testing.T) {
 	ios, _, out, _ := Test()
 	tb := ios.NewTable("NODE", "STATE")
@@ -10,7 +15,7 @@ func TestTablePiped(t *testing.T) {
 	if err := tb.Render(); err != nil {
 		t.Fatal(err)
 	}
-	want := "127.0.0.1:7000\tloaded\n127.0.0.1:7001\tmissing\n"
+	want := "NODE            STATE\n127.0.0.1:7000  loaded\n127.0.0.1:7001  missing\n"
 	if out.String() != want {
 		t.Fatalf("piped table:\n%q\nwant\n%q", out.String(), want)
 	}
@@ -90,7 +95,7 @@ func TestTableEscapesCellsKeepsColor(t *testing.T) {
 	if err := tb.Render(); err != nil {
 		t.Fatal(err)
 	}
-	want := "holder\\x1b]0;title\\x07\t\x1b[31mfailed\\x1b[2J\x1b[0m\n"
+	want := "A                       B\nholder\\x1b]0;title\\x07  \x1b[31mfailed\\x1b[2J\x1b[0m\n"
 	if out.String() != want {
 		t.Fatalf("got %q, want %q", out.String(), want)
 	}
@@ -101,5 +106,44 @@ func TestNoticeEscapes(t *testing.T) {
 	ios.Notice("drift: %s", "node\x1b[2J")
 	if got := errOut.String(); got != "drift: node\\x1b[2J\n" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// TestProgressQuietVerbose: --quiet drops progress, --verbose prints it off
+// a terminal and enables Detail lines.
+func TestProgressQuietVerbose(t *testing.T) {
+	ios, _, _, errOut := Test()
+	ios.StderrTTY, ios.Quiet = true, true
+	ios.Progress("hidden")
+	ios.Detail("hidden too")
+	ios.Notice("shown")
+	if got := errOut.String(); got != "shown\n" {
+		t.Fatalf("quiet: stderr = %q", got)
+	}
+	ios, _, _, errOut = Test()
+	ios.Verbose = true
+	ios.Progress("step %d", 1)
+	ios.Detail("node %s", "a")
+	if got := errOut.String(); got != "step 1\nnode a\n" {
+		t.Fatalf("verbose: stderr = %q", got)
+	}
+}
+
+// TestTransientProgress: on a terminal each progress line replaces the last
+// and the next output erases it, so none is left behind.
+func TestTransientProgress(t *testing.T) {
+	ios, _, out, errOut := Test()
+	ios.StderrTTY = true
+	ios.EnableTransientProgress()
+	ios.Progress("Running %s...", "lint")
+	ios.Progress("Running %s...", "verify")
+	fmt.Fprintln(ios.Out, "report")
+	ios.Progress("Running %s...", "last")
+	ios.ClearProgress()
+	if got, want := errOut.String(), "\r\x1b[2KRunning lint...\r\x1b[2KRunning verify...\r\x1b[2K\r\x1b[2KRunning last...\r\x1b[2K"; got != want {
+		t.Fatalf("stderr = %q, want %q", got, want)
+	}
+	if out.String() != "report\n" {
+		t.Fatalf("stdout = %q", out.String())
 	}
 }

@@ -84,3 +84,65 @@ func Pairs(n *yaml.Node, path string, report func(at *yaml.Node, field, msg stri
 	}
 	return out
 }
+
+// indentErrors are the yaml.v3 messages an inconsistently indented line
+// causes; yaml.v3 names the line where the enclosing block started (or
+// where it noticed), not the line that is wrong.
+var indentErrors = []string{
+	"did not find expected key",
+	"did not find expected '-' indicator",
+	"mapping values are not allowed in this context",
+	"block sequence entries are not allowed in this context",
+}
+
+// IndentContext looks, for a yaml.v3 syntax error msg reported at line
+// (1-based), for the line whose indentation is inconsistent: the first line
+// from the block the error names on whose indentation matches none of the
+// enclosing blocks' (it dedents to a column no block started at). It
+// returns that line, its first non-space column, and a note such as
+// "line 8 is indented 3 spaces: the enclosing blocks are indented 0, 2 and
+// 4". ok is false when msg is not an indentation error or no such line is
+// found. Lines inside flow collections and block scalars are not told
+// apart: this is context for a message, not a parser.
+func IndentContext(data []byte, line int, msg string) (at, col int, note string, ok bool) {
+	known := false
+	for _, m := range indentErrors {
+		known = known || msg == m
+	}
+	if !known {
+		return 0, 0, "", false
+	}
+	lines := strings.Split(string(data), "\n")
+	stack := []int{0}
+	for i, l := range lines {
+		trimmed := strings.TrimLeft(l, " ")
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "---") {
+			continue
+		}
+		ind := len(l) - len(trimmed)
+		top := stack[len(stack)-1]
+		switch {
+		case ind > top:
+			stack = append(stack, ind)
+		case ind < top:
+			for len(stack) > 1 && stack[len(stack)-1] > ind {
+				stack = stack[:len(stack)-1]
+			}
+			if stack[len(stack)-1] != ind && i+1 >= line-1 {
+				levels := make([]string, 0, len(stack)+1)
+				for _, s := range append(stack, top) {
+					levels = append(levels, fmt.Sprint(s))
+				}
+				return i + 1, ind + 1, fmt.Sprintf("line %d is indented %d spaces, which matches no enclosing block (indented %s)", i+1, ind, joinAnd(levels)), true
+			}
+		}
+	}
+	return 0, 0, "", false
+}
+
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}

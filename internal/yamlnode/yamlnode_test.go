@@ -88,3 +88,17 @@ func TestPairs(t *testing.T) {
 		t.Errorf("merge key: pairs %v, errors %q", got, errs)
 	}
 }
+
+func TestIndentContext(t *testing.T) {
+	doc := "schema: 1\nscripts:\n  release:\n    file: a.lua\n    keys: [k]\n   args: [t]\n"
+	at, col, note, ok := IndentContext([]byte(doc), 3, "did not find expected key")
+	if !ok || at != 6 || col != 4 || note != "line 6 is indented 3 spaces, which matches no enclosing block (indented 0, 2 or 4)" {
+		t.Fatalf("IndentContext = %d, %d, %q, %v", at, col, note, ok)
+	}
+	if _, _, _, ok := IndentContext([]byte(doc), 3, "found character that cannot start any token"); ok {
+		t.Fatal("not an indentation error: ok")
+	}
+	if _, _, _, ok := IndentContext([]byte("a:\n  b: 1\nc: 2\n"), 1, "did not find expected key"); ok {
+		t.Fatal("consistent indentation: ok")
+	}
+}

@@ -29,9 +29,15 @@ func LoadIn(root, path string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
 	}
-	s, err := Parse(path, data)
-	if err != nil {
-		return nil, err
+	p := &parser{file: path}
+	s := p.parse(data)
+	if len(p.errs) > 0 {
+		if s == nil {
+			return nil, p.errs
+		}
+		// Keep what parsed, so LoadAll can report the names the manifest
+		// does not know in the same round as the malformed fields.
+		return nil, &partialError{Errors: p.errs, partial: s}
 	}
 	var errs Errors
 	for i := range s.Controls {
@@ -58,6 +64,43 @@ func LoadIn(root, path string) (*Scenario, error) {
 		return nil, errs
 	}
 	return s, nil
+}
+
+// partialError is a scenario's parse errors with the part that parsed.
+type partialError struct {
+	Errors
+	partial *Scenario
+}
+
+func (e *partialError) Unwrap() error { return e.Errors }
+
+// bindPartial binds what parsed of a malformed scenario and returns the
+// binding problems on fields that parsed without error (a field with a
+// parse error is not reported twice). A partial scenario may miss what Bind
+// relies on; a panic then yields no more problems.
+func bindPartial(e *partialError, m *manifest.Manifest) (out Errors) {
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	err := e.partial.Bind(m)
+	var bes Errors
+	if !errors.As(err, &bes) {
+		return nil
+	}
+	for _, be := range bes {
+		dup := false
+		for _, pe := range e.Errors {
+			if pe.Field != "" && (be.Field == pe.Field || strings.HasPrefix(be.Field, pe.Field+".") || strings.HasPrefix(be.Field, pe.Field+"[") || strings.HasPrefix(pe.Field, be.Field+".")) {
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, be)
+		}
+	}
+	return out
 }
 
 // Parse parses scenario data as if read from file. Every problem is
@@ -121,7 +164,7 @@ func (p *parser) document(data []byte) *yaml.Node {
 			p.errorf(nil, "", "empty file")
 			return nil
 		}
-		p.yamlError(err)
+		p.yamlError(err, data)
 		return nil
 	}
 	var extra yaml.Node
@@ -129,7 +172,7 @@ func (p *parser) document(data []byte) *yaml.Node {
 		p.errorf(&extra, "", "more than one YAML document: keep one per file")
 		return nil
 	} else if err != io.EOF {
-		p.yamlError(err)
+		p.yamlError(err, data)
 		return nil
 	}
 	if len(doc.Content) == 0 {
@@ -155,7 +198,7 @@ func hasAlias(n *yaml.Node, depth int) bool {
 	return false
 }
 
-func (p *parser) yamlError(err error) {
+func (p *parser) yamlError(err error, data []byte) {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		for _, msg := range te.Errors {
@@ -173,7 +216,14 @@ func (p *parser) yamlError(err error) {
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
-	p.errs = append(p.errs, &Error{File: p.file, Line: line, Msg: "YAML syntax: " + msg})
+	col := 0
+	if at, c, note, ok := yamlnode.IndentContext(data, line, msg); ok {
+		// yaml.v3 names where the block started; point at the line whose
+		// indentation is wrong.
+		msg = fmt.Sprintf("%s: %s", msg, note)
+		line, col = at, c
+	}
+	p.errs = append(p.errs, &Error{File: p.file, Line: line, Col: col, Msg: "YAML syntax: " + msg})
 }
 
 var scenarioFields = []string{"name", "description", "caller", "vars", "keys", "subscribers", "workers", "control", "live_only", "steps"}

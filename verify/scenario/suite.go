@@ -106,6 +106,11 @@ func LoadAll(m *manifest.Manifest, paths []string) ([]*Scenario, error) {
 			var es Errors
 			if errors.As(err, &es) {
 				all = append(all, es...)
+				// Unknown names too, in the same round.
+				var pe *partialError
+				if errors.As(err, &pe) {
+					all = append(all, bindPartial(pe, m)...)
+				}
 				continue
 			}
 			all = append(all, &Error{File: p, Msg: err.Error()})
