@@ -347,7 +347,7 @@ func unorderedKeys(e *Engine, cmd string, keys []string) Reply {
 // key, in an order the engine cannot know (it sorts them and warns); any
 // other scan's batches and cursors depend on that seed.
 func cmdScan(e *Engine, _ *scriptRun, a []string) (Reply, error) {
-	cursor, ok := parseScanCursor(a[1])
+	cursor, ok := parseScanCursor(e, a[1])
 	if !ok {
 		return ErrorReply("ERR invalid cursor"), nil
 	}
@@ -408,7 +408,6 @@ func objectKeys(args []string) []string {
 }
 
 var objectHelp = []string{
-	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"ENCODING <key>",
 	"    Return the kind of internal representation used in order to store the value",
 	"    associated with a <key>.",
@@ -421,8 +420,6 @@ var objectHelp = []string{
 	"REFCOUNT <key>",
 	"    Return the number of references of the value associated with the specified",
 	"    <key>.",
-	"HELP",
-	"    Prints this help.",
 }
 
 // cmdObject is OBJECT ENCODING|REFCOUNT|FREQ|IDLETIME|HELP. Redis looks a
@@ -441,11 +438,7 @@ func cmdObject(e *Engine, sc *scriptRun, a []string) (Reply, error) {
 	case len(a) != arity:
 		return ErrorReply(fmt.Sprintf("ERR wrong number of arguments for 'object|%s' command", sub)), nil
 	case sub == "help":
-		out := make([]Reply, len(objectHelp))
-		for i, l := range objectHelp {
-			out[i] = StatusReply(l)
-		}
-		return ArrayReply(out...), nil
+		return helpReply(e, "object", objectHelp), nil
 	}
 	v := e.db.get(a[2])
 	if v == nil {

@@ -545,7 +545,7 @@ func srandmemberCount(e *Engine, a []string) (Reply, error) {
 // which matches Redis only when one call returns everything (cursor 0 and
 // fewer members than COUNT).
 func cmdSscan(e *Engine, a []string) Reply {
-	cursor, ok := parseScanCursor(a[2])
+	cursor, ok := parseScanCursor(e, a[2])
 	if !ok {
 		return errInvalidCursor
 	}

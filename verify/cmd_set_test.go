@@ -362,7 +362,7 @@ func TestParseScanCursorSet(t *testing.T) {
 		{"18446744073709551616", 0, false}, {" 1", 0, false}, {"\t1", 0, false}, {"1 ", 0, false},
 		{"+", 0, false}, {"-", 0, false}, {"0x1", 0, false}, {"1.0", 0, false}, {"abc", 0, false},
 	} {
-		got, ok := parseScanCursor(c.in)
+		got, ok := parseScanCursor(New(Options{}), c.in)
 		if got != c.want || ok != c.ok {
 			t.Errorf("parseScanCursor(%q) = %d %v, want %d %v", c.in, got, ok, c.want, c.ok)
 		}

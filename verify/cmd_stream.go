@@ -604,13 +604,17 @@ var xinfoHelp = []string{
 	"    Show information about the stream.",
 }
 
-// helpReply is addReplyHelp.
-func helpReply(cmd string, lines []string) Reply {
+// helpReply is addReplyHelp ("Prints this help." until 7.2).
+func helpReply(e *Engine, cmd string, lines []string) Reply {
 	out := []Reply{StatusReply(strings.ToUpper(cTrunc(cmd)) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")}
 	for _, l := range lines {
 		out = append(out, StatusReply(l))
 	}
-	return ArrayReply(append(out, StatusReply("HELP"), StatusReply("    Prints this help."))...)
+	last := "    Prints this help."
+	if e.t.data.printHelp {
+		last = "    Print this help."
+	}
+	return ArrayReply(append(out, StatusReply("HELP"), StatusReply(last))...)
 }
 
 // subSyntaxError is addReplySubcommandSyntaxError.
@@ -660,7 +664,7 @@ func cmdXgroup(e *Engine, c cmdCtx, a []string) (Reply, error) {
 	}
 	switch {
 	case len(a) == 2 && opt == "help":
-		return helpReply(c.name, xgroupHelp), nil
+		return helpReply(e, c.name, xgroupHelp), nil
 	case opt == "create" && len(a) >= 5 && len(a) <= 8:
 		var id streamID
 		if a[4] == "$" {
@@ -713,6 +717,19 @@ func cmdXgroup(e *Engine, c cmdCtx, a []string) (Reply, error) {
 	return subSyntaxError(c, a), nil
 }
 
+// xreadUnbalanced is XREAD's error for an odd list of streams and IDs.
+func xreadUnbalanced(e *Engine, group bool) Reply {
+	switch {
+	case !e.t.data.xreadUnbalancedName:
+		return ErrorReply("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
+	case group:
+		return ErrorReply("ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified.")
+	case e.t.data.xreadPlus:
+		return ErrorReply("ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be specified.")
+	}
+	return ErrorReply("ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.")
+}
+
 // cmdXread is XREAD and XREADGROUP (xreadCommand).
 func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 	group := a[0] == "xreadgroup"
@@ -726,7 +743,7 @@ func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 		more := len(a) - i - 1
 		switch o := strings.ToLower(a[i]); {
 		case o == "block" && more > 0:
-			if c.script {
+			if c.script && !e.t.data.xreadBlockScript {
 				return errorf("%s command is not allowed with BLOCK option from scripts", cTrunc(c.name)), nil
 			}
 			i++
@@ -737,7 +754,12 @@ func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 			if t < 0 {
 				return ErrorReply("ERR timeout is negative"), nil
 			}
-			block = true
+			if errr := timeoutDeadline(e, t); errr != nil {
+				return *errr, nil
+			}
+			// A script cannot block (CLIENT_DENY_BLOCKING): it is answered
+			// at once, as without BLOCK.
+			block = !c.script
 		case o == "count" && more > 0:
 			i++
 			n, ok := parseInt(a[i])
@@ -748,7 +770,7 @@ func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 		case o == "streams" && more > 0:
 			streamsArg = i + 1
 			if n := len(a) - streamsArg; n%2 != 0 {
-				return ErrorReply("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."), nil
+				return xreadUnbalanced(e, group), nil
 			} else {
 				nstreams = n / 2
 			}
@@ -1248,7 +1270,7 @@ func cmdXautoclaim(e *Engine, a []string) Reply {
 func cmdXinfo(e *Engine, c cmdCtx, a []string) (Reply, error) {
 	opt := strings.ToLower(a[1])
 	if opt == "help" {
-		return helpReply(c.name, xinfoHelp), nil
+		return helpReply(e, c.name, xinfoHelp), nil
 	}
 	s, errr := getStream(e, a[2])
 	if errr != nil {

@@ -934,7 +934,7 @@ func errWouldBlock(name string) error {
 // bzpopGeneric is BZPOPMIN / BZPOPMAX key... timeout (never run in a
 // script: both are noscript).
 func bzpopGeneric(e *Engine, a []string, max bool, inScript bool) (Reply, error) {
-	if errr := parseTimeout(a[len(a)-1]); errr != nil {
+	if errr := parseTimeout(e, a[len(a)-1]); errr != nil {
 		return *errr, nil
 	}
 	key, z, errr := firstZSet(e, a[1:len(a)-1])
@@ -991,7 +991,7 @@ func zmpopGeneric(e *Engine, a []string, nkIdx int, block bool, inScript bool) (
 		count = 1
 	}
 	if block {
-		if errr := parseTimeout(a[1]); errr != nil {
+		if errr := parseTimeout(e, a[1]); errr != nil {
 			return *errr, nil
 		}
 	}
@@ -1377,31 +1377,10 @@ func zrandmemberCount(e *Engine, a []string) (Reply, error) {
 	return zmembersReply(e, all[:l], withScores), nil
 }
 
-// scanCursorOK is parseScanCursorOrReply: strtoul in base 10 over a C
-// string, no leading space, nothing after the digits, no overflow.
-func scanCursorOK(s string) bool {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		s = s[:i]
-	}
-	if s == "" {
-		return true
-	}
-	if isCSpace(s[0]) {
-		return false
-	}
-	if s[0] == '+' || s[0] == '-' {
-		s = s[1:]
-	}
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	_, err := strconv.ParseUint(s, 10, 64)
-	return err == nil
+// scanCursorOK reports whether s is a cursor (parseScanCursor).
+func scanCursorOK(e *Engine, s string) bool {
+	_, ok := parseScanCursor(e, s)
+	return ok
 }
 
 // listpackScoreText is how a listpack stores a score (zzlInsertAt): an
@@ -1419,7 +1398,7 @@ func listpackScoreText(e *Engine, f float64) string {
 // table on Redis, scanned in an order seeded at server start: offline it
 // answers everything at once, in score order, with a warning.
 func cmdZscan(e *Engine, a []string) Reply {
-	if !scanCursorOK(a[2]) {
+	if !scanCursorOK(e, a[2]) {
 		return ErrorReply("ERR invalid cursor")
 	}
 	z, errr := getZSet(e, a[1])

@@ -327,7 +327,7 @@ func TestStringMatchZset(t *testing.T) {
 
 func TestScanCursorAndListpackText(t *testing.T) {
 	for s, want := range map[string]bool{"0": true, "": true, "+5": true, "-1": true, "7\x00x": true, " 1": false, "1 ": false, "x": false, "18446744073709551616": false, "-": false} {
-		if scanCursorOK(s) != want {
+		if scanCursorOK(New(Options{}), s) != want {
 			t.Errorf("scanCursorOK(%q) != %v", s, want)
 		}
 	}
