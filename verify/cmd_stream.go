@@ -373,9 +373,12 @@ func nextAddID(e *Engine, s *stream, p xaddArgs) (streamID, *Reply) {
 		id = p.id
 	case s.lastID.ms == p.id.ms:
 		if s.lastID.seq == math.MaxUint64 {
-			// Redis fails here without setting errno, so the reply is
-			// the "too large" one rather than the ID one.
+			// Redis 7.0 fails here without setting errno, so the reply is
+			// the "too large" one rather than the ID one; 7.2 sets EDOM.
 			r := ErrorReply("ERR Elements are too large to be stored")
+			if e.t.data.xaddSeqEDOM {
+				r = ErrorReply("ERR The ID specified in XADD is equal or smaller than the target stream top item")
+			}
 			return id, &r
 		}
 		id = streamID{s.lastID.ms, s.lastID.seq + 1}
@@ -533,6 +536,9 @@ func cmdXsetid(e *Engine, a []string) Reply {
 	if s == nil {
 		return errNoSuchKey
 	}
+	if e.t.data.xsetidDeleted && id.cmp(s.maxDeleted) < 0 {
+		return ErrorReply("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id")
+	}
 	if s.length > 0 {
 		if id.cmp(s.edge(false)) < 0 {
 			return ErrorReply("ERR The ID specified in XSETID is smaller than the target stream top item")
@@ -565,7 +571,7 @@ func createConsumer(e *Engine, g *streamGroup, name string) *streamConsumer {
 	if _, ok := g.consumers[name]; ok {
 		return nil
 	}
-	c := &streamConsumer{name: name, seenTime: e.now, pel: map[streamID]*streamNACK{}}
+	c := &streamConsumer{name: name, seenTime: e.now, activeTime: -1, pel: map[streamID]*streamNACK{}}
 	g.consumers[name] = c
 	return c
 }
@@ -894,6 +900,7 @@ func readGroup(e *Engine, s *stream, start streamID, count int64, g *streamGroup
 		if noack {
 			continue
 		}
+		cons.activeTime = e.now
 		if nack, ok := g.pel[en.id]; ok {
 			// Delivered before (XGROUP SETID moved the group back): the
 			// entry changes hands and starts over.
@@ -1145,6 +1152,9 @@ func cmdXclaim(e *Engine, a []string) Reply {
 		delivery = e.now
 	}
 	var cons *streamConsumer
+	if e.t.data.xinfoActiveTime {
+		cons = consumerFor(e, g, a[3]) // 7.2: even when nothing is claimed
+	}
 	out := []Reply{}
 	for _, id := range ids {
 		nack := g.pel[id]
@@ -1170,6 +1180,7 @@ func cmdXclaim(e *Engine, a []string) Reply {
 			cons = consumerFor(e, g, a[3])
 		}
 		claim(g, id, nack, cons, delivery)
+		cons.activeTime = e.now
 		if retry >= 0 {
 			nack.deliveryCount = uint64(retry)
 		} else if !justID {
@@ -1226,6 +1237,9 @@ func cmdXautoclaim(e *Engine, a []string) Reply {
 	}
 	attempts := count * 10
 	var cons *streamConsumer
+	if e.t.data.xinfoActiveTime {
+		cons = consumerFor(e, g, a[3]) // 7.2: even when nothing is claimed
+	}
 	claimed, deleted := []Reply{}, []Reply{}
 	ids := sortedPEL(g.pel)
 	i := 0
@@ -1250,6 +1264,7 @@ func cmdXautoclaim(e *Engine, a []string) Reply {
 			cons = consumerFor(e, g, a[3])
 		}
 		claim(g, id, nack, cons, e.now)
+		cons.activeTime = e.now
 		if !justID {
 			nack.deliveryCount++
 		}
@@ -1288,8 +1303,16 @@ func cmdXinfo(e *Engine, c cmdCtx, a []string) (Reply, error) {
 		out := []Reply{}
 		for _, name := range g.consumerNames() {
 			cn := g.consumers[name]
-			out = append(out, ArrayReply(BulkReply("name"), BulkReply(name), BulkReply("pending"), IntReply(int64(len(cn.pel))),
-				BulkReply("idle"), IntReply(max(e.now-cn.seenTime, 0))))
+			row := []Reply{BulkReply("name"), BulkReply(name), BulkReply("pending"), IntReply(int64(len(cn.pel))),
+				BulkReply("idle"), IntReply(max(e.now-cn.seenTime, 0))}
+			if e.t.data.xinfoActiveTime {
+				inactive := cn.activeTime
+				if inactive != -1 {
+					inactive = e.now - cn.activeTime
+				}
+				row = append(row, BulkReply("inactive"), IntReply(inactive))
+			}
+			out = append(out, ArrayReply(row...))
 		}
 		return ArrayReply(out...), nil
 	case opt == "groups":
@@ -1364,14 +1387,14 @@ func xinfoStream(e *Engine, c cmdCtx, s *stream, a []string) Reply {
 	out = append(out, BulkReply("entries"), entriesReply(s.rangeEntries(streamID{}, maxStreamID, false, int(count))))
 	groups := []Reply{}
 	for _, name := range s.groupNames() {
-		groups = append(groups, groupFullReply(s, name, count))
+		groups = append(groups, groupFullReply(e, s, name, count))
 	}
 	return ArrayReply(append(out, BulkReply("groups"), ArrayReply(groups...))...)
 }
 
 // groupFullReply is one group of XINFO STREAM FULL; count (0: all) caps
 // each pending list.
-func groupFullReply(s *stream, name string, count int64) Reply {
+func groupFullReply(e *Engine, s *stream, name string, count int64) Reply {
 	g := s.groups[name]
 	pending := []Reply{}
 	for _, id := range sortedPEL(g.pel) {
@@ -1393,8 +1416,12 @@ func groupFullReply(s *stream, name string, count int64) Reply {
 			n := cn.pel[id]
 			cp = append(cp, ArrayReply(BulkReply(id.String()), IntReply(n.deliveryTime), IntReply(int64(n.deliveryCount))))
 		}
-		consumers = append(consumers, ArrayReply(BulkReply("name"), BulkReply(cname), BulkReply("seen-time"), IntReply(cn.seenTime),
-			BulkReply("pel-count"), IntReply(int64(len(cn.pel))), BulkReply("pending"), ArrayReply(cp...)))
+		row := []Reply{BulkReply("name"), BulkReply(cname), BulkReply("seen-time"), IntReply(cn.seenTime)}
+		if e.t.data.xinfoActiveTime {
+			row = append(row, BulkReply("active-time"), IntReply(cn.activeTime))
+		}
+		consumers = append(consumers, ArrayReply(append(row,
+			BulkReply("pel-count"), IntReply(int64(len(cn.pel))), BulkReply("pending"), ArrayReply(cp...))...))
 	}
 	return ArrayReply(BulkReply("name"), BulkReply(name), BulkReply("last-delivered-id"), BulkReply(g.lastID.String()),
 		BulkReply("entries-read"), entriesReadReply(g), BulkReply("lag"), lagReply(s, g),

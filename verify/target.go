@@ -101,6 +101,9 @@ type dataFacts struct {
 	// xinfoActiveTime: XINFO consumers carry "active-time" beside
 	// "seen-time"; XCLAIM and XAUTOCLAIM create the consumer.
 	xinfoActiveTime bool
+	// xaddSeqEDOM: XADD ms-* past the last sequence number is the
+	// "equal or smaller" ID error (7.0: "Elements are too large").
+	xaddSeqEDOM bool
 	// zrankWithScore: ZRANK/ZREVRANK take WITHSCORE (and no other argument).
 	zrankWithScore bool
 	// xreadUnbalancedName: XREAD's unbalanced-streams error names the
@@ -230,7 +233,7 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 // data72 are the data-type facts of Redis 7.2 and Valkey 7.2.
 func data72() dataFacts {
 	return dataFacts{listpackSets: true, listpackLists: true, printHelp: true, timeoutRange: true,
-		xsetidDeleted: true, xinfoActiveTime: true, zrankWithScore: true, xreadUnbalancedName: true,
+		xsetidDeleted: true, xinfoActiveTime: true, xaddSeqEDOM: true, zrankWithScore: true, xreadUnbalancedName: true,
 		embstrMax: 44}
 }
 
