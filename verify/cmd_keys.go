@@ -422,6 +422,30 @@ var objectHelp = []string{
 	"    <key>.",
 }
 
+// embedsWithKey is Valkey 8.1's createStringObjectWithKeyAndExpire test:
+// the object (16 bytes), the key as an sds with a one-byte prefix, the
+// expiry (8 bytes) and the value as an sds of type 8 fit in 64 bytes.
+func embedsWithKey(key string, vlen int, expires bool) bool {
+	size := 16 + sdsSize(len(key)) + 1 + 4 + vlen
+	if expires {
+		size += 8
+	}
+	return size <= 64
+}
+
+// sdsSize is sdsReqSize(n, sdsReqType(n)): header, bytes and the NUL.
+func sdsSize(n int) int {
+	switch {
+	case n < 1<<5:
+		return 2 + n
+	case n < 1<<8:
+		return 4 + n
+	case n < 1<<16:
+		return 6 + n
+	}
+	return 10 + n
+}
+
 // cmdObject is OBJECT ENCODING|REFCOUNT|FREQ|IDLETIME|HELP. Redis looks a
 // subcommand up before the command runs: an unknown one or a wrong count
 // is the same error as for an unknown command or a wrong arity.
@@ -446,8 +470,15 @@ func cmdObject(e *Engine, sc *scriptRun, a []string) (Reply, error) {
 	}
 	switch sub {
 	case "encoding":
-		return BulkReply(v.encoding()), nil
+		enc := v.encoding()
+		if enc == "embstr" && e.t.data.embeddedKeys && !embedsWithKey(a[2], len(v.str), v.expireAt != 0) {
+			enc = "raw"
+		}
+		return BulkReply(enc), nil
 	case "refcount":
+		if e.t.data.embeddedKeys {
+			return IntReply(1), nil
+		}
 		return IntReply(v.refcount()), nil
 	case "freq":
 		return ErrorReply("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."), nil

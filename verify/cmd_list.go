@@ -78,17 +78,22 @@ func getList(e *Engine, key string) (*list, *Reply) {
 
 // createList stores a new empty list at key (known to be missing).
 func createList(e *Engine, key string) *list {
-	l := newList()
+	l := newListFor(e)
 	e.db.keys[key] = &value{kind: kindList, list: l}
 	return l
 }
 
 // deleteIfEmpty removes key once its list has no element left: Redis never
 // keeps an empty list.
+//
+// Every removal ends here, so it is also where a quicklist that shrank
+// turns back into a listpack (listTypeTryConversion, LIST_CONV_SHRINKING).
 func deleteIfEmpty(e *Engine, key string, l *list) {
 	if l.len() == 0 {
 		e.db.del(key)
+		return
 	}
+	l.shrinking(true)
 }
 
 // positiveLong is getPositiveLongFromObjectOrReply: any failure, a
@@ -123,6 +128,7 @@ func pushGeneric(e *Engine, a []string, head, xx bool) Reply {
 		}
 		l = createList(e, a[1])
 	}
+	l.growing(a[2:]...)
 	for _, s := range a[2:] {
 		if head {
 			l.pushFront(s)
@@ -158,6 +164,7 @@ func cmdLinsert(e *Engine, a []string) Reply {
 		if after {
 			at++
 		}
+		l.growing(a[4])
 		grown := make([]string, 0, len(elems)+1)
 		grown = append(append(append(grown, elems[:at]...), a[4]), elems[at:]...)
 		l.reset(grown)
@@ -229,7 +236,9 @@ func cmdLset(e *Engine, a []string) Reply {
 	if !ok {
 		return errIndexRange
 	}
+	l.growing(a[3])
 	l.set(i, a[3])
+	l.shrinking(true)
 	return okReply
 }
 
@@ -564,6 +573,7 @@ func lmoveGeneric(e *Engine, a []string, fromHead, toHead bool) Reply {
 	if dst == nil {
 		dst = createList(e, a[2])
 	}
+	dst.growing(s)
 	if toHead {
 		dst.pushFront(s)
 	} else {

@@ -153,10 +153,12 @@ func sortGeneric(e *Engine, sc *scriptRun, a []string, readonly bool) (Reply, er
 		e.db.del(o.store)
 		return IntReply(0), nil
 	}
-	l := newList()
+	l := newListFor(e)
+	l.quick = true // createQuicklistObject, then LIST_CONV_AUTO
 	for _, s := range stored {
 		l.pushBack(s)
 	}
+	l.shrinking(false)
 	e.db.keys[o.store] = &value{kind: kindList, list: l}
 	return IntReply(int64(len(stored))), nil
 }

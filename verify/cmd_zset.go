@@ -1463,7 +1463,9 @@ func cmdZscan(e *Engine, a []string) Reply {
 	}
 	text := listpackScoreText
 	if z.big {
-		text = scoreText
+		// scanCallback writes a hashtable's scores with ld2string's
+		// "%.17Lg" on every version.
+		text = func(_ *Engine, f float64) string { return replyDouble70(f) }
 		if z.len() > 1 {
 			e.warn("ZSCAN of a skiplist-encoded sorted set: Redis scans its hash table in an order seeded at server start, over several calls; offline every member comes at once in score order with cursor 0")
 		}

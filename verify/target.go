@@ -134,6 +134,13 @@ type dataFacts struct {
 	// xreadPlus: XREAD's unbalanced text names '+' too.
 	xreadPlus bool
 
+	// Redis 8.0 and Valkey 8.0.
+
+	// tempSetHT: SUNION and SDIFF (not their STORE forms, but SPOP of the
+	// whole set) build their reply in a hashtable as soon as one input is
+	// not an intset (redis#13567), an order Redis does not fix.
+	tempSetHT bool
+
 	// Valkey 8.0.
 
 	// bitcountStart: BITCOUNT key start (the end defaults to the last byte);
@@ -142,10 +149,11 @@ type dataFacts struct {
 
 	// Valkey 8.1.
 
-	// noSharedIntegers: no shared integer objects (OBJECT REFCOUNT 1).
-	noSharedIntegers bool
-	// embstrMax is the longest embstr string (44 up to Valkey 8.0).
-	embstrMax int
+	// embeddedKeys: the key (and its expiry) live in the value's object
+	// (object.c createStringObjectWithKeyAndExpire): a stored value is
+	// never a shared integer (OBJECT REFCOUNT 1), and a string stays embstr
+	// only while object, key, expiry and value fit in 64 bytes.
+	embeddedKeys bool
 }
 
 // versionName is the server's own version: Valkey's, or Redis's.
@@ -214,7 +222,7 @@ const (
 func redisFacts(name, version string, num int, e era) *serverFacts {
 	f := &serverFacts{name: name, family: "redis", redisVersion: version, redisVersionNum: num,
 		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
-		numArg: argNumber, replyDouble: replyDouble70, data: dataFacts{embstrMax: 44}}
+		numArg: argNumber, replyDouble: replyDouble70}
 	switch e {
 	case era72:
 		f.numArg, f.texts, f.replyDouble = argNumberShortest, redis72Texts, d2string
@@ -224,7 +232,7 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 		f.fnArgvCrash = true
 		f.data = data74()
 		if e == era80 {
-			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus = true, true, true
+			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus, f.data.tempSetHT = true, true, true, true
 		}
 	}
 	return f
@@ -233,8 +241,7 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 // data72 are the data-type facts of Redis 7.2 and Valkey 7.2.
 func data72() dataFacts {
 	return dataFacts{listpackSets: true, listpackLists: true, printHelp: true, timeoutRange: true,
-		xsetidDeleted: true, xinfoActiveTime: true, xaddSeqEDOM: true, zrankWithScore: true, xreadUnbalancedName: true,
-		embstrMax: 44}
+		xsetidDeleted: true, xinfoActiveTime: true, xaddSeqEDOM: true, zrankWithScore: true, xreadUnbalancedName: true}
 }
 
 // data74 are those of Redis 7.4 and Valkey 8.0: 7.2's, and the 7.4 changes.
@@ -255,7 +262,7 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72()}
 	if v8 {
 		f.data = data74()
-		f.data.bitcountStart = true
+		f.data.bitcountStart, f.data.tempSetHT = true, true
 		f.serverGlobal, f.osClock = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
 		f.texts = valkey8Texts
@@ -313,7 +320,7 @@ var targets = map[string]*serverFacts{
 // (its commands, COMMANDLOG among them, come from its command table).
 func valkey81(f *serverFacts) *serverFacts {
 	f.scriptingEngines = true
-	f.data.noSharedIntegers = true
+	f.data.embeddedKeys = true
 	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
 	return f
 }
