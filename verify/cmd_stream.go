@@ -834,6 +834,23 @@ func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 			}
 			ids[k] = maxStreamID
 			continue
+		case "+":
+			if group || !e.t.data.xreadPlus {
+				break
+			}
+			// Redis 8.0: the stream's last entry.
+			if s != nil && s.length > 0 {
+				last := s.edge(false)
+				if last.seq > 0 {
+					last.seq--
+				} else {
+					last = streamID{last.ms - 1, math.MaxUint64}
+				}
+				ids[k] = last
+			} else if s != nil {
+				ids[k] = s.lastID
+			}
+			continue
 		}
 		id, ok := parseStrictID(arg)
 		if !ok {
