@@ -730,7 +730,7 @@ func xreadUnbalanced(e *Engine, group bool) Reply {
 		return ErrorReply("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
 	case group:
 		return ErrorReply("ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified.")
-	case e.t.data.xreadPlus:
+	case e.t.data.xreadPlusText:
 		return ErrorReply("ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be specified.")
 	}
 	return ErrorReply("ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.")
@@ -838,7 +838,7 @@ func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 			if group || !e.t.data.xreadPlus {
 				break
 			}
-			// Redis 8.0: the stream's last entry.
+			// Redis 8.0, Valkey 8.0: the stream's last entry.
 			if s != nil && s.length > 0 {
 				last := s.edge(false)
 				if last.seq > 0 {

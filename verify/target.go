@@ -48,6 +48,9 @@ type serverFacts struct {
 	// osClock: the `os` global exists, with os.clock only (Redis 7.4,
 	// Valkey 8.0: luaopen_os of the sandboxed loslib.c).
 	osClock bool
+	// serverErrHandler: the global __server__err__handler exists beside
+	// __redis__err__handler (Valkey 8.1's eval.c).
+	serverErrHandler bool
 	// fnArgvCrash: FUNCTION FLUSH frees the functions' Lua client (Redis
 	// 7.4's functionsLibCtxClearCurrent releases the engines), which
 	// crashes on the argc a failed argument conversion left behind
@@ -131,11 +134,13 @@ type dataFacts struct {
 	// strictDouble: ZSET ranges and SORT read doubles with string2d-like
 	// strictness (no leading space, no hex).
 	strictDouble bool
-	// xreadPlus: XREAD's unbalanced text names '+' too.
-	xreadPlus bool
+	// xreadPlusText: XREAD's unbalanced-streams text names '+' too.
+	xreadPlusText bool
 
 	// Redis 8.0 and Valkey 8.0.
 
+	// xreadPlus: XREAD takes "+", the stream's last entry.
+	xreadPlus bool
 	// tempSetHT: SUNION and SDIFF (not their STORE forms, but SPOP of the
 	// whole set) build their reply in a hashtable as soon as one input is
 	// not an intset (redis#13567), an order Redis does not fix.
@@ -232,7 +237,7 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 		f.fnArgvCrash = true
 		f.data = data74()
 		if e == era80 {
-			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus, f.data.tempSetHT = true, true, true, true
+			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus, f.data.xreadPlusText, f.data.tempSetHT = true, true, true, true, true
 		}
 	}
 	return f
@@ -262,7 +267,7 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72()}
 	if v8 {
 		f.data = data74()
-		f.data.bitcountStart, f.data.tempSetHT = true, true
+		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus = true, true, true
 		f.serverGlobal, f.osClock = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
 		f.texts = valkey8Texts
@@ -319,7 +324,7 @@ var targets = map[string]*serverFacts{
 // valkey81 adds Valkey 8.1's scripting engine manager and SET ... IFEQ
 // (its commands, COMMANDLOG among them, come from its command table).
 func valkey81(f *serverFacts) *serverFacts {
-	f.scriptingEngines = true
+	f.scriptingEngines, f.serverErrHandler = true, true
 	f.data.embeddedKeys = true
 	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
 	return f
