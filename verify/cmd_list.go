@@ -400,7 +400,7 @@ func parseLpos(e *Engine, opts []string) (lposOptions, *Reply) {
 		switch opt := strings.ToLower(opts[j]); {
 		case opt == "rank" && more:
 			j++
-			r, errr := listLong(e, opts[j])
+			r, errr := listLong(opts[j], e.t.data.lposRankRange)
 			if errr != nil {
 				return o, errr
 			}
@@ -477,21 +477,22 @@ func cmdLpos(e *Engine, a []string) Reply {
 // errLongRange is getRangeLongFromObjectOrReply's error for -LONG_MAX..LONG_MAX.
 var errLongRange = ErrorReply("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
 
-// listLong reads LREM's count and LPOS's RANK: a long long, and from 7.4
-// (rangeLong) not LLONG_MIN, whose negation overflows.
-func listLong(e *Engine, s string) (int64, *Reply) {
+// listLong reads LREM's count and LPOS's RANK: a long long, and not
+// LLONG_MIN, whose negation overflows, where limited (LPOS from 7.2, LREM
+// from 7.4).
+func listLong(s string, limited bool) (int64, *Reply) {
 	n, ok := parseInt(s)
 	if !ok {
 		return 0, &errNotInt
 	}
-	if e.t.data.rangeLong && n == math.MinInt64 {
+	if limited && n == math.MinInt64 {
 		return 0, &errLongRange
 	}
 	return n, nil
 }
 
 func cmdLrem(e *Engine, a []string) Reply {
-	toRemove, errr := listLong(e, a[2])
+	toRemove, errr := listLong(a[2], e.t.data.rangeLong)
 	if errr != nil {
 		return *errr
 	}

@@ -107,6 +107,8 @@ type dataFacts struct {
 	// xaddSeqEDOM: XADD ms-* past the last sequence number is the
 	// "equal or smaller" ID error (7.0: "Elements are too large").
 	xaddSeqEDOM bool
+	// lposRankRange: LPOS's RANK is within -LONG_MAX..LONG_MAX.
+	lposRankRange bool
 	// zrankWithScore: ZRANK/ZREVRANK take WITHSCORE (and no other argument).
 	zrankWithScore bool
 	// xreadUnbalancedName: XREAD's unbalanced-streams error names the
@@ -117,7 +119,7 @@ type dataFacts struct {
 	// xreadBlockScript: XREAD/XREADGROUP take BLOCK in a script (and then
 	// do not block); before, it was an error.
 	xreadBlockScript bool
-	// rangeLong: LREM's count and LPOS's RANK are within -LONG_MAX..LONG_MAX.
+	// rangeLong: LREM's count is within -LONG_MAX..LONG_MAX.
 	rangeLong bool
 	// bitArgsFirst: BITCOUNT and BITPOS read their arguments before the
 	// key (a missing key no longer hides a bad argument).
@@ -246,7 +248,7 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 // data72 are the data-type facts of Redis 7.2 and Valkey 7.2.
 func data72() dataFacts {
 	return dataFacts{listpackSets: true, listpackLists: true, printHelp: true, timeoutRange: true,
-		xsetidDeleted: true, xinfoActiveTime: true, xaddSeqEDOM: true, zrankWithScore: true, xreadUnbalancedName: true}
+		xsetidDeleted: true, xinfoActiveTime: true, xaddSeqEDOM: true, lposRankRange: true, zrankWithScore: true, xreadUnbalancedName: true}
 }
 
 // data74 are those of Redis 7.4 and Valkey 8.0: 7.2's, and the 7.4 changes.
