@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -155,7 +157,9 @@ func runSnippet(t *testing.T, l *liveServer, target string, now int64, s Snippet
 	if l != nil {
 		l.reset(t)
 	}
-	e := verify.New(verify.Options{Now: now, Target: target})
+	// A generous timeout: no snippet loops forever, and a loaded machine
+	// must not turn a long loop into a timeout.
+	e := verify.New(verify.Options{Now: now, Target: target, Timeout: 10 * time.Second})
 	var lb, ob strings.Builder
 	step := func(title string, liveArgs []string, offOut string) {
 		ob.WriteString("> " + title + "\n" + offOut)
@@ -218,9 +222,10 @@ func runCorpus(t *testing.T, fcall bool) {
 	}
 	l := startLive(t)
 	target := l.srv.Kind.Name
+	every := fcallEvery(t, fcall)
 	matched, diverged := 0, 0
-	for _, s := range snippets {
-		if !s.runs(target, fcall) {
+	for i, s := range snippets {
+		if !s.runs(target, fcall) || !sampled(s, i, every) {
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
@@ -284,6 +289,35 @@ func judge(t *testing.T, s Snippet, live, off, reason string, known bool) bool {
 		t.Errorf("%s: snippet %q differs\n--- redis-cli (live)\n%s--- offline\n%s--- script\n%s", s.Pos(), s.Name, visible(live), visible(off), src)
 	}
 	return ok
+}
+
+// FCallEveryEnv samples the function-mode corpus: with a value n > 1 it
+// runs every n-th snippet, plus every library snippet and every snippet of
+// functions.yaml and targets.yaml (what differs between targets in function
+// mode). make test-targets sets it to keep CI short; EVAL mode always runs
+// everything.
+const FCallEveryEnv = "SCRIPTCTL_CORPUS_FCALL_EVERY"
+
+func fcallEvery(t *testing.T, fcall bool) int {
+	v := os.Getenv(FCallEveryEnv)
+	if !fcall || v == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a whole number from 1", FCallEveryEnv, v)
+	}
+	if n > 1 {
+		t.Logf("function mode: every %d-th snippet, with the library, functions.yaml and targets.yaml ones (%s)", n, FCallEveryEnv)
+	}
+	return n
+}
+
+// sampled reports whether snippet s, the i-th of the corpus, runs when the
+// corpus is sampled every n snippets.
+func sampled(s Snippet, i, n int) bool {
+	base := filepath.Base(s.File)
+	return n <= 1 || i%n == 0 || s.Library != "" || base == "functions.yaml" || base == "targets.yaml"
 }
 
 // TestEvalCorpus runs every snippet as EVAL on a real redis-server and on
@@ -353,6 +387,26 @@ func TestSeedOrder(t *testing.T) {
 		}
 		if l, o := seedOrder("redis-7.0", name, live, off); same(l, o) {
 			t.Errorf("redis-7.0 compares in order: %q matched %q", live, off)
+		}
+	}
+}
+
+// TestSampled: sampling keeps every n-th snippet and every function-specific
+// one; without sampling everything runs.
+func TestSampled(t *testing.T) {
+	plain := Snippet{File: "testdata/snippets/cmd_set.yaml"}
+	for _, tt := range []struct {
+		s    Snippet
+		i, n int
+		want bool
+	}{
+		{plain, 5, 1, true}, {plain, 6, 3, true}, {plain, 7, 3, false},
+		{Snippet{File: "testdata/snippets/functions.yaml"}, 7, 3, true},
+		{Snippet{File: "testdata/snippets/targets.yaml"}, 7, 3, true},
+		{Snippet{File: "testdata/snippets/cmd_set.yaml", Library: "x"}, 7, 3, true},
+	} {
+		if got := sampled(tt.s, tt.i, tt.n); got != tt.want {
+			t.Errorf("sampled(%s, %d, %d) = %v, want %v", tt.s.File, tt.i, tt.n, got, tt.want)
 		}
 	}
 }
