@@ -308,7 +308,7 @@ func fcallEvery(t *testing.T, fcall bool) int {
 		t.Fatalf("%s=%q: want a whole number from 1", FCallEveryEnv, v)
 	}
 	if n > 1 {
-		t.Logf("function mode: every %d-th snippet, with the library, functions.yaml and targets.yaml ones (%s)", n, FCallEveryEnv)
+		t.Logf("function mode: 1 snippet in %d, and every library, functions.yaml and targets.yaml one (%s)", n, FCallEveryEnv)
 	}
 	return n
 }
