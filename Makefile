@@ -25,12 +25,15 @@ test-servers: ## Fetch Redis 8.0 and Valkey 8.1 (Debian 13 packages, run through
 
 # The suites that talk to servers run again on every other server build.
 TARGET_SERVERS ?= redis-8.0 valkey-8.1
-TARGET_PKGS    ?= ./loader/ ./refresh/... ./verify/difftest/ ./verify/scenario/
+TARGET_PKGS    ?= ./loader/ ./refresh/... ./verify/ ./verify/difftest/ ./verify/scenario/
+# The whole corpus runs as EVAL on each; as FCALL every FCALL_EVERY-th
+# snippet (and all the function-specific ones), to keep CI short.
+FCALL_EVERY    ?= 3
 
-test-targets: test-servers ## Run the loader, refresh, corpus and scenario suites on Redis 8.0 and Valkey 8.1 too
+test-targets: test-servers ## Run the loader, refresh, engine, corpus and scenario suites on Redis 8.0 and Valkey 8.1 too
 	@for k in $(TARGET_SERVERS); do \
 	  echo "== $$k"; \
-	  SCRIPTCTL_TEST_SERVER=$$k $(GO) test -race -count=1 -p $(P) -timeout 12m $(TARGET_PKGS) || exit 1; \
+	  SCRIPTCTL_TEST_SERVER=$$k SCRIPTCTL_CORPUS_FCALL_EVERY=$(FCALL_EVERY) $(GO) test -race -count=1 -p $(P) -timeout 12m $(TARGET_PKGS) || exit 1; \
 	done
 
 race: ## Run all tests with the race detector

@@ -159,6 +159,46 @@ func parseBitUnit(s string) (isBit, ok bool) {
 // cmdBitcount is bitcountCommand: a missing key is 0 before any argument
 // is looked at.
 func cmdBitcount(e *Engine, a []string) Reply {
+	if !e.t.data.bitArgsFirst {
+		// Up to 7.2 the key is looked up before the range is read.
+		if _, found, errr := getString(e, a[1]); errr != nil {
+			return *errr
+		} else if !found {
+			return IntReply(0)
+		}
+	}
+	var (
+		start, end int64
+		isBit, ok  bool
+	)
+	n := len(a)
+	switch {
+	case n == 4 || n == 5 || (n == 3 && e.t.data.bitcountStart):
+		if start, ok = parseInt(a[2]); !ok {
+			return errNotInt
+		}
+		if e.t.data.bitcountStart && n == 5 {
+			// Valkey reads the unit before the end.
+			if isBit, ok = parseBitUnit(a[4]); !ok {
+				return errSyntax
+			}
+		}
+		if n >= 4 {
+			if end, ok = parseInt(a[3]); !ok {
+				return errNotInt
+			}
+		}
+		if !e.t.data.bitArgsFirst && start < 0 && end < 0 && start > end {
+			return IntReply(0) // 7.0 and 7.2: before the unit is read
+		}
+		if n == 5 && !e.t.data.bitcountStart {
+			if isBit, ok = parseBitUnit(a[4]); !ok {
+				return errSyntax
+			}
+		}
+	case n != 2:
+		return errSyntax
+	}
 	s, found, errr := getString(e, a[1])
 	if errr != nil {
 		return *errr
@@ -167,40 +207,27 @@ func cmdBitcount(e *Engine, a []string) Reply {
 		return IntReply(0)
 	}
 	var r bitRange
-	switch len(a) {
-	case 4, 5:
-		start, ok := parseInt(a[2])
-		if !ok {
-			return errNotInt
-		}
-		end, ok := parseInt(a[3])
-		if !ok {
-			return errNotInt
+	switch {
+	case n == 2:
+		r = bitRange{start: 0, end: int64(len(s)) - 1}
+	default:
+		if n == 3 {
+			end = int64(len(s)) - 1
 		}
 		if start < 0 && end < 0 && start > end {
 			return IntReply(0)
 		}
-		isBit := false
-		if len(a) == 5 {
-			if isBit, ok = parseBitUnit(a[4]); !ok {
-				return errSyntax
-			}
-		}
 		r = clampBitRange(start, end, int64(len(s)), isBit)
-	case 2:
-		r = bitRange{start: 0, end: int64(len(s)) - 1}
-	default:
-		return errSyntax
 	}
 	if r.start > r.end {
 		return IntReply(0)
 	}
-	var n int
+	var count int
 	for i := r.start; i <= r.end; i++ {
-		n += bits.OnesCount8(s[i])
+		count += bits.OnesCount8(s[i])
 	}
-	n -= bits.OnesCount8(s[r.start]&r.firstMask) + bits.OnesCount8(s[r.end]&r.lastMask)
-	return IntReply(int64(n))
+	count -= bits.OnesCount8(s[r.start]&r.firstMask) + bits.OnesCount8(s[r.end]&r.lastMask)
+	return IntReply(int64(count))
 }
 
 // bitpos is redisBitpos: the first bit equal to bit in p, or -1 looking for
@@ -235,44 +262,57 @@ func cmdBitpos(e *Engine, a []string) Reply {
 	if bit != 0 && bit != 1 {
 		return ErrorReply("ERR The bit argument must be 1 or 0.")
 	}
-	v := e.db.get(a[1])
-	if v == nil {
-		if bit == 1 {
-			return IntReply(-1)
+	missing := IntReply(0)
+	if bit == 1 {
+		missing = IntReply(-1)
+	}
+	if !e.t.data.bitArgsFirst {
+		// Up to 7.2 the key is looked up before the range is read.
+		if _, found, errr := getString(e, a[1]); errr != nil {
+			return *errr
+		} else if !found {
+			return missing
 		}
-		return IntReply(0)
 	}
-	if v.kind != kindString {
-		return errWrongType
-	}
-	s := v.str
-	strlen := int64(len(s))
-	var r bitRange
-	endGiven := false
+	var (
+		start, end int64
+		isBit      bool
+		endGiven   bool
+	)
 	switch len(a) {
+	case 3:
 	case 4, 5, 6:
-		start, ok := parseInt(a[3])
-		if !ok {
+		if start, ok = parseInt(a[3]); !ok {
 			return errNotInt
 		}
-		isBit := false
 		if len(a) == 6 {
 			if isBit, ok = parseBitUnit(a[5]); !ok {
 				return errSyntax
 			}
 		}
-		end := strlen - 1
 		if len(a) >= 5 {
 			if end, ok = parseInt(a[4]); !ok {
 				return errNotInt
 			}
 			endGiven = true
 		}
-		r = clampBitRange(start, end, strlen, isBit)
-	case 3:
-		r = bitRange{start: 0, end: strlen - 1}
 	default:
 		return errSyntax
+	}
+	s, found, errr := getString(e, a[1])
+	if errr != nil {
+		return *errr
+	}
+	if !found {
+		return missing
+	}
+	strlen := int64(len(s))
+	r := bitRange{start: 0, end: strlen - 1}
+	if len(a) > 3 {
+		if !endGiven {
+			end = strlen - 1
+		}
+		r = clampBitRange(start, end, strlen, isBit)
 	}
 	if r.start > r.end {
 		return IntReply(-1)

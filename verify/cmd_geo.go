@@ -181,8 +181,12 @@ parsed:
 }
 
 // geoHuman is addReplyHumanLongDouble over RESP2: "%.17Lf" of the double,
-// trailing zeros and point removed, "-0" printed as "0".
-func geoHuman(d float64) Reply {
+// trailing zeros and point removed, "-0" printed as "0"; Redis 8.0 replies
+// with addReplyDouble (geoDouble).
+func geoHuman(e *Engine, d float64) Reply {
+	if e.t.data.geoDouble {
+		return BulkReply(e.t.replyDouble(d))
+	}
 	if math.IsInf(d, 0) || math.IsNaN(d) {
 		return BulkReply(cFloat(d, 'f', 17, false))
 	}
@@ -235,7 +239,7 @@ func cmdGeopos(e *Engine, a []string) Reply {
 			continue
 		}
 		lon, lat := geoDecodeScore(score)
-		out = append(out, ArrayReply(geoHuman(lon), geoHuman(lat)))
+		out = append(out, ArrayReply(geoHuman(e, lon), geoHuman(e, lat)))
 	}
 	return ArrayReply(out...)
 }
@@ -430,7 +434,7 @@ func geoSearchGeneric(e *Engine, c cmdCtx, a []string, srcIdx, flags int) Reply 
 	if q.store {
 		return q.storeResult(e, pts)
 	}
-	return q.reply(pts)
+	return q.reply(e, pts)
 }
 
 // parseRadius is extractDistanceOrReply for a circle.
@@ -768,7 +772,7 @@ func pqsortRange(a []geoPoint, lo, n int, cmp func(x, y *geoPoint) int, lr, rr i
 
 // reply answers the matches: members alone, or each as [member, dist,
 // hash, [lon, lat]] with the options asked for.
-func (q *geoQuery) reply(pts []geoPoint) Reply {
+func (q *geoQuery) reply(e *Engine, pts []geoPoint) Reply {
 	out := make([]Reply, 0, len(pts))
 	opts := q.withDist || q.withHash || q.withCoord
 	for _, p := range pts {
@@ -784,7 +788,7 @@ func (q *geoQuery) reply(pts []geoPoint) Reply {
 			row = append(row, IntReply(cInt(p.score)))
 		}
 		if q.withCoord {
-			row = append(row, ArrayReply(geoHuman(p.lon), geoHuman(p.lat)))
+			row = append(row, ArrayReply(geoHuman(e, p.lon), geoHuman(e, p.lat)))
 		}
 		out = append(out, ArrayReply(row...))
 	}

@@ -152,8 +152,17 @@ func TestGeohashHelpers(t *testing.T) {
 		d    float64
 		want string
 	}{{0, "0"}, {-1e-30, "0"}, {180, "180"}, {-0.5, "-0.5"}, {0.1, "0.10000000000000001"}} {
-		if got := geoHuman(c.d).Str; got != c.want {
+		if got := geoHuman(New(Options{}), c.d).Str; got != c.want {
 			t.Errorf("coordinate %v = %q, want %q", c.d, got, c.want)
+		}
+	}
+	// Redis 8.0 replies with addReplyDouble.
+	for _, c := range []struct {
+		d    float64
+		want string
+	}{{180, "180"}, {-0.5, "-0.5"}, {2.682209014892578e-6, "2.682209014892578e-6"}, {13.361389338970184, "13.361389338970184"}} {
+		if got := geoHuman(New(Options{Target: "redis-8.0"}), c.d).Str; got != c.want {
+			t.Errorf("redis-8.0 coordinate %v = %q, want %q", c.d, got, c.want)
 		}
 	}
 	// Redis's string2d.

@@ -353,7 +353,7 @@ func warnRandomPick(e *Engine, h *hash, n int64) {
 // A hashtable is answered whole too (cursor 0) with a warning: Redis walks
 // its buckets COUNT at a time in an order that depends on its seed.
 func cmdHscan(e *Engine, a []string) Reply {
-	if _, ok := parseScanCursor(a[2]); !ok {
+	if _, ok := parseScanCursor(e, a[2]); !ok {
 		return ErrorReply("ERR invalid cursor")
 	}
 	h, errr := getHash(e, a[1])
@@ -399,9 +399,25 @@ func cmdHscan(e *Engine, a []string) Reply {
 // string (up to its first NUL), so a sign is accepted ("-1" wraps), an empty
 // string is cursor 0, and leading space, trailing bytes and overflow are
 // errors.
-func parseScanCursor(s string) (uint64, bool) {
+//
+// From 7.4 (scanCursorULL) it is string2ull: string2ll first (a negative
+// value is an error), then strtoull, which takes leading space and a sign
+// but not an empty string.
+func parseScanCursor(e *Engine, s string) (uint64, bool) {
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i]
+	}
+	if e.t.data.scanCursorULL {
+		if v, ok := parseInt(s); ok {
+			if v < 0 {
+				return 0, false
+			}
+			return uint64(v), true
+		}
+		s = strings.TrimLeftFunc(s, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })
+		if s == "" {
+			return 0, false
+		}
 	}
 	if s == "" {
 		return 0, true

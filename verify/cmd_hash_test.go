@@ -113,9 +113,24 @@ func TestParseScanCursor(t *testing.T) {
 		{" 1", 0, false}, {"1 ", 0, false}, {"+", 0, false}, {"-", 0, false}, {"0x1", 0, false},
 		{"5\x00junk", 5, true}, {"\x00", 0, true},
 	} {
-		got, ok := parseScanCursor(tc.in)
+		got, ok := parseScanCursor(New(Options{}), tc.in)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("parseScanCursor(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	// From 7.4: string2ull (seen live on Redis 8.0.2 and Valkey 8.1.1).
+	for _, tc := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"0", 0, true}, {"", 0, false}, {"42", 42, true}, {"+7", 7, true}, {"-1", 0, false}, {"-0", 0, true},
+		{"-01", 1<<64 - 1, true}, {" 1", 1, true}, {"1 ", 0, false}, {" ", 0, false}, {"007", 7, true},
+		{"18446744073709551615", 1<<64 - 1, true}, {"18446744073709551616", 0, false}, {"0x1", 0, false},
+	} {
+		got, ok := parseScanCursor(New(Options{Target: "redis-8.0"}), tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("redis-8.0: parseScanCursor(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 }

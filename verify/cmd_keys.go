@@ -347,7 +347,7 @@ func unorderedKeys(e *Engine, cmd string, keys []string) Reply {
 // key, in an order the engine cannot know (it sorts them and warns); any
 // other scan's batches and cursors depend on that seed.
 func cmdScan(e *Engine, _ *scriptRun, a []string) (Reply, error) {
-	cursor, ok := parseScanCursor(a[1])
+	cursor, ok := parseScanCursor(e, a[1])
 	if !ok {
 		return ErrorReply("ERR invalid cursor"), nil
 	}
@@ -408,7 +408,6 @@ func objectKeys(args []string) []string {
 }
 
 var objectHelp = []string{
-	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"ENCODING <key>",
 	"    Return the kind of internal representation used in order to store the value",
 	"    associated with a <key>.",
@@ -421,8 +420,30 @@ var objectHelp = []string{
 	"REFCOUNT <key>",
 	"    Return the number of references of the value associated with the specified",
 	"    <key>.",
-	"HELP",
-	"    Prints this help.",
+}
+
+// embedsWithKey is Valkey 8.1's createStringObjectWithKeyAndExpire test:
+// the object (16 bytes), the key as an sds with a one-byte prefix, the
+// expiry (8 bytes) and the value as an sds of type 8 fit in 64 bytes.
+func embedsWithKey(key string, vlen int, expires bool) bool {
+	size := 16 + sdsSize(len(key)) + 1 + 4 + vlen
+	if expires {
+		size += 8
+	}
+	return size <= 64
+}
+
+// sdsSize is sdsReqSize(n, sdsReqType(n)): header, bytes and the NUL.
+func sdsSize(n int) int {
+	switch {
+	case n < 1<<5:
+		return 2 + n
+	case n < 1<<8:
+		return 4 + n
+	case n < 1<<16:
+		return 6 + n
+	}
+	return 10 + n
 }
 
 // cmdObject is OBJECT ENCODING|REFCOUNT|FREQ|IDLETIME|HELP. Redis looks a
@@ -441,11 +462,7 @@ func cmdObject(e *Engine, sc *scriptRun, a []string) (Reply, error) {
 	case len(a) != arity:
 		return ErrorReply(fmt.Sprintf("ERR wrong number of arguments for 'object|%s' command", sub)), nil
 	case sub == "help":
-		out := make([]Reply, len(objectHelp))
-		for i, l := range objectHelp {
-			out[i] = StatusReply(l)
-		}
-		return ArrayReply(out...), nil
+		return helpReply(e, "object", objectHelp), nil
 	}
 	v := e.db.get(a[2])
 	if v == nil {
@@ -453,8 +470,15 @@ func cmdObject(e *Engine, sc *scriptRun, a []string) (Reply, error) {
 	}
 	switch sub {
 	case "encoding":
-		return BulkReply(v.encoding()), nil
+		enc := v.encoding()
+		if enc == "embstr" && e.t.data.embeddedKeys && !embedsWithKey(a[2], len(v.str), v.expireAt != 0) {
+			enc = "raw"
+		}
+		return BulkReply(enc), nil
 	case "refcount":
+		if e.t.data.embeddedKeys {
+			return IntReply(1), nil
+		}
 		return IntReply(v.refcount()), nil
 	case "freq":
 		return ErrorReply("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."), nil

@@ -157,7 +157,7 @@ func TestParseScanCursorKeys(t *testing.T) {
 		{"18446744073709551615", math.MaxUint64, true}, {"18446744073709551616", 0, false},
 		{" 1", 0, false}, {"1 ", 0, false}, {"+", 0, false}, {"-", 0, false}, {"0x1", 0, false},
 	} {
-		got, ok := parseScanCursor(tc.in)
+		got, ok := parseScanCursor(New(Options{}), tc.in)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("parseScanCursor(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 		}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"math"
 	"math/big"
 	"strings"
 )
@@ -55,6 +56,7 @@ var (
 	errIndexRange    = ErrorReply("ERR index out of range")
 	errTimeoutFloat  = ErrorReply("ERR timeout is not a float or out of range")
 	errTimeoutNeg    = ErrorReply("ERR timeout is negative")
+	errTimeoutRange  = ErrorReply("ERR timeout is out of range")
 	errNumkeys       = ErrorReply("ERR numkeys should be greater than 0")
 	errMpopCount     = ErrorReply("ERR count should be greater than 0")
 	errLposRankZero  = ErrorReply("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
@@ -76,17 +78,22 @@ func getList(e *Engine, key string) (*list, *Reply) {
 
 // createList stores a new empty list at key (known to be missing).
 func createList(e *Engine, key string) *list {
-	l := newList()
+	l := newListFor(e)
 	e.db.keys[key] = &value{kind: kindList, list: l}
 	return l
 }
 
 // deleteIfEmpty removes key once its list has no element left: Redis never
 // keeps an empty list.
+//
+// Every removal ends here, so it is also where a quicklist that shrank
+// turns back into a listpack (listTypeTryConversion, LIST_CONV_SHRINKING).
 func deleteIfEmpty(e *Engine, key string, l *list) {
 	if l.len() == 0 {
 		e.db.del(key)
+		return
 	}
+	l.shrinking(true)
 }
 
 // positiveLong is getPositiveLongFromObjectOrReply: any failure, a
@@ -121,6 +128,7 @@ func pushGeneric(e *Engine, a []string, head, xx bool) Reply {
 		}
 		l = createList(e, a[1])
 	}
+	l.growing(a[2:]...)
 	for _, s := range a[2:] {
 		if head {
 			l.pushFront(s)
@@ -156,6 +164,7 @@ func cmdLinsert(e *Engine, a []string) Reply {
 		if after {
 			at++
 		}
+		l.growing(a[4])
 		grown := make([]string, 0, len(elems)+1)
 		grown = append(append(append(grown, elems[:at]...), a[4]), elems[at:]...)
 		l.reset(grown)
@@ -227,7 +236,9 @@ func cmdLset(e *Engine, a []string) Reply {
 	if !ok {
 		return errIndexRange
 	}
+	l.growing(a[3])
 	l.set(i, a[3])
+	l.shrinking(true)
 	return okReply
 }
 
@@ -381,7 +392,7 @@ type lposOptions struct {
 
 // parseLpos reads LPOS's options left to right, stopping at the first bad
 // one, as Redis does.
-func parseLpos(opts []string) (lposOptions, *Reply) {
+func parseLpos(e *Engine, opts []string) (lposOptions, *Reply) {
 	o := lposOptions{rank: 1, count: -1}
 	for j := 0; j < len(opts); j++ {
 		more := j+1 < len(opts)
@@ -389,9 +400,9 @@ func parseLpos(opts []string) (lposOptions, *Reply) {
 		switch opt := strings.ToLower(opts[j]); {
 		case opt == "rank" && more:
 			j++
-			r, ok := parseInt(opts[j])
-			if !ok {
-				return o, &errNotInt
+			r, errr := listLong(opts[j], e.t.data.lposRankRange)
+			if errr != nil {
+				return o, errr
 			}
 			if r == 0 {
 				return o, &errLposRankZero
@@ -414,7 +425,7 @@ func parseLpos(opts []string) (lposOptions, *Reply) {
 }
 
 func cmdLpos(e *Engine, a []string) Reply {
-	o, errr := parseLpos(a[3:])
+	o, errr := parseLpos(e, a[3:])
 	if errr != nil {
 		return *errr
 	}
@@ -463,10 +474,27 @@ func cmdLpos(e *Engine, a []string) Reply {
 	return ArrayReply(out...)
 }
 
-func cmdLrem(e *Engine, a []string) Reply {
-	toRemove, ok := parseInt(a[2])
+// errLongRange is getRangeLongFromObjectOrReply's error for -LONG_MAX..LONG_MAX.
+var errLongRange = ErrorReply("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+
+// listLong reads LREM's count and LPOS's RANK: a long long, and not
+// LLONG_MIN, whose negation overflows, where limited (LPOS from 7.2, LREM
+// from 7.4).
+func listLong(s string, limited bool) (int64, *Reply) {
+	n, ok := parseInt(s)
 	if !ok {
-		return errNotInt
+		return 0, &errNotInt
+	}
+	if limited && n == math.MinInt64 {
+		return 0, &errLongRange
+	}
+	return n, nil
+}
+
+func cmdLrem(e *Engine, a []string) Reply {
+	toRemove, errr := listLong(a[2], e.t.data.rangeLong)
+	if errr != nil {
+		return *errr
 	}
 	l, errr := getList(e, a[1])
 	if errr != nil {
@@ -546,6 +574,7 @@ func lmoveGeneric(e *Engine, a []string, fromHead, toHead bool) Reply {
 	if dst == nil {
 		dst = createList(e, a[2])
 	}
+	dst.growing(s)
 	if toHead {
 		dst.pushFront(s)
 	} else {
@@ -624,17 +653,22 @@ func cmdLmpop(e *Engine, a []string) Reply {
 
 // parseTimeout is getTimeoutFromObjectOrReply in seconds: the number is
 // read as a C long double (string2ld), and (long long)ceill(t*1000) must
-// not be negative. Out-of-range values, infinities included, convert to
-// LLONG_MIN on x86-64 and so are "negative" too.
-func parseTimeout(s string) *Reply {
+// not be negative. On 7.0 out-of-range values, infinities included,
+// convert to LLONG_MIN on x86-64 and so are "negative" too; from 7.2
+// (timeoutRange) more than LLONG_MAX ms, or a deadline past it, is "out
+// of range".
+func parseTimeout(e *Engine, s string) *Reply {
 	t, ok := parseLongDouble(s)
 	if !ok {
 		return &errTimeoutFloat
 	}
+	ms := new(big.Float).SetPrec(64).Mul(t, big.NewFloat(1000))
+	if e.t.data.timeoutRange && ms.Cmp(new(big.Float).SetInt64(math.MaxInt64)) > 0 {
+		return &errTimeoutRange
+	}
 	if t.IsInf() {
 		return &errTimeoutNeg
 	}
-	ms := new(big.Float).SetPrec(64).Mul(t, big.NewFloat(1000))
 	ceil, _ := ms.Int(nil) // truncates toward zero
 	if ms.Sign() > 0 && !ms.IsInt() {
 		ceil.Add(ceil, big.NewInt(1))
@@ -642,13 +676,22 @@ func parseTimeout(s string) *Reply {
 	if !ceil.IsInt64() || ceil.Sign() < 0 {
 		return &errTimeoutNeg
 	}
+	return timeoutDeadline(e, ceil.Int64())
+}
+
+// timeoutDeadline is getTimeoutFromObjectOrReply's last check from 7.2:
+// the deadline, now plus ms, must fit in a long long.
+func timeoutDeadline(e *Engine, ms int64) *Reply {
+	if e.t.data.timeoutRange && ms > 0 && ms > math.MaxInt64-e.now {
+		return &errTimeoutRange
+	}
 	return nil
 }
 
 // blockingPop is BLPOP/BRPOP key... timeout: [key, element] from the first
 // non-empty list.
 func blockingPop(e *Engine, a []string, head bool) (Reply, bool) {
-	if errr := parseTimeout(a[len(a)-1]); errr != nil {
+	if errr := parseTimeout(e, a[len(a)-1]); errr != nil {
 		return *errr, false
 	}
 	for _, k := range a[1 : len(a)-1] {
@@ -669,7 +712,7 @@ func cmdBlmpop(e *Engine, a []string) (Reply, bool) {
 	if errr != nil {
 		return *errr, false
 	}
-	if errr := parseTimeout(a[1]); errr != nil {
+	if errr := parseTimeout(e, a[1]); errr != nil {
 		return *errr, false
 	}
 	r, found := mpop(e, m)
@@ -685,14 +728,14 @@ func cmdBlmove(e *Engine, a []string) (Reply, bool) {
 	if !ok {
 		return errSyntax, false
 	}
-	if errr := parseTimeout(a[5]); errr != nil {
+	if errr := parseTimeout(e, a[5]); errr != nil {
 		return *errr, false
 	}
 	return blmoveGeneric(e, a, fromHead, toHead)
 }
 
 func cmdBrpoplpush(e *Engine, a []string) (Reply, bool) {
-	if errr := parseTimeout(a[3]); errr != nil {
+	if errr := parseTimeout(e, a[3]); errr != nil {
 		return *errr, false
 	}
 	return blmoveGeneric(e, a, false, true)

@@ -434,7 +434,7 @@ func TestParseTimeout(t *testing.T) {
 		"0b1":                    &errTimeoutFloat,
 	}
 	for s, want := range cases {
-		got := parseTimeout(s)
+		got := parseTimeout(New(Options{}), s)
 		if (got == nil) != (want == nil) || (got != nil && !got.Equal(*want)) {
 			t.Errorf("parseTimeout(%q) = %v, want %v", s, got, want)
 		}

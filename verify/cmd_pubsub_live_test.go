@@ -46,7 +46,7 @@ func TestLiveSpublishSlot(t *testing.T) {
 		if !live.Equal(c.want) {
 			t.Errorf("%s: live %s, want %s", c.channel, live, c.want)
 		}
-		off, err := New(Options{}).Eval(ctx, []byte(script), []string{key}, nil)
+		off, err := New(Options{Target: liveTarget(t)}).Eval(ctx, []byte(script), []string{key}, nil)
 		var re *RunError
 		switch {
 		case c.want.Kind == Error && (!errors.As(err, &re) || re.Code != CodeUndeclaredKey):

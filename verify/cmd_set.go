@@ -86,7 +86,7 @@ func membersReply(ms []string) Reply {
 
 // noteOrder warns when a reply lists n members in a hashtable's order.
 func noteOrder(e *Engine, cmd string, s *set, n int) {
-	if s.ht && n >= 2 {
+	if s.hashtable() && n >= 2 {
 		e.warn("%s: the reply lists a hashtable-encoded set's members in an order Redis does not fix (its dict order depends on a hash seed chosen at server start); the engine answers in insertion order", strings.ToUpper(cmd))
 	}
 }
@@ -102,8 +102,10 @@ func cmdSadd(e *Engine, a []string) Reply {
 		return *errr
 	}
 	if s == nil {
-		s = newSet()
+		s = createSet(e, a[2], len(a)-2)
 		e.db.keys[a[1]] = &value{kind: kindSet, set: s}
+	} else {
+		s.maybeConvert(len(a) - 2)
 	}
 	var added int64
 	for _, m := range a[2:] {
@@ -227,7 +229,7 @@ func cmdSinterstore(e *Engine, a []string) Reply {
 	if errr != nil {
 		return *errr
 	}
-	out := newSet()
+	out := newSetFor(e)
 	for _, m := range found {
 		out.add(m)
 	}
@@ -283,12 +285,23 @@ func cmdSintercard(e *Engine, a []string) Reply {
 // unionDiff is sunionDiffGenericCommand's core: the union (or difference)
 // of the sets in keys, built as a new set that starts as an intset, so its
 // encoding, hence its order, is Redis's.
-func unionDiff(e *Engine, keys []string, diff bool) (*set, *Reply) {
+//
+// From Redis 8.0 and Valkey 8.0 (tempSetHT) a reply (not a store) is built
+// in a hashtable as soon as one input is not an intset.
+func unionDiff(e *Engine, keys []string, diff, store bool) (*set, *Reply) {
 	sets, errr := lookupSets(e, keys)
 	if errr != nil {
 		return nil, errr
 	}
-	out := newSet()
+	out := newSetFor(e)
+	if e.t.data.tempSetHT && !store {
+		for _, s := range sets {
+			if s != nil && s.ht {
+				out = createHashtable(e)
+				break
+			}
+		}
+	}
 	switch {
 	case !diff:
 		for _, s := range sets {
@@ -332,7 +345,7 @@ func addAll(dst, src *set) {
 // unionDiffReply answers the result of SUNION, SDIFF (and SPOP of the
 // whole set, which Redis serves with SUNION).
 func unionDiffReply(e *Engine, cmd string, keys []string, diff bool) Reply {
-	out, errr := unionDiff(e, keys, diff)
+	out, errr := unionDiff(e, keys, diff, false)
 	if errr != nil {
 		return *errr
 	}
@@ -342,7 +355,7 @@ func unionDiffReply(e *Engine, cmd string, keys []string, diff bool) Reply {
 
 // unionDiffStore is SUNIONSTORE and SDIFFSTORE.
 func unionDiffStore(e *Engine, a []string, diff bool) Reply {
-	out, errr := unionDiff(e, a[2:], diff)
+	out, errr := unionDiff(e, a[2:], diff, true)
 	if errr != nil {
 		return *errr
 	}
@@ -398,7 +411,7 @@ func cmdSmove(e *Engine, a []string) Reply {
 		e.db.del(a[1])
 	}
 	if dstv == nil {
-		dstv = &value{kind: kindSet, set: newSet()}
+		dstv = &value{kind: kindSet, set: createSet(e, m, 1)}
 		e.db.keys[a[2]] = dstv
 	}
 	dstv.set.add(m)
@@ -464,7 +477,7 @@ func spopCount(e *Engine, a []string) Reply {
 			s.rem(m)
 		}
 	} else {
-		fresh := newSet()
+		fresh := newSetFor(e)
 		for _, m := range remaining {
 			fresh.add(m)
 		}
@@ -545,7 +558,7 @@ func srandmemberCount(e *Engine, a []string) (Reply, error) {
 // which matches Redis only when one call returns everything (cursor 0 and
 // fewer members than COUNT).
 func cmdSscan(e *Engine, a []string) Reply {
-	cursor, ok := parseScanCursor(a[2])
+	cursor, ok := parseScanCursor(e, a[2])
 	if !ok {
 		return errInvalidCursor
 	}
@@ -576,7 +589,7 @@ func cmdSscan(e *Engine, a []string) Reply {
 		}
 	}
 	ms, next := s.members(), uint64(0)
-	if s.ht {
+	if s.hashtable() {
 		ms, next = scanPage(ms, cursor, count)
 		if cursor != 0 || int64(s.len()) >= count {
 			e.warn("SSCAN: the cursors and pages of a hashtable-encoded set depend on Redis's dict layout, which Redis does not fix; the engine pages through insertion order")

@@ -362,7 +362,7 @@ func TestParseScanCursorSet(t *testing.T) {
 		{"18446744073709551616", 0, false}, {" 1", 0, false}, {"\t1", 0, false}, {"1 ", 0, false},
 		{"+", 0, false}, {"-", 0, false}, {"0x1", 0, false}, {"1.0", 0, false}, {"abc", 0, false},
 	} {
-		got, ok := parseScanCursor(c.in)
+		got, ok := parseScanCursor(New(Options{}), c.in)
 		if got != c.want || ok != c.ok {
 			t.Errorf("parseScanCursor(%q) = %d %v, want %d %v", c.in, got, ok, c.want, c.ok)
 		}
@@ -442,6 +442,9 @@ func TestSetScriptOrderLive(t *testing.T) {
 	}
 	srv := redistest.Standalone(t)
 	fruit := []string{"apple", "banana", "cherry", "date", "elder", "fig", "grape", "honeydew", "kiwi", "lemon", "mango", "nut"}
+	for i := 0; i < 120; i++ {
+		fruit = append(fruit, fmt.Sprintf("m%d", i)) // past 128 members: a hashtable from 7.2 too
+	}
 	long := strings.Repeat("v", 65) // a value over 64 bytes makes a hashtable hash
 	var smembers, hkeys []string
 	for round := 0; round < 4; round++ {
@@ -536,7 +539,7 @@ func TestSetEncodingLive(t *testing.T) {
 	}
 	for round := 0; round < 16; round++ {
 		liveDo(t, live, "FLUSHALL")
-		e := New(Options{})
+		e := New(Options{Target: liveTarget(t)})
 		for step := 0; step < 300; step++ {
 			c := gen()
 			if c[0] == "SPOP" || c[0] == "SRANDMEMBER" {
@@ -597,7 +600,7 @@ func TestGlobMatchLive(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		add = append(add, word(4))
 	}
-	e := New(Options{})
+	e := New(Options{Target: liveTarget(t)})
 	liveDo(t, live, add...)
 	if _, err := e.Do(ctx, add...); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -152,10 +153,12 @@ func sortGeneric(e *Engine, sc *scriptRun, a []string, readonly bool) (Reply, er
 		e.db.del(o.store)
 		return IntReply(0), nil
 	}
-	l := newList()
+	l := newListFor(e)
+	l.quick = true // createQuicklistObject, then LIST_CONV_AUTO
 	for _, s := range stored {
 		l.pushBack(s)
 	}
+	l.shrinking(false)
 	e.db.keys[o.store] = &value{kind: kindList, list: l}
 	return IntReply(int64(len(stored))), nil
 }
@@ -232,7 +235,7 @@ func sortScores(e *Engine, sc *scriptRun, items []sortItem, o *sortOptions) (bad
 			items[i].cmp = by
 			continue
 		}
-		f, ok := sortStrtod(by)
+		f, ok := sortStrtod(e, by)
 		if !ok {
 			bad = true
 		}
@@ -335,10 +338,23 @@ func sortLookup(e *Engine, sc *scriptRun, cmd, pat, elem string) (string, bool, 
 // sortStrtod is how SORT reads a score: strtod over the C string must
 // consume all of it, without overflow, underflow (ERANGE) or NaN. The empty
 // string is 0; leading white space is allowed, trailing is not.
-func sortStrtod(s string) (float64, bool) {
+//
+// Redis 8.0 reads it with fast_float (strictDouble): no leading space, no
+// hexadecimal, and out of range is infinity or zero rather than an error.
+func sortStrtod(e *Engine, s string) (float64, bool) {
 	s = cString(s)
 	if s == "" {
 		return 0, true
+	}
+	if e.t.data.strictDouble {
+		if !fastFloatForm(s) || strings.ContainsRune(s, '_') {
+			return 0, false
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if (err != nil && !errors.Is(err, strconv.ErrRange)) || math.IsNaN(f) {
+			return 0, false
+		}
+		return f, true
 	}
 	body := strings.TrimLeft(s, " \t\n\v\f\r")
 	if body == "" || strings.ContainsRune(body, '_') {

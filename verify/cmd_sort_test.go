@@ -181,12 +181,12 @@ func TestSortStrtod(t *testing.T) {
 		{"1e400", 0, false}, {"1e-400", 0, false}, {"4e-320", 0, false}, {"0e-999", 0, true},
 		{"nan", 0, false}, {"1_0", 0, false}, {"0x", 0, false}, {"+-1", 0, false}, {"7\x00junk", 7, true},
 	} {
-		got, ok := sortStrtod(tc.in)
+		got, ok := sortStrtod(New(Options{}), tc.in)
 		if ok != tc.ok || (ok && got != tc.want) {
 			t.Errorf("sortStrtod(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
-	if f, ok := sortStrtod("-inf"); !ok || f > -1e308 {
+	if f, ok := sortStrtod(New(Options{}), "-inf"); !ok || f > -1e308 {
 		t.Errorf("sortStrtod(-inf) = %v, %v", f, ok)
 	}
 }

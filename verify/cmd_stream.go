@@ -373,9 +373,12 @@ func nextAddID(e *Engine, s *stream, p xaddArgs) (streamID, *Reply) {
 		id = p.id
 	case s.lastID.ms == p.id.ms:
 		if s.lastID.seq == math.MaxUint64 {
-			// Redis fails here without setting errno, so the reply is
-			// the "too large" one rather than the ID one.
+			// Redis 7.0 fails here without setting errno, so the reply is
+			// the "too large" one rather than the ID one; 7.2 sets EDOM.
 			r := ErrorReply("ERR Elements are too large to be stored")
+			if e.t.data.xaddSeqEDOM {
+				r = ErrorReply("ERR The ID specified in XADD is equal or smaller than the target stream top item")
+			}
 			return id, &r
 		}
 		id = streamID{s.lastID.ms, s.lastID.seq + 1}
@@ -533,6 +536,9 @@ func cmdXsetid(e *Engine, a []string) Reply {
 	if s == nil {
 		return errNoSuchKey
 	}
+	if e.t.data.xsetidDeleted && id.cmp(s.maxDeleted) < 0 {
+		return ErrorReply("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id")
+	}
 	if s.length > 0 {
 		if id.cmp(s.edge(false)) < 0 {
 			return ErrorReply("ERR The ID specified in XSETID is smaller than the target stream top item")
@@ -565,7 +571,7 @@ func createConsumer(e *Engine, g *streamGroup, name string) *streamConsumer {
 	if _, ok := g.consumers[name]; ok {
 		return nil
 	}
-	c := &streamConsumer{name: name, seenTime: e.now, pel: map[streamID]*streamNACK{}}
+	c := &streamConsumer{name: name, seenTime: e.now, activeTime: -1, pel: map[streamID]*streamNACK{}}
 	g.consumers[name] = c
 	return c
 }
@@ -604,13 +610,17 @@ var xinfoHelp = []string{
 	"    Show information about the stream.",
 }
 
-// helpReply is addReplyHelp.
-func helpReply(cmd string, lines []string) Reply {
+// helpReply is addReplyHelp ("Prints this help." until 7.2).
+func helpReply(e *Engine, cmd string, lines []string) Reply {
 	out := []Reply{StatusReply(strings.ToUpper(cTrunc(cmd)) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")}
 	for _, l := range lines {
 		out = append(out, StatusReply(l))
 	}
-	return ArrayReply(append(out, StatusReply("HELP"), StatusReply("    Prints this help."))...)
+	last := "    Prints this help."
+	if e.t.data.printHelp {
+		last = "    Print this help."
+	}
+	return ArrayReply(append(out, StatusReply("HELP"), StatusReply(last))...)
 }
 
 // subSyntaxError is addReplySubcommandSyntaxError.
@@ -660,7 +670,7 @@ func cmdXgroup(e *Engine, c cmdCtx, a []string) (Reply, error) {
 	}
 	switch {
 	case len(a) == 2 && opt == "help":
-		return helpReply(c.name, xgroupHelp), nil
+		return helpReply(e, c.name, xgroupHelp), nil
 	case opt == "create" && len(a) >= 5 && len(a) <= 8:
 		var id streamID
 		if a[4] == "$" {
@@ -713,6 +723,19 @@ func cmdXgroup(e *Engine, c cmdCtx, a []string) (Reply, error) {
 	return subSyntaxError(c, a), nil
 }
 
+// xreadUnbalanced is XREAD's error for an odd list of streams and IDs.
+func xreadUnbalanced(e *Engine, group bool) Reply {
+	switch {
+	case !e.t.data.xreadUnbalancedName:
+		return ErrorReply("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
+	case group:
+		return ErrorReply("ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified.")
+	case e.t.data.xreadPlusText:
+		return ErrorReply("ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be specified.")
+	}
+	return ErrorReply("ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.")
+}
+
 // cmdXread is XREAD and XREADGROUP (xreadCommand).
 func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 	group := a[0] == "xreadgroup"
@@ -726,7 +749,7 @@ func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 		more := len(a) - i - 1
 		switch o := strings.ToLower(a[i]); {
 		case o == "block" && more > 0:
-			if c.script {
+			if c.script && !e.t.data.xreadBlockScript {
 				return errorf("%s command is not allowed with BLOCK option from scripts", cTrunc(c.name)), nil
 			}
 			i++
@@ -737,7 +760,12 @@ func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 			if t < 0 {
 				return ErrorReply("ERR timeout is negative"), nil
 			}
-			block = true
+			if errr := timeoutDeadline(e, t); errr != nil {
+				return *errr, nil
+			}
+			// A script cannot block (CLIENT_DENY_BLOCKING): it is answered
+			// at once, as without BLOCK.
+			block = !c.script
 		case o == "count" && more > 0:
 			i++
 			n, ok := parseInt(a[i])
@@ -748,7 +776,7 @@ func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 		case o == "streams" && more > 0:
 			streamsArg = i + 1
 			if n := len(a) - streamsArg; n%2 != 0 {
-				return ErrorReply("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."), nil
+				return xreadUnbalanced(e, group), nil
 			} else {
 				nstreams = n / 2
 			}
@@ -805,6 +833,23 @@ func cmdXread(e *Engine, c cmdCtx, a []string) (Reply, error) {
 				return ErrorReply("ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option."), nil
 			}
 			ids[k] = maxStreamID
+			continue
+		case "+":
+			if group || !e.t.data.xreadPlus {
+				break
+			}
+			// Redis 8.0, Valkey 8.0: the stream's last entry.
+			if s != nil && s.length > 0 {
+				last := s.edge(false)
+				if last.seq > 0 {
+					last.seq--
+				} else {
+					last = streamID{last.ms - 1, math.MaxUint64}
+				}
+				ids[k] = last
+			} else if s != nil {
+				ids[k] = s.lastID
+			}
 			continue
 		}
 		id, ok := parseStrictID(arg)
@@ -872,6 +917,7 @@ func readGroup(e *Engine, s *stream, start streamID, count int64, g *streamGroup
 		if noack {
 			continue
 		}
+		cons.activeTime = e.now
 		if nack, ok := g.pel[en.id]; ok {
 			// Delivered before (XGROUP SETID moved the group back): the
 			// entry changes hands and starts over.
@@ -1123,6 +1169,9 @@ func cmdXclaim(e *Engine, a []string) Reply {
 		delivery = e.now
 	}
 	var cons *streamConsumer
+	if e.t.data.xinfoActiveTime {
+		cons = consumerFor(e, g, a[3]) // 7.2: even when nothing is claimed
+	}
 	out := []Reply{}
 	for _, id := range ids {
 		nack := g.pel[id]
@@ -1148,6 +1197,7 @@ func cmdXclaim(e *Engine, a []string) Reply {
 			cons = consumerFor(e, g, a[3])
 		}
 		claim(g, id, nack, cons, delivery)
+		cons.activeTime = e.now
 		if retry >= 0 {
 			nack.deliveryCount = uint64(retry)
 		} else if !justID {
@@ -1204,6 +1254,9 @@ func cmdXautoclaim(e *Engine, a []string) Reply {
 	}
 	attempts := count * 10
 	var cons *streamConsumer
+	if e.t.data.xinfoActiveTime {
+		cons = consumerFor(e, g, a[3]) // 7.2: even when nothing is claimed
+	}
 	claimed, deleted := []Reply{}, []Reply{}
 	ids := sortedPEL(g.pel)
 	i := 0
@@ -1228,6 +1281,7 @@ func cmdXautoclaim(e *Engine, a []string) Reply {
 			cons = consumerFor(e, g, a[3])
 		}
 		claim(g, id, nack, cons, e.now)
+		cons.activeTime = e.now
 		if !justID {
 			nack.deliveryCount++
 		}
@@ -1248,7 +1302,7 @@ func cmdXautoclaim(e *Engine, a []string) Reply {
 func cmdXinfo(e *Engine, c cmdCtx, a []string) (Reply, error) {
 	opt := strings.ToLower(a[1])
 	if opt == "help" {
-		return helpReply(c.name, xinfoHelp), nil
+		return helpReply(e, c.name, xinfoHelp), nil
 	}
 	s, errr := getStream(e, a[2])
 	if errr != nil {
@@ -1266,8 +1320,16 @@ func cmdXinfo(e *Engine, c cmdCtx, a []string) (Reply, error) {
 		out := []Reply{}
 		for _, name := range g.consumerNames() {
 			cn := g.consumers[name]
-			out = append(out, ArrayReply(BulkReply("name"), BulkReply(name), BulkReply("pending"), IntReply(int64(len(cn.pel))),
-				BulkReply("idle"), IntReply(max(e.now-cn.seenTime, 0))))
+			row := []Reply{BulkReply("name"), BulkReply(name), BulkReply("pending"), IntReply(int64(len(cn.pel))),
+				BulkReply("idle"), IntReply(max(e.now-cn.seenTime, 0))}
+			if e.t.data.xinfoActiveTime {
+				inactive := cn.activeTime
+				if inactive != -1 {
+					inactive = e.now - cn.activeTime
+				}
+				row = append(row, BulkReply("inactive"), IntReply(inactive))
+			}
+			out = append(out, ArrayReply(row...))
 		}
 		return ArrayReply(out...), nil
 	case opt == "groups":
@@ -1342,14 +1404,14 @@ func xinfoStream(e *Engine, c cmdCtx, s *stream, a []string) Reply {
 	out = append(out, BulkReply("entries"), entriesReply(s.rangeEntries(streamID{}, maxStreamID, false, int(count))))
 	groups := []Reply{}
 	for _, name := range s.groupNames() {
-		groups = append(groups, groupFullReply(s, name, count))
+		groups = append(groups, groupFullReply(e, s, name, count))
 	}
 	return ArrayReply(append(out, BulkReply("groups"), ArrayReply(groups...))...)
 }
 
 // groupFullReply is one group of XINFO STREAM FULL; count (0: all) caps
 // each pending list.
-func groupFullReply(s *stream, name string, count int64) Reply {
+func groupFullReply(e *Engine, s *stream, name string, count int64) Reply {
 	g := s.groups[name]
 	pending := []Reply{}
 	for _, id := range sortedPEL(g.pel) {
@@ -1371,8 +1433,12 @@ func groupFullReply(s *stream, name string, count int64) Reply {
 			n := cn.pel[id]
 			cp = append(cp, ArrayReply(BulkReply(id.String()), IntReply(n.deliveryTime), IntReply(int64(n.deliveryCount))))
 		}
-		consumers = append(consumers, ArrayReply(BulkReply("name"), BulkReply(cname), BulkReply("seen-time"), IntReply(cn.seenTime),
-			BulkReply("pel-count"), IntReply(int64(len(cn.pel))), BulkReply("pending"), ArrayReply(cp...)))
+		row := []Reply{BulkReply("name"), BulkReply(cname), BulkReply("seen-time"), IntReply(cn.seenTime)}
+		if e.t.data.xinfoActiveTime {
+			row = append(row, BulkReply("active-time"), IntReply(cn.activeTime))
+		}
+		consumers = append(consumers, ArrayReply(append(row,
+			BulkReply("pel-count"), IntReply(int64(len(cn.pel))), BulkReply("pending"), ArrayReply(cp...))...))
 	}
 	return ArrayReply(BulkReply("name"), BulkReply(name), BulkReply("last-delivered-id"), BulkReply(g.lastID.String()),
 		BulkReply("entries-read"), entriesReadReply(g), BulkReply("lag"), lagReply(s, g),

@@ -168,7 +168,7 @@ type scoreRangeSpec struct {
 // parseScoreBound is one half of zslParseRange: an optional "(" then
 // strtod over a C string (it stops at a NUL byte; leading white space and
 // an empty number are accepted, overflow gives ±inf), NaN refused.
-func parseScoreBound(s string) (f float64, ex bool, ok bool) {
+func parseScoreBound(e *Engine, s string) (f float64, ex bool, ok bool) {
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i]
 	}
@@ -177,6 +177,9 @@ func parseScoreBound(s string) (f float64, ex bool, ok bool) {
 	}
 	if s == "" {
 		return 0, ex, true
+	}
+	if e.t.data.strictDouble && !fastFloatForm(s) {
+		return 0, false, false
 	}
 	if isCSpace(s[len(s)-1]) {
 		return 0, false, false
@@ -188,11 +191,25 @@ func parseScoreBound(s string) (f float64, ex bool, ok bool) {
 	return f, ex, true
 }
 
-func parseScoreRange(min, max string) (scoreRangeSpec, bool) {
+// fastFloatForm reports whether fast_float (Redis 8.0's strtod in score
+// ranges and SORT) can read s whole: no leading space and no hexadecimal,
+// which C's strtod takes.
+func fastFloatForm(s string) bool {
+	if s == "" || isCSpace(s[0]) {
+		return false
+	}
+	p := s
+	if p[0] == '+' || p[0] == '-' {
+		p = p[1:]
+	}
+	return !(len(p) > 1 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+}
+
+func parseScoreRange(e *Engine, min, max string) (scoreRangeSpec, bool) {
 	var r scoreRangeSpec
 	var ok1, ok2 bool
-	r.min, r.minex, ok1 = parseScoreBound(min)
-	r.max, r.maxex, ok2 = parseScoreBound(max)
+	r.min, r.minex, ok1 = parseScoreBound(e, min)
+	r.max, r.maxex, ok2 = parseScoreBound(e, max)
 	return r, ok1 && ok2
 }
 
@@ -636,7 +653,7 @@ func cmdZcard(e *Engine, a []string) Reply {
 }
 
 func cmdZcount(e *Engine, a []string) Reply {
-	r, ok := parseScoreRange(a[2], a[3])
+	r, ok := parseScoreRange(e, a[2], a[3])
 	if !ok {
 		return errMinMaxFloat
 	}
@@ -667,6 +684,17 @@ func cmdZlexcount(e *Engine, a []string) Reply {
 }
 
 func zrankGeneric(e *Engine, a []string, rev bool) Reply {
+	withScore := false
+	if e.t.data.zrankWithScore {
+		// 7.2: ZRANK key member [WITHSCORE]
+		switch {
+		case len(a) > 4:
+			return errorf("wrong number of arguments for '%s' command", a[0])
+		case len(a) == 4 && !strings.EqualFold(a[3], "withscore"):
+			return errSyntax
+		}
+		withScore = len(a) == 4
+	}
 	z, errr := getZSet(e, a[1])
 	if errr != nil {
 		return *errr
@@ -680,6 +708,10 @@ func zrankGeneric(e *Engine, a []string, rev bool) Reply {
 	}
 	if rev {
 		r = z.len() - 1 - r
+	}
+	if withScore {
+		sc, _ := z.score(a[2])
+		return ArrayReply(IntReply(int64(r)), BulkReply(scoreText(e, sc)))
 	}
 	return IntReply(int64(r))
 }
@@ -734,7 +766,7 @@ type zrangeQuery struct {
 
 // parseRangeBounds parses min and max for a range of type t, with Redis's
 // error for each type.
-func parseRangeBounds(t zrangeType, min, max string) (zrangeQuery, *Reply) {
+func parseRangeBounds(e *Engine, t zrangeType, min, max string) (zrangeQuery, *Reply) {
 	q := zrangeQuery{t: t, limit: -1}
 	fail := func(r Reply) (zrangeQuery, *Reply) { return q, &r }
 	switch t {
@@ -747,7 +779,7 @@ func parseRangeBounds(t zrangeType, min, max string) (zrangeQuery, *Reply) {
 			return fail(errNotInt)
 		}
 	case zrangeScore:
-		r, ok := parseScoreRange(min, max)
+		r, ok := parseScoreRange(e, min, max)
 		if !ok {
 			return fail(errMinMaxFloat)
 		}
@@ -780,7 +812,7 @@ func (q zrangeQuery) members(e *Engine, z *zset, cmd string) []ZMember {
 
 // zremrangeGeneric is ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX.
 func zremrangeGeneric(e *Engine, a []string, t zrangeType) Reply {
-	q, errr := parseRangeBounds(t, a[2], a[3])
+	q, errr := parseRangeBounds(e, t, a[2], a[3])
 	if errr != nil {
 		return *errr
 	}
@@ -843,7 +875,7 @@ func zrangeGeneric(e *Engine, a []string, src int, store bool, t zrangeType, dir
 	if rev && t != zrangeRank {
 		minArg, maxArg = maxArg, minArg
 	}
-	q, errr := parseRangeBounds(t, minArg, maxArg)
+	q, errr := parseRangeBounds(e, t, minArg, maxArg)
 	if errr != nil {
 		return *errr
 	}
@@ -934,7 +966,7 @@ func errWouldBlock(name string) error {
 // bzpopGeneric is BZPOPMIN / BZPOPMAX key... timeout (never run in a
 // script: both are noscript).
 func bzpopGeneric(e *Engine, a []string, max bool, inScript bool) (Reply, error) {
-	if errr := parseTimeout(a[len(a)-1]); errr != nil {
+	if errr := parseTimeout(e, a[len(a)-1]); errr != nil {
 		return *errr, nil
 	}
 	key, z, errr := firstZSet(e, a[1:len(a)-1])
@@ -991,7 +1023,7 @@ func zmpopGeneric(e *Engine, a []string, nkIdx int, block bool, inScript bool) (
 		count = 1
 	}
 	if block {
-		if errr := parseTimeout(a[1]); errr != nil {
+		if errr := parseTimeout(e, a[1]); errr != nil {
 			return *errr, nil
 		}
 	}
@@ -1377,31 +1409,10 @@ func zrandmemberCount(e *Engine, a []string) (Reply, error) {
 	return zmembersReply(e, all[:l], withScores), nil
 }
 
-// scanCursorOK is parseScanCursorOrReply: strtoul in base 10 over a C
-// string, no leading space, nothing after the digits, no overflow.
-func scanCursorOK(s string) bool {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		s = s[:i]
-	}
-	if s == "" {
-		return true
-	}
-	if isCSpace(s[0]) {
-		return false
-	}
-	if s[0] == '+' || s[0] == '-' {
-		s = s[1:]
-	}
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	_, err := strconv.ParseUint(s, 10, 64)
-	return err == nil
+// scanCursorOK reports whether s is a cursor (parseScanCursor).
+func scanCursorOK(e *Engine, s string) bool {
+	_, ok := parseScanCursor(e, s)
+	return ok
 }
 
 // listpackScoreText is how a listpack stores a score (zzlInsertAt): an
@@ -1419,7 +1430,7 @@ func listpackScoreText(e *Engine, f float64) string {
 // table on Redis, scanned in an order seeded at server start: offline it
 // answers everything at once, in score order, with a warning.
 func cmdZscan(e *Engine, a []string) Reply {
-	if !scanCursorOK(a[2]) {
+	if !scanCursorOK(e, a[2]) {
 		return ErrorReply("ERR invalid cursor")
 	}
 	z, errr := getZSet(e, a[1])
@@ -1452,7 +1463,9 @@ func cmdZscan(e *Engine, a []string) Reply {
 	}
 	text := listpackScoreText
 	if z.big {
-		text = scoreText
+		// scanCallback writes a hashtable's scores with ld2string's
+		// "%.17Lg" on every version.
+		text = func(_ *Engine, f float64) string { return replyDouble70(f) }
 		if z.len() > 1 {
 			e.warn("ZSCAN of a skiplist-encoded sorted set: Redis scans its hash table in an order seeded at server start, over several calls; offline every member comes at once in score order with cursor 0")
 		}

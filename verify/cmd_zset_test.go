@@ -303,7 +303,7 @@ func TestScoreBounds(t *testing.T) {
 		{s: "1", f: 1}, {s: "(1", f: 1, ex: true}, {s: "", f: 0}, {s: "(", f: 0, ex: true}, {s: " 2", f: 2}, {s: "1e400", f: math.Inf(1)},
 		{s: "3\x00junk", f: 3}, {s: "2 ", fail: true}, {s: "nan", fail: true}, {s: "((1", fail: true}, {s: "[1", fail: true}, {s: "  ", fail: true},
 	} {
-		f, ex, ok := parseScoreBound(c.s)
+		f, ex, ok := parseScoreBound(New(Options{}), c.s)
 		if ok == c.fail || (ok && (f != c.f || ex != c.ex)) {
 			t.Errorf("parseScoreBound(%q) = %v %v %v", c.s, f, ex, ok)
 		}
@@ -327,7 +327,7 @@ func TestStringMatchZset(t *testing.T) {
 
 func TestScanCursorAndListpackText(t *testing.T) {
 	for s, want := range map[string]bool{"0": true, "": true, "+5": true, "-1": true, "7\x00x": true, " 1": false, "1 ": false, "x": false, "18446744073709551616": false, "-": false} {
-		if scanCursorOK(s) != want {
+		if scanCursorOK(New(Options{}), s) != want {
 			t.Errorf("scanCursorOK(%q) != %v", s, want)
 		}
 	}

@@ -260,13 +260,17 @@ func (e *Engine) Put(en Entry) {
 		}
 		n = v.hash.len()
 	case "list":
-		v.kind, v.list = kindList, newList()
+		v.kind, v.list = kindList, newListFor(e)
+		v.list.growing(en.List...)
 		for _, x := range en.List {
 			v.list.pushBack(x)
 		}
 		n = v.list.len()
 	case "set":
-		v.kind, v.set = kindSet, newSet()
+		v.kind, v.set = kindSet, newSetFor(e)
+		if len(en.Set) > 0 {
+			v.set = createSet(e, en.Set[0], len(en.Set))
+		}
 		for _, m := range en.Set {
 			v.set.add(m)
 		}

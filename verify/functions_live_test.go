@@ -22,7 +22,7 @@ func TestLiveFunctions(t *testing.T) {
 	}
 	live := liveServer(t)
 	ctx := context.Background()
-	e := New(Options{})
+	e := New(Options{Target: liveTarget(t)})
 	steps := [][]string{
 		{"FUNCTION", "LOAD", testLibrary},
 		{"FUNCTION", "LOAD", testLibrary},

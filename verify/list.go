@@ -7,13 +7,57 @@ package verify
 // Contract used outside cmd_list.go (Entry, Put, COPY, SORT, OBJECT):
 // newList, pushBack, pushFront, len, index (0-based, in range), items (a
 // copy, head first), clone, encoding.
+//
+// From Redis 7.2 (dataFacts.listpackLists) a list is a listpack until a
+// push would take it past 8 KB (list-max-listpack-size -2), then a
+// quicklist, which turns back into a listpack once it shrinks to half that.
+// Redis converts back only from a single quicklist node; the engine takes
+// the whole list's size for it.
 type list struct {
 	buf  []string // capacity: 0 or a power of two
 	head int      // position of element 0 in buf
 	n    int      // number of elements
+	// bytes is the size of the elements as listpack entries.
+	bytes int64
+	lp    bool // the target has listpack lists
+	quick bool // with lp: converted to a quicklist
 }
 
+// listpackSizeLimit is list-max-listpack-size -2: 8 KB.
+const listpackSizeLimit = 8192
+
+// listpackHeader is a listpack's header and end byte.
+const listpackHeader = 7
+
 func newList() *list { return &list{} }
+
+// newListFor is an empty list with the target's encodings.
+func newListFor(e *Engine) *list { return &list{lp: e.t.data.listpackLists} }
+
+// growing is listTypeTryConversionAppend: a listpack about to take add
+// (their raw lengths) past the limit becomes a quicklist first.
+func (l *list) growing(add ...string) {
+	if !l.lp || l.quick {
+		return
+	}
+	n := l.bytes + listpackHeader
+	for _, s := range add {
+		n += int64(len(s))
+	}
+	l.quick = n > listpackSizeLimit
+}
+
+// shrinking is listTypeTryConversion after a removal (half the limit), or
+// LIST_CONV_AUTO (the whole limit).
+func (l *list) shrinking(half bool) {
+	limit := int64(listpackSizeLimit)
+	if half {
+		limit /= 2
+	}
+	if l.quick && l.bytes+listpackHeader <= limit {
+		l.quick = false
+	}
+}
 
 func (l *list) len() int { return l.n }
 
@@ -23,7 +67,10 @@ func (l *list) pos(i int) int { return (l.head + i) & (len(l.buf) - 1) }
 func (l *list) index(i int) string { return l.buf[l.pos(i)] }
 
 // set replaces element i (in range).
-func (l *list) set(i int, s string) { l.buf[l.pos(i)] = s }
+func (l *list) set(i int, s string) {
+	l.bytes += lpStrSize(s) - lpStrSize(l.buf[l.pos(i)])
+	l.buf[l.pos(i)] = s
+}
 
 // grow doubles the buffer when full, unrolling the ring to start at 0.
 func (l *list) grow() {
@@ -54,12 +101,14 @@ func (l *list) copyTo(dst []string) {
 }
 
 func (l *list) pushBack(s string) {
+	l.bytes += lpStrSize(s)
 	l.grow()
 	l.buf[l.pos(l.n)] = s
 	l.n++
 }
 
 func (l *list) pushFront(s string) {
+	l.bytes += lpStrSize(s)
 	l.grow()
 	l.head = (l.head - 1) & (len(l.buf) - 1)
 	l.buf[l.head] = s
@@ -70,6 +119,7 @@ func (l *list) pushFront(s string) {
 // is cleared so the string can be collected.
 func (l *list) popFront() string {
 	s := l.buf[l.head]
+	l.bytes -= lpStrSize(s)
 	l.buf[l.head] = ""
 	l.head = l.pos(1)
 	l.n--
@@ -79,6 +129,7 @@ func (l *list) popFront() string {
 func (l *list) popBack() string {
 	p := l.pos(l.n - 1)
 	s := l.buf[p]
+	l.bytes -= lpStrSize(s)
 	l.buf[p] = ""
 	l.n--
 	return s
@@ -100,14 +151,24 @@ func (l *list) reset(elems []string) {
 	buf := make([]string, size)
 	copy(buf, elems)
 	l.buf, l.head, l.n = buf, 0, len(elems)
+	l.bytes = 0
+	for _, s := range elems {
+		l.bytes += lpStrSize(s)
+	}
 }
 
+// clone keeps the encoding, as COPY does.
 func (l *list) clone() *list {
-	c := newList()
+	c := &list{lp: l.lp, quick: l.quick}
 	c.reset(l.items())
 	return c
 }
 
 // encoding is what OBJECT ENCODING answers: Redis 7.0 keeps every list,
 // however short, in a quicklist (listpack lists came with 7.2).
-func (l *list) encoding() string { return "quicklist" }
+func (l *list) encoding() string {
+	if l.lp && !l.quick {
+		return "listpack"
+	}
+	return "quicklist"
+}

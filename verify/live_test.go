@@ -38,6 +38,10 @@ func with(c liveCase, setup ...[]string) liveCase {
 
 func a(s ...string) []string { return s }
 
+// liveTarget is the engine target of the server the live tests start
+// ($SCRIPTCTL_TEST_SERVER, redistest.DefaultKind): the engine imitates it.
+func liveTarget(t testing.TB) string { return redistest.DefaultKind(t).Name }
+
 // liveServer starts a throwaway redis-server and returns a function that
 // runs one command on it over RESP2 and converts the reply exactly.
 func liveServer(t *testing.T) func(args ...string) Reply {
@@ -75,7 +79,7 @@ func TestLiveDifferential(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			live("FLUSHALL")
 			live("FUNCTION", "FLUSH")
-			e := New(Options{})
+			e := New(Options{Target: liveTarget(t)})
 			// The live clock is real: keep TTLs in cases long enough that
 			// a few ms of test time never change TTL (seconds) replies,
 			// and compare PTTLs only through probes that round.

@@ -125,10 +125,14 @@ func (r *scriptRun) newState() {
 		G.RawSetString("os", osTable(L))
 	}
 	G.RawSetString("redis", r.redisTable())
-	G.RawSetString("__redis__err__handler", L.NewFunction(func(L *lua.LState) int {
+	errHandler := L.NewFunction(func(L *lua.LState) int {
 		L.Push(L.Get(1))
 		return 1
-	}))
+	})
+	G.RawSetString("__redis__err__handler", errHandler)
+	if r.e.t.serverErrHandler {
+		G.RawSetString("__server__err__handler", errHandler)
+	}
 
 	// Global protection: scripts see a proxy of _G whose reads fall through
 	// to the real table and whose writes fail; the real table errors on a

@@ -25,9 +25,19 @@ import (
 // Contract used outside cmd_set.go (Entry, Put, COPY, SORT, OBJECT):
 // newSet, add, has, rem, len, members (in the order SMEMBERS answers),
 // clone, encoding.
+//
+// From Redis 7.2 (dataFacts.listpackSets) a set of at most 128 members of
+// at most 64 bytes that are not all integers is a listpack: its order is
+// insertion order, exact, and the engine keeps it in the same linked list
+// as a hashtable (ht and lp both set). Past either limit it becomes a
+// hashtable, once.
 type set struct {
 	ints []int64 // intset encoding: ascending
-	ht   bool    // hashtable encoding: the fields below are used
+	ht   bool    // listpack or hashtable encoding: the fields below are used
+	lp   bool    // with ht: the listpack encoding
+	// lpMax is set-max-listpack-entries on the target: 0 where sets have
+	// no listpack encoding (7.0).
+	lpMax int
 	// The hashtable's members in insertion order: a linked list, so that
 	// removing one (SREM, SPOP in a loop) does not move the others.
 	nodes      map[string]*htNode
@@ -42,7 +52,63 @@ type htNode struct {
 // maxIntsetEntries is set-max-intset-entries' default.
 const maxIntsetEntries = 512
 
+// maxListpackEntries and maxListpackValue are set-max-listpack-entries
+// and set-max-listpack-value's defaults (7.2).
+const (
+	maxListpackEntries = 128
+	maxListpackValue   = 64
+)
+
+// newSet is an empty set with 7.0's encodings.
 func newSet() *set { return &set{} }
+
+// newSetFor is an empty intset with the target's encodings
+// (createIntsetObject).
+func newSetFor(e *Engine) *set {
+	s := &set{}
+	if e.t.data.listpackSets {
+		s.lpMax = maxListpackEntries
+	}
+	return s
+}
+
+// createSet is setTypeCreate(first, hint) from 7.2: an intset when first
+// is an integer and hint fits one, else a listpack when hint fits one,
+// else a hashtable. On 7.0 it is an empty intset that the first add
+// converts.
+func createSet(e *Engine, first string, hint int) *set {
+	s := newSetFor(e)
+	if s.lpMax == 0 {
+		return s
+	}
+	if _, ok := intMember(first); ok && hint <= maxIntsetEntries {
+		return s
+	}
+	s.ht, s.lp, s.nodes = true, hint <= s.lpMax, map[string]*htNode{}
+	return s
+}
+
+// createHashtable is createSetObject: an empty hashtable-encoded set.
+func createHashtable(e *Engine) *set {
+	s := newSetFor(e)
+	s.ht, s.nodes = true, map[string]*htNode{}
+	return s
+}
+
+// maybeConvert is setTypeMaybeConvert (7.2): a listpack or intset about to
+// take more than its limit of members becomes a hashtable first.
+func (s *set) maybeConvert(hint int) {
+	if s.lpMax == 0 {
+		return
+	}
+	if (s.lp && hint > s.lpMax) || (!s.ht && hint > maxIntsetEntries) {
+		s.toHashtable()
+	}
+}
+
+// hashtable reports whether the set is hashtable-encoded: an order Redis
+// does not fix.
+func (s *set) hashtable() bool { return s.ht && !s.lp }
 
 // intMember reads m the way an intset accepts it (isSdsRepresentableAsLongLong).
 func intMember(m string) (int64, bool) { return parseInt(m) }
@@ -66,10 +132,19 @@ func (s *set) add(m string) bool {
 			}
 			return true
 		}
-		s.toHashtable()
+		// An integer's digits never pass set-max-listpack-value.
+		if s.lpMax > 0 && len(s.ints) < s.lpMax && len(m) <= maxListpackValue {
+			s.toHashtable()
+			s.lp = true
+		} else {
+			s.toHashtable()
+		}
 	}
 	if _, ok := s.nodes[m]; ok {
 		return false
+	}
+	if s.lp && (len(s.nodes) >= s.lpMax || len(m) > maxListpackValue) {
+		s.lp = false // the size limit is reached: a hashtable, in the same order
 	}
 	s.push(m)
 	return true
@@ -87,8 +162,13 @@ func (s *set) push(m string) {
 	s.nodes[m] = n
 }
 
-// toHashtable converts an intset, members in ascending order (setTypeConvert).
+// toHashtable converts an intset, members in ascending order
+// (setTypeConvert), or a listpack, in its order.
 func (s *set) toHashtable() {
+	if s.ht {
+		s.lp = false
+		return
+	}
 	s.ht = true
 	s.nodes = make(map[string]*htNode, len(s.ints))
 	for _, v := range s.ints {
@@ -175,7 +255,7 @@ func (s *set) first() string {
 // clone keeps the encoding, as COPY's setTypeDup does: a hashtable of
 // integers stays a hashtable.
 func (s *set) clone() *set {
-	c := &set{ht: s.ht, ints: slices.Clone(s.ints)}
+	c := &set{ht: s.ht, lp: s.lp, lpMax: s.lpMax, ints: slices.Clone(s.ints)}
 	if s.ht {
 		c.nodes = make(map[string]*htNode, len(s.nodes))
 		for n := s.head; n != nil; n = n.next {
@@ -187,6 +267,9 @@ func (s *set) clone() *set {
 
 // encoding is what OBJECT ENCODING answers.
 func (s *set) encoding() string {
+	if s.lp {
+		return "listpack"
+	}
 	if s.ht {
 		return "hashtable"
 	}

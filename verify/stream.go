@@ -174,7 +174,7 @@ func (s *stream) clone() *stream {
 		c.addGroup(name, g.lastID, g.entriesRead)
 		ng := c.groups[name]
 		for _, cn := range g.consumers {
-			ng.consumers[cn.name] = &streamConsumer{name: cn.name, seenTime: cn.seenTime, pel: map[streamID]*streamNACK{}}
+			ng.consumers[cn.name] = &streamConsumer{name: cn.name, seenTime: cn.seenTime, activeTime: cn.activeTime, pel: map[streamID]*streamNACK{}}
 		}
 		for id, nack := range g.pel {
 			nn := &streamNACK{deliveryTime: nack.deliveryTime, deliveryCount: nack.deliveryCount}
@@ -495,7 +495,10 @@ type streamGroup struct {
 type streamConsumer struct {
 	name     string
 	seenTime int64
-	pel      map[streamID]*streamNACK
+	// activeTime is when it last read or claimed an entry, -1 never
+	// (XINFO shows it from 7.2).
+	activeTime int64
+	pel        map[streamID]*streamNACK
 }
 
 // streamNACK is a pending entry; consumer is nil only transiently (XCLAIM
@@ -719,7 +722,7 @@ func streamFromState(st StreamState) (*stream, error) {
 			if _, dup := g.consumers[c.Name]; dup {
 				return nil, fmt.Errorf("stream group %q: consumer %q given twice", sg.Name, c.Name)
 			}
-			g.consumers[c.Name] = &streamConsumer{name: c.Name, seenTime: c.SeenTime, pel: map[streamID]*streamNACK{}}
+			g.consumers[c.Name] = &streamConsumer{name: c.Name, seenTime: c.SeenTime, activeTime: -1, pel: map[streamID]*streamNACK{}}
 		}
 		for _, p := range sg.Pending {
 			c := g.consumers[p.Consumer]

@@ -30,7 +30,7 @@ func runStreamLive(t *testing.T, cases []streamLiveCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			live("FLUSHALL")
-			e := New(Options{})
+			e := New(Options{Target: liveTarget(t)})
 			for _, cmd := range c.cmds {
 				want := live(cmd...)
 				e.Advance(time.Now().UnixMilli() - e.Now())
@@ -66,12 +66,16 @@ func maskTimes(cmd []string, r Reply) Reply {
 	return r
 }
 
-// maskInfo zeroes the values of idle, seen-time and the delivery times in
-// pending lists, wherever they are nested.
+// maskInfo zeroes the values of idle, seen-time, inactive, active-time and
+// the delivery times in pending lists, wherever they are nested.
 func maskInfo(r Reply) {
 	for i := 0; i+1 < len(r.Elems); i++ {
 		k := r.Elems[i]
 		if k.Kind == Bulk && (k.Str == "idle" || k.Str == "seen-time") {
+			r.Elems[i+1] = IntReply(0)
+		}
+		// 7.2's active times: -1 (never active) is kept.
+		if k.Kind == Bulk && (k.Str == "inactive" || k.Str == "active-time") && r.Elems[i+1].Int != -1 {
 			r.Elems[i+1] = IntReply(0)
 		}
 		if k.Kind == Bulk && k.Str == "pending" && r.Elems[i+1].Kind == Array {

@@ -48,6 +48,9 @@ type serverFacts struct {
 	// osClock: the `os` global exists, with os.clock only (Redis 7.4,
 	// Valkey 8.0: luaopen_os of the sandboxed loslib.c).
 	osClock bool
+	// serverErrHandler: the global __server__err__handler exists beside
+	// __redis__err__handler (Valkey 8.1's eval.c).
+	serverErrHandler bool
 	// fnArgvCrash: FUNCTION FLUSH frees the functions' Lua client (Redis
 	// 7.4's functionsLibCtxClearCurrent releases the engines), which
 	// crashes on the argc a failed argument conversion left behind
@@ -71,6 +74,93 @@ type serverFacts struct {
 	// handlers replace or add command emulations on this target (SET with
 	// Valkey 8.1's IFEQ).
 	handlers map[string]handler
+
+	// data: the data-type commands' encodings, limits, argument parsing and
+	// texts (dataFacts).
+	data dataFacts
+}
+
+// dataFacts are what the data-type commands do differently on a target,
+// each named by the release that changed it (from the tags' sources, and
+// proven by the corpus live or recorded: verify/README.md "Targets").
+type dataFacts struct {
+	// Redis 7.2.0 (and every Valkey).
+
+	// listpackSets: a set of non-integers with at most 128 members of at
+	// most 64 bytes is a listpack (set-max-listpack-entries/-value,
+	// t_set.c), and keeps insertion order.
+	listpackSets bool
+	// listpackLists: a list of at most 8 KB is a listpack, a quicklist past
+	// it (list-max-listpack-size -2, t_list.c listTypeTryConversion).
+	listpackLists bool
+	// printHelp: addReplyHelp ends with "Print this help." (7.0: "Prints").
+	printHelp bool
+	// timeoutRange: getTimeoutFromObjectOrReply answers "timeout is out of
+	// range" past LLONG_MAX ms, or past it once added to the clock.
+	timeoutRange bool
+	// xsetidDeleted: XSETID below the stream's max_deleted_entry_id is an
+	// error, and the last ID is kept.
+	xsetidDeleted bool
+	// xinfoActiveTime: XINFO consumers carry "active-time" beside
+	// "seen-time"; XCLAIM and XAUTOCLAIM create the consumer.
+	xinfoActiveTime bool
+	// xaddSeqEDOM: XADD ms-* past the last sequence number is the
+	// "equal or smaller" ID error (7.0: "Elements are too large").
+	xaddSeqEDOM bool
+	// lposRankRange: LPOS's RANK is within -LONG_MAX..LONG_MAX.
+	lposRankRange bool
+	// zrankWithScore: ZRANK/ZREVRANK take WITHSCORE (and no other argument).
+	zrankWithScore bool
+	// xreadUnbalancedName: XREAD's unbalanced-streams error names the
+	// command in lower case ("'xread'", "'xreadgroup'" and '>').
+	xreadUnbalancedName bool
+	// Redis 7.4.0 (Valkey 8.0).
+
+	// xreadBlockScript: XREAD/XREADGROUP take BLOCK in a script (and then
+	// do not block); before, it was an error.
+	xreadBlockScript bool
+	// rangeLong: LREM's count is within -LONG_MAX..LONG_MAX.
+	rangeLong bool
+	// bitArgsFirst: BITCOUNT and BITPOS read their arguments before the
+	// key (a missing key no longer hides a bad argument).
+	bitArgsFirst bool
+	// scanCursorULL: SCAN cursors are read by string2ull (a leading space
+	// or "+" is taken, "-1" and "" are not).
+	scanCursorULL bool
+
+	// Redis 8.0.
+
+	// geoDouble: GEOPOS and WITHCOORD coordinates are addReplyDouble
+	// (d2string), not addReplyHumanLongDouble.
+	geoDouble bool
+	// strictDouble: ZSET ranges and SORT read doubles with string2d-like
+	// strictness (no leading space, no hex).
+	strictDouble bool
+	// xreadPlusText: XREAD's unbalanced-streams text names '+' too.
+	xreadPlusText bool
+
+	// Redis 8.0 and Valkey 8.0.
+
+	// xreadPlus: XREAD takes "+", the stream's last entry.
+	xreadPlus bool
+	// tempSetHT: SUNION and SDIFF (not their STORE forms, but SPOP of the
+	// whole set) build their reply in a hashtable as soon as one input is
+	// not an intset (redis#13567), an order Redis does not fix.
+	tempSetHT bool
+
+	// Valkey 8.0.
+
+	// bitcountStart: BITCOUNT key start (the end defaults to the last byte);
+	// the unit is read before the end.
+	bitcountStart bool
+
+	// Valkey 8.1.
+
+	// embeddedKeys: the key (and its expiry) live in the value's object
+	// (object.c createStringObjectWithKeyAndExpire): a stored value is
+	// never a shared integer (OBJECT REFCOUNT 1), and a string stays embstr
+	// only while object, key, expiry and value fit in 64 bytes.
+	embeddedKeys bool
 }
 
 // versionName is the server's own version: Valkey's, or Redis's.
@@ -133,6 +223,7 @@ const (
 	era70 era = iota
 	era72
 	era74
+	era80
 )
 
 func redisFacts(name, version string, num int, e era) *serverFacts {
@@ -142,11 +233,29 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 	switch e {
 	case era72:
 		f.numArg, f.texts, f.replyDouble = argNumberShortest, redis72Texts, d2string
-	case era74:
+		f.data = data72()
+	case era74, era80:
 		f.numArg, f.texts, f.osClock, f.replyDouble = argNumberShortest, redis74Texts, true, d2string
 		f.fnArgvCrash = true
+		f.data = data74()
+		if e == era80 {
+			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus, f.data.xreadPlusText, f.data.tempSetHT = true, true, true, true, true
+		}
 	}
 	return f
+}
+
+// data72 are the data-type facts of Redis 7.2 and Valkey 7.2.
+func data72() dataFacts {
+	return dataFacts{listpackSets: true, listpackLists: true, printHelp: true, timeoutRange: true,
+		xsetidDeleted: true, xinfoActiveTime: true, xaddSeqEDOM: true, lposRankRange: true, zrankWithScore: true, xreadUnbalancedName: true}
+}
+
+// data74 are those of Redis 7.4 and Valkey 8.0: 7.2's, and the 7.4 changes.
+func data74() dataFacts {
+	d := data72()
+	d.xreadBlockScript, d.rangeLong, d.scanCursorULL, d.bitArgsFirst = true, true, true, true
+	return d
 }
 
 // valkeyFacts: Valkey 7.2 is Redis 7.2.4's scripting layer (with #13115,
@@ -157,8 +266,10 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 	f := &serverFacts{name: name, family: "valkey", redisVersion: "7.2.4", redisVersionNum: 0x070204,
 		valkeyVersion: version, valkeyVersionNum: num, serverName: "valkey",
 		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
-		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string}
+		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72()}
 	if v8 {
+		f.data = data74()
+		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus = true, true, true
 		f.serverGlobal, f.osClock = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
 		f.texts = valkey8Texts
@@ -206,7 +317,7 @@ var targets = map[string]*serverFacts{
 	"redis-7.0":  redisFacts("redis-7.0", "7.0.15", 0x07000f, era70),
 	"redis-7.2":  redisFacts("redis-7.2", "7.2.6", 0x070206, era72),
 	"redis-7.4":  redisFacts("redis-7.4", "7.4.1", 0x070401, era74),
-	"redis-8.0":  redisFacts("redis-8.0", "8.0.2", 0x080002, era74),
+	"redis-8.0":  redisFacts("redis-8.0", "8.0.2", 0x080002, era80),
 	"valkey-7.2": valkeyFacts("valkey-7.2", "7.2.7", 0x070207, false),
 	"valkey-8.0": valkeyFacts("valkey-8.0", "8.0.1", 0x080001, true),
 	"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", "8.1.1", 0x080101, true)),
@@ -215,7 +326,8 @@ var targets = map[string]*serverFacts{
 // valkey81 adds Valkey 8.1's scripting engine manager and SET ... IFEQ
 // (its commands, COMMANDLOG among them, come from its command table).
 func valkey81(f *serverFacts) *serverFacts {
-	f.scriptingEngines = true
+	f.scriptingEngines, f.serverErrHandler = true, true
+	f.data.embeddedKeys = true
 	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
 	return f
 }

@@ -258,3 +258,54 @@ func TestValkeyScriptingEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetDataFacts runs one client command per data fact on the targets
+// before and after the release that changed it (the corpus proves each
+// against the servers).
+func TestTargetDataFacts(t *testing.T) {
+	ctx := context.Background()
+	long := strings.Repeat("x", 65)
+	tests := []struct {
+		targets []string
+		setup   [][]string
+		cmd     []string
+		want    Reply
+	}{
+		{[]string{"redis-7.0"}, [][]string{{"SADD", "s", "a", "b"}}, []string{"OBJECT", "ENCODING", "s"}, BulkReply("hashtable")},
+		{[]string{"redis-7.2", "valkey-7.2", "redis-8.0", "valkey-8.1"}, [][]string{{"SADD", "s", "a", "b"}}, []string{"OBJECT", "ENCODING", "s"}, BulkReply("listpack")},
+		{[]string{"redis-7.2", "valkey-8.1"}, [][]string{{"SADD", "s", "a"}, {"SADD", "s", long}}, []string{"OBJECT", "ENCODING", "s"}, BulkReply("hashtable")},
+		{[]string{"redis-7.2", "redis-8.0"}, [][]string{{"SADD", "s", "1", "2"}, {"SADD", "s", "a"}}, []string{"OBJECT", "ENCODING", "s"}, BulkReply("listpack")},
+		{[]string{"redis-7.0"}, [][]string{{"RPUSH", "l", "a"}}, []string{"OBJECT", "ENCODING", "l"}, BulkReply("quicklist")},
+		{[]string{"redis-7.4", "valkey-8.0"}, [][]string{{"RPUSH", "l", "a"}}, []string{"OBJECT", "ENCODING", "l"}, BulkReply("listpack")},
+		{[]string{"redis-8.0"}, [][]string{{"RPUSH", "l", strings.Repeat("y", 9000)}}, []string{"OBJECT", "ENCODING", "l"}, BulkReply("quicklist")},
+		{[]string{"redis-7.0", "redis-7.2"}, nil, []string{"SCAN", " 1"}, ErrorReply("ERR invalid cursor")},
+		{[]string{"redis-7.4", "valkey-8.0"}, nil, []string{"SCAN", ""}, ErrorReply("ERR invalid cursor")},
+		{[]string{"redis-7.0", "redis-7.2"}, nil, []string{"BITCOUNT", "k", "x", "y", "z"}, IntReply(0)},
+		{[]string{"redis-7.4"}, nil, []string{"BITCOUNT", "k", "0"}, ErrorReply("ERR syntax error")},
+		{[]string{"valkey-8.0", "valkey-8.1"}, [][]string{{"SET", "k", "foobar"}}, []string{"BITCOUNT", "k", "0"}, IntReply(26)},
+		{[]string{"redis-7.0"}, nil, []string{"BLMPOP", "inf", "1", "l", "LEFT"}, ErrorReply("ERR timeout is negative")},
+		{[]string{"redis-7.2", "valkey-8.1"}, nil, []string{"BLMPOP", "inf", "1", "l", "LEFT"}, ErrorReply("ERR timeout is out of range")},
+		{[]string{"redis-7.0", "redis-7.4"}, [][]string{{"ZADD", "z", "1", "a"}}, []string{"ZCOUNT", "z", "0x0", "0x2"}, IntReply(1)},
+		{[]string{"redis-8.0"}, [][]string{{"ZADD", "z", "1", "a"}}, []string{"ZCOUNT", "z", "0x0", "0x2"}, ErrorReply("ERR min or max is not a float")},
+		{[]string{"redis-7.2", "redis-8.0"}, [][]string{{"ZADD", "z", "1.5", "a"}}, []string{"ZRANK", "z", "a", "WITHSCORE"}, ArrayReply(IntReply(0), BulkReply("1.5"))},
+		{[]string{"redis-7.0", "valkey-8.0"}, [][]string{{"SET", "k", "5"}}, []string{"OBJECT", "REFCOUNT", "k"}, IntReply(2147483647)},
+		{[]string{"valkey-8.1"}, [][]string{{"SET", "k", "5"}}, []string{"OBJECT", "REFCOUNT", "k"}, IntReply(1)},
+		{[]string{"valkey-8.0"}, [][]string{{"SET", "{t}e44", strings.Repeat("1", 44) + "x"}}, []string{"OBJECT", "ENCODING", "{t}e44"}, BulkReply("raw")},
+		{[]string{"valkey-8.1"}, [][]string{{"SET", "{t}e44", strings.Repeat("x", 44)}}, []string{"OBJECT", "ENCODING", "{t}e44"}, BulkReply("raw")},
+		{[]string{"redis-8.0"}, [][]string{{"SET", "{t}e44", strings.Repeat("x", 44)}}, []string{"OBJECT", "ENCODING", "{t}e44"}, BulkReply("embstr")},
+	}
+	for _, tt := range tests {
+		for _, target := range tt.targets {
+			e := New(Options{Target: target})
+			for _, c := range tt.setup {
+				if _, err := e.Do(ctx, c...); err != nil {
+					t.Fatalf("%s: %q: %v", target, c, err)
+				}
+			}
+			got, err := e.Do(ctx, tt.cmd...)
+			if err != nil || !got.Equal(tt.want) {
+				t.Errorf("%s: %q = %s %v, want %s", target, tt.cmd, got, err, tt.want)
+			}
+		}
+	}
+}

@@ -48,12 +48,6 @@ func (s Snippet) runs(target string, fcall bool) bool {
 	if (fcall && s.NoFunction != "") || (!fcall && s.Library != "") {
 		return false
 	}
-	if target != "redis-7.0" && len(s.Targets) == 0 && !scriptingCorpus[filepath.Base(s.File)] {
-		// The collection families are proven on redis-7.0: their
-		// encodings changed in 7.2 (small sets and lists became
-		// listpacks), facts the targets do not model yet.
-		return false
-	}
 	if len(s.Targets) == 0 {
 		return true
 	}
@@ -63,16 +57,6 @@ func (s Snippet) runs(target string, fcall bool) bool {
 		}
 	}
 	return false
-}
-
-// scriptingCorpus are the corpus files every target runs: the scripting
-// layer, conversions, errors, strings, hashes, keys and the lease scripts.
-var scriptingCorpus = map[string]bool{
-	"base_more.yaml": true, "cmd_hash.yaml": true, "cmd_keys.yaml": true, "cmd_string.yaml": true,
-	"conv_from_redis.yaml": true, "conv_to_redis.yaml": true, "edge.yaml": true, "errors.yaml": true,
-	"errors_more.yaml": true, "functions.yaml": true, "globals.yaml": true, "keys_args.yaml": true,
-	"lang.yaml": true, "lease.yaml": true, "libs.yaml": true, "numbers.yaml": true, "readonly.yaml": true,
-	"shebang.yaml": true, "targets.yaml": true,
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)

@@ -198,7 +198,8 @@ func TestRecordedTargets(t *testing.T) {
 					}
 					_, off := runSnippet(t, nil, rec.Target, r.Now, s, mode.fcall)
 					reason, known := divergence(rec.Target, s.Name, mode.fcall)
-					if judge(t, s, string(r.Out), off, reason, known) {
+					live, off := seedOrder(rec.Target, s.Name, string(r.Out), off)
+					if judge(t, s, live, off, reason, known) {
 						matched++
 					}
 				}
