@@ -3,6 +3,7 @@ package lint
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
 )
@@ -11,7 +12,8 @@ import (
 // commands exist, which write, where their keys are.
 const lintTarget = "redis-7.0"
 
-var commandTable = cmdtable.MustLoad(lintTarget)
+// commandTable is lintTarget's command table, decoded on first use.
+var commandTable = sync.OnceValue(func() *cmdtable.Table { return cmdtable.MustLoad(lintTarget) })
 
 // cmdInfo is what the linter knows of one Redis command: the server's own
 // declaration (existence, write flag, key specs) from the shared command
@@ -68,8 +70,11 @@ func init() {
 	forbid("it waits for replicas while the whole server is blocked by the script", "WAIT", "WAITAOF")
 	forbid("a blocking command cannot block in a script: it returns at once as if it timed out",
 		"BLPOP", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP")
+}
 
-	for _, c := range commandTable.Commands {
+// loadCommands builds commands from the command table, on first use.
+var loadCommands = sync.OnceFunc(func() {
+	for _, c := range commandTable().Commands {
 		if c.Parent() != nil {
 			continue
 		}
@@ -80,7 +85,7 @@ func init() {
 			commands[name] = &cmdInfo{forbidden: reason}
 		}
 	}
-}
+})
 
 // infoOf joins the server's declaration of c with the linter's judgments.
 func infoOf(c *cmdtable.Command) *cmdInfo {
@@ -106,7 +111,10 @@ func infoOf(c *cmdtable.Command) *cmdInfo {
 }
 
 // lookupCommand returns what is known of the command, or nil.
-func lookupCommand(name string) *cmdInfo { return commands[strings.ToUpper(name)] }
+func lookupCommand(name string) *cmdInfo {
+	loadCommands()
+	return commands[strings.ToUpper(name)]
+}
 
 // interleaved reports whether keys alternate with other arguments (MSET
 // key value key value).

@@ -27,7 +27,7 @@ func init() {
 func cmdCommand(e *Engine, _ *scriptRun, a []string) (Reply, error) {
 	if len(a) == 2 && strings.EqualFold(a[1], "count") {
 		n := 0
-		for _, c := range e.t.table.Commands {
+		for _, c := range e.t.table().Commands {
 			if c.Parent() == nil {
 				n++
 			}

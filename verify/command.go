@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
 )
@@ -11,14 +12,15 @@ import (
 // arity, flags) is the one recorded from that server.
 const engineTarget = "redis-7.0"
 
-var commandTable = cmdtable.MustLoad(engineTarget)
+// commandTable is engineTarget's command table, decoded on first use.
+var commandTable = sync.OnceValue(func() *cmdtable.Table { return cmdtable.MustLoad(engineTarget) })
 
 // lookupCommand returns what the server declares for a command a client or
 // a script names (top-level commands only: "object|encoding" is none). It
 // tells "unknown command" (Redis's own error) from "not implemented
 // offline".
 func lookupCommand(name string) (*cmdtable.Command, bool) {
-	return commandTable.Command(name)
+	return commandTable().Command(name)
 }
 
 // handler runs one implemented command. args[0] is the lowercased name.

@@ -62,7 +62,7 @@ type Coverage struct {
 // (redis-7.0.15), sorted.
 func CoverageTable() []Coverage {
 	var out []Coverage
-	for _, c := range commandTable.Commands {
+	for _, c := range commandTable().Commands {
 		if strings.Contains(c.Name, "|") {
 			continue
 		}

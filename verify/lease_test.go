@@ -12,7 +12,7 @@ import (
 // (EVAL and the generated Functions library) through the seed's paused
 // writer: OLD's late publish is rejected and the value stays CURRENT's.
 func TestLeaseScripts(t *testing.T) {
-	m, err := manifest.Load(filepath.Join("..", "manifest.yaml"))
+	m, err := manifest.Load(filepath.Join("..", "lua", "v1", "manifest.yaml")) // the v1 contract this test pins
 	if err != nil {
 		t.Fatal(err)
 	}

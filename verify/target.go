@@ -5,6 +5,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // serverFacts is what a script can observe that differs between server
@@ -70,7 +71,8 @@ type serverFacts struct {
 	// table is the target's command table, recorded from its server
 	// (internal/cmdtable): a command it lists but the engine does not
 	// emulate gets "not implemented offline", never "unknown command".
-	table *cmdtable.Table
+	tableOnce sync.Once
+	tbl       *cmdtable.Table
 	// handlers replace or add command emulations on this target (SET with
 	// Valkey 8.1's IFEQ).
 	handlers map[string]handler
@@ -173,7 +175,7 @@ func (f *serverFacts) versionName() string {
 
 // command returns what this target declares for the command name.
 func (f *serverFacts) command(name string) (*cmdtable.Command, bool) {
-	return f.table.Command(name)
+	return f.table().Command(name)
 }
 
 // handler returns the emulation of the command name on this target.
@@ -332,12 +334,12 @@ func valkey81(f *serverFacts) *serverFacts {
 	return f
 }
 
-func init() {
-	// Every target's command table, loaded once: engines on many goroutines
-	// share the facts.
-	for name, f := range targets {
-		f.table = cmdtable.MustLoad(name)
-	}
+// table is the target's command table, decoded on first use (a process
+// that never runs a script, such as deploy, does not pay for it) and
+// shared by engines on every goroutine.
+func (f *serverFacts) table() *cmdtable.Table {
+	f.tableOnce.Do(func() { f.tbl = cmdtable.MustLoad(f.name) })
+	return f.tbl
 }
 
 // DefaultTarget is the server the engine imitates when Options.Target is
