@@ -25,6 +25,9 @@ import (
 //	go test ./verify/difftest -run 'TestRecord$' -count=1 -timeout 120m \
 //	    -record -server /path/to/redis-server -target redis-7.2
 //
+// (-file lease.yaml records only that corpus file's snippets into the
+// existing recording, after a change that touches only them.)
+//
 // (-cli names the client; the default is redis-cli or valkey-cli beside
 // -server).
 var (
@@ -32,6 +35,7 @@ var (
 	serverFlag = flag.String("server", "", "TestRecord: the server binary to record")
 	cliFlag    = flag.String("cli", "", "TestRecord: its command-line client (default: redis-cli or valkey-cli beside -server)")
 	targetFlag = flag.String("target", "", "TestRecord: the target the server is (verify.Targets)")
+	fileFlag   = flag.String("file", "", "TestRecord: record only the snippets of this corpus file (base name), keeping the rest of the target's recording")
 )
 
 const recordedDir = "testdata/recorded"
@@ -105,6 +109,16 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := recording{Target: *targetFlag, Eval: map[string]record{}, FCall: map[string]record{}}
+	path := filepath.Join(recordedDir, *targetFlag+".json")
+	if *fileFlag != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("-file adds to an existing recording: %v", err)
+		}
+		if err := json.Unmarshal(data, &rec); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, line := range strings.Split(info, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok && rec.Server == "" {
 			rec.Server = "redis_version:" + v
@@ -119,7 +133,7 @@ func TestRecord(t *testing.T) {
 			out = rec.FCall
 		}
 		for _, s := range snippets {
-			if !s.runs(*targetFlag, fcall) {
+			if !s.runs(*targetFlag, fcall) || *fileFlag != "" && filepath.Base(s.File) != *fileFlag {
 				continue
 			}
 			now := time.Now().UnixMilli()
@@ -131,7 +145,6 @@ func TestRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(recordedDir, *targetFlag+".json")
 	if err := os.MkdirAll(recordedDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
