@@ -5,7 +5,7 @@ BIN     ?= bin/scriptctl
 # Keep runs sized for small machines; override with make test P=8.
 P       ?= 2
 
-.PHONY: help build install test test-servers test-targets examples race bench fuzz lint check-tidy check clean
+.PHONY: help build install test test-servers test-targets test-targets-full examples race bench fuzz lint check-tidy check clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -25,16 +25,28 @@ test-servers: ## Fetch Redis 8.0 and Valkey 8.1 (Debian 13 packages, run through
 
 # The suites that talk to servers run again on every other server build.
 TARGET_SERVERS ?= redis-8.0 valkey-8.1
-TARGET_PKGS    ?= ./loader/ ./refresh/... ./verify/ ./verify/difftest/ ./verify/scenario/
-# The whole corpus runs as EVAL on each; as FCALL every FCALL_EVERY-th
-# snippet (and all the function-specific ones), to keep CI short.
-FCALL_EVERY    ?= 3
+# The loader and refresh suites run with the race detector; the engine,
+# corpus and scenario suites (the same Go code as make test runs under
+# -race, now judged by another server) run without it.
+TARGET_RACE    ?= ./loader/ ./refresh/...
+TARGET_PKGS    ?= ./verify/ ./verify/difftest/ ./verify/scenario/
+# To keep CI short the corpus is sampled on these servers: EVAL every
+# EVAL_EVERY-th snippet, FCALL every FCALL_EVERY-th (other snippets than
+# EVAL's), and every library, functions.yaml and targets.yaml snippet in
+# both; make test-targets-full runs all of it.
+EVAL_EVERY     ?= 2
+FCALL_EVERY    ?= 6
 
-test-targets: test-servers ## Run the loader, refresh, engine, corpus and scenario suites on Redis 8.0 and Valkey 8.1 too
+test-targets: test-servers ## Run the loader, refresh, engine, corpus (sampled) and scenario suites on Redis 8.0 and Valkey 8.1 too
 	@for k in $(TARGET_SERVERS); do \
 	  echo "== $$k"; \
-	  SCRIPTCTL_TEST_SERVER=$$k SCRIPTCTL_CORPUS_FCALL_EVERY=$(FCALL_EVERY) $(GO) test -race -count=1 -p $(P) -timeout 12m $(TARGET_PKGS) || exit 1; \
+	  SCRIPTCTL_TEST_SERVER=$$k $(GO) test -race -count=1 -p $(P) -timeout 12m $(TARGET_RACE) || exit 1; \
+	  SCRIPTCTL_TEST_SERVER=$$k SCRIPTCTL_CORPUS_EVAL_EVERY=$(EVAL_EVERY) SCRIPTCTL_CORPUS_FCALL_EVERY=$(FCALL_EVERY) \
+	    $(GO) test -count=1 -p $(P) -timeout 12m $(TARGET_PKGS) || exit 1; \
 	done
+
+test-targets-full: test-servers ## test-targets with the whole corpus in both modes
+	$(MAKE) test-targets EVAL_EVERY=1 FCALL_EVERY=1
 
 race: ## Run all tests with the race detector
 	$(GO) test -race -count=1 -p $(P) ./...

@@ -222,10 +222,16 @@ func runCorpus(t *testing.T, fcall bool) {
 	}
 	l := startLive(t)
 	target := l.srv.Kind.Name
-	every := fcallEvery(t, fcall)
+	every := corpusEvery(t, fcall)
 	matched, diverged := 0, 0
 	for i, s := range snippets {
-		if !s.runs(target, fcall) || !sampled(s, i, every) {
+		// EVAL takes the snippets at 0, n, 2n, ...; FCALL those one
+		// further on, so that the two modes sample different snippets.
+		offset := 0
+		if fcall {
+			offset = 1
+		}
+		if !s.runs(target, fcall) || !sampled(s, i+offset, every) {
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
@@ -291,24 +297,31 @@ func judge(t *testing.T, s Snippet, live, off, reason string, known bool) bool {
 	return ok
 }
 
-// FCallEveryEnv samples the function-mode corpus: with a value n > 1 it
-// runs every n-th snippet, plus every library snippet and every snippet of
-// functions.yaml and targets.yaml (what differs between targets in function
-// mode). make test-targets sets it to keep CI short; EVAL mode always runs
-// everything.
-const FCallEveryEnv = "SCRIPTCTL_CORPUS_FCALL_EVERY"
+// FCallEveryEnv and EvalEveryEnv sample the corpus: with a value n > 1 a
+// mode runs every n-th snippet, plus every library snippet and every
+// snippet of functions.yaml and targets.yaml (what differs between
+// targets). make test-targets sets both to keep CI short; unset, a mode
+// runs everything (make test, make test-targets-full).
+const (
+	FCallEveryEnv = "SCRIPTCTL_CORPUS_FCALL_EVERY"
+	EvalEveryEnv  = "SCRIPTCTL_CORPUS_EVAL_EVERY"
+)
 
-func fcallEvery(t *testing.T, fcall bool) int {
-	v := os.Getenv(FCallEveryEnv)
-	if !fcall || v == "" {
+func corpusEvery(t *testing.T, fcall bool) int {
+	env, mode := EvalEveryEnv, "EVAL"
+	if fcall {
+		env, mode = FCallEveryEnv, "function"
+	}
+	v := os.Getenv(env)
+	if v == "" {
 		return 1
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
-		t.Fatalf("%s=%q: want a whole number from 1", FCallEveryEnv, v)
+		t.Fatalf("%s=%q: want a whole number from 1", env, v)
 	}
 	if n > 1 {
-		t.Logf("function mode: 1 snippet in %d, and every library, functions.yaml and targets.yaml one (%s)", n, FCallEveryEnv)
+		t.Logf("%s mode: 1 snippet in %d, and every library, functions.yaml and targets.yaml one (%s)", mode, n, env)
 	}
 	return n
 }
