@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -26,12 +27,15 @@ import (
 //	    -record -server /path/to/redis-server -target redis-7.2
 //
 // (-cli names the client; the default is redis-cli or valkey-cli beside
-// -server).
+// -server). With -only REGEXP only the snippets whose name matches are run,
+// and their transcripts replace those of the same name in the recording,
+// which keeps the others.
 var (
 	recordFlag = flag.Bool("record", false, "TestRecord: record the corpus on -server into testdata/recorded/<target>.json")
 	serverFlag = flag.String("server", "", "TestRecord: the server binary to record")
 	cliFlag    = flag.String("cli", "", "TestRecord: its command-line client (default: redis-cli or valkey-cli beside -server)")
 	targetFlag = flag.String("target", "", "TestRecord: the target the server is (verify.Targets)")
+	onlyFlag   = flag.String("only", "", "TestRecord: record only the snippets whose name matches this regexp, keeping the recording's others")
 )
 
 const recordedDir = "testdata/recorded"
@@ -105,6 +109,22 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := recording{Target: *targetFlag, Eval: map[string]record{}, FCall: map[string]record{}}
+	path := filepath.Join(recordedDir, *targetFlag+".json")
+	var only *regexp.Regexp
+	if *onlyFlag != "" {
+		if only, err = regexp.Compile(*onlyFlag); err != nil {
+			t.Fatalf("-only: %v", err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("-only adds to a recording: %v", err)
+		}
+		if err := json.Unmarshal(data, &rec); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	server := rec.Server
+	rec.Server = ""
 	for _, line := range strings.Split(info, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok && rec.Server == "" {
 			rec.Server = "redis_version:" + v
@@ -113,13 +133,16 @@ func TestRecord(t *testing.T) {
 			rec.Server = "valkey_version:" + v
 		}
 	}
+	if only != nil && rec.Server != server {
+		t.Fatalf("-only: the server is %s, the recording's is %s", rec.Server, server)
+	}
 	for _, fcall := range []bool{false, true} {
 		out := rec.Eval
 		if fcall {
 			out = rec.FCall
 		}
 		for _, s := range snippets {
-			if !s.runs(*targetFlag, fcall) {
+			if !s.runs(*targetFlag, fcall) || (only != nil && !only.MatchString(s.Name)) {
 				continue
 			}
 			now := time.Now().UnixMilli()
@@ -131,7 +154,6 @@ func TestRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(recordedDir, *targetFlag+".json")
 	if err := os.MkdirAll(recordedDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
