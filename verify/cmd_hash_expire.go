@@ -299,3 +299,20 @@ func (h *hash) allExpired(now int64) bool {
 	}
 	return true
 }
+
+// putTTLs gives the fields of a hash being put (Engine.Put) their
+// remaining ms from ttl, in field order, as one HPEXPIRE per field would; a
+// ttl not above 0 or for a field not there is left out.
+func (h *hash) putTTLs(fields []Field, ttl map[string]int64, now int64) {
+	if len(ttl) == 0 {
+		return
+	}
+	for _, f := range fields {
+		if ms, ok := ttl[f.Name]; ok && ms > 0 {
+			if _, isTTL := h.ttl[f.Name]; !isTTL {
+				h.ex = !h.ht
+				h.setTTL(f.Name, now+ms)
+			}
+		}
+	}
+}
