@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"math"
 	"strings"
 )
 
@@ -15,15 +16,16 @@ import (
 // HLEN, HRANDFIELD and DBSIZE still count a field that expired: see
 // verify/README.md). A hash whose last field expires is deleted.
 
-// hashExpireHandlers are the commands of Redis 7.4 and 8.0.
-func hashExpireHandlers() map[string]handler {
+// hashExpireHandlers are the commands of Redis 7.4, and with v80 those
+// Redis 8.0 added (HGETDEL, HGETEX, HSETEX).
+func hashExpireHandlers(v80 bool) map[string]handler {
 	expire := func(base bool, unitMS int64) func(*Engine, []string) Reply {
 		return func(e *Engine, a []string) Reply { return cmdHexpire(e, a, base, unitMS) }
 	}
 	ttl := func(base bool, unitMS int64) func(*Engine, []string) Reply {
 		return func(e *Engine, a []string) Reply { return cmdHttl(e, a, base, unitMS) }
 	}
-	return map[string]handler{
+	hs := map[string]handler{
 		"hexpire":      {keys: firstKey, run: expire(true, 1000)},
 		"hpexpire":     {keys: firstKey, run: expire(true, 1)},
 		"hexpireat":    {keys: firstKey, run: expire(false, 1000)},
@@ -34,6 +36,12 @@ func hashExpireHandlers() map[string]handler {
 		"hpexpiretime": {keys: firstKey, run: ttl(false, 1)},
 		"hpersist":     {keys: firstKey, run: cmdHpersist},
 	}
+	if v80 {
+		hs["hgetdel"] = handler{keys: firstKey, run: cmdHgetdel}
+		hs["hgetex"] = handler{keys: firstKey, run: cmdHgetex}
+		hs["hsetex"] = handler{keys: firstKey, run: cmdHsetex}
+	}
+	return hs
 }
 
 // hfeMaxAbsTimeMS is HFE_MAX_ABS_TIME_MSEC: EB_EXPIRE_TIME_MAX >> 2.
@@ -87,27 +95,10 @@ func cmdHexpire(e *Engine, a []string, base bool, unitMS int64) Reply {
 	if errr != nil {
 		return *errr
 	}
-	t, ok := parseInt(a[2])
-	if !ok {
-		return errNotInt
+	at, errr := parseHfeTime(e, a[0], a[2], base, unitMS)
+	if errr != nil {
+		return *errr
 	}
-	if t < 0 {
-		return ErrorReply("ERR invalid expire time, must be >= 0")
-	}
-	if unitMS == 1000 {
-		if t > hfeMaxAbsTimeMS/1000 {
-			return errExpire(a[0])
-		}
-		t *= 1000
-	}
-	var basetime int64
-	if base {
-		basetime = e.now
-	}
-	if t > hfeMaxAbsTimeMS-basetime {
-		return errExpire(a[0])
-	}
-	at := t + basetime
 	cond, fieldsAt := "", 3
 	switch c := strings.ToLower(a[3]); c {
 	case "nx", "xx", "gt", "lt":
@@ -133,6 +124,35 @@ func cmdHexpire(e *Engine, a []string, base bool, unitMS int64) Reply {
 		delete(e.db.keys, a[1])
 	}
 	return ArrayReply(out...)
+}
+
+// parseHfeTime is t_hash.c's parseExpireTime: arg in seconds (unitMS
+// 1000) or ms, from now (base) or the epoch, as a Unix ms time.
+func parseHfeTime(e *Engine, cmd, arg string, base bool, unitMS int64) (int64, *Reply) {
+	t, ok := parseInt(arg)
+	if !ok {
+		return 0, &errNotInt
+	}
+	if t < 0 {
+		r := ErrorReply("ERR invalid expire time, must be >= 0")
+		return 0, &r
+	}
+	if unitMS == 1000 {
+		if t > hfeMaxAbsTimeMS/1000 {
+			r := errExpire(cmd)
+			return 0, &r
+		}
+		t *= 1000
+	}
+	var basetime int64
+	if base {
+		basetime = e.now
+	}
+	if t > hfeMaxAbsTimeMS-basetime {
+		r := errExpire(cmd)
+		return 0, &r
+	}
+	return t + basetime, nil
 }
 
 // expireField is hashTypeSetEx for one field.
@@ -315,4 +335,205 @@ func (h *hash) putTTLs(fields []Field, ttl map[string]int64, now int64) {
 			}
 		}
 	}
+}
+
+// hfeFieldValues answers HMGET-like with the values of fields (nil for a
+// missing one).
+func hfeFieldValues(h *hash, fields []string) []Reply {
+	out := make([]Reply, len(fields))
+	for i, f := range fields {
+		out[i] = NilReply()
+		if h == nil {
+			continue
+		}
+		if v, ok := h.get(f); ok {
+			out[i] = BulkReply(v)
+		}
+	}
+	return out
+}
+
+// cmdHgetdel is hgetdelCommand (Redis 8.0): the values, then the fields
+// deleted; the hash goes with its last field.
+func cmdHgetdel(e *Engine, a []string) Reply {
+	h, errr := getHash(e, a[1])
+	if errr != nil {
+		return *errr
+	}
+	fields, errr := hfeFields(a, 2, "Number of fields must be a positive integer")
+	if errr != nil {
+		return *errr
+	}
+	if h == nil {
+		return ArrayReply(hfeFieldValues(nil, fields)...)
+	}
+	out := make([]Reply, len(fields))
+	for i, f := range fields {
+		// Each field is read, then deleted: a field named twice answers
+		// nil the second time.
+		out[i] = hfeFieldValues(h, fields[i:i+1])[0]
+		h.del(f)
+	}
+	if h.len() == 0 {
+		delete(e.db.keys, a[1])
+	}
+	return ArrayReply(out...)
+}
+
+// cmdHgetex is hgetexCommand (Redis 8.0): the values, and with EX, PX,
+// EXAT or PXAT the fields found get that expiry (a time not in the future
+// deletes them), with PERSIST they lose theirs.
+func cmdHgetex(e *Engine, a []string) Reply {
+	h, errr := getHash(e, a[1])
+	if errr != nil {
+		return *errr
+	}
+	opt, at, fieldsAt := strings.ToLower(a[2]), int64(0), 3
+	switch opt {
+	case "ex", "px", "exat", "pxat":
+		var unit int64 = 1
+		if opt == "ex" || opt == "exat" {
+			unit = 1000
+		}
+		if at, errr = parseHfeTime(e, a[0], a[3], opt == "ex" || opt == "px", unit); errr != nil {
+			return *errr
+		}
+		fieldsAt = 5
+	case "persist":
+		fieldsAt = 4
+	default:
+		opt = ""
+	}
+	if fieldsAt >= len(a) {
+		// numfields would be past the arguments (Redis reads a NULL one).
+		if !strings.EqualFold(a[fieldsAt-1], "fields") {
+			return errHfeFields
+		}
+		return ErrorReply("ERR Number of fields must be a positive integer")
+	}
+	fields, errr := hfeFields(a, fieldsAt-1, "Number of fields must be a positive integer")
+	if errr != nil {
+		return *errr
+	}
+	out := hfeFieldValues(h, fields)
+	if h == nil || opt == "" {
+		return ArrayReply(out...)
+	}
+	if !h.ht {
+		h.ex = true
+	}
+	for i, f := range fields {
+		if out[i].Kind == Nil {
+			continue
+		}
+		if opt == "persist" {
+			if _, has := h.ttl[f]; has {
+				h.setTTL(f, 0)
+			}
+			continue
+		}
+		h.expireField(f, at, "", e.now)
+	}
+	if h.len() == 0 {
+		delete(e.db.keys, a[1])
+	}
+	return ArrayReply(out...)
+}
+
+// cmdHsetex is hsetexCommand (Redis 8.0): its options are parsed before
+// the key is looked up; FNX or FXX may refuse the whole set (0), else
+// every field is set (1), keeping its TTL with KEEPTTL, taking the new
+// one with EX, PX, EXAT or PXAT, losing it otherwise.
+func cmdHsetex(e *Engine, a []string) Reply {
+	var cond, exp string
+	var at int64
+	first := -1
+	for i := 2; i < len(a) && first < 0; i++ {
+		o := strings.ToLower(a[i])
+		switch o {
+		case "fields":
+			if i >= len(a)-3 {
+				return errArity(a[0])
+			}
+			n, ok := parseInt(a[i+1])
+			if !ok || n < 1 || n > math.MaxInt32 {
+				return ErrorReply("ERR invalid number of fields")
+			}
+			if rest := len(a) - i - 2; rest%2 != 0 || n != int64(rest/2) {
+				return errArity(a[0])
+			}
+			first = i + 2
+		case "ex", "px", "exat", "pxat", "keepttl":
+			if exp != "" {
+				return ErrorReply("ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified")
+			}
+			exp = o
+			if o == "keepttl" {
+				continue
+			}
+			if i >= len(a)-1 {
+				return ErrorReply("ERR missing expire time")
+			}
+			i++
+			var unit int64 = 1
+			if o == "ex" || o == "exat" {
+				unit = 1000
+			}
+			var errr *Reply
+			if at, errr = parseHfeTime(e, a[0], a[i], o == "ex" || o == "px", unit); errr != nil {
+				return *errr
+			}
+		case "fxx", "fnx":
+			if cond != "" {
+				return ErrorReply("ERR Only one of FXX or FNX arguments can be specified")
+			}
+			cond = o
+		default:
+			return ErrorReply("ERR unknown argument: " + cTrunc(a[i]))
+		}
+	}
+	if first < 0 {
+		return errSyntax // not reached: the arity leaves no way to it
+	}
+	h, errr := getHash(e, a[1])
+	if errr != nil {
+		return *errr
+	}
+	if h == nil && cond == "fxx" {
+		return IntReply(0)
+	}
+	if h != nil && cond != "" {
+		for i := first; i < len(a); i += 2 {
+			_, exists := h.vals[a[i]]
+			if exists != (cond == "fxx") {
+				return IntReply(0)
+			}
+		}
+	}
+	if h == nil {
+		h, _ = hashForWrite(e, a[1])
+	}
+	for i := first; i < len(a); i += 2 {
+		if len(a[i]) > hashMaxListpackValue || len(a[i+1]) > hashMaxListpackValue {
+			h.ht = true // hashTypeTryConversion, before the fields are set
+		}
+	}
+	setExpiry := exp != "" && exp != "keepttl"
+	if setExpiry && !h.ht {
+		h.ex = true
+	}
+	for i := first; i < len(a); i += 2 {
+		if exp != "" {
+			h.update(a[i], a[i+1])
+		} else {
+			h.set(a[i], a[i+1])
+		}
+		if setExpiry {
+			h.expireField(a[i], at, "", e.now)
+		}
+	}
+	if h.len() == 0 {
+		delete(e.db.keys, a[1])
+	}
+	return IntReply(1)
 }

@@ -128,3 +128,30 @@ func TestHashFieldExpiryTargets(t *testing.T) {
 		}
 	}
 }
+
+func TestHashFieldRedis80Commands(t *testing.T) {
+	e := hfeEngine(t)
+	if got := mustDo(t, e, "HGETEX", "h", "PX", "100", "FIELDS", "2", "a", "x"); !got.Equal(ArrayReply(BulkReply("1"), NilReply())) {
+		t.Errorf("HGETEX = %s", got)
+	}
+	if got := mustDo(t, e, "HSETEX", "h", "FXX", "KEEPTTL", "FIELDS", "1", "a", "new"); !got.Equal(IntReply(1)) {
+		t.Errorf("HSETEX FXX KEEPTTL = %s", got)
+	}
+	if got := mustDo(t, e, "HSETEX", "h", "EX", "1", "FIELDS", "1", "b", "B"); !got.Equal(IntReply(1)) {
+		t.Errorf("HSETEX EX = %s", got)
+	}
+	e.Advance(101)
+	if got := mustDo(t, e, "HGETALL", "h"); !got.Equal(ArrayReply(BulkReply("b"), BulkReply("B"), BulkReply("c"), BulkReply("3"))) {
+		t.Errorf("after a expired HGETALL = %s", got)
+	}
+	if got := mustDo(t, e, "HGETDEL", "h", "FIELDS", "1", "c"); !got.Equal(ArrayReply(BulkReply("3"))) {
+		t.Errorf("HGETDEL = %s", got)
+	}
+	e.Advance(900)
+	if got := mustDo(t, e, "EXISTS", "h"); !got.Equal(IntReply(0)) {
+		t.Errorf("EXISTS after the last field expired = %s", got)
+	}
+	if got := mustDo(t, e, "HSETEX", "h", "FXX", "FIELDS", "1", "a", "1"); !got.Equal(IntReply(0)) || mustDo(t, e, "EXISTS", "h").Int != 0 {
+		t.Errorf("HSETEX FXX on a missing key = %s, and must not create it", got)
+	}
+}
