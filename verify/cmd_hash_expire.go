@@ -177,23 +177,27 @@ func (h *hash) expireField(f string, at int64, cond string, now int64) int64 {
 	return hfeOK
 }
 
-// cmdHttl is httlGenericCommand: the time left (base) or the expiry time,
-// in seconds (rounded up from ms) or ms.
-func cmdHttl(e *Engine, a []string, base bool, unitMS int64) Reply {
+// hashAndFields reads "key FIELDS numfields field ..." (HTTL, HPERSIST,
+// HGETDEL): the hash (nil when missing) and the fields.
+func hashAndFields(e *Engine, a []string) (*hash, []string, *Reply) {
 	h, errr := getHash(e, a[1])
 	if errr != nil {
-		return *errr
+		return nil, nil, errr
 	}
 	fields, errr := hfeFields(a, 2, "Number of fields must be a positive integer")
+	return h, fields, errr
+}
+
+// hfeFieldReplies is what HTTL and HPERSIST share: the hash at a[1],
+// "FIELDS numfields field ...", -2 for a field not there, -1 for one
+// without a TTL, and reply's answer for one with (at: its expiry).
+func hfeFieldReplies(e *Engine, a []string, reply func(h *hash, f string, at int64) int64) Reply {
+	h, fields, errr := hashAndFields(e, a)
 	if errr != nil {
 		return *errr
 	}
 	if h == nil {
 		return hfeInts(len(fields), hfeNoField)
-	}
-	var basetime int64
-	if base {
-		basetime = e.now
 	}
 	out := make([]Reply, len(fields))
 	for i, f := range fields {
@@ -204,49 +208,42 @@ func cmdHttl(e *Engine, a []string, base bool, unitMS int64) Reply {
 			out[i] = IntReply(hfeNoField)
 		case !has:
 			out[i] = IntReply(hfeNoTTL)
-		case at < e.now || (!h.ht && at == e.now):
-			// A listpackex answers -2 at the expiry ms itself (<=), a
-			// hashtable only after it (<).
-			out[i] = IntReply(hfeNoField)
-		case unitMS == 1000:
-			out[i] = IntReply((at + 999 - basetime) / 1000)
 		default:
-			out[i] = IntReply(at - basetime)
+			out[i] = IntReply(reply(h, f, at))
 		}
 	}
 	return ArrayReply(out...)
 }
 
-// cmdHpersist is hpersistCommand.
-func cmdHpersist(e *Engine, a []string) Reply {
-	h, errr := getHash(e, a[1])
-	if errr != nil {
-		return *errr
+// cmdHttl is httlGenericCommand: the time left (base) or the expiry time,
+// in seconds (rounded up from ms) or ms.
+func cmdHttl(e *Engine, a []string, base bool, unitMS int64) Reply {
+	var basetime int64
+	if base {
+		basetime = e.now
 	}
-	fields, errr := hfeFields(a, 2, "Number of fields must be a positive integer")
-	if errr != nil {
-		return *errr
-	}
-	if h == nil {
-		return hfeInts(len(fields), hfeNoField)
-	}
-	out := make([]Reply, len(fields))
-	for i, f := range fields {
-		at, has := h.ttl[f]
-		_, exists := h.vals[f]
+	return hfeFieldReplies(e, a, func(h *hash, _ string, at int64) int64 {
 		switch {
-		case !exists:
-			out[i] = IntReply(hfeNoField)
-		case !has:
-			out[i] = IntReply(hfeNoTTL)
-		case at < e.now:
-			out[i] = IntReply(hfeNoField)
-		default:
-			h.setTTL(f, 0)
-			out[i] = IntReply(hfeOK)
+		case at < e.now || (!h.ht && at == e.now):
+			// A listpackex answers -2 at the expiry ms itself (<=), a
+			// hashtable only after it (<).
+			return hfeNoField
+		case unitMS == 1000:
+			return (at + 999 - basetime) / 1000
 		}
-	}
-	return ArrayReply(out...)
+		return at - basetime
+	})
+}
+
+// cmdHpersist is hpersistCommand: a field that expired is not there.
+func cmdHpersist(e *Engine, a []string) Reply {
+	return hfeFieldReplies(e, a, func(h *hash, f string, at int64) int64 {
+		if at < e.now {
+			return hfeNoField
+		}
+		h.setTTL(f, 0)
+		return hfeOK
+	})
 }
 
 // setTTL gives field f the expiry at (0: none). A listpackex keeps its
@@ -356,11 +353,7 @@ func hfeFieldValues(h *hash, fields []string) []Reply {
 // cmdHgetdel is hgetdelCommand (Redis 8.0): the values, then the fields
 // deleted; the hash goes with its last field.
 func cmdHgetdel(e *Engine, a []string) Reply {
-	h, errr := getHash(e, a[1])
-	if errr != nil {
-		return *errr
-	}
-	fields, errr := hfeFields(a, 2, "Number of fields must be a positive integer")
+	h, fields, errr := hashAndFields(e, a)
 	if errr != nil {
 		return *errr
 	}
