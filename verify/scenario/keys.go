@@ -65,6 +65,15 @@ func WriteKeys(w io.Writer, keys []Key) error {
 		if k.PTTL >= 0 {
 			spec.Content = append(spec.Content, strNode("ttl_ms"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(max(k.PTTL, 1), 10)})
 		}
+		if k.Type == "hash" && len(k.FieldTTL) > 0 {
+			ft := &yaml.Node{Kind: yaml.MappingNode}
+			for _, f := range k.Hash {
+				if ms, ok := k.FieldTTL[f.Name]; ok {
+					ft.Content = append(ft.Content, strNode(f.Name), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(max(ms, 1), 10)})
+				}
+			}
+			spec.Content = append(spec.Content, strNode("field_ttl_ms"), ft)
+		}
 		root.Content = append(root.Content, strNode(k.Name), spec)
 	}
 	enc := yaml.NewEncoder(w)
@@ -252,7 +261,8 @@ func contentsString(k Key) string {
 // PutCommands are the commands that write k to a server under the name
 // key, replacing what is there: DEL, then the contents in the Key's order
 // (SET, HSET, RPUSH, SADD or ZADD, so a hash keeps its field order; a
-// stream as streamPutCommands), then PEXPIRE for a positive PTTL.
+// stream as streamPutCommands), then HPEXPIRE for each field with a TTL
+// (Redis 7.4+), in field order, and PEXPIRE for a positive PTTL.
 func PutCommands(k Key, key string) [][]string {
 	cmds := [][]string{{"DEL", key}}
 	var c []string
@@ -280,6 +290,13 @@ func PutCommands(k Key, key string) [][]string {
 	}
 	if c != nil {
 		cmds = append(cmds, c)
+	}
+	if k.Type == "hash" {
+		for _, f := range k.Hash {
+			if ms, ok := k.FieldTTL[f.Name]; ok && ms > 0 {
+				cmds = append(cmds, []string{"HPEXPIRE", key, strconv.FormatInt(ms, 10), "FIELDS", "1", f.Name})
+			}
+		}
 	}
 	if k.PTTL > 0 {
 		cmds = append(cmds, []string{"PEXPIRE", key, strconv.FormatInt(k.PTTL, 10)})

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -652,14 +653,36 @@ func (p *parser) keys(n *yaml.Node, field string) []Key {
 		if k.Name == "" {
 			p.errorf(kv[0], kf, "empty key name")
 		}
-		f := p.fields(kv[1], kf, append(typeFields, "ttl_ms")...)
+		f := p.fields(kv[1], kf, append(typeFields, "ttl_ms", "field_ttl_ms")...)
 		if !p.contents(f, kf, &k) && kv[1].Kind == yaml.MappingNode {
 			p.errorf(kv[1], kf, "needs its contents: value (a string), hash (a mapping), list, set, zset or stream")
 		}
 		if v := f["ttl_ms"]; v != nil {
 			k.PTTL = p.posInt(v, kf+".ttl_ms", false)
 		}
+		if v := f["field_ttl_ms"]; v != nil {
+			k.FieldTTL = p.fieldTTLs(v, kf+".field_ttl_ms", k)
+		}
 		out = append(out, k)
+	}
+	return out
+}
+
+// fieldTTLs parses a hash's {field: ms, ...}: the remaining ms of fields
+// the hash has (hash-field expiry).
+func (p *parser) fieldTTLs(n *yaml.Node, field string, k Key) map[string]int64 {
+	if k.Type != "hash" {
+		p.errorf(n, field, "goes with hash only")
+		return nil
+	}
+	out := map[string]int64{}
+	for _, kv := range p.pairs(n, field) {
+		ff := yamlnode.Join(field, kv[0].Value)
+		if !slices.ContainsFunc(k.Hash, func(f verify.Field) bool { return f.Name == kv[0].Value }) {
+			p.errorf(kv[0], ff, "the hash has no field %q", kv[0].Value)
+			continue
+		}
+		out[kv[0].Value] = p.posInt(kv[1], ff, false)
 	}
 	return out
 }
