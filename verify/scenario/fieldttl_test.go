@@ -2,11 +2,13 @@ package scenario
 
 import (
 	"bytes"
+	"context"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/verify"
 )
 
@@ -58,5 +60,75 @@ func TestFieldTTLRefused(t *testing.T) {
 				t.Errorf("error\n%v\nwant it to contain\n%s", err, tc.want)
 			}
 		})
+	}
+}
+
+// fieldTTLScenario seeds a hash with field TTLs, lets a step run a command
+// that reads it, and expects the field TTLs on both sides.
+const fieldTTLScenario = `vars: {id: "1"}
+keys:
+  "{t}h": {hash: {a: "1", b: "2", c: "3"}, field_ttl_ms: {c: 60000, b: 30000}}
+steps:
+  - do: [HKEYS, "{t}h"]
+    expect:
+      reply: [b, c, a]
+      keys:
+        "{t}h": {hash: {b: "2", c: "3", a: "1"}, field_ttl_ms: {a: none, b: {min: 29000, max: 30000}, c: {min: 59000, max: 60000}}}
+`
+
+// TestFieldTTLExpectOffline checks field_ttl_ms expectations on the engine,
+// and that a wrong one is reported by field.
+func TestFieldTTLExpectOffline(t *testing.T) {
+	m := repoManifest(t)
+	for _, tc := range []struct {
+		src, why string
+	}{
+		{fieldTTLScenario, ""},
+		{strings.Replace(fieldTTLScenario, "a: none", "a: 5", 1), "field_ttl_ms.a: want 5, got none"},
+	} {
+		s, err := Parse("f.yaml", []byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Bind(m); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := RunAll(context.Background(), m, []*Scenario{s}, Options{Target: "redis-7.4"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := problems(rep); (tc.why == "") != rep.OK() || !strings.Contains(got, tc.why) {
+			t.Errorf("want problems containing %q, got OK %v:\n%s", tc.why, rep.OK(), got)
+		}
+	}
+}
+
+// TestLiveFieldTTL seeds the field TTLs on Redis 8.0 (HPEXPIRE), reads them
+// back (HPTTL) and finds the run identical to the engine's.
+func TestLiveFieldTTL(t *testing.T) {
+	kind, _ := redistest.LookupKind("redis-8.0")
+	srv := redistest.Standalone(t, redistest.WithKind(kind))
+	m := repoManifest(t)
+	s, err := Parse("f.yaml", []byte(fieldTTLScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bind(m); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RunAll(context.Background(), m, []*Scenario{s}, Options{Live: dial(t, srv), Target: "redis-8.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if len(r.Live) == 0 {
+			t.Errorf("[%s] no live run", r.Mode)
+		}
+		for _, d := range r.Differences {
+			t.Errorf("[%s] step %d: %s differs\n  offline: %s\n  live:    %s", r.Mode, d.Step, d.What, d.Offline, d.Live)
+		}
+	}
+	if !rep.OK() {
+		t.Errorf("not OK:\n%s", problems(rep))
 	}
 }

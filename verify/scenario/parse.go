@@ -537,10 +537,16 @@ func (p *parser) keyExpect(k, v *yaml.Node, field string) *KeyExpect {
 		p.errorf(v, field, `must be "absent" or a mapping with the contents (value, hash, list, set, zset or stream) and/or ttl_ms, not %s`, yamlnode.Describe(v))
 		return nil
 	}
-	f := p.fields(v, field, append(typeFields, "ttl_ms")...)
+	f := p.fields(v, field, append(typeFields, "ttl_ms", "field_ttl_ms")...)
 	p.contents(f, field, &ke.Want)
 	if n := f["ttl_ms"]; n != nil {
 		ke.TTL = p.ttl(n, field+".ttl_ms", true)
+	}
+	if n := f["field_ttl_ms"]; n != nil {
+		ke.FieldTTL = map[string]*TTLSpec{}
+		for _, kv := range p.pairs(n, field+".field_ttl_ms") {
+			ke.FieldTTL[kv[0].Value] = p.ttl(kv[1], yamlnode.Join(field+".field_ttl_ms", kv[0].Value), true)
+		}
 	}
 	if len(v.Content) == 0 {
 		p.errorf(v, field, "check at least one of value, hash, list, set, zset, stream or ttl_ms, or write absent")

@@ -128,6 +128,9 @@ type KeyExpect struct {
 	// Hash, List, Set and ZSet; Type "" checks neither.
 	Want Key
 	TTL  *TTLSpec // nil: not checked
+	// FieldTTL checks the TTLs of a hash's fields, by field (a field
+	// without a TTL, or not there, reads as none).
+	FieldTTL map[string]*TTLSpec
 }
 
 // TTLSpec is an expected remaining time to live in milliseconds: exact
