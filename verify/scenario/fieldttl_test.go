@@ -108,15 +108,22 @@ func TestFieldTTLExpectOffline(t *testing.T) {
 func TestLiveFieldTTL(t *testing.T) {
 	kind, _ := redistest.LookupKind("redis-8.0")
 	srv := redistest.Standalone(t, redistest.WithKind(kind))
+	requireLiveIdentical(t, srv, "f.yaml", fieldTTLScenario, "redis-8.0")
+}
+
+// requireLiveIdentical runs the scenario src offline (as target) and on srv
+// and requires a live run in each mode, no difference and no problem.
+func requireLiveIdentical(t *testing.T, srv *redistest.Server, name, src, target string) {
+	t.Helper()
 	m := repoManifest(t)
-	s, err := Parse("f.yaml", []byte(fieldTTLScenario))
+	s, err := Parse(name, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Bind(m); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := RunAll(context.Background(), m, []*Scenario{s}, Options{Live: dial(t, srv), Target: "redis-8.0"})
+	rep, err := RunAll(context.Background(), m, []*Scenario{s}, Options{Live: dial(t, srv), Target: target})
 	if err != nil {
 		t.Fatal(err)
 	}
