@@ -180,7 +180,7 @@ func cmdHincrby(e *Engine, a []string) Reply {
 		return errOverflow
 	}
 	cur += by
-	h.set(a[2], strconv.FormatInt(cur, 10))
+	h.update(a[2], strconv.FormatInt(cur, 10))
 	return IntReply(cur)
 }
 
@@ -258,7 +258,7 @@ func cmdHincrbyfloat(e *Engine, a []string) Reply {
 		return errNaNOrInf
 	}
 	out := formatLongDouble(sum)
-	h.set(a[2], out)
+	h.update(a[2], out)
 	return BulkReply(out)
 }
 

@@ -186,6 +186,9 @@ type Entry struct {
 	// Stream is Type "stream": its entries, counters and groups.
 	Stream *StreamState
 	PTTL   int64 // remaining ms; -1 means no expiry
+	// FieldTTL is Type "hash": the remaining ms of each field that expires
+	// (hash-field expiry, Redis 7.4+); nil when none does.
+	FieldTTL map[string]int64
 }
 
 // Field is one field of a hash with its value.
@@ -222,6 +225,12 @@ func (e *Engine) Entry(key string) (Entry, bool) {
 		for _, f := range v.hash.fields() {
 			val, _ := v.hash.get(f)
 			en.Hash = append(en.Hash, Field{Name: f, Value: val})
+			if at, ok := v.hash.ttl[f]; ok {
+				if en.FieldTTL == nil {
+					en.FieldTTL = map[string]int64{}
+				}
+				en.FieldTTL[f] = at - e.now
+			}
 		}
 	case kindList:
 		en.List = v.list.items()
@@ -247,7 +256,8 @@ func (e *Engine) Entry(key string) (Entry, bool) {
 // Type "string" (or empty) is a string. A collection with nothing in it
 // deletes the key instead, since Redis has no empty collections (a stream
 // may be empty). A positive PTTL expires the key that many ms from now;
-// any other PTTL means no expiry. A NaN score is left out, as ZADD refuses
+// any other PTTL means no expiry; a hash's FieldTTL expires its fields
+// alike, given in field order as HPEXPIRE would. A NaN score is left out, as ZADD refuses
 // it.
 func (e *Engine) Put(en Entry) {
 	v := &value{}
@@ -258,6 +268,7 @@ func (e *Engine) Put(en Entry) {
 		for _, f := range en.Hash {
 			v.hash.set(f.Name, f.Value)
 		}
+		v.hash.putTTLs(en.Hash, en.FieldTTL, e.now)
 		n = v.hash.len()
 	case "list":
 		v.kind, v.list = kindList, newListFor(e)

@@ -16,6 +16,12 @@ type hash struct {
 	order []string
 	vals  map[string]string
 	ht    bool // hashtable-encoded (one way: Redis never converts back)
+	// ttl holds the Unix ms at which a field expires, for the fields that
+	// have one (Redis 7.4's hash-field expiry); see cmd_hash_expire.go.
+	ttl map[string]int64
+	// ex: a listpack that took a field expiry is listpackex (for good), in
+	// which fields with a TTL come first, by TTL, then the others.
+	ex bool
 }
 
 // Redis 7.0's defaults for hash-max-listpack-entries and -value.
@@ -35,6 +41,11 @@ func (h *hash) set(field, val string) bool {
 	if !exists {
 		h.order = append(h.order, field)
 	}
+	if _, volatile := h.ttl[field]; volatile {
+		// hashTypeSet without HASH_SET_KEEP_TTL drops the field's TTL; a
+		// listpackex re-inserts the field at its end.
+		h.setTTL(field, 0)
+	}
 	h.vals[field] = val
 	if len(h.vals) > hashMaxListpackEntries {
 		h.ht = true
@@ -52,6 +63,7 @@ func (h *hash) del(field string) bool {
 		return false
 	}
 	delete(h.vals, field)
+	delete(h.ttl, field)
 	for i, f := range h.order {
 		if f == field {
 			h.order = append(h.order[:i], h.order[i+1:]...)
@@ -72,7 +84,13 @@ func (h *hash) clone() *hash {
 	for _, f := range h.order {
 		c.set(f, h.vals[f])
 	}
-	c.ht = h.ht
+	c.ht, c.ex = h.ht, h.ex
+	for f, at := range h.ttl {
+		if c.ttl == nil {
+			c.ttl = map[string]int64{}
+		}
+		c.ttl[f] = at
+	}
 	return c
 }
 
@@ -80,6 +98,9 @@ func (h *hash) clone() *hash {
 func (h *hash) encoding() string {
 	if h.ht {
 		return "hashtable"
+	}
+	if h.ex {
+		return "listpackex"
 	}
 	return "listpack"
 }

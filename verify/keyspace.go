@@ -69,6 +69,10 @@ func (db *keyspace) get(key string) *value {
 		delete(db.keys, key)
 		return nil
 	}
+	if v.kind == kindHash && len(v.hash.ttl) > 0 && v.hash.expireFields(db.e.now) {
+		delete(db.keys, key) // its last field expired
+		return nil
+	}
 	if v.kind == kindString && v.strEnc == "" {
 		// A string stored without its encoding (Put): note it before a
 		// command can edit it in place.
@@ -114,7 +118,7 @@ func (e *Engine) selectDB(i int) { e.db = e.database(i) }
 func (db *keyspace) liveKeys() []string {
 	out := make([]string, 0, len(db.keys))
 	for k, v := range db.keys {
-		if v.expireAt == 0 || db.e.now < v.expireAt {
+		if (v.expireAt == 0 || db.e.now < v.expireAt) && (v.kind != kindHash || !v.hash.allExpired(db.e.now)) {
 			out = append(out, k)
 		}
 	}

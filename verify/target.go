@@ -240,6 +240,7 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 		f.numArg, f.texts, f.osClock, f.replyDouble = argNumberShortest, redis74Texts, true, d2string
 		f.fnArgvCrash = true
 		f.data = data74()
+		f.handlers = hashExpireHandlers(e == era80)
 		if e == era80 {
 			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus, f.data.xreadPlusText, f.data.tempSetHT = true, true, true, true, true
 		}

@@ -274,6 +274,7 @@ type jsonKey struct {
 	ZSet        [][2]string          `json:"zset,omitempty"`
 	Stream      *scenario.JSONStream `json:"stream,omitempty"`
 	PTTL        int64                `json:"pttl_ms"`
+	FieldTTL    map[string]int64     `json:"field_ttl_ms,omitempty"`
 }
 
 // MarshalJSON uses the field names of the table in docs/json.md.
@@ -345,7 +346,7 @@ func sideJSON(s *Side) *jsonSide {
 		j.Text = s.Text()
 	}
 	for _, k := range s.Keys {
-		jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: scenario.JSONZSet(k.ZSet), Stream: scenario.ToJSONStream(k.Stream), PTTL: k.PTTL}
+		jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: scenario.JSONZSet(k.ZSet), Stream: scenario.ToJSONStream(k.Stream), PTTL: k.PTTL, FieldTTL: k.FieldTTL}
 		if k.Type == "string" {
 			if utf8.ValidString(k.Value) {
 				v := k.Value

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -25,17 +26,16 @@ import (
 //	go test ./verify/difftest -run 'TestRecord$' -count=1 -timeout 120m \
 //	    -record -server /path/to/redis-server -target redis-7.2
 //
-// (-file lease.yaml records only that corpus file's snippets into the
-// existing recording, after a change that touches only them.)
-//
 // (-cli names the client; the default is redis-cli or valkey-cli beside
-// -server).
+// -server). With -only REGEXP only the snippets whose name matches are run,
+// and their transcripts replace those of the same name in the recording,
+// which keeps the others.
 var (
 	recordFlag = flag.Bool("record", false, "TestRecord: record the corpus on -server into testdata/recorded/<target>.json")
 	serverFlag = flag.String("server", "", "TestRecord: the server binary to record")
 	cliFlag    = flag.String("cli", "", "TestRecord: its command-line client (default: redis-cli or valkey-cli beside -server)")
 	targetFlag = flag.String("target", "", "TestRecord: the target the server is (verify.Targets)")
-	fileFlag   = flag.String("file", "", "TestRecord: record only the snippets of this corpus file (base name), keeping the rest of the target's recording")
+	onlyFlag   = flag.String("only", "", "TestRecord: record only the snippets whose name matches this regexp, keeping the recording's others")
 )
 
 const recordedDir = "testdata/recorded"
@@ -110,15 +110,21 @@ func TestRecord(t *testing.T) {
 	}
 	rec := recording{Target: *targetFlag, Eval: map[string]record{}, FCall: map[string]record{}}
 	path := filepath.Join(recordedDir, *targetFlag+".json")
-	if *fileFlag != "" {
+	var only *regexp.Regexp
+	if *onlyFlag != "" {
+		if only, err = regexp.Compile(*onlyFlag); err != nil {
+			t.Fatalf("-only: %v", err)
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatalf("-file adds to an existing recording: %v", err)
+			t.Fatalf("-only adds to a recording: %v", err)
 		}
 		if err := json.Unmarshal(data, &rec); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", path, err)
 		}
 	}
+	server := rec.Server
+	rec.Server = ""
 	for _, line := range strings.Split(info, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok && rec.Server == "" {
 			rec.Server = "redis_version:" + v
@@ -127,13 +133,16 @@ func TestRecord(t *testing.T) {
 			rec.Server = "valkey_version:" + v
 		}
 	}
+	if only != nil && rec.Server != server {
+		t.Fatalf("-only: the server is %s, the recording's is %s", rec.Server, server)
+	}
 	for _, fcall := range []bool{false, true} {
 		out := rec.Eval
 		if fcall {
 			out = rec.FCall
 		}
 		for _, s := range snippets {
-			if !s.runs(*targetFlag, fcall) || *fileFlag != "" && filepath.Base(s.File) != *fileFlag {
+			if !s.runs(*targetFlag, fcall) || (only != nil && !only.MatchString(s.Name)) {
 				continue
 			}
 			now := time.Now().UnixMilli()

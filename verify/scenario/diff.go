@@ -78,7 +78,7 @@ func (s *Scenario) diffRunsClock(off, lv *Run, cc *clockCompare) (out, tolerated
 			}
 			same, tol := cc.contents(i, ok, lk, l.drift)
 			switch {
-			case !ttlClose(ok.PTTL, lk.PTTL, l.drift, slack) || !same:
+			case !ttlClose(ok.PTTL, lk.PTTL, l.drift, slack) || !same || !fieldTTLsClose(ok, lk, l.drift, slack):
 				add(o.Index, o.Line, "key "+ok.Name, keyString(ok), keyString(lk))
 			case tol:
 				near(o.Index, o.Line, "key "+ok.Name, keyString(ok), keyString(lk))
@@ -128,6 +128,22 @@ func replyText(r *verify.Reply) string {
 
 // ttlClose reports whether a live PTTL l matches an offline PTTL o: it
 // may trail by the run's drift plus slack ms.
+// fieldTTLsClose reports whether the field TTLs of a live hash l match an
+// offline o's, each as ttlClose. A server without hash-field expiry reads
+// none, and then an offline run of its target has none either.
+func fieldTTLsClose(o, l Key, drift, slack int64) bool {
+	if len(o.FieldTTL) != len(l.FieldTTL) {
+		return false
+	}
+	for f, ms := range o.FieldTTL {
+		lms, ok := l.FieldTTL[f]
+		if !ok || !ttlClose(ms, lms, drift, slack) {
+			return false
+		}
+	}
+	return true
+}
+
 func ttlClose(o, l, drift, slack int64) bool {
 	if o < 0 || l < 0 {
 		return o == l

@@ -65,6 +65,15 @@ func WriteKeys(w io.Writer, keys []Key) error {
 		if k.PTTL >= 0 {
 			spec.Content = append(spec.Content, strNode("ttl_ms"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(max(k.PTTL, 1), 10)})
 		}
+		if k.Type == "hash" && len(k.FieldTTL) > 0 {
+			ft := &yaml.Node{Kind: yaml.MappingNode}
+			for _, f := range k.Hash {
+				if ms, ok := k.FieldTTL[f.Name]; ok {
+					ft.Content = append(ft.Content, strNode(f.Name), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(max(ms, 1), 10)})
+				}
+			}
+			spec.Content = append(spec.Content, strNode("field_ttl_ms"), ft)
+		}
 		root.Content = append(root.Content, strNode(k.Name), spec)
 	}
 	enc := yaml.NewEncoder(w)
@@ -252,7 +261,8 @@ func contentsString(k Key) string {
 // PutCommands are the commands that write k to a server under the name
 // key, replacing what is there: DEL, then the contents in the Key's order
 // (SET, HSET, RPUSH, SADD or ZADD, so a hash keeps its field order; a
-// stream as streamPutCommands), then PEXPIRE for a positive PTTL.
+// stream as streamPutCommands), then HPEXPIRE for each field with a TTL
+// (Redis 7.4+), in field order, and PEXPIRE for a positive PTTL.
 func PutCommands(k Key, key string) [][]string {
 	cmds := [][]string{{"DEL", key}}
 	var c []string
@@ -281,6 +291,13 @@ func PutCommands(k Key, key string) [][]string {
 	if c != nil {
 		cmds = append(cmds, c)
 	}
+	if k.Type == "hash" {
+		for _, f := range k.Hash {
+			if ms, ok := k.FieldTTL[f.Name]; ok && ms > 0 {
+				cmds = append(cmds, []string{"HPEXPIRE", key, strconv.FormatInt(ms, 10), "FIELDS", "1", f.Name})
+			}
+		}
+	}
 	if k.PTTL > 0 {
 		cmds = append(cmds, []string{"PEXPIRE", key, strconv.FormatInt(k.PTTL, 10)})
 	}
@@ -293,7 +310,8 @@ type DoFunc func(ctx context.Context, args ...string) (verify.Reply, error)
 
 // ReadKey reads the key named key from a server as name: its type, its
 // contents (GET, HGETALL, LRANGE 0 -1, SMEMBERS, ZRANGE 0 -1 WITHSCORES,
-// XINFO STREAM FULL COUNT 0) and its PTTL. ok is false when the key does not
+// XINFO STREAM FULL COUNT 0; a hash's field TTLs by HPTTL where the server
+// has it) and its PTTL. ok is false when the key does not
 // exist, or expired while it was read.
 func ReadKey(ctx context.Context, do DoFunc, key, name string) (k Key, ok bool, err error) {
 	t, err := do(ctx, "TYPE", key)
@@ -333,6 +351,11 @@ func ReadKey(ctx context.Context, do DoFunc, key, name string) (k Key, ok bool, 
 		if err := fill(&k, r); err != nil {
 			return Key{}, false, fmt.Errorf("%s %q: %w", cmd[0], key, err)
 		}
+		if k.Type == "hash" {
+			if err := readFieldTTLs(ctx, do, key, &k); err != nil {
+				return Key{}, false, err
+			}
+		}
 	}
 	p, err := do(ctx, "PTTL", key)
 	if err != nil {
@@ -345,6 +368,29 @@ func ReadKey(ctx context.Context, do DoFunc, key, name string) (k Key, ok bool, 
 		k.PTTL = p.Int
 	}
 	return k, true, nil
+}
+
+// readFieldTTLs reads the TTLs of a hash's fields (HPTTL, Redis 7.4+); a
+// server without hash-field expiry answers an error, and then no field has
+// one.
+func readFieldTTLs(ctx context.Context, do DoFunc, key string, k *Key) error {
+	args := []string{"HPTTL", key, "FIELDS", strconv.Itoa(len(k.Hash))}
+	for _, f := range k.Hash {
+		args = append(args, f.Name)
+	}
+	r, err := do(ctx, args...)
+	if err != nil || r.Kind != verify.Array || len(r.Elems) != len(k.Hash) {
+		return err
+	}
+	for i, x := range r.Elems {
+		if x.Kind == verify.Int && x.Int >= 0 {
+			if k.FieldTTL == nil {
+				k.FieldTTL = map[string]int64{}
+			}
+			k.FieldTTL[k.Hash[i].Name] = x.Int
+		}
+	}
+	return nil
 }
 
 // fill sets k's contents from the reply of the command ReadKey sent. A

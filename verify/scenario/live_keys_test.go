@@ -38,29 +38,7 @@ steps:
 // HGETALL): offline and live agree, and the expectations hold on both.
 func TestLiveDifferentialEveryType(t *testing.T) {
 	srv := redistest.Standalone(t)
-	m := repoManifest(t)
-	s, err := Parse("every.yaml", []byte(everyType))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Bind(m); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := RunAll(context.Background(), m, []*Scenario{s}, Options{Live: dial(t, srv), Target: srv.Kind.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rep.Results {
-		if len(r.Live) == 0 {
-			t.Errorf("[%s] no live run", r.Mode)
-		}
-		for _, d := range r.Differences {
-			t.Errorf("[%s] step %d: %s differs\n  offline: %s\n  live:    %s", r.Mode, d.Step, d.What, d.Offline, d.Live)
-		}
-	}
-	if !rep.OK() {
-		t.Errorf("not OK:\n%s", problems(rep))
-	}
+	requireLiveIdentical(t, srv, "every.yaml", everyType, srv.Kind.Name)
 }
 
 // TestLivePutWritesInFileOrder reads what a live run wrote straight from

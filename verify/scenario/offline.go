@@ -57,7 +57,7 @@ func (o *offline) release() {
 // Entry converts k to the engine's form, for seeding an engine (as
 // "scriptctl eval --state" does).
 func (k Key) Entry() verify.Entry {
-	return verify.Entry{Key: k.Name, Type: k.Type, Value: k.Value, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: k.ZSet, Stream: k.Stream, PTTL: k.PTTL}
+	return verify.Entry{Key: k.Name, Type: k.Type, Value: k.Value, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: k.ZSet, Stream: k.Stream, PTTL: k.PTTL, FieldTTL: k.FieldTTL}
 }
 
 // KeyOf converts an engine entry to a Key, for WriteKeys.
@@ -66,7 +66,7 @@ func KeyOf(en verify.Entry) Key {
 	if t == "" {
 		t = "string"
 	}
-	return Key{Name: en.Key, Type: t, Value: en.Value, Hash: en.Hash, List: en.List, Set: en.Set, ZSet: en.ZSet, Stream: en.Stream, PTTL: en.PTTL}
+	return Key{Name: en.Key, Type: t, Value: en.Value, Hash: en.Hash, List: en.List, Set: en.Set, ZSet: en.ZSet, Stream: en.Stream, PTTL: en.PTTL, FieldTTL: en.FieldTTL}
 }
 
 func (o *offline) Put(_ context.Context, k Key) error {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -536,10 +537,16 @@ func (p *parser) keyExpect(k, v *yaml.Node, field string) *KeyExpect {
 		p.errorf(v, field, `must be "absent" or a mapping with the contents (value, hash, list, set, zset or stream) and/or ttl_ms, not %s`, yamlnode.Describe(v))
 		return nil
 	}
-	f := p.fields(v, field, append(typeFields, "ttl_ms")...)
+	f := p.fields(v, field, append(typeFields, "ttl_ms", "field_ttl_ms")...)
 	p.contents(f, field, &ke.Want)
 	if n := f["ttl_ms"]; n != nil {
 		ke.TTL = p.ttl(n, field+".ttl_ms", true)
+	}
+	if n := f["field_ttl_ms"]; n != nil {
+		ke.FieldTTL = map[string]*TTLSpec{}
+		for _, kv := range p.pairs(n, field+".field_ttl_ms") {
+			ke.FieldTTL[kv[0].Value] = p.ttl(kv[1], yamlnode.Join(field+".field_ttl_ms", kv[0].Value), true)
+		}
 	}
 	if len(v.Content) == 0 {
 		p.errorf(v, field, "check at least one of value, hash, list, set, zset, stream or ttl_ms, or write absent")
@@ -652,14 +659,36 @@ func (p *parser) keys(n *yaml.Node, field string) []Key {
 		if k.Name == "" {
 			p.errorf(kv[0], kf, "empty key name")
 		}
-		f := p.fields(kv[1], kf, append(typeFields, "ttl_ms")...)
+		f := p.fields(kv[1], kf, append(typeFields, "ttl_ms", "field_ttl_ms")...)
 		if !p.contents(f, kf, &k) && kv[1].Kind == yaml.MappingNode {
 			p.errorf(kv[1], kf, "needs its contents: value (a string), hash (a mapping), list, set, zset or stream")
 		}
 		if v := f["ttl_ms"]; v != nil {
 			k.PTTL = p.posInt(v, kf+".ttl_ms", false)
 		}
+		if v := f["field_ttl_ms"]; v != nil {
+			k.FieldTTL = p.fieldTTLs(v, kf+".field_ttl_ms", k)
+		}
 		out = append(out, k)
+	}
+	return out
+}
+
+// fieldTTLs parses a hash's {field: ms, ...}: the remaining ms of fields
+// the hash has (hash-field expiry).
+func (p *parser) fieldTTLs(n *yaml.Node, field string, k Key) map[string]int64 {
+	if k.Type != "hash" {
+		p.errorf(n, field, "goes with hash only")
+		return nil
+	}
+	out := map[string]int64{}
+	for _, kv := range p.pairs(n, field) {
+		ff := yamlnode.Join(field, kv[0].Value)
+		if !slices.ContainsFunc(k.Hash, func(f verify.Field) bool { return f.Name == kv[0].Value }) {
+			p.errorf(kv[0], ff, "the hash has no field %q", kv[0].Value)
+			continue
+		}
+		out[kv[0].Value] = p.posInt(kv[1], ff, false)
 	}
 	return out
 }

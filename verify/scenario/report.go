@@ -232,6 +232,8 @@ type jsonKey struct {
 	// Stream is a stream's contents (JSONStream).
 	Stream *JSONStream `json:"stream,omitempty"`
 	PTTL   int64       `json:"pttl_ms"`
+	// FieldTTL is a hash's fields' remaining ms, for those that expire.
+	FieldTTL map[string]int64 `json:"field_ttl_ms,omitempty"`
 }
 
 // WriteJSON writes the report as one JSON document; with trace, every step
@@ -301,7 +303,7 @@ func jsonSteps(run *Run, side string) []jsonStep {
 		keys := append([]Key(nil), st.State...)
 		sort.Slice(keys, func(i, j int) bool { return keys[i].Name < keys[j].Name })
 		for _, k := range keys {
-			jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: JSONZSet(k.ZSet), Stream: ToJSONStream(k.Stream), PTTL: k.PTTL}
+			jk := jsonKey{Key: k.Name, Type: k.Type, Hash: k.Hash, List: k.List, Set: k.Set, ZSet: JSONZSet(k.ZSet), Stream: ToJSONStream(k.Stream), PTTL: k.PTTL, FieldTTL: k.FieldTTL}
 			if k.Type == "string" {
 				v := k.Value
 				jk.Value = &v

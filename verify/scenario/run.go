@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -370,6 +372,15 @@ func (ke boundKeyExpect) check(got Key, present bool) string {
 	if ke.TTL != nil && !ke.TTL.Match(got.PTTL) {
 		whys = append(whys, fmt.Sprintf("ttl_ms: want %s, got %s", ke.TTL, pttlString(got.PTTL)))
 	}
+	for _, f := range slices.Sorted(maps.Keys(ke.FieldTTL)) {
+		ms, ok := got.FieldTTL[f]
+		if !ok {
+			ms = -1
+		}
+		if spec := ke.FieldTTL[f]; !spec.Match(ms) {
+			whys = append(whys, fmt.Sprintf("field_ttl_ms.%s: want %s, got %s", f, spec, pttlString(ms)))
+		}
+	}
 	return strings.Join(whys, ", ")
 }
 
@@ -393,6 +404,13 @@ func pttlString(p int64) string {
 // hash {"f": "v"} (no ttl).
 func keyString(k Key) string {
 	v := contentsString(k)
+	if len(k.FieldTTL) > 0 {
+		var ft []string
+		for _, f := range slices.Sorted(maps.Keys(k.FieldTTL)) {
+			ft = append(ft, fmt.Sprintf("%q %dms", f, k.FieldTTL[f]))
+		}
+		v += " (field ttl " + strings.Join(ft, ", ") + ")"
+	}
 	if k.PTTL >= 0 {
 		return fmt.Sprintf("%s (ttl %dms)", v, k.PTTL)
 	}

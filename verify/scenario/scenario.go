@@ -128,6 +128,9 @@ type KeyExpect struct {
 	// Hash, List, Set and ZSet; Type "" checks neither.
 	Want Key
 	TTL  *TTLSpec // nil: not checked
+	// FieldTTL checks the TTLs of a hash's fields, by field (a field
+	// without a TTL, or not there, reads as none).
+	FieldTTL map[string]*TTLSpec
 }
 
 // TTLSpec is an expected remaining time to live in milliseconds: exact
@@ -228,7 +231,10 @@ type Key struct {
 	// file does not give.
 	Stream *verify.StreamState
 	PTTL   int64 // remaining ms; -1 means no expiry
-	Line   int   // where it was declared; 0 for a snapshot
+	// FieldTTL is Type "hash": the remaining ms of the fields that expire
+	// (hash-field expiry, Redis 7.4+); nil when none does.
+	FieldTTL map[string]int64
+	Line     int // where it was declared; 0 for a snapshot
 }
 
 // Error is one problem in a scenario file, at a position.

@@ -169,30 +169,7 @@ steps:
 // reads it back with XINFO STREAM FULL after each step: offline and live
 // agree, and the expectations hold on both.
 func TestLiveDifferentialStream(t *testing.T) {
-	srv := redistest.Standalone(t)
-	m := repoManifest(t)
-	s, err := Parse("stream.yaml", []byte(streamScenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Bind(m); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := RunAll(context.Background(), m, []*Scenario{s}, Options{Live: dial(t, srv)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rep.Results {
-		if len(r.Live) == 0 {
-			t.Errorf("[%s] no live run", r.Mode)
-		}
-		for _, d := range r.Differences {
-			t.Errorf("[%s] step %d: %s differs\n  offline: %s\n  live:    %s", r.Mode, d.Step, d.What, d.Offline, d.Live)
-		}
-	}
-	if !rep.OK() {
-		t.Errorf("not OK:\n%s", problems(rep))
-	}
+	requireLiveIdentical(t, redistest.Standalone(t), "stream.yaml", streamScenario, "")
 }
 
 // TestScenarioPublished: declared subscribers are what PUBLISH answers,
