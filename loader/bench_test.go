@@ -144,7 +144,8 @@ func buildScriptctl(b *testing.B) string {
 }
 
 // benchProject writes a project to a temp dir and records its scripts.sum:
-// the repository's manifest and scripts when n is 0, else n small scripts.
+// the released version 1 of the repository's library (three scripts) when
+// n is 0, else n small scripts.
 func benchProject(b *testing.B, bin string, n int) string {
 	b.Helper()
 	dir := b.TempDir()
@@ -154,15 +155,15 @@ func benchProject(b *testing.B, bin string, n int) string {
 	var manifest []byte
 	if n == 0 {
 		var err error
-		if manifest, err = os.ReadFile("../manifest.yaml"); err != nil {
+		if manifest, err = os.ReadFile("../lua/v1/manifest.yaml"); err != nil {
 			b.Fatal(err)
 		}
 		for _, name := range []string{"acquire.lua", "publish.lua", "release.lua"} {
-			src, err := os.ReadFile(filepath.Join("../lua", name))
+			src, err := os.ReadFile(filepath.Join("../lua/v1", name))
 			if err != nil {
 				b.Fatal(err)
 			}
-			writeFile(b, filepath.Join(dir, "lua", name), src)
+			writeFile(b, filepath.Join(dir, name), src)
 		}
 	} else {
 		var mb strings.Builder
