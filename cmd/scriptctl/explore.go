@@ -114,7 +114,7 @@ func runModels(ctx context.Context, m *manifest.Manifest, paths []string) ([]exp
 	var errs manifest.Errors
 	switch {
 	case errors.As(err, &errs):
-		return nil, cmdutil.Input(err)
+		return nil, cmdutil.Input(withCode("model", err))
 	case err != nil:
 		return nil, cmdutil.Env(err)
 	}

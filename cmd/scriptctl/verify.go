@@ -152,10 +152,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	}
 	scenarios, err := scenario.LoadAll(m, paths)
 	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(opts.IO.ErrOut, "Error: %s\n", line)
-		}
-		return &cmdutil.ExitError{Code: cmdutil.ExitInput, Err: err, Silent: true}
+		return cmdutil.Input(err)
 	}
 	targets, err := runTargets(m, opts.Target, "verify")
 	if err != nil {
