@@ -85,6 +85,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	o.detailNodes(opts.IO, "status")
 	defer o.topo.Close()
 	servers := o.checkServers(opts.IO, m)
 	status := loader.Status
