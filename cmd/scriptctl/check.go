@@ -13,6 +13,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/lint"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -311,7 +312,7 @@ func writeCheckSARIF(opts *checkOptions, results []stepResult, ran int) error {
 		r := results[i]
 		run := diag.Run{Tool: "scriptctl " + name, Version: buildVersion().Version, Diagnostics: r.diagnostics(name)}
 		if name == "lint" {
-			run.Rules = lintRules()
+			run.Rules = lint.SARIFRules()
 		}
 		if r.Err != nil && len(r.Findings) == 0 {
 			// A step that could not run still shows up as a result.
