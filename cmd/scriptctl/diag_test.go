@@ -45,22 +45,27 @@ func TestDiagnosticShape(t *testing.T) {
 	sumManifest := write("badsum/manifest.yaml", "schema: 1\nlibrary: x\nversion: 1\nscripts:\n  a:\n    file: a.lua\n    keys: [k]\n")
 	write("badsum/a.lua", "return redis.call('GET', KEYS[1])\n")
 	write("badsum/scripts.sum", "garbage\n")
+	undeclared := write("eval/undeclared.lua", "return redis.call('GET', 'other')\n")
+	badState := write("eval/state.yaml", "lease:\n  valu: x\n")
 
 	for _, tc := range []struct {
 		name   string
 		args   []string
 		code   int
 		stderr bool // the text findings go to stderr
+		noJSON bool // --format json prints the command's own document
 	}{
-		{"check", []string{"check", "-m", m}, 1, false},
-		{"lint", []string{"lint", "-m", m}, 1, false},
-		{"verify", []string{"verify", "-m", m, filepath.Join(dir, "lua_test")}, 1, false},
-		{"check-keys", []string{"check-keys", "-m", split}, 1, true},
-		{"plan", []string{"plan", "-m", m, "--url", "redis://127.0.0.1:1"}, 1, true}, // the pre-flight gate
-		{"manifest", []string{"check-keys", "-m", badManifest}, 2, true},
-		{"sum", []string{"sum", "-m", sumManifest}, 2, true},
-		{"scenario", []string{"verify", "-m", m, badScenario}, 2, true},
-		{"model", []string{"explore", "-m", m, badModel}, 2, true},
+		{"check", []string{"check", "-m", m}, 1, false, false},
+		{"lint", []string{"lint", "-m", m}, 1, false, false},
+		{"verify", []string{"verify", "-m", m, filepath.Join(dir, "lua_test")}, 1, false, false},
+		{"check-keys", []string{"check-keys", "-m", split}, 1, true, false},
+		{"plan", []string{"plan", "-m", m, "--url", "redis://127.0.0.1:1"}, 1, true, false}, // the pre-flight gate
+		{"manifest", []string{"check-keys", "-m", badManifest}, 2, true, false},
+		{"sum", []string{"sum", "-m", sumManifest}, 2, true, false},
+		{"scenario", []string{"verify", "-m", m, badScenario}, 2, true, false},
+		{"model", []string{"explore", "-m", m, badModel}, 2, true, false},
+		{"eval", []string{"eval", undeclared}, 1, true, true}, // run_error in eval's own JSON
+		{"state", []string{"eval", "--state", badState, undeclared}, 2, true, false},
 	} {
 		t.Run(tc.name+"/text", func(t *testing.T) {
 			ios, _, out, errOut := iostreams.Test()
@@ -88,6 +93,9 @@ func TestDiagnosticShape(t *testing.T) {
 				t.Errorf("a problem printed as a plain error:\n%s", errOut)
 			}
 		})
+		if tc.noJSON {
+			continue
+		}
 		t.Run(tc.name+"/json", func(t *testing.T) {
 			ios, _, out, errOut := iostreams.Test()
 			if code := run(context.Background(), ios, append(tc.args, "--format", "json")); code != tc.code {
