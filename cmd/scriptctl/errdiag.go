@@ -33,10 +33,11 @@ func withCode(code string, err error) error {
 }
 
 // inputDiagnostics returns the problems of an invalid-input error (a
-// manifest, scripts.sum, script, scenario or model file) in the shared
+// manifest, scripts.sum, script, scenario, model or --state file) in the shared
 // diagnostic shape, severity error; nil when err carries no positioned
-// problem. The code is the kind of file: manifest, sum, script, scenario,
-// model.
+// problem. The code is the kind of file: manifest, sum, script or scenario
+// by the error's type and file name, or the one withCode gave (model,
+// state).
 func inputDiagnostics(err error) []diag.Diagnostic {
 	code := ""
 	var ce *codedError
