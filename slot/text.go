@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/diag"
 )
 
 // Detail is a one-line summary of a check for a table cell: the shared hash
@@ -69,31 +71,66 @@ func (c Check) Position() (line, col int, field string) {
 	return c.Keys[i].Line, c.Keys[i].Col, "callers." + c.Caller + ".keys." + c.Keys[i].Name
 }
 
+// Diagnostics returns the report's findings in the shared diagnostic shape
+// (internal/diag): every mismatch as an error cross-slot at the key
+// template that splits, its counterexample and hint as detail lines, then
+// every warning. A field path leads the message.
+func (r *Report) Diagnostics() []diag.Diagnostic {
+	out := []diag.Diagnostic{}
+	for _, c := range r.Mismatches() {
+		line, col, field := c.Position()
+		d := diag.Diagnostic{File: r.Manifest, Line: line, Column: col, Severity: diag.Error, Code: "cross-slot",
+			Message: fmt.Sprintf("%s: script %s: keys %s can hash to different slots: %s", field, c.Script, c.KeyNames(", "), c.Reason)}
+		if ce := c.Counterexample; ce != nil {
+			d.Detail = append(d.Detail, "counterexample: "+formatValues(ce.Values))
+			nameWidth, keyWidth := 0, 0
+			for _, k := range ce.Keys {
+				nameWidth = max(nameWidth, len(k.Name))
+				keyWidth = max(keyWidth, len(strconv.Quote(k.Key)))
+			}
+			for _, k := range ce.Keys {
+				d.Detail = append(d.Detail, fmt.Sprintf("  %-*s  %-*s  slot %d", nameWidth, k.Name, keyWidth, strconv.Quote(k.Key), k.Slot))
+			}
+		}
+		if c.Hint != "" {
+			d.Detail = append(d.Detail, "hint: "+c.Hint)
+		}
+		out = append(out, d)
+	}
+	for _, w := range r.Warnings {
+		out = append(out, diag.Diagnostic{File: w.File, Line: w.Line, Column: w.Col, Severity: diag.Warning, Code: w.Code, Message: w.Field + ": " + w.Message})
+	}
+	return diag.Normalize(out)
+}
+
+// Document is the JSON form of a report (scriptctl check-keys --format
+// json, format_version "2"): the checks as they are, and the mismatches and
+// warnings as shared diagnostics.
+type Document struct {
+	FormatVersion string            `json:"format_version"` // "2"
+	Manifest      string            `json:"manifest"`
+	Values        Values            `json:"values"`
+	Checks        []Check           `json:"checks"`
+	Diagnostics   []diag.Diagnostic `json:"diagnostics"`
+}
+
+// Document returns r's JSON form.
+func (r *Report) Document() Document {
+	checks := r.Checks
+	if checks == nil {
+		checks = []Check{}
+	}
+	return Document{FormatVersion: diag.FormatVersion, Manifest: r.Manifest, Values: r.Values, Checks: checks, Diagnostics: r.Diagnostics()}
+}
+
 // WriteText writes the report's problems for a terminal or a CI log: every
 // mismatch with its counterexample and a hint, every warning, each in the
 // shared diagnostic format (file:line:col: severity code: field: message,
 // detail lines indented), then a summary line.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	for _, c := range r.Mismatches() {
-		line, col, field := c.Position()
-		fmt.Fprintf(&b, "%s:%d:%d: error cross-slot: %s: script %s: keys %s can hash to different slots: %s\n",
-			r.Manifest, line, col, field, c.Script, c.KeyNames(", "), c.Reason)
-		fmt.Fprintf(&b, "    counterexample: %s\n", formatValues(c.Counterexample.Values))
-		nameWidth, keyWidth := 0, 0
-		for _, k := range c.Counterexample.Keys {
-			nameWidth = max(nameWidth, len(k.Name))
-			keyWidth = max(keyWidth, len(strconv.Quote(k.Key)))
-		}
-		for _, k := range c.Counterexample.Keys {
-			fmt.Fprintf(&b, "      %-*s  %-*s  slot %d\n", nameWidth, k.Name, keyWidth, strconv.Quote(k.Key), k.Slot)
-		}
-		if c.Hint != "" {
-			fmt.Fprintf(&b, "    hint: %s\n", c.Hint)
-		}
-	}
-	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "%s:%d:%d: warning %s: %s: %s\n", w.File, w.Line, w.Col, w.Code, w.Field, w.Message)
+	if err := diag.WriteText(&b, r.Diagnostics(), nil); err != nil {
+		return err
 	}
 	fmt.Fprintf(&b, "%s\n", r.Summary())
 	_, err := io.WriteString(w, b.String())

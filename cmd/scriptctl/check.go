@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/lint"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -134,6 +136,18 @@ func checkSumStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	return stepResult{Summary: fmt.Sprintf("version %d recorded in %s", m.Version, m.SumPath())}
 }
 
+// outcome says in a few words how a step ended, for --verbose lines.
+func (r stepResult) outcome() string {
+	s := fmt.Sprintf("%s, %s", checkPlural(r.count(diag.Error), "problem"), checkPlural(r.count(diag.Warning), "warning"))
+	switch {
+	case r.Err != nil:
+		s = "could not run: " + r.Err.Error() + "; " + s
+	case r.Summary != "":
+		s = r.Summary + "; " + s
+	}
+	return s
+}
+
 func checkPlural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
@@ -248,7 +262,10 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 			return cmdutil.Env(fmt.Errorf("check interrupted before step %s: %w", step.Name, err))
 		}
 		opts.IO.Progress("Running %s...", step.Name)
-		results = append(results, step.Run(ctx, m))
+		start := time.Now()
+		r := step.Run(ctx, m)
+		opts.IO.Detail("check: %s: %s (%s)", step.Name, r.outcome(), time.Since(start).Round(time.Millisecond))
+		results = append(results, r)
 	}
 
 	code := cmdutil.ExitOK
@@ -295,7 +312,7 @@ func writeCheckSARIF(opts *checkOptions, results []stepResult, ran int) error {
 		r := results[i]
 		run := diag.Run{Tool: "scriptctl " + name, Version: buildVersion().Version, Diagnostics: r.diagnostics(name)}
 		if name == "lint" {
-			run.Rules = lintRules()
+			run.Rules = lint.SARIFRules()
 		}
 		if r.Err != nil && len(r.Findings) == 0 {
 			// A step that could not run still shows up as a result.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -79,10 +78,7 @@ func runCheckKeys(_ context.Context, opts *checkKeysOptions) error {
 	}
 	r := slot.CheckWith(m, slot.Options{Values: slot.Values(opts.Values)})
 	if opts.Format == "json" {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r); err != nil {
+		if err := writeJSONDoc(opts.IO, r.Document()); err != nil {
 			return err
 		}
 	} else {

@@ -336,3 +336,23 @@ func abbrevSHA(s string) string {
 func oneLineCell(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// detailNodes says, with --verbose, which nodes cmd discovered: one line per
+// node with its role and server, or why it cannot be used (scrubbed).
+func (o *online) detailNodes(ios *iostreams.IOStreams, cmd string) {
+	kind := "standalone"
+	if o.topo.Cluster {
+		kind = "cluster"
+	}
+	ios.Detail("%s: discovered %d node(s) (%s)", cmd, len(o.topo.Nodes), kind)
+	for _, n := range o.topo.Nodes {
+		switch {
+		case n.Err != nil:
+			ios.Detail("%s: node %s: %s, not usable: %s", cmd, n.Addr, n.Role, o.cfg.ScrubString(n.Err.Error()))
+		case n.Primary != "":
+			ios.Detail("%s: node %s: %s of %s, %s %s", cmd, n.Addr, n.Role, n.Primary, n.Family, n.Version)
+		default:
+			ios.Detail("%s: node %s: %s, %s %s", cmd, n.Addr, n.Role, n.Family, n.Version)
+		}
+	}
+}

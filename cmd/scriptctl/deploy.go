@@ -110,13 +110,14 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	if err := opts.Conn.validate("deploy"); err != nil {
 		return err
 	}
-	if err := preflight(ctx, opts.IO, m, "deploy", opts.SkipChecks); err != nil {
+	if err := preflight(ctx, opts.IO, m, "deploy", opts.Conn.Format, opts.SkipChecks); err != nil {
 		return err
 	}
 	o, err := opts.Conn.connectAll(ctx, "deploy")
 	if err != nil {
 		return err
 	}
+	o.detailNodes(opts.IO, "deploy")
 	defer func() { o.topo.Close() }()
 	deploy := func(o *online) (*loader.DeployReport, error) {
 		if err := o.checkServers(opts.IO, m).gate(opts.AllowUntargeted, opts.FailOnCVE); err != nil {

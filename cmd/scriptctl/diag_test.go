@@ -17,32 +17,60 @@ import (
 var diagLine = regexp.MustCompile(`^[^\s:]+(:\d+(:\d+)?)?: (error|warning) [a-z][a-z0-9-]*: \S.*$`)
 
 // TestDiagnosticShape runs the failure path of every command that reports
-// findings and checks each finding line has the shared shape
-// (file:line:col: severity code: message, detail lines indented), and that
-// the JSON findings carry exactly the shared fields.
+// findings or reads an input file, in text and in JSON: each text finding
+// line has the shared shape (file:line:col: severity code: message, detail
+// lines indented), and each JSON finding carries exactly the shared fields
+// inside a document with format_version 2.
 func TestDiagnosticShape(t *testing.T) {
 	dir := ciRepo(t)
 	m := filepath.Join(dir, "manifest.yaml")
-	// A caller whose keys can land in different slots, for check-keys.
-	split := "schema: 1\nlibrary: x\nversion: 1\nscripts:\n  pair:\n    file: lua/release.lua\n    keys: [a, b]\n    args: [token]\n" +
-		"callers:\n  svc:\n    scripts: [pair]\n    keys:\n      a: \"x:{<id>}\"\n      b: \"y:<id>\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "split.yaml"), []byte(split), 0o644); err != nil {
-		t.Fatal(err)
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
+	// A caller whose keys can land in different slots, for check-keys.
+	split := write("split.yaml", "schema: 1\nlibrary: x\nversion: 1\nscripts:\n  pair:\n    file: lua/release.lua\n    keys: [a, b]\n    args: [token]\n"+
+		"callers:\n  svc:\n    scripts: [pair]\n    keys:\n      a: \"x:{<id>}\"\n      b: \"y:<id>\"\n")
+	// Invalid input: a manifest, a scenario and a model with problems.
+	badManifest := write("bad/manifest.yaml", "schema: 1\nlibrary: x\nversion: 0\nscirpts: {}\n")
+	badScenario := write("badscen/bad.yaml", "bogus: 1\nsteps:\n  - call: nosuch\n")
+	badModel := write("badmodel/bad.yaml", "name: x\nbound: 3\n")
+	sumManifest := write("badsum/manifest.yaml", "schema: 1\nlibrary: x\nversion: 1\nscripts:\n  a:\n    file: a.lua\n    keys: [k]\n")
+	write("badsum/a.lua", "return redis.call('GET', KEYS[1])\n")
+	write("badsum/scripts.sum", "garbage\n")
+	undeclared := write("eval/undeclared.lua", "return redis.call('GET', 'other')\n")
+	badState := write("eval/state.yaml", "lease:\n  valu: x\n")
+
 	for _, tc := range []struct {
+		name   string
 		args   []string
-		stderr bool // the findings go to stderr
+		code   int
+		stderr bool // the text findings go to stderr
+		noJSON bool // --format json prints the command's own document
 	}{
-		{[]string{"check", "-m", m}, false},
-		{[]string{"lint", "-m", m}, false},
-		{[]string{"verify", "-m", m, filepath.Join(dir, "lua_test")}, false},
-		{[]string{"check-keys", "-m", filepath.Join(dir, "split.yaml")}, true},
-		{[]string{"plan", "-m", m, "--url", "redis://127.0.0.1:1"}, true}, // the pre-flight gate
+		{"check", []string{"check", "-m", m}, 1, false, false},
+		{"lint", []string{"lint", "-m", m}, 1, false, false},
+		{"verify", []string{"verify", "-m", m, filepath.Join(dir, "lua_test")}, 1, false, false},
+		{"check-keys", []string{"check-keys", "-m", split}, 1, true, false},
+		{"plan", []string{"plan", "-m", m, "--url", "redis://127.0.0.1:1"}, 1, true, false}, // the pre-flight gate
+		{"manifest", []string{"check-keys", "-m", badManifest}, 2, true, false},
+		{"sum", []string{"sum", "-m", sumManifest}, 2, true, false},
+		{"scenario", []string{"verify", "-m", m, badScenario}, 2, true, false},
+		{"model", []string{"explore", "-m", m, badModel}, 2, true, false},
+		{"eval", []string{"eval", undeclared}, 1, true, true}, // run_error in eval's own JSON
+		{"state", []string{"eval", "--state", badState, undeclared}, 2, true, false},
 	} {
-		t.Run(tc.args[0], func(t *testing.T) {
+		t.Run(tc.name+"/text", func(t *testing.T) {
 			ios, _, out, errOut := iostreams.Test()
-			if code := run(context.Background(), ios, tc.args); code == 0 {
-				t.Fatalf("exit 0, want a failure\n%s", out)
+			if code := run(context.Background(), ios, tc.args); code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out, errOut)
 			}
 			text := out.String()
 			if tc.stderr {
@@ -61,41 +89,61 @@ func TestDiagnosticShape(t *testing.T) {
 			if n == 0 {
 				t.Fatalf("no finding lines in:\n%s", text)
 			}
+			if tc.code == 2 && strings.Contains(errOut.String(), "Error: ") {
+				t.Errorf("a problem printed as a plain error:\n%s", errOut)
+			}
+		})
+		if tc.noJSON {
+			continue
+		}
+		t.Run(tc.name+"/json", func(t *testing.T) {
+			ios, _, out, errOut := iostreams.Test()
+			if code := run(context.Background(), ios, append(tc.args, "--format", "json")); code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out, errOut)
+			}
+			checkDiagnosticJSON(t, out.String())
 		})
 	}
+}
 
+// checkDiagnosticJSON fails unless doc is a format_version 2 document with
+// findings (diagnostics, or check's steps[].findings) that carry exactly
+// the shared fields.
+func checkDiagnosticJSON(t *testing.T, text string) {
+	t.Helper()
 	want := []string{"code", "column", "detail", "file", "line", "message", "severity"}
-	for _, args := range [][]string{{"check", "-m", m, "--format", "json"}, {"lint", "-m", m, "--format", "json"}} {
-		r := loaderRun(t, args...)
-		var doc struct {
-			FormatVersion string                       `json:"format_version"`
-			Diagnostics   []map[string]json.RawMessage `json:"diagnostics"`
-			Steps         []struct {
-				Findings []map[string]json.RawMessage `json:"findings"`
-			} `json:"steps"`
+	var doc struct {
+		FormatVersion string                       `json:"format_version"`
+		Diagnostics   []map[string]json.RawMessage `json:"diagnostics"`
+		Steps         []struct {
+			Findings []map[string]json.RawMessage `json:"findings"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, text)
+	}
+	if doc.FormatVersion != "2" {
+		t.Errorf("format_version %q, want 2", doc.FormatVersion)
+	}
+	all := doc.Diagnostics
+	for _, s := range doc.Steps {
+		all = append(all, s.Findings...)
+	}
+	if len(all) == 0 {
+		t.Fatalf("no findings in %s", text)
+	}
+	for _, f := range all {
+		var keys []string
+		for k := range f {
+			keys = append(keys, k)
 		}
-		if err := json.Unmarshal([]byte(r.out), &doc); err != nil {
-			t.Fatalf("%s: not JSON: %v\n%s", args[0], err, r.out)
+		slices.Sort(keys)
+		if !slices.Equal(keys, want) {
+			t.Errorf("finding fields %v, want %v", keys, want)
 		}
-		if doc.FormatVersion != "2" {
-			t.Errorf("%s: format_version %q, want 2", args[0], doc.FormatVersion)
-		}
-		all := doc.Diagnostics
-		for _, s := range doc.Steps {
-			all = append(all, s.Findings...)
-		}
-		if len(all) == 0 {
-			t.Fatalf("%s: no findings in %s", args[0], r.out)
-		}
-		for _, f := range all {
-			var keys []string
-			for k := range f {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			if !slices.Equal(keys, want) {
-				t.Errorf("%s: finding fields %v, want %v", args[0], keys, want)
-			}
+		var sev string
+		if err := json.Unmarshal(f["severity"], &sev); err != nil || sev != "error" && sev != "warning" {
+			t.Errorf("severity %s", f["severity"])
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/connect"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/evalrun"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/liveconn"
@@ -237,7 +238,7 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	off := res.Offline
 	if off != nil && opts.Format == "text" {
 		for _, w := range off.Warnings {
-			opts.IO.Notice("Warning: offline: %s", w)
+			opts.IO.Notice("%s", diag.Diagnostic{File: opts.File, Severity: diag.Warning, Code: "offline-approximation", Message: w})
 		}
 	}
 	if opts.Format == "json" {
@@ -264,25 +265,26 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	}
 	switch {
 	case res.Differ():
-		opts.IO.Notice("offline and %s differ", res.Live.Addr)
+		opts.IO.Notice("%s", diag.Diagnostic{File: opts.File, Severity: diag.Error, Code: "live-differs", Message: fmt.Sprintf("offline and %s differ", res.Live.Addr)})
 		return cmdutil.Findings()
 	case off != nil && off.RunErr != nil:
-		if opts.Format == "json" {
-			return cmdutil.Findings()
+		if opts.Format == "text" {
+			opts.IO.Notice("%s", offlineRunError(opts.File, off.RunErr))
 		}
-		return offlineRunError(off.RunErr)
+		return cmdutil.Findings()
 	}
 	return nil
 }
 
-// offlineRunError reports a run the engine cannot judge: not a reply,
-// exit 1.
-func offlineRunError(re *verify.RunError) error {
-	ee := &cmdutil.ExitError{Code: cmdutil.ExitFindings, Err: fmt.Errorf("no reply offline: %s", re.Msg)}
+// offlineRunError is a run the engine cannot judge (no reply, exit 1) as a
+// shared diagnostic: its code is the RunError's (not-implemented,
+// undeclared-key, timeout, ...).
+func offlineRunError(file string, re *verify.RunError) diag.Diagnostic {
+	d := diag.Diagnostic{File: file, Severity: diag.Error, Code: re.Code, Message: "no reply offline: " + re.Msg}
 	if re.Code == verify.CodeNotImplemented {
-		ee.Hint = "run it on a test server with --against redis://host:port"
+		d.Detail = []string{"hint: run it on a test server with --against redis://host:port"}
 	}
-	return ee
+	return d
 }
 
 // readScript reads FILE's exact bytes, or stdin for "-".
@@ -310,10 +312,7 @@ func readState(ios *iostreams.IOStreams, path string) ([]scenario.Key, error) {
 	}
 	keys, err := scenario.ParseKeys(path, data)
 	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(ios.ErrOut, "Error: %s\n", line)
-		}
-		return nil, &cmdutil.ExitError{Code: cmdutil.ExitInput, Err: err, Silent: true}
+		return nil, cmdutil.Input(withCode("state", err))
 	}
 	return keys, nil
 }

@@ -451,7 +451,7 @@ return 1
 	writeFile(t, addr, "return tostring({})\n")
 	code, out, errOut = runEvalCLI(t, "eval", "--diff", "--against", url, addr)
 	if code != 1 || !strings.HasPrefix(out, "offline:\n\"table: 0x") || !strings.Contains(out, "\nlive "+srv.Addr+":\n\"table: 0x") ||
-		!strings.HasSuffix(out, "differences:\n  reply (above)\n") || errOut != "offline and "+srv.Addr+" differ\n" {
+		!strings.HasSuffix(out, "differences:\n  reply (above)\n") || errOut != addr+": error live-differs: offline and "+srv.Addr+" differ\n" {
 		t.Errorf("--diff differing: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 

@@ -20,6 +20,10 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
      partial deploy, an interrupted run
 
 Errors are printed on stderr as "Error: ..." (usage errors add "Try: ...").
+Invalid files (manifest, scripts.sum, scripts, scenarios, models) print each
+problem as a diagnostic, "file:line:col: error <kind>: field: message"
+(with --format json: {"format_version": "2", "diagnostics": [...]} on
+stdout).
 A command that already printed its findings (exit 1) prints nothing more.
 A second Ctrl-C exits at once with 130.`
 

@@ -114,7 +114,7 @@ func runModels(ctx context.Context, m *manifest.Manifest, paths []string) ([]exp
 	var errs manifest.Errors
 	switch {
 	case errors.As(err, &errs):
-		return nil, cmdutil.Input(err)
+		return nil, cmdutil.Input(withCode("model", err))
 	case err != nil:
 		return nil, cmdutil.Env(err)
 	}
@@ -277,7 +277,11 @@ func checkExploreStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	if err != nil {
 		var errs manifest.Errors
 		if errors.As(err, &errs) {
-			return stepResult{Findings: checkFindingsOf("error", errs), Err: cmdutil.Input(fmt.Errorf("invalid models: %s", checkPlural(len(errs), "problem")))}
+			fs := checkFindingsOf("error", errs)
+			for i := range fs {
+				fs[i].Code = "model" // as scriptctl explore reports them
+			}
+			return stepResult{Findings: fs, Err: cmdutil.Input(fmt.Errorf("invalid models: %s", checkPlural(len(errs), "problem")))}
 		}
 		return stepResult{Err: err}
 	}

@@ -244,16 +244,6 @@ func lintStep(ctx context.Context, m *manifest.Manifest, only []string) stepResu
 	return r
 }
 
-// lintRules are the lint rules as SARIF rules (check --format sarif).
-func lintRules() []diag.Rule {
-	var out []diag.Rule
-	for _, r := range lint.Rules() {
-		out = append(out, diag.Rule{Code: r.Code, Summary: r.Summary, Help: r.Help, Severity: string(r.Severity),
-			Markdown: fmt.Sprintf("**%s** (%s): %s\n\nSuppress one finding with `-- scriptctl:ignore %s <reason>` on its line or the line above.", r.Code, r.Severity, r.Help, r.Code)})
-	}
-	return out
-}
-
 // lintDiagnostic is one lint finding in the shared format: its call paths
 // become detail lines and related positions.
 func lintDiagnostic(d lint.Diagnostic) diag.Diagnostic {

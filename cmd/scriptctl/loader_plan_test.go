@@ -228,8 +228,8 @@ func TestStatusLibraryDiffers(t *testing.T) {
 
 	res := loaderExpect(t, 1, "status", "-m", repoManifest, "--url", s.URL())
 	wantDrift := s.Addr + ": library " + m.LibraryName() + " differs"
-	if !strings.Contains(res.errOut, "drift: "+wantDrift+"\n") {
-		t.Errorf("stderr does not name the node and the library:\n%s", res.errOut)
+	if !strings.Contains(res.errOut, displayPath(repoManifest)+": error drift: "+wantDrift+"\n") {
+		t.Errorf("stderr does not name the node and the library as a shared diagnostic at the manifest:\n%s", res.errOut)
 	}
 	if strings.Count(res.errOut, "drift: ") != 1 || !strings.Contains(res.errOut, "1 drifted item(s)") {
 		t.Errorf("stderr: want exactly one drifted item (the scripts are still loaded):\n%s", res.errOut)
@@ -244,7 +244,10 @@ func TestStatusLibraryDiffers(t *testing.T) {
 		FormatVersion string   `json:"format_version"`
 		Command       string   `json:"command"`
 		Drift         []string `json:"drift"`
-		Nodes         []struct {
+		Diagnostics   []struct {
+			Severity, Code, Message string
+		} `json:"diagnostics"`
+		Nodes []struct {
 			Addr  string `json:"addr"`
 			Items []struct {
 				Kind  string `json:"kind"`
@@ -259,6 +262,9 @@ func TestStatusLibraryDiffers(t *testing.T) {
 	}
 	if st.FormatVersion != "1" || st.Command != "status" || len(st.Drift) != 1 || st.Drift[0] != wantDrift || len(st.Nodes) != 1 || st.Nodes[0].Addr != s.Addr {
 		t.Fatalf("status json: drift %q, want [%q]: %+v", st.Drift, wantDrift, st)
+	}
+	if d := st.Diagnostics; len(d) != 1 || d[0].Severity != "error" || d[0].Code != "drift" || d[0].Message != wantDrift {
+		t.Errorf("status json diagnostics %+v, want one error drift %q", d, wantDrift)
 	}
 	found := false
 	for _, it := range st.Nodes[0].Items {

@@ -81,13 +81,14 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err := opts.Conn.validate("plan"); err != nil {
 		return err
 	}
-	if err := preflight(ctx, opts.IO, m, "plan", opts.SkipChecks); err != nil {
+	if err := preflight(ctx, opts.IO, m, "plan", opts.Conn.Format, opts.SkipChecks); err != nil {
 		return err
 	}
 	o, err := opts.Conn.connectAll(ctx, "plan")
 	if err != nil {
 		return err
 	}
+	o.detailNodes(opts.IO, "plan")
 	defer o.topo.Close()
 	servers := o.checkServers(opts.IO, m)
 	p, err := loader.Plan(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Replace: opts.Replace, Notice: opts.IO.Notice})

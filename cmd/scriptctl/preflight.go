@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
@@ -75,7 +76,9 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest) stepResult {
 // preflight runs preflightSteps for cmdName (plan or deploy) and refuses
 // with the step's exit code (1 a finding, 2 invalid input) before anything
 // is sent. With skip it runs nothing and says so on stderr, every time.
-func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manifest, cmdName string, skip bool) error {
+// The problems print on stderr as shared diagnostics, or with format json
+// as a diag.Document on stdout.
+func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manifest, cmdName, format string, skip bool) error {
 	if skip {
 		ios.Notice("warning: --skip-checks: %s runs without its pre-flight checks (scripts.sum, syntax, check-keys, shebang-flags)", cmdName)
 		return nil
@@ -92,11 +95,12 @@ func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manife
 		}()
 	}
 	wg.Wait()
+	var problems []diag.Diagnostic
 	for i, st := range preflightSteps {
 		res := results[i]
 		for _, f := range res.Findings {
-			if f.Severity == "error" {
-				ios.Notice("%s", f.diagnostic(st.Name))
+			if f.Severity == diag.Error {
+				problems = append(problems, f.diagnostic(st.Name))
 			}
 		}
 		stepCode := 0
@@ -106,6 +110,7 @@ func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manife
 		case res.count("error") > 0:
 			stepCode = cmdutil.ExitFindings
 		}
+		ios.Detail("%s: pre-flight %s: %s", cmdName, st.Name, res.outcome())
 		if stepCode != 0 {
 			failed = append(failed, st.Name)
 		}
@@ -116,6 +121,15 @@ func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manife
 	}
 	if len(failed) == 0 {
 		return nil
+	}
+	if format == "json" {
+		if err := diag.WriteJSON(ios.Out, problems); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range problems {
+			ios.Notice("%s", d)
+		}
 	}
 	return &cmdutil.ExitError{Code: code,
 		Err:  fmt.Errorf("%s refused: the pre-flight checks failed (%s); nothing was sent", cmdName, strings.Join(failed, ", ")),

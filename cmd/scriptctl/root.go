@@ -45,7 +45,7 @@ func Main() int {
 func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 	root := newRootCmd(ios)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	ios.ClearProgress()
 	if err == nil {
 		return cmdutil.ExitOK
@@ -54,6 +54,12 @@ func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 	code := cmdutil.ExitCode(err)
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) && ee.Silent {
+		return code
+	}
+	// Invalid input with positions (a manifest, scenario, scripts.sum or
+	// model file) prints as shared diagnostics, in JSON with --format json.
+	if ds := inputDiagnostics(err); code == cmdutil.ExitInput && len(ds) > 0 {
+		reportInputDiagnostics(ios, cmd, ds)
 		return code
 	}
 	// Errors carry text servers supplied (a lock holder, an error reply):

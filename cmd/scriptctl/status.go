@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/loader"
 	"github.com/scriptctl/scriptctl/manifest"
@@ -85,6 +87,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	o.detailNodes(opts.IO, "status")
 	defer o.topo.Close()
 	servers := o.checkServers(opts.IO, m)
 	status := loader.Status
@@ -95,8 +98,11 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return o.envErr(err)
 	}
+	drift := statusDiagnostics(m, st, ledger)
 	if opts.Conn.Format == "json" {
-		err = writeJSONDoc(opts.IO, o.statusJSON(st))
+		doc := o.statusJSON(st)
+		doc.Diagnostics = diag.Normalize(drift)
+		err = writeJSONDoc(opts.IO, doc)
 	} else {
 		err = o.statusTable(opts.IO, st)
 	}
@@ -106,26 +112,53 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err := st.Unreachable(); err != nil {
 		return o.envErr(err)
 	}
-	if drift := st.Drift(); len(drift) > 0 {
+	if n := len(st.Drift()); n > 0 {
 		for _, d := range drift {
-			opts.IO.Notice("drift: %s", d)
+			opts.IO.Notice("%s", d)
 		}
-		opts.IO.Notice("%d drifted item(s): %s", len(drift), repairHint(st))
+		opts.IO.Notice("%d drifted item(s): %s", n, repairHint(st))
 		return cmdutil.Findings()
 	}
-	// Code edited under a released version: what is loaded may match the
-	// files, but it is not what scripts.sum records as that release.
-	edited := 0
-	for _, sc := range m.Scripts {
-		if sha, ok := ledger[m.Version][sc.Name]; ok && sha != sc.SHA {
-			opts.IO.Notice("drift: script %s: %s is not the code scripts.sum records for version %d (%s): bump version and run 'scriptctl sum', then deploy", sc.Name, sc.SHA, m.Version, sha)
-			edited++
-		}
+	for _, d := range drift {
+		opts.IO.Notice("%s", d)
 	}
-	if edited > 0 || servers.findings(opts.FailOnCVE) > 0 {
+	if len(drift) > 0 || servers.findings(opts.FailOnCVE) > 0 {
 		return cmdutil.Findings()
 	}
 	return nil
+}
+
+// statusDiagnostics are status's findings in the shared diagnostic shape,
+// severity error, code drift: every drifted item (a script at its file, the
+// library at the manifest; the message names the node), then every script
+// edited under a released version (what is loaded may match the files, but
+// it is not what scripts.sum records as that release).
+func statusDiagnostics(m *manifest.Manifest, st *loader.StatusReport, ledger map[int]map[string]string) []diag.Diagnostic {
+	files := map[string]string{}
+	for _, sc := range m.Scripts {
+		files[sc.Name] = displayPath(sc.Path)
+	}
+	var out []diag.Diagnostic
+	for _, ns := range st.Nodes {
+		for _, it := range ns.Items {
+			if !it.State.Drift() {
+				continue
+			}
+			file := displayPath(m.Path)
+			if f, ok := files[it.Name]; ok && it.Kind == loader.KindScript {
+				file = f
+			}
+			out = append(out, diag.Diagnostic{File: file, Severity: diag.Error, Code: "drift",
+				Message: fmt.Sprintf("%s: %s %s %s", ns.Node.Addr, it.Kind, it.Name, it.State)})
+		}
+	}
+	for _, sc := range m.Scripts {
+		if sha, ok := ledger[m.Version][sc.Name]; ok && sha != sc.SHA {
+			out = append(out, diag.Diagnostic{File: files[sc.Name], Severity: diag.Error, Code: "drift",
+				Message: fmt.Sprintf("script %s: %s is not the code scripts.sum records for version %d (%s): bump version and run 'scriptctl sum', then deploy", sc.Name, sc.SHA, m.Version, sha)})
+		}
+	}
+	return out
 }
 
 // readLedger reads scripts.sum beside the manifest as version -> script ->
@@ -189,6 +222,8 @@ type statusJSON struct {
 	Mode          string           `json:"mode"`
 	Drift         []string         `json:"drift"`
 	Nodes         []statusNodeJSON `json:"nodes"`
+	// Diagnostics are the drift findings in the shared shape.
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 type statusNodeJSON struct {

@@ -152,10 +152,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	}
 	scenarios, err := scenario.LoadAll(m, paths)
 	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(opts.IO.ErrOut, "Error: %s\n", line)
-		}
-		return &cmdutil.ExitError{Code: cmdutil.ExitInput, Err: err, Silent: true}
+		return cmdutil.Input(err)
 	}
 	targets, err := runTargets(m, opts.Target, "verify")
 	if err != nil {
@@ -249,11 +246,11 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 	}
 	if !rep.OK() {
 		fmt.Fprintln(io.Out)
-		if err := diag.WriteText(io.Out, verifyDiagnostics(rep.Problems(), diag.Error, "scenario-failed"), severityPainter(io)); err != nil {
+		if err := diag.WriteText(io.Out, scenario.Diagnostics(rep.Problems(), diag.Error, "scenario-failed"), severityPainter(io)); err != nil {
 			return err
 		}
 	}
-	for _, d := range verifyDiagnostics(rep.Warnings(), diag.Warning, "scenario-warning") {
+	for _, d := range scenario.Diagnostics(rep.Warnings(), diag.Warning, "scenario-warning") {
 		io.Notice("%s", d)
 	}
 	if io.StdoutTTY {
@@ -270,16 +267,6 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 		fmt.Fprintln(io.Out)
 	}
 	return nil
-}
-
-// verifyDiagnostics are a verify report's problems or warnings in the
-// shared diagnostic format.
-func verifyDiagnostics(ps []scenario.Problem, severity, code string) []diag.Diagnostic {
-	out := make([]diag.Diagnostic, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, diag.Diagnostic{File: p.File, Line: p.Line, Severity: severity, Code: code, Message: p.Message})
-	}
-	return out
 }
 
 // scenarioPaths expands folder arguments to the *.yaml files in them.

@@ -105,3 +105,50 @@ func TestJUnitCounts(t *testing.T) {
 		t.Fatalf("doc = %+v\n%s", doc, b.String())
 	}
 }
+
+// TestSARIFAutomationDetails: a run's automationDetails id comes from its
+// tool unless the run asks for none (lint's own log keeps the code-scanning
+// category it had), and related positions become relatedLocations.
+func TestSARIFAutomationDetails(t *testing.T) {
+	d := Diagnostic{File: "a.lua", Line: 2, Column: 3, Severity: Error, Code: "dynamic-key", Message: "m",
+		Related: []Related{{File: "a.lua", Line: 4, Column: 1, Message: "reached from 4:1"}}}
+	for _, tc := range []struct {
+		run  Run
+		want string
+	}{
+		{Run{Tool: "scriptctl lint", Diagnostics: []Diagnostic{d}}, "scriptctl/lint/"},
+		{Run{Tool: "scriptctl", Diagnostics: []Diagnostic{d}, NoAutomationDetails: true}, ""},
+	} {
+		var b bytes.Buffer
+		if err := WriteSARIF(&b, []Run{tc.run}); err != nil {
+			t.Fatal(err)
+		}
+		var log struct {
+			Runs []struct {
+				AutomationDetails *struct {
+					ID string `json:"id"`
+				} `json:"automationDetails"`
+				Results []struct {
+					RelatedLocations []struct {
+						ID      int               `json:"id"`
+						Message map[string]string `json:"message"`
+					} `json:"relatedLocations"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+			t.Fatal(err)
+		}
+		run := log.Runs[0]
+		got := ""
+		if run.AutomationDetails != nil {
+			got = run.AutomationDetails.ID
+		}
+		if got != tc.want {
+			t.Errorf("%s: automationDetails.id %q, want %q", tc.run.Tool, got, tc.want)
+		}
+		if rl := run.Results[0].RelatedLocations; len(rl) != 1 || rl[0].ID != 1 || rl[0].Message["text"] != "reached from 4:1" {
+			t.Errorf("%s: relatedLocations %+v", tc.run.Tool, rl)
+		}
+	}
+}

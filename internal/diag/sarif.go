@@ -22,6 +22,10 @@ type Run struct {
 	Version     string
 	Rules       []Rule
 	Diagnostics []Diagnostic
+	// NoAutomationDetails leaves out automationDetails (otherwise its id is
+	// the tool with / for spaces, "scriptctl/lint/"), for a log whose
+	// code-scanning category must stay what it was without one.
+	NoAutomationDetails bool
 }
 
 // SARIF 2.1.0: the subset GitHub code scanning reads.
@@ -147,7 +151,7 @@ func sarifRunOf(r Run) sarifRun {
 		addRule(rule)
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}
-	if r.Tool != "" {
+	if r.Tool != "" && !r.NoAutomationDetails {
 		run.AutomationDetails = &sarifAutomationID{ID: strings.ReplaceAll(r.Tool, " ", "/") + "/"}
 	}
 	for _, d := range r.Diagnostics {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 )
 
@@ -184,6 +185,9 @@ type jsonReport struct {
 	Against       string         `json:"against,omitempty"`
 	Summary       map[string]int `json:"summary"`
 	Results       []jsonResult   `json:"results"`
+	// Diagnostics are the report's problems and warnings in the shared
+	// shape (format_version 2).
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 type jsonResult struct {
@@ -239,7 +243,7 @@ type jsonKey struct {
 // WriteJSON writes the report as one JSON document; with trace, every step
 // of every run is included.
 func (rep *Report) WriteJSON(w io.Writer, trace bool) error {
-	out := jsonReport{FormatVersion: "1", Against: rep.Against, Summary: map[string]int{}, Results: []jsonResult{}}
+	out := jsonReport{FormatVersion: diag.FormatVersion, Against: rep.Against, Summary: map[string]int{}, Results: []jsonResult{}, Diagnostics: rep.Diagnostics()}
 	for _, st := range []Status{StatusPass, StatusFail, StatusDiffers, StatusError, StatusSkip} {
 		out.Summary[string(st)] = 0
 	}
@@ -335,6 +339,23 @@ func (rep *Report) Warnings() []Problem {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// Diagnostics returns the report's problems (severity error, code
+// scenario-failed) and then its warnings (severity warning, code
+// scenario-warning) in the shared diagnostic shape; [] when none.
+func (rep *Report) Diagnostics() []diag.Diagnostic {
+	return diag.Normalize(append(Diagnostics(rep.Problems(), diag.Error, "scenario-failed"), Diagnostics(rep.Warnings(), diag.Warning, "scenario-warning")...))
+}
+
+// Diagnostics converts problems or warnings to shared diagnostics of one
+// severity and code.
+func Diagnostics(ps []Problem, severity, code string) []diag.Diagnostic {
+	out := make([]diag.Diagnostic, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, diag.Diagnostic{File: p.File, Line: p.Line, Severity: severity, Code: code, Message: p.Message})
 	}
 	return out
 }

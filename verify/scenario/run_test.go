@@ -239,8 +239,9 @@ func TestJSONReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		FormatVersion string         `json:"format_version"`
-		Summary       map[string]int `json:"summary"`
+		FormatVersion string            `json:"format_version"`
+		Summary       map[string]int    `json:"summary"`
+		Diagnostics   []json.RawMessage `json:"diagnostics"`
 		Results       []struct {
 			File, Name, Mode, Status string
 			Steps                    int
@@ -258,7 +259,7 @@ func TestJSONReport(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
-	if doc.FormatVersion != "1" || doc.Summary["total"] != 1 || doc.Summary["pass"] != 1 || len(doc.Results) != 1 {
+	if doc.FormatVersion != "2" || doc.Diagnostics == nil || len(doc.Diagnostics) != 0 || doc.Summary["total"] != 1 || doc.Summary["pass"] != 1 || len(doc.Results) != 1 {
 		t.Fatalf("report:\n%s", buf.String())
 	}
 	r := doc.Results[0]
