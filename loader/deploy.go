@@ -217,13 +217,19 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 			// A node once started is finished: its commands do not see
 			// the cancellation, each is bounded by the node timeout.
 			applyNode(context.WithoutCancel(ctx), np, nr, m, code, opts.Replace)
-			<-sem
 			j := slices.IndexFunc(nr.Items, func(it ItemResult) bool { return it.Kind == KindLibrary && it.Outcome == "" })
 			if np.Node.Role != RoleReplica || nr.Err != nil || j < 0 {
+				// The slot is freed after the progress report, so a
+				// cancellation it causes is seen before the next node
+				// starts.
 				progress(nr)
 				finish(nr)
+				<-sem
 				return
 			}
+			// A replica frees its slot before it waits for its primary,
+			// which may need the slot to start.
+			<-sem
 			// The replica must show the library its primary loaded.
 			primary := results[nr.Node.Primary]
 			if ch, ok := done[nr.Node.Primary]; ok {
