@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -319,30 +320,49 @@ func keysDiff(off, live []scenario.Key) string {
 
 // clockIDsMasked is k with every stream ID made from a clock (XADD *,
 // whose milliseconds are the time of the run: 1e12 or more) replaced by
-// its milliseconds' rank among them, so an offline and a live run that
-// added entries at different times compare equal, and explicit IDs stay
-// exact.
+// 0-<its rank among them>, so an offline and a live run that added
+// entries at different times compare equal, and explicit IDs stay exact.
+// The rank is over whole IDs, not milliseconds: two XADD * in one script
+// share a millisecond on the virtual clock (T-0, T-1) but may straddle a
+// tick on a live server (T-0, T+1-0); both are the first and second ID.
 func clockIDsMasked(k scenario.Key) scenario.Key {
 	if k.Stream == nil {
 		return k
 	}
 	st := *k.Stream
-	var clock []uint64
-	st.Entries = slices.Clone(st.Entries)
-	for _, e := range st.Entries {
-		if e.ID.Ms >= 1e12 {
-			clock = append(clock, e.ID.Ms)
+	var clock []verify.StreamID
+	note := func(id verify.StreamID) {
+		if id.Ms >= 1e12 {
+			clock = append(clock, id)
 		}
 	}
-	slices.Sort(clock)
+	for _, e := range st.Entries {
+		note(e.ID)
+	}
+	note(st.LastID)
+	note(st.MaxDeletedID)
+	for _, g := range st.Groups {
+		note(g.LastID)
+		for _, p := range g.Pending {
+			note(p.ID)
+		}
+	}
+	byID := func(a, b verify.StreamID) int {
+		if c := cmp.Compare(a.Ms, b.Ms); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	}
+	slices.SortFunc(clock, byID)
 	clock = slices.Compact(clock)
 	mask := func(id verify.StreamID) verify.StreamID {
 		if id.Ms >= 1e12 {
-			i, _ := slices.BinarySearch(clock, id.Ms)
-			id.Ms = uint64(i)
+			i, _ := slices.BinarySearchFunc(clock, id, byID)
+			return verify.StreamID{Ms: 0, Seq: uint64(i)}
 		}
 		return id
 	}
+	st.Entries = slices.Clone(st.Entries)
 	for i := range st.Entries {
 		st.Entries[i].ID = mask(st.Entries[i].ID)
 	}
@@ -630,5 +650,39 @@ func TestEvalDiffEveryType(t *testing.T) {
 	}
 	if got, _ := srv.Do(ctx, "SMEMBERS", "{e}s").AsStrSlice(); len(got) != 3 || !slices.Contains(got, "10") {
 		t.Errorf("SMEMBERS = %q", got)
+	}
+}
+
+// Two XADD * in one script: the virtual clock gives T-0, T-1; a live
+// server whose clock ticks between them gives T-0, T+1-0. Both are the
+// first and second clock ID; an explicit ID stays exact.
+func TestClockIDsMaskedAcrossATick(t *testing.T) {
+	const T = 1_780_000_000_000
+	key := func(ids ...verify.StreamID) scenario.Key {
+		st := &verify.StreamState{LastID: ids[len(ids)-1]}
+		for _, id := range ids {
+			st.Entries = append(st.Entries, verify.StreamEntry{ID: id, Fields: []string{"f", "v"}})
+		}
+		return scenario.Key{Name: "s", Type: "stream", Stream: st}
+	}
+	offline := key(verify.StreamID{Ms: 5, Seq: 1}, verify.StreamID{Ms: T}, verify.StreamID{Ms: T, Seq: 1})
+	live := key(verify.StreamID{Ms: 5, Seq: 1}, verify.StreamID{Ms: T}, verify.StreamID{Ms: T + 1})
+	if d := keysDiff([]scenario.Key{offline}, []scenario.Key{live}); d != "" {
+		t.Errorf("the same two XADD * across a tick differ: %s", d)
+	}
+	got := clockIDsMasked(live).Stream
+	want := []verify.StreamID{{Ms: 5, Seq: 1}, {Ms: 0, Seq: 0}, {Ms: 0, Seq: 1}}
+	for i, e := range got.Entries {
+		if e.ID != want[i] {
+			t.Errorf("entry %d masked to %v, want %v", i, e.ID, want[i])
+		}
+	}
+	if got.LastID != want[2] {
+		t.Errorf("last ID masked to %v, want %v", got.LastID, want[2])
+	}
+	// A different number of clock entries still differs.
+	short := key(verify.StreamID{Ms: 5, Seq: 1}, verify.StreamID{Ms: T})
+	if d := keysDiff([]scenario.Key{short}, []scenario.Key{live}); d == "" {
+		t.Error("streams with two and one clock entries compare equal")
 	}
 }
