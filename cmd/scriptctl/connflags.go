@@ -13,14 +13,16 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/connect"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/loader"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
 // jsonFormatVersion is the format_version of every online command's JSON
-// output (docs/json.md).
-const jsonFormatVersion = "1"
+// output (docs/json.md): "2" since each document carries its findings as
+// shared diagnostics.
+const jsonFormatVersion = diag.FormatVersion
 
 // connFlags are the connection flags plan, deploy, status and prune share.
 type connFlags struct {

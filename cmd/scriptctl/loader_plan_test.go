@@ -106,7 +106,7 @@ func TestDeployDryRunChangesNothing(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.out), &dj); err != nil {
 		t.Fatalf("deploy --dry-run json: %v\n%s", err, res.out)
 	}
-	if dj.FormatVersion != "1" || dj.Command != "deploy" || !dj.DryRun || dj.Lock != nil || dj.Error != nil ||
+	if dj.FormatVersion != "2" || dj.Command != "deploy" || !dj.DryRun || dj.Lock != nil || dj.Error != nil ||
 		dj.Loaded != 0 || dj.Failed != 0 || dj.LibraryName != m.LibraryName() || len(dj.Nodes) != 1 {
 		t.Fatalf("deploy --dry-run json: %+v\n%s", dj, res.out)
 	}
@@ -183,7 +183,7 @@ func TestPlanJSONEmptyServer(t *testing.T) {
 		if err := json.Unmarshal([]byte(res.out), &pj); err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, res.out)
 		}
-		if pj.FormatVersion != "1" || pj.Command != "plan" || pj.Library != m.Library || pj.LibraryName != m.LibraryName() ||
+		if pj.FormatVersion != "2" || pj.Command != "plan" || pj.Library != m.Library || pj.LibraryName != m.LibraryName() ||
 			pj.Version != m.Version || pj.Mode != "both" || pj.Changes != len(m.Scripts)+1 || len(pj.Nodes) != 1 {
 			t.Fatalf("%v: plan document %+v\n%s", args, pj, res.out)
 		}
@@ -260,7 +260,7 @@ func TestStatusLibraryDiffers(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.out), &st); err != nil {
 		t.Fatalf("status json: %v\n%s", err, res.out)
 	}
-	if st.FormatVersion != "1" || st.Command != "status" || len(st.Drift) != 1 || st.Drift[0] != wantDrift || len(st.Nodes) != 1 || st.Nodes[0].Addr != s.Addr {
+	if st.FormatVersion != "2" || st.Command != "status" || len(st.Drift) != 1 || st.Drift[0] != wantDrift || len(st.Nodes) != 1 || st.Nodes[0].Addr != s.Addr {
 		t.Fatalf("status json: drift %q, want [%q]: %+v", st.Drift, wantDrift, st)
 	}
 	if d := st.Diagnostics; len(d) != 1 || d[0].Severity != "error" || d[0].Code != "drift" || d[0].Message != wantDrift {

@@ -210,7 +210,7 @@ func TestLoaderPrimaryAndReplica(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.out), &dj); err != nil {
 		t.Fatalf("deploy json: %v\n%s", err, res.out)
 	}
-	if dj.FormatVersion != "1" || dj.Command != "deploy" || dj.Loaded != 0 || dj.Lock != "scriptctl:lock:{catalog_refresh}@"+p.Addr ||
+	if dj.FormatVersion != "2" || dj.Command != "deploy" || dj.Loaded != 0 || dj.Lock != "scriptctl:lock:{catalog_refresh}@"+p.Addr ||
 		len(dj.Nodes) != 2 || dj.Nodes[1].Primary != p.Addr || dj.Nodes[1].Status != "ok" || len(dj.Nodes[1].Items) != 4 ||
 		dj.Nodes[1].Items[3].Action != "already_loaded" || dj.Nodes[1].Items[3].Outcome != "already_loaded" {
 		t.Fatalf("deploy json: %+v", dj)
@@ -234,7 +234,7 @@ func TestLoaderPrimaryAndReplica(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.out), &st); err != nil {
 		t.Fatalf("status json: %v\n%s", err, res.out)
 	}
-	if st.FormatVersion != "1" || st.Command != "status" || len(st.Drift) != 0 || len(st.Nodes) != 2 ||
+	if st.FormatVersion != "2" || st.Command != "status" || len(st.Drift) != 0 || len(st.Nodes) != 2 ||
 		st.Nodes[1].Role != "replica" || len(st.Nodes[1].Items) != 4 || st.Nodes[1].Items[3].State != "loaded" {
 		t.Fatalf("status json: %+v", st)
 	}
