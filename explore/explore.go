@@ -13,11 +13,11 @@ package explore
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify"
 )
 
@@ -472,7 +472,7 @@ func (x *explorer) expand(s, worker string, w *wstate) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return refPattern.ReplaceAllStringFunc(s, func(r string) string {
+	return refPattern().ReplaceAllStringFunc(s, func(r string) string {
 		name := r[2 : len(r)-1]
 		if v, ok := x.m.Vars[name]; ok {
 			return v
@@ -517,12 +517,12 @@ func (x *explorer) value() (string, bool) {
 	return e.Value, true
 }
 
-var revSuffix = regexp.MustCompile(`@rev([0-9]{1,9})$`)
+var revSuffix = lazy.Regexp(`@rev([0-9]{1,9})$`)
 
 // revisionOf reads the revision a candidate text carries: its trailing
 // @rev<n>; -1 when it has none.
 func revisionOf(v string) int {
-	m := revSuffix.FindStringSubmatch(v)
+	m := revSuffix().FindStringSubmatch(v)
 	if m == nil {
 		return -1
 	}
@@ -624,7 +624,7 @@ func (x *explorer) holds(c Compare, n *node) bool {
 }
 
 func (x *explorer) stateExpand(s string, n *node) string {
-	return refPattern.ReplaceAllStringFunc(s, func(r string) string {
+	return refPattern().ReplaceAllStringFunc(s, func(r string) string {
 		name := r[2 : len(r)-1]
 		if v, ok := x.m.Vars[name]; ok {
 			return v

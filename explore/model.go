@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/internal/yamlnode"
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -389,7 +389,7 @@ func validText(data []byte) bool {
 	return true
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazy.Regexp(`^yaml: line (\d+): (.*)$`)
 
 // yamlParserErrors are the messages yaml.v3's parser (not its scanner)
 // reports with a 0-based line, as the manifest parser knows them.
@@ -405,7 +405,7 @@ var yamlParserErrors = []string{
 func (p *parser) yamlError(err error) {
 	msg := err.Error()
 	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	} else {
@@ -440,12 +440,12 @@ func (p *parser) caller(n *yaml.Node) *manifest.Caller {
 	return nil
 }
 
-var placeholder = regexp.MustCompile(`<([a-z0-9_]+)>`)
+var placeholder = lazy.Regexp(`<([a-z0-9_]+)>`)
 
 // keys expands the caller's templates with vars.
 func (p *parser) keys(c *manifest.Caller, at *yaml.Node) {
 	for _, k := range c.Keys {
-		key := placeholder.ReplaceAllStringFunc(k.Template, func(s string) string {
+		key := placeholder().ReplaceAllStringFunc(k.Template, func(s string) string {
 			name := s[1 : len(s)-1]
 			v, ok := p.md.Vars[name]
 			if !ok {
@@ -592,7 +592,7 @@ func (p *parser) protocol(n *yaml.Node, caller *manifest.Caller) {
 		if v := f["save"]; v != nil {
 			for _, skv := range p.pairs(v, path+".save") {
 				sn := yamlnode.Deref(skv[0]).Value
-				if !regName.MatchString(sn) || slices.Contains(reserved, sn) {
+				if !regName().MatchString(sn) || slices.Contains(reserved, sn) {
 					p.errorf(skv[0], path+".save."+sn, "register names are [a-z][a-z0-9_]* and not one of %s", strings.Join(reserved, ", "))
 					continue
 				}
@@ -619,7 +619,7 @@ func (p *parser) protocol(n *yaml.Node, caller *manifest.Caller) {
 	sort.Strings(p.md.regs)
 }
 
-var regName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var regName = lazy.Regexp(`^[a-z][a-z0-9_]*$`)
 
 // refPrefixes are the first words of the references a predicate may use,
 // which no worker may be named.
@@ -639,7 +639,7 @@ func (p *parser) workers(n *yaml.Node) {
 	for _, kv := range p.pairs(n, "workers") {
 		name := yamlnode.Deref(kv[0]).Value
 		path := "workers." + name
-		if !regName.MatchString(name) || slices.Contains(refPrefixes, name) {
+		if !regName().MatchString(name) || slices.Contains(refPrefixes, name) {
 			p.errorf(kv[0], path, "worker names are [a-z][a-z0-9_]*, and not %s", strings.Join(refPrefixes, ", "))
 			continue
 		}
@@ -862,17 +862,17 @@ func (p *parser) compare(n *yaml.Node, field string) (Compare, bool) {
 	return Compare{list[0], list[1], list[2]}, true
 }
 
-var refPattern = regexp.MustCompile(`\$\{([^}]*)\}`)
+var refPattern = lazy.Regexp(`\$\{([^}]*)\}`)
 
 // checkRefs reports every ${...} reference that names nothing.
 func (p *parser) checkRefs() {
 	for _, r := range p.refs {
-		for _, m := range refPattern.FindAllStringSubmatch(r.text, -1) {
+		for _, m := range refPattern().FindAllStringSubmatch(r.text, -1) {
 			if msg := p.checkRef(m[1], r.state); msg != "" {
 				p.errorf(r.n, r.field, "${%s}: %s", m[1], msg)
 			}
 		}
-		if strings.Count(r.text, "${") != len(refPattern.FindAllString(r.text, -1)) {
+		if strings.Count(r.text, "${") != len(refPattern().FindAllString(r.text, -1)) {
 			p.errorf(r.n, r.field, "unclosed ${ in %q", r.text)
 		}
 	}

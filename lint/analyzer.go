@@ -30,6 +30,7 @@ type rule struct {
 	help          string
 	needsManifest bool
 	withoutParse  bool   // runs even when the script does not parse
+	linesOnly     bool   // reads only the lines and the shebang: needs no parse
 	profile       string // off by default; on with this Config.Profile
 	run           func(p *Pass, r *rule) []Diagnostic
 }

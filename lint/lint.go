@@ -12,11 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // Severity of a diagnostic.
@@ -174,9 +175,8 @@ func Source(path string, src []byte, decl *Decl) []Diagnostic {
 }
 
 func source(path string, src []byte, decl *Decl, cfg Config) []Diagnostic {
-	p := newPass(path, src, decl)
-	p.Profile = cfg.Profile
-	var out []Diagnostic
+	var rules []*rule
+	parse, flow := false, false
 	for _, a := range registry {
 		r := a.(*rule)
 		if r.needsManifest && decl == nil {
@@ -188,10 +188,21 @@ func source(path string, src []byte, decl *Decl, cfg Config) []Diagnostic {
 		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, r.code) {
 			continue
 		}
+		rules = append(rules, r)
+		parse = parse || !r.linesOnly
+		flow = flow || !r.withoutParse
+	}
+	// Only the rules that need no flow analysis (deploy's shebang-flags
+	// pre-flight): the costly part is left out, and the parse too when
+	// they read only lines.
+	p := newPass(path, src, decl, parse, flow)
+	p.Profile = cfg.Profile
+	var out []Diagnostic
+	for _, r := range rules {
 		if p.Facts == nil && !r.withoutParse {
 			continue // the script does not parse: only syntax and the line-based rules run
 		}
-		out = append(out, a.Analyze(p)...)
+		out = append(out, r.Analyze(p)...)
 	}
 	out = p.suppress(out)
 	Sort(out)
@@ -285,7 +296,7 @@ func mergeWord(alts []string) string {
 	commands := true
 	for _, a := range alts {
 		a = strings.TrimSuffix(a, tail)
-		commands = commands && commandWordRe.MatchString(a)
+		commands = commands && commandWordRe().MatchString(a)
 		parts = append(parts, a)
 	}
 	sep := " or "
@@ -300,7 +311,7 @@ func mergeWord(alts []string) string {
 
 // commandWordRe matches a command name or names as messages print them:
 // "LPUSH", "LPUSH/RPUSH", "CLIENT|KILL".
-var commandWordRe = regexp.MustCompile(`^[A-Z][A-Z0-9_|-]*(/[A-Z][A-Z0-9_|-]*)*$`)
+var commandWordRe = lazy.Regexp(`^[A-Z][A-Z0-9_|-]*(/[A-Z][A-Z0-9_|-]*)*$`)
 
 // Sort orders diagnostics by file, line, column, code and message.
 func Sort(ds []Diagnostic) {

@@ -87,3 +87,50 @@ func TestColumns(t *testing.T) {
 		t.Errorf("columns %v, want [36 62]; diagnostics %v", cols, ds)
 	}
 }
+
+// Only shebang-flags (deploy's pre-flight) skips the parse and the flow
+// analysis, and finds what a full run finds for that rule, suppressions
+// included.
+func TestOnlyShebangFlagsMatchesFullRun(t *testing.T) {
+	decl := &Decl{Script: "s", Keys: []string{"k"}, Flags: []string{"no-writes"}}
+	found := 0
+	for _, src := range []string{
+		"#!lua flags=allow-oom\nreturn redis.call('GET', KEYS[1])\n",
+		"#!lua flags=bogus\nreturn (\n",
+		"return redis.call('GET', KEYS[1])\n",
+		"#!lua flags=no-writes\nreturn redis.call('GET', KEYS[1])\n",
+		"#!lua flags=allow-oom\n-- scriptctl:ignore shebang-flags kept on purpose\nreturn 1\n",
+	} {
+		files := []File{{Path: "s.lua", Source: []byte(src), Decl: decl}}
+		only, err := Run(context.Background(), Config{Files: files, Only: []string{"shebang-flags"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := Run(context.Background(), Config{Files: files})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Diagnostic
+		for _, d := range all {
+			if d.Code == "shebang-flags" {
+				want = append(want, d)
+			}
+		}
+		if len(only) != len(want) {
+			t.Fatalf("%q: only shebang-flags gives %v, the full run %v", src, only, want)
+		}
+		found += len(want)
+		for i := range only {
+			if only[i].Pos != want[i].Pos || only[i].Message != want[i].Message {
+				t.Errorf("%q: %v, want %v", src, only[i], want[i])
+			}
+		}
+	}
+	if found < 3 {
+		t.Errorf("the cases gave %d shebang-flags findings, want at least 3", found)
+	}
+	p := newPass("s.lua", []byte("return 1\n"), decl, false, false)
+	if p.Chunk != nil || p.Facts != nil {
+		t.Error("a pass without parse parsed")
+	}
+}

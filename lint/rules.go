@@ -2,12 +2,12 @@ package lint
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/internal/target"
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -110,7 +110,7 @@ func init() {
 			"offline replay does not). Pass the value in ARGV from the caller instead; where the " +
 			"server clock is intended (a token bucket), suppress the finding with a reason.",
 		run: runNondeterministic})
-	register(&rule{code: "shebang-flags", severity: Error, withoutParse: true,
+	register(&rule{code: "shebang-flags", severity: Error, withoutParse: true, linesOnly: true,
 		summary: "Unknown shebang flags, or flags that differ from the manifest",
 		help: "A '#!lua flags=...' first line sets the flags Redis applies under EVAL/EVALSHA; the " +
 			"manifest's flags are what FCALL gets. Unknown flags are rejected by Redis, and flags that " +
@@ -152,7 +152,7 @@ var tokenNames = map[string]string{
 	"$end": "end of file", "$unk": "an unknown token",
 }
 
-var tokRe = regexp.MustCompile(`\$end|\$unk|T[A-Z][A-Za-z0-9]*`)
+var tokRe = lazy.Regexp(`\$end|\$unk|T[A-Z][A-Za-z0-9]*`)
 
 func luaTokenName(s string) string {
 	if n, ok := tokenNames[s]; ok {
@@ -182,7 +182,7 @@ func runSyntax(p *Pass, r *rule) []Diagnostic {
 			}
 		}
 		msg := strings.TrimSpace(e.Message)
-		msg = tokRe.ReplaceAllStringFunc(msg, luaTokenName)
+		msg = tokRe().ReplaceAllStringFunc(msg, luaTokenName)
 		if e.Pos.Line <= 0 {
 			msg += " at end of file (a missing 'end', ')', '}' or expression?)"
 		} else if e.Token != "" {

@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"errors"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -11,6 +10,7 @@ import (
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -51,15 +51,20 @@ type token struct {
 	col int // byte column, 1-based
 }
 
-func newPass(path string, src []byte, decl *Decl) *Pass {
+// newPass reads one script; with parse it also tokenizes and parses it,
+// and with flow it tracks values through it (Facts), which every rule but
+// syntax and the line-based ones needs.
+func newPass(path string, src []byte, decl *Decl, parse, flow bool) *Pass {
 	p := &Pass{File: path, Source: src, Decl: decl, cursor: map[int]int{}, tokens: map[int][]token{}}
 	p.lines = splitLines(string(src))
 	p.Shebang, p.HasShebang, p.ShebangErr = manifest.Shebang(src)
 	body := manifest.StripShebang(src)
-	p.tokenize(body)
-	p.parse(body)
+	if parse {
+		p.tokenize(body)
+		p.parse(body)
+	}
 	p.supps = parseSuppressions(p.lines)
-	if p.Chunk != nil {
+	if p.Chunk != nil && flow {
 		p.Facts = track(p)
 	}
 	return p
@@ -193,7 +198,7 @@ type suppression struct {
 
 // suppressRe matches the comment in a line comment or a one-line block
 // comment (--[[ scriptctl:ignore <code> <reason> ]]).
-var suppressRe = regexp.MustCompile(`--(?:\[(=*)\[)?\s*scriptctl:ignore\b[ \t]*([^ \t]*)[ \t]*(.*?)\s*$`)
+var suppressRe = lazy.Regexp(`--(?:\[(=*)\[)?\s*scriptctl:ignore\b[ \t]*([^ \t]*)[ \t]*(.*?)\s*$`)
 
 func parseSuppressions(lines []string) []suppression {
 	var out []suppression
@@ -201,7 +206,7 @@ func parseSuppressions(lines []string) []suppression {
 		if !strings.Contains(l, "scriptctl:ignore") {
 			continue
 		}
-		m := suppressRe.FindStringSubmatchIndex(l)
+		m := suppressRe().FindStringSubmatchIndex(l)
 		if m == nil {
 			continue
 		}

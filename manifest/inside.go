@@ -29,11 +29,24 @@ func Inside(root, rel string) (string, error) {
 	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%s %w", rel, ErrOutside)
 	}
-	joined := filepath.Join(root, clean)
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return joined, nil // the folder itself is unreadable: opening says so
+		return filepath.Join(root, clean), nil // the folder itself is unreadable: opening says so
 	}
+	return inside(root, realRoot, rel)
+}
+
+// inside is Inside with root's real path (links followed) already known:
+// a manifest resolves every script from one folder.
+func inside(root, realRoot, rel string) (string, error) {
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		return "", fmt.Errorf("%s is an absolute path: write it relative to the manifest", rel)
+	}
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s %w", rel, ErrOutside)
+	}
+	joined := filepath.Join(root, clean)
 	real, err := filepath.EvalSymlinks(joined)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A dangling link still must not point out; a missing file is

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/scriptctl/scriptctl/internal/target"
@@ -451,6 +452,7 @@ func (p *parser) scripts(n *yaml.Node) {
 	if v := yamlnode.Deref(n); v.Kind == yaml.MappingNode && len(v.Content) == 0 {
 		p.errorf(n, "scripts", "at least one script is required")
 	}
+	var reads []scriptRead
 	for _, kv := range pairs {
 		k, v := kv[0], kv[1]
 		name := yamlnode.Deref(k).Value
@@ -493,9 +495,53 @@ func (p *parser) scripts(n *yaml.Node) {
 			}
 		}
 		if s.File != "" {
-			p.readScript(s, f["file"], field)
+			reads = append(reads, scriptRead{s: s, node: f["file"], field: field})
 		}
 		p.m.Scripts = append(p.m.Scripts, s)
+	}
+	p.readScripts(reads)
+}
+
+// scriptRead is a script whose file is still to be read.
+type scriptRead struct {
+	s     *Script
+	node  *yaml.Node
+	field string
+	path  string
+	data  []byte
+	err   error // from Inside (the path leaves the folder)
+	rerr  error // from reading
+}
+
+// readScripts reads the script files, several at once (a manifest may list
+// hundreds), then checks each in manifest order.
+func (p *parser) readScripts(reads []scriptRead) {
+	realRoot, rootErr := filepath.EvalSymlinks(p.m.Dir)
+	work := make(chan *scriptRead)
+	var wg sync.WaitGroup
+	for range min(len(reads), 8) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range work {
+				if rootErr != nil {
+					r.path, r.err = Inside(p.m.Dir, r.s.File) // the folder is unreadable: opening says so
+				} else {
+					r.path, r.err = inside(p.m.Dir, realRoot, r.s.File)
+				}
+				if r.err == nil {
+					r.data, r.rerr = readFile(r.path)
+				}
+			}
+		}()
+	}
+	for i := range reads {
+		work <- &reads[i]
+	}
+	close(work)
+	wg.Wait()
+	for i := range reads {
+		p.readScript(&reads[i])
 	}
 }
 
@@ -579,15 +625,14 @@ func (p *parser) flags(n *yaml.Node, field string) []string {
 // SHA. A shebang it cannot parse (another engine, an unknown option or
 // flag) is invalid input; whether the shebang's flags match the manifest's
 // is lint's shebang-flags rule, reported at the script's line 1.
-func (p *parser) readScript(s *Script, fileNode *yaml.Node, field string) {
-	ff := field + ".file"
-	path, err := Inside(p.m.Dir, s.File)
-	if err != nil {
-		p.errorf(fileNode, ff, "%v", err)
+func (p *parser) readScript(r *scriptRead) {
+	s, fileNode, ff := r.s, r.node, r.field+".file"
+	if r.err != nil {
+		p.errorf(fileNode, ff, "%v", r.err)
 		return
 	}
-	s.Path = path
-	data, err := readFile(s.Path)
+	s.Path = r.path
+	data, err := r.data, r.rerr
 	if err != nil {
 		p.errorf(fileNode, ff, "cannot read %s: %v", s.File, err)
 		return

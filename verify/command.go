@@ -76,10 +76,10 @@ var mayReplicate = map[string]bool{"pfcount": true, "publish": true, "spublish":
 // family in init.
 var handlers = map[string]handler{}
 
+// register adds a handler. That Redis knows the command is checked by
+// TestHandlersKnownToRedis, not here: looking it up would decode the
+// command table in every process at start.
 func register(name string, keys func([]string) []string, run func(*Engine, []string) Reply) {
-	if _, ok := lookupCommand(name); !ok {
-		panic("verify: registering a command Redis does not know: " + name)
-	}
 	if _, dup := handlers[name]; dup {
 		panic("verify: command registered twice: " + name)
 	}

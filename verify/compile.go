@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
@@ -119,8 +120,9 @@ func trimProto(p *lua.FunctionProto) {
 type compiled struct {
 	proto *lua.FunctionProto
 	err   error
-	src   []byte // the source as compiled, kept to rebuild the sites
-	name  string // the chunk name it was compiled as
+	src   []byte        // the source as compiled, kept to rebuild the sites
+	name  string        // the chunk name it was compiled as
+	ready chan struct{} // closed when proto and err are set
 
 	sitesOnce sync.Once
 	sites     map[int][]site
@@ -157,39 +159,40 @@ var compileCache struct {
 }
 
 // compileCached returns the cached compile of src as source, compiling it
-// on first use.
+// on first use. Engines that ask for the same chunk while it compiles (the
+// pre-flight's one engine per target) wait for that compile instead of
+// repeating it.
 func compileCached(src []byte, source string) *compiled {
 	sum := sha1.Sum(src)
 	key := source + "\x00" + string(sum[:])
 	compileCache.Lock()
-	c, ok := compileCache.m[key]
-	compileCache.Unlock()
-	if ok {
+	if c, ok := compileCache.m[key]; ok {
+		compileCache.Unlock()
+		<-c.ready
 		return c
 	}
-	c = &compiled{src: append([]byte(nil), src...), name: source}
+	if compileCache.m == nil || len(compileCache.m) >= maxCachedScripts || compileCache.bytes+len(src) > maxCachedSourceBytes {
+		compileCache.m, compileCache.bytes = map[string]*compiled{}, 0
+	}
+	c := &compiled{src: append([]byte(nil), src...), name: source, ready: make(chan struct{})}
+	compileCache.m[key] = c
+	compileCache.bytes += len(src)
+	compileCache.Unlock()
+	defer close(c.ready)
 	if len(src) >= bigSource {
 		// While it compiles, gopher-lua gives every function of a chunk
 		// about 16 KB (trimProto frees it after): two large chunks at once
 		// (a scenario's EVAL and FCALL runs) would double the peak.
 		bigCompile.Lock()
-		c.proto, c.err = compileSites(c.src, source)
-		bigCompile.Unlock()
-	} else {
-		c.proto, c.err = compileSites(c.src, source)
+		defer bigCompile.Unlock()
 	}
-	compileCache.Lock()
-	defer compileCache.Unlock()
-	if compileCache.m == nil || len(compileCache.m) >= maxCachedScripts || compileCache.bytes+len(src) > maxCachedSourceBytes {
-		compileCache.m, compileCache.bytes = map[string]*compiled{}, 0
-	}
-	if old, ok := compileCache.m[key]; ok {
-		return old // compiled meanwhile by another engine
-	}
-	compileCache.m[key] = c
-	compileCache.bytes += len(src)
+	compiles.Add(1)
+	c.proto, c.err = compileSites(c.src, source)
 	return c
 }
+
+// compiles counts the chunks compileCached compiled (for its tests).
+var compiles atomic.Int64
 
 // chunkID is Lua 5.1's luaO_chunkid with LUA_IDSIZE 60: "@file" prints as
 // file, "=name" as name, anything else as [string "first line..."].

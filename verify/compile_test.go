@@ -1,8 +1,11 @@
 package verify
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // replyCase is a script and its reply as Reply.String prints it, an error
@@ -49,4 +52,33 @@ func TestNumericFor(t *testing.T) {
 		{"literals", "local n = 0 for i = 10, -10, -2.5 do n = n + 1 end return n", "9"},
 		{"variables", "local a, b = 1, #KEYS + 3 local n = 0 for i = a, b do n = n + i end return n", "6"},
 	})
+}
+
+// Engines asking for the same chunk at once (the pre-flight's one engine
+// per target) share one compile: every caller gets the same result.
+func TestCompileCachedOnceForConcurrentCallers(t *testing.T) {
+	src := []byte(fmt.Sprintf("return %d -- %s\n", time.Now().UnixNano(), t.Name()))
+	const n = 8
+	before := compiles.Load()
+	got := make([]*compiled, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = compileCached(src, "@user_script")
+		}()
+	}
+	wg.Wait()
+	if k := compiles.Load() - before; k != 1 {
+		t.Errorf("%d callers compiled the chunk %d times, want once", n, k)
+	}
+	for i, c := range got {
+		if c != got[0] {
+			t.Fatalf("caller %d got another compile", i)
+		}
+		if c.proto == nil || c.err != nil {
+			t.Fatalf("caller %d: proto %v, err %v", i, c.proto, c.err)
+		}
+	}
 }

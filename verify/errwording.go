@@ -2,12 +2,12 @@ package verify
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
@@ -52,13 +52,13 @@ type operand struct {
 }
 
 var (
-	reIndex    = regexp.MustCompile(`^attempt to index a non-table object\((\w+)\) with key '(.*)'$`)
-	reCall     = regexp.MustCompile(`^attempt to call a non-function object$`)
-	reArith    = regexp.MustCompile(`^cannot perform (\w+) operation between (\w+) and (\w+)$`)
-	reCmp      = regexp.MustCompile(`^attempt to compare (\w+) with (\w+)$`)
-	reArg      = regexp.MustCompile(`^bad argument #(\d+) to '([^']+)' \((.*)\)$`)
-	rePos      = regexp.MustCompile(`^([^\n]*?:\d+: )(.*)$`)
-	rePosParts = regexp.MustCompile(`^(.*):(\d+): $`)
+	reIndex    = lazy.Regexp(`^attempt to index a non-table object\((\w+)\) with key '(.*)'$`)
+	reCall     = lazy.Regexp(`^attempt to call a non-function object$`)
+	reArith    = lazy.Regexp(`^cannot perform (\w+) operation between (\w+) and (\w+)$`)
+	reCmp      = lazy.Regexp(`^attempt to compare (\w+) with (\w+)$`)
+	reArg      = lazy.Regexp(`^bad argument #(\d+) to '([^']+)' \((.*)\)$`)
+	rePos      = lazy.Regexp(`^([^\n]*?:\d+: )(.*)$`)
+	rePosParts = lazy.Regexp(`^(.*):(\d+): $`)
 )
 
 var arithOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "pow": "^", "unm": "unm"}
@@ -69,7 +69,7 @@ var arithOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/",
 func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) {
 	msg = luaMessage(msg)
 	pos, body := "", msg
-	if m := rePos.FindStringSubmatch(msg); m != nil {
+	if m := rePos().FindStringSubmatch(msg); m != nil {
 		pos, body = m[1], m[2]
 	}
 	if pos != "" && level >= 0 && r.goCaller(L, level) {
@@ -83,14 +83,14 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	if pos != "" && !strings.HasPrefix(body, "attempt to concatenate") {
 		if dbg, ok := L.GetStack(level); ok {
 			if _, err := L.GetInfo("S", dbg, lua.LNil); err == nil && dbg.What == "G" {
-				if reCmp.MatchString(body) || reIndex.MatchString(body) || reCall.MatchString(body) || reArith.MatchString(body) {
+				if reCmp().MatchString(body) || reIndex().MatchString(body) || reCall().MatchString(body) || reArith().MatchString(body) {
 					out, exact := r.reword(L, body, level)
 					return out, exact
 				}
 			}
 		}
 	}
-	if m := reArg.FindStringSubmatch(body); m != nil {
+	if m := reArg().FindStringSubmatch(body); m != nil {
 		// Lua 5.1 does not count self when the function was called as a
 		// method: ('x'):rep() is "bad argument #1 to 'rep'".
 		if r.calledAsMethod(L, level+1, m[2]) {
@@ -102,13 +102,13 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 		}
 		return msg, true
 	}
-	if m := reCmp.FindStringSubmatch(body); m != nil {
+	if m := reCmp().FindStringSubmatch(body); m != nil {
 		if m[1] == m[2] {
 			return pos + fmt.Sprintf("attempt to compare two %s values", m[1]), true
 		}
 		return msg, true
 	}
-	im, cm, am := reIndex.FindStringSubmatch(body), reCall.FindStringSubmatch(body), reArith.FindStringSubmatch(body)
+	im, cm, am := reIndex().FindStringSubmatch(body), reCall().FindStringSubmatch(body), reArith().FindStringSubmatch(body)
 	if body == "__unm undefined" {
 		am = []string{body, "unm", "", ""}
 	}
@@ -124,7 +124,7 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	if level < 0 {
 		// No stack (the error left a coroutine): the position names the
 		// chunk and line; every operation on that line is a candidate.
-		if m := rePosParts.FindStringSubmatch(pos); m != nil {
+		if m := rePosParts().FindStringSubmatch(pos); m != nil {
 			line, _ := strconv.Atoi(m[2])
 			sites = r.sitesAt(m[1], line)
 		}

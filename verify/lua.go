@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
@@ -235,14 +235,14 @@ func luaToString(v lua.LValue) string {
 	return lua.LVAsString(v)
 }
 
-var badArgRE = regexp.MustCompile(`bad argument #(\d+) to ([^ ('"]+) \(`)
+var badArgRE = lazy.Regexp(`bad argument #(\d+) to ([^ ('"]+) \(`)
 
 // luaMessage turns a gopher-lua error text into Lua 5.1's wording where
 // they differ mechanically.
 func luaMessage(s string) string {
 	if strings.Contains(s, "bad argument #") {
 		s = strings.Replace(s, " to (anonymous) (", " to '?' (", 1)
-		s = badArgRE.ReplaceAllString(s, "bad argument #$1 to '$2' (")
+		s = badArgRE().ReplaceAllString(s, "bad argument #$1 to '$2' (")
 	}
 	return s
 }

@@ -2,13 +2,13 @@ package main
 
 import (
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/internal/target"
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -27,12 +27,7 @@ of --format, --mode, --fail-on and the other flags with a fixed set of values.
   fish:        scriptctl completion fish > ~/.config/fish/completions/scriptctl.fish
   powershell:  scriptctl completion powershell | Out-String | Invoke-Expression`
 
-// addCompletion makes cobra's completion command visible and documented,
-// and attaches dynamic completion to every command's arguments and flags
-// by name, so commands added later (in their own files) get it too:
-// --target, --format and flags whose usage lists their values ("a, b or
-// c"), --caller, --script, --scenario, --model, and the positional
-// arguments of verify, sha, lint and eval.
+// addCompletion makes cobra's completion command visible and documented.
 func addCompletion(root *cobra.Command) {
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.InitDefaultCompletionCmd()
@@ -45,6 +40,16 @@ func addCompletion(root *cobra.Command) {
 			}
 		}
 	}
+}
+
+// addDynamicCompletion attaches dynamic completion to every command's
+// arguments and flags by name, so commands added later (in their own
+// files) get it too: --target, --format and flags whose usage lists their
+// values ("a, b or c"), --caller, --script, --scenario, --model, and the
+// positional arguments of verify, sha, lint and eval. run calls it only
+// for cobra's completion request (a process that runs a command does not
+// pay for it).
+func addDynamicCompletion(root *cobra.Command) {
 	walkCommands(root, func(c *cobra.Command) {
 		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) { completeFlag(c, f) })
 		if c.ValidArgsFunction != nil || c.ValidArgs != nil {
@@ -70,7 +75,7 @@ func walkCommands(c *cobra.Command, fn func(*cobra.Command)) {
 
 // valuesInUsage finds the fixed values a flag's usage names: "output
 // format: text, json or sarif", "how scripts run: eval, function or both".
-var valuesInUsage = regexp.MustCompile(`: ([a-z0-9-]+(?:, [a-z0-9-]+)* or [a-z0-9-]+)`)
+var valuesInUsage = lazy.Regexp(`: ([a-z0-9-]+(?:, [a-z0-9-]+)* or [a-z0-9-]+)`)
 
 func completeFlag(c *cobra.Command, f *pflag.Flag) {
 	if _, ok := c.GetFlagCompletionFunc(f.Name); ok {
@@ -89,7 +94,7 @@ func completeFlag(c *cobra.Command, f *pflag.Flag) {
 	case "model":
 		fn = completeModels
 	default:
-		m := valuesInUsage.FindStringSubmatch(f.Usage)
+		m := valuesInUsage().FindStringSubmatch(f.Usage)
 		if m == nil {
 			return
 		}

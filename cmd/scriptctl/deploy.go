@@ -110,7 +110,7 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	if err := opts.Conn.validate("deploy"); err != nil {
 		return err
 	}
-	if err := preflight(ctx, opts.IO, m, "deploy", opts.Conn.Format, opts.SkipChecks); err != nil {
+	if err := preflight(ctx, opts.IO, m, opts.Mode, "deploy", opts.Conn.Format, opts.SkipChecks); err != nil {
 		return err
 	}
 	o, err := opts.Conn.connectAll(ctx, "deploy")

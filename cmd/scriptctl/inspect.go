@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/loader"
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -68,12 +68,12 @@ node has SCRIPT SHOW.`,
 				return err
 			}
 			for i, s := range opts.SHAs {
-				if !shaPattern.MatchString(s) {
+				if !shaPattern().MatchString(s) {
 					return cmdutil.Usage(fmt.Errorf("--sha %q is not a SHA1 (40 hex digits)", s), "'scriptctl sha' prints the SHA of each script")
 				}
 				opts.SHAs[i] = strings.ToLower(s)
 			}
-			if opts.Show != "" && !shaPattern.MatchString(opts.Show) {
+			if opts.Show != "" && !shaPattern().MatchString(opts.Show) {
 				return cmdutil.Usage(fmt.Errorf("--show %q is not a SHA1 (40 hex digits)", opts.Show), "'scriptctl inspect --help'")
 			}
 			opts.Show = strings.ToLower(opts.Show)
@@ -88,7 +88,7 @@ node has SCRIPT SHOW.`,
 	return withoutManifest(cmd)
 }
 
-var shaPattern = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+var shaPattern = lazy.Regexp(`^[0-9a-fA-F]{40}$`)
 
 // registerOnline adds --url, the password, TLS and timeout flags, and
 // --format to an online command that has no --mode (inspect, diff).

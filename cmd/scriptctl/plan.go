@@ -81,7 +81,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err := opts.Conn.validate("plan"); err != nil {
 		return err
 	}
-	if err := preflight(ctx, opts.IO, m, "plan", opts.Conn.Format, opts.SkipChecks); err != nil {
+	if err := preflight(ctx, opts.IO, m, opts.Mode, "plan", opts.Conn.Format, opts.SkipChecks); err != nil {
 		return err
 	}
 	o, err := opts.Conn.connectAll(ctx, "plan")

@@ -9,6 +9,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/loader"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 )
@@ -19,11 +20,13 @@ import (
 // makes EVAL and FCALL run the script differently). The manifest itself is
 // already valid (it loaded). The other lint rules and the scenarios stay
 // with check: they judge, these refuse what must never reach a server.
-var preflightSteps = []checkStep{
-	{"sum", checkSumStep},
-	{"syntax", checkSyntaxStep},
-	{"check-keys", checkKeysStep},
-	{"shebang-flags", checkShebangStep},
+func preflightSteps(mode loader.Mode) []checkStep {
+	return []checkStep{
+		{"sum", checkSumStep},
+		{"syntax", func(ctx context.Context, m *manifest.Manifest) stepResult { return checkSyntaxStep(ctx, m, mode) }},
+		{"check-keys", checkKeysStep},
+		{"shebang-flags", checkShebangStep},
+	}
 }
 
 // checkShebangStep runs lint's shebang-flags rule on every script of the
@@ -35,7 +38,9 @@ func checkShebangStep(ctx context.Context, m *manifest.Manifest) stepResult {
 // checkSyntaxStep compiles every script (SCRIPT LOAD) and the generated
 // Functions library (FUNCTION LOAD) in the offline engine of every target
 // the manifest lists, as the servers would: an error is invalid input.
-func checkSyntaxStep(ctx context.Context, m *manifest.Manifest) stepResult {
+// Only what mode sends is checked: scripts mode loads no library,
+// functions mode no script.
+func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode) stepResult {
 	var res stepResult
 	// One engine per target, all at once; findings in target order.
 	byTarget := make([][]checkFinding, len(m.Targets))
@@ -46,14 +51,34 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest) stepResult {
 			defer wg.Done()
 			var fs []checkFinding
 			e := verify.New(verify.Options{Target: t})
-			for _, s := range m.Scripts {
+			// A script compiles once for every target (the engines share
+			// their compiles): each target starts at another script, so the
+			// targets compile different scripts at once and then find the
+			// rest compiled. Findings stay in manifest order.
+			n := len(m.Scripts)
+			found := make([]*checkFinding, n)
+			for k := range n {
+				if mode == loader.ModeFunctions {
+					break
+				}
+				j := (k + i*n/len(m.Targets)) % n
+				s := m.Scripts[j]
 				r, err := e.Do(ctx, "SCRIPT", "LOAD", string(s.Source))
 				switch {
 				case err != nil:
-					fs = append(fs, checkFinding{Severity: "warning", File: s.Path, Message: fmt.Sprintf("%s: cannot be judged offline: %v", t, err)})
+					found[j] = &checkFinding{Severity: "warning", File: s.Path, Message: fmt.Sprintf("%s: cannot be judged offline: %v", t, err)}
 				case r.IsError():
-					fs = append(fs, checkFinding{Severity: "error", File: s.Path, Message: fmt.Sprintf("%s: SCRIPT LOAD fails: %s", t, r.Str)})
+					found[j] = &checkFinding{Severity: "error", File: s.Path, Message: fmt.Sprintf("%s: SCRIPT LOAD fails: %s", t, r.Str)}
 				}
+			}
+			for _, f := range found {
+				if f != nil {
+					fs = append(fs, *f)
+				}
+			}
+			if mode == loader.ModeScripts {
+				byTarget[i] = fs
+				return
 			}
 			if r, err := e.FunctionLoad(m.FunctionsLibrary(), false); err == nil && r.IsError() {
 				fs = append(fs, checkFinding{Severity: "error", File: m.Path, Message: fmt.Sprintf("%s: FUNCTION LOAD of library %s fails: %s", t, m.LibraryName(), r.Str)})
@@ -68,7 +93,15 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	if res.count("error") > 0 {
 		res.Err = cmdutil.Input(fmt.Errorf("script syntax: %s", checkPlural(res.count("error"), "problem")))
 	} else {
-		res.Summary = fmt.Sprintf("%s compile on %s", checkPlural(len(m.Scripts), "script"), strings.Join(m.Targets, ", "))
+		what := checkPlural(len(m.Scripts), "script") + " compile"
+		switch mode {
+		case loader.ModeFunctions:
+			what = "library " + m.LibraryName() + " loads"
+		case loader.ModeScripts:
+		default:
+			what += " and library " + m.LibraryName() + " loads"
+		}
+		res.Summary = fmt.Sprintf("%s on %s", what, strings.Join(m.Targets, ", "))
 	}
 	return res
 }
@@ -78,16 +111,17 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest) stepResult {
 // is sent. With skip it runs nothing and says so on stderr, every time.
 // The problems print on stderr as shared diagnostics, or with format json
 // as a diag.Document on stdout.
-func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manifest, cmdName, format string, skip bool) error {
+func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manifest, mode loader.Mode, cmdName, format string, skip bool) error {
 	if skip {
 		ios.Notice("warning: --skip-checks: %s runs without its pre-flight checks (scripts.sum, syntax, check-keys, shebang-flags)", cmdName)
 		return nil
 	}
 	code, failed := 0, []string{}
 	// The steps are independent: run them at once, report in order.
-	results := make([]stepResult, len(preflightSteps))
+	steps := preflightSteps(mode)
+	results := make([]stepResult, len(steps))
 	var wg sync.WaitGroup
-	for i, st := range preflightSteps {
+	for i, st := range steps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -96,7 +130,7 @@ func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manife
 	}
 	wg.Wait()
 	var problems []diag.Diagnostic
-	for i, st := range preflightSteps {
+	for i, st := range steps {
 		res := results[i]
 		for _, f := range res.Findings {
 			if f.Severity == diag.Error {

@@ -217,6 +217,19 @@ func TestDeployGatesOnChecks(t *testing.T) {
 	if n := dbScripts(t, s2, loadFor(t, path2)); n != 0 {
 		t.Fatalf("a refused deploy loaded %d scripts", n)
 	}
+	// Each mode checks what it sends: the scripts (SCRIPT LOAD) or the
+	// library (FUNCTION LOAD), and the error is refused either way.
+	res = loaderExpect(t, 2, "deploy", "-m", path2, "--url", s2.URL(), "--mode", "scripts")
+	if !strings.Contains(res.errOut, "SCRIPT LOAD fails") || strings.Contains(res.errOut, "FUNCTION LOAD") {
+		t.Fatalf("deploy --mode scripts of a syntax error, stderr:\n%s", res.errOut)
+	}
+	res = loaderExpect(t, 2, "deploy", "-m", path2, "--url", s2.URL(), "--mode", "functions")
+	if !strings.Contains(res.errOut, "FUNCTION LOAD of library") || strings.Contains(res.errOut, "SCRIPT LOAD") {
+		t.Fatalf("deploy --mode functions of a syntax error, stderr:\n%s", res.errOut)
+	}
+	if n := dbScripts(t, s2, loadFor(t, path2)); n != 0 || len(libraries(t, s2)) != 0 {
+		t.Fatalf("a refused deploy loaded %d scripts and %v", n, libraries(t, s2))
+	}
 }
 
 // dbScripts counts the manifest's scripts cached on s.

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"gopkg.in/yaml.v3"
@@ -26,7 +27,10 @@ import (
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-var templates = template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join, "yaml": yamlScalar}).ParseFS(templateFS, "templates/*.tmpl"))
+// templates are parsed on first use, not at every process start.
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join, "yaml": yamlScalar}).ParseFS(templateFS, "templates/*.tmpl"))
+})
 
 // yamlScalar writes s as a YAML scalar that reads back as the string s:
 // quoted only when plain it would be something else ("001", "true").
@@ -129,7 +133,7 @@ func Init(o InitOptions) ([]string, error) {
 
 func render(name string, data any) ([]byte, error) {
 	var b bytes.Buffer
-	if err := templates.ExecuteTemplate(&b, name, data); err != nil {
+	if err := templates().ExecuteTemplate(&b, name, data); err != nil {
 		return nil, fmt.Errorf("scaffold: template %s: %w", name, err)
 	}
 	return b.Bytes(), nil

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify"
 )
 
@@ -102,12 +102,12 @@ func strList(l []string) *yaml.Node {
 // (string2d): decimal, hexadecimal (the binary exponent optional) and
 // infinity, each with an optional sign. NaN is refused separately.
 var (
-	decimalScore = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
-	hexScore     = regexp.MustCompile(`^[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?[0-9]+)?$`)
-	infScore     = regexp.MustCompile(`^(?i)[+-]?(inf|infinity)$`)
+	decimalScore = lazy.Regexp(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	hexScore     = lazy.Regexp(`^[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?[0-9]+)?$`)
+	infScore     = lazy.Regexp(`^(?i)[+-]?(inf|infinity)$`)
 	// A mantissa with a digit other than 0, which must not read as zero.
-	nonZeroDecimal = regexp.MustCompile(`^[^eE]*[1-9]`)
-	nonZeroHex     = regexp.MustCompile(`^[^pP]*[1-9a-fA-F]`)
+	nonZeroDecimal = lazy.Regexp(`^[^eE]*[1-9]`)
+	nonZeroHex     = lazy.Regexp(`^[^pP]*[1-9a-fA-F]`)
 )
 
 // ParseScore reads a sorted-set score as ZADD does (string2d in Redis
@@ -118,13 +118,13 @@ func ParseScore(s string) (float64, error) {
 		return 0, fmt.Errorf("score %q is not a valid float (ZADD would refuse it)", s)
 	}
 	switch {
-	case infScore.MatchString(s):
+	case infScore().MatchString(s):
 		if s[0] == '-' {
 			return math.Inf(-1), nil
 		}
 		return math.Inf(1), nil
-	case decimalScore.MatchString(s):
-	case hexScore.MatchString(s):
+	case decimalScore().MatchString(s):
+	case hexScore().MatchString(s):
 		if !strings.ContainsAny(s, "pP") {
 			s += "p0" // Go wants the exponent strtod takes as optional
 		}
@@ -133,9 +133,9 @@ func ParseScore(s string) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	digits := strings.TrimLeft(s, "+-")
-	nonZero := nonZeroDecimal.MatchString(digits)
-	if hexScore.MatchString(s) {
-		nonZero = nonZeroHex.MatchString(digits[2:])
+	nonZero := nonZeroDecimal().MatchString(digits)
+	if hexScore().MatchString(s) {
+		nonZero = nonZeroHex().MatchString(digits[2:])
 	}
 	if err != nil || (f == 0 && nonZero) {
 		return bad()

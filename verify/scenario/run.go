@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 )
@@ -68,14 +68,14 @@ func (e *ScriptError) Error() string {
 	return fmt.Sprintf("script %s does not compile: %s", e.Script, e.Reply)
 }
 
-var userFunctionLine = regexp.MustCompile(`user_function:(\d+):`)
+var userFunctionLine = lazy.Regexp(`user_function:(\d+):`)
 
 // libraryError is the ScriptError of a generated library that does not
 // load, pointing at the script file and line behind the library line Redis
 // names, so the user sees lua/x.lua:N rather than a line of generated code.
 func libraryError(m *manifest.Manifest, reply string) *ScriptError {
 	e := &ScriptError{Mode: ModeFunction, Reply: reply}
-	if sm := userFunctionLine.FindStringSubmatch(reply); sm != nil {
+	if sm := userFunctionLine().FindStringSubmatch(reply); sm != nil {
 		n, _ := strconv.Atoi(sm[1])
 		if s, line, ok := m.LibraryPosition(n); ok {
 			e.At = fmt.Sprintf("%s:%d", s.File, line)
