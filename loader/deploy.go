@@ -31,6 +31,10 @@ type DeployOptions struct {
 	ReplicaWait time.Duration // DefaultReplicaWait when 0
 	// Progress, when set, receives one line per finished node.
 	Progress func(format string, args ...any)
+	// ItemProgress, when set, receives one line per item the node loaded
+	// (loaded, replaced or replicated), just before the node's Progress
+	// line.
+	ItemProgress func(format string, args ...any)
 }
 
 // Outcome is what a deploy did with one item on one node.
@@ -162,9 +166,21 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 	}
 	var progressMu sync.Mutex
 	progress := func(nr *NodeResult) {
+		progressMu.Lock()
+		defer progressMu.Unlock()
+		if opts.ItemProgress != nil {
+			for _, it := range nr.Items {
+				switch it.Outcome {
+				case OutcomeLoaded, OutcomeReplaced, OutcomeReplicated:
+					what := it.Name
+					if it.Kind == KindScript {
+						what += " " + it.SHA
+					}
+					opts.ItemProgress("%s %s: %s %s %s", nr.Node.Role, nr.Node.Addr, it.Kind, what, it.Outcome)
+				}
+			}
+		}
 		if opts.Progress != nil {
-			progressMu.Lock()
-			defer progressMu.Unlock()
 			opts.Progress("%s %s: %s", nr.Node.Role, nr.Node.Addr, nr.Status())
 		}
 	}

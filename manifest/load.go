@@ -200,6 +200,7 @@ func (p *parser) parse(data []byte) {
 	}
 	if n := seen["library"]; n != nil {
 		p.m.Library = p.str(n, "library")
+		p.m.LibraryLine = n.Line
 		if v := yamlnode.Deref(n); p.m.Library == "" && isString(v) {
 			p.errorf(n, "library", "must not be empty")
 		} else if p.m.Library != "" && !isLibraryName(p.m.Library) {

@@ -77,8 +77,8 @@ func TestLoadValid(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if m.Schema != 1 || m.Library != "lib" || m.Version != 3 {
-		t.Errorf("header = %d %q %d", m.Schema, m.Library, m.Version)
+	if m.Schema != 1 || m.Library != "lib" || m.Version != 3 || m.LibraryLine != 2 {
+		t.Errorf("header = %d %q %d, library at line %d", m.Schema, m.Library, m.Version, m.LibraryLine)
 	}
 	if len(m.Scripts) != 2 {
 		t.Fatalf("scripts = %d, want 2", len(m.Scripts))

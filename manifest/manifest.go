@@ -26,6 +26,9 @@ type Manifest struct {
 	Schema  int
 	Library string
 	Version int
+	// LibraryLine is the line of the library field in the manifest (0 when
+	// unknown), where a finding about the library points.
+	LibraryLine int
 	// Targets are the server lines (internal/target names such as
 	// "redis-7.0", "valkey-8.1") the scripts are proven on; [redis-7.0]
 	// when the manifest lists none.

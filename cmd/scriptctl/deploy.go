@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/loader"
 )
@@ -65,9 +66,16 @@ permission refuses the run, naming each node and permission. A cluster
 whose slots moved after discovery (MOVED on the lock's command) is
 discovered again once; a second time, deploy stops and says so.
 
+With --verbose, every item loaded is named on stderr, one line per item and
+node, as each node finishes.
+
 Exit status: 0 when every node converged; 3 when any node failed (each is
 named with the reason), on a missing permission, a conflict, a held lock or
-an interruption.`,
+an interruption. Each failed item and each conflict is a finding on stderr
+(in JSON, in diagnostics), one per node: code load-failed (SCRIPT LOAD or
+FUNCTION LOAD failed; the server's error follows), not-replicated (a
+replica does not show the library its primary loaded) or conflict, at the
+script's file, or the manifest's library field.`,
 		Example: `  scriptctl deploy --url redis://redis-0:6379 --dry-run
   scriptctl deploy --url redis://primary:6379 --url redis://replica:6379
   SCRIPTCTL_PASSWORD=... scriptctl deploy --url rediss://cluster-0:6380 --tls-ca ca.pem`,
@@ -129,6 +137,9 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 			LockTimeout: opts.LockTimeout,
 			ReplicaWait: opts.ReplicaWait,
 			Progress:    opts.IO.Progress,
+			ItemProgress: func(format string, args ...any) {
+				opts.IO.Detail("deploy: "+format, args...)
+			},
 		})
 	}
 	rep, err := deploy(o)
@@ -144,16 +155,18 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 		return err // the server gate
 	}
 	if rep != nil {
+		ds := o.deployDiagnostics(m, rep)
 		var perr error
 		switch {
 		case opts.Conn.Format == "json":
 			doc := o.deployJSON(rep, err)
 			doc.Checks = checksState(opts.SkipChecks)
+			doc.Diagnostics = diag.Normalize(ds)
 			perr = writeJSONDoc(opts.IO, doc)
 		case rep.DryRun || len(rep.Nodes) == 0:
-			perr = o.planTable(opts.IO, rep.Plan)
+			perr = o.planTable(opts.IO, rep.Plan, ds)
 		default:
-			perr = o.deployTable(opts.IO, rep)
+			perr = o.deployTable(opts.IO, rep, ds)
 		}
 		if perr != nil && err == nil {
 			return perr
@@ -162,7 +175,9 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	return o.envErr(err)
 }
 
-func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport) error {
+// deployTable prints what the deploy did, then ds (its findings) on
+// stderr, then the summary.
+func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport, ds []diag.Diagnostic) error {
 	t := ios.NewTable("NODE", "ROLE", "SERVER", "SCRIPTS", "LIBRARY", colorCell(ios, "", "RESULT"), "ERROR")
 	for _, nr := range rep.Nodes {
 		n := nr.Node
@@ -199,6 +214,7 @@ func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport)
 	if err := t.Render(); err != nil {
 		return err
 	}
+	printDiagnostics(ios, ds)
 	changed, failed := rep.Counts()
 	// Nodes count apart from items: an unreachable node has no items. The
 	// failed nodes are the ones the final error names ("1 node failed").
@@ -251,6 +267,8 @@ type deployJSON struct {
 	Failed        int              `json:"failed"`
 	Error         string           `json:"error,omitempty"`
 	Nodes         []deployNodeJSON `json:"nodes"`
+	// Diagnostics are the failed items, or a refused deploy's conflicts.
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 type deployNodeJSON struct {
@@ -272,7 +290,7 @@ func (o *online) deployJSON(rep *loader.DeployReport, err error) deployJSON {
 	p := rep.Plan
 	out := deployJSON{FormatVersion: jsonFormatVersion, Command: "deploy", DryRun: rep.DryRun, Library: p.Library,
 		LibraryName: p.LibraryName, Version: p.Version, Mode: string(p.Mode), Lock: rep.Lock, Error: o.errString(err),
-		Nodes: []deployNodeJSON{}}
+		Nodes: []deployNodeJSON{}, Diagnostics: []diag.Diagnostic{}}
 	out.Loaded, out.Failed = rep.Counts()
 	if len(rep.Nodes) == 0 {
 		// A dry run, or a refused deploy: the plan.

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
 // diagLine is the shared text form of a finding.
@@ -145,5 +147,104 @@ func checkDiagnosticJSON(t *testing.T, text string) {
 		if err := json.Unmarshal(f["severity"], &sev); err != nil || sev != "error" && sev != "warning" {
 			t.Errorf("severity %s", f["severity"])
 		}
+	}
+}
+
+// TestDiagnosticShapeOnline is TestDiagnosticShape for the online commands,
+// each against real servers brought to a state that yields findings: every
+// finding line on stderr has the shared shape, the JSON document carries
+// them as shared diagnostics, and each form holds the row's code.
+func TestDiagnosticShapeOnline(t *testing.T) {
+	t.Setenv("SCRIPTCTL_URL", "")
+	t.Setenv("SCRIPTCTL_PASSWORD", "")
+	t.Setenv("REDISCLI_AUTH", "")
+	// readOnly makes s refuse writes (FUNCTION LOAD, FUNCTION DELETE) with
+	// NOREPLICAS while it still answers reads and SCRIPT LOAD.
+	readOnly := func(s *redistest.Server) { s.MustDo("CONFIG", "SET", "min-replicas-to-write", "1") }
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T) []string // the command line
+		code  int
+		want  string // a code every form must hold
+	}{
+		{"plan", func(t *testing.T) []string {
+			s := redistest.Standalone(t)
+			return []string{"plan", "--exit-code", "-m", loaderProject(t, "1"), "--url", s.URL()}
+		}, 1, "pending-change"},
+		{"deploy-failed", func(t *testing.T) []string {
+			a, b := redistest.Standalone(t), redistest.Standalone(t)
+			readOnly(b) // the lock is on a, the first given
+			return []string{"deploy", "-m", loaderProject(t, "1"), "--url", a.URL(), "--url", b.URL()}
+		}, 3, "load-failed"},
+		{"deploy-conflict", func(t *testing.T) []string {
+			s := redistest.Standalone(t)
+			path := loaderProject(t, "1")
+			loaderExpect(t, 0, "deploy", "-m", path, "--url", s.URL())
+			release := filepath.Join(filepath.Dir(path), "lua", "release.lua")
+			if err := os.WriteFile(release, append(mustRead(t, release), "-- tweak\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return []string{"deploy", "-m", path, "--url", s.URL(), "--skip-checks"}
+		}, 3, "conflict"},
+		{"prune", func(t *testing.T) []string {
+			a, b := redistest.Standalone(t), redistest.Standalone(t)
+			path := loaderProject(t, "1")
+			urls := []string{"--url", a.URL(), "--url", b.URL()}
+			loaderExpect(t, 0, append([]string{"deploy", "-m", path}, urls...)...)
+			setVersion(t, path, "2")
+			loaderExpect(t, 0, append([]string{"deploy", "-m", path}, urls...)...)
+			readOnly(b)
+			return append([]string{"prune", "--keep", "1", "-m", path}, urls...)
+		}, 3, "delete-failed"},
+		{"unlock", func(t *testing.T) []string {
+			s := redistest.Standalone(t)
+			s.MustDo("SET", "scriptctl:lock:{catalog_refresh}", "feedc0de host=ci-7 pid=42 since=2026-01-02T03:04:05Z", "PX", "600000")
+			return []string{"unlock", "-m", loaderProject(t, "1"), "--url", s.URL(), "--holder", "0badc0de"}
+		}, 1, "lock-held"},
+		{"status", func(t *testing.T) []string {
+			s := redistest.Standalone(t)
+			path := loaderProject(t, "1")
+			loaderExpect(t, 0, "deploy", "-m", path, "--url", s.URL())
+			s.MustDo("SCRIPT", "FLUSH")
+			return []string{"status", "-m", path, "--url", s.URL()}
+		}, 1, "drift"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.setup(t)
+			// Text: the findings on stderr, the summary or error after them.
+			ios, _, out, errOut := iostreams.Test()
+			if code := run(context.Background(), ios, args); code != tc.code {
+				t.Fatalf("text: exit %d, want %d\n%s%s", code, tc.code, out, errOut)
+			}
+			n, found := 0, false
+			for _, l := range strings.Split(errOut.String(), "\n") {
+				if !strings.Contains(l, ": error ") && !strings.Contains(l, ": warning ") || strings.HasPrefix(l, " ") {
+					continue
+				}
+				n++
+				if !diagLine.MatchString(l) {
+					t.Errorf("not in the shared format: %q", l)
+				}
+				found = found || strings.Contains(l, " "+tc.want+": ")
+			}
+			if n == 0 || !found {
+				t.Fatalf("text: no %s finding on stderr:\n%s", tc.want, errOut)
+			}
+			// JSON: the same findings in the document.
+			ios, _, out, errOut = iostreams.Test()
+			if code := run(context.Background(), ios, append(args, "--format", "json")); code != tc.code {
+				t.Fatalf("json: exit %d, want %d\n%s%s", code, tc.code, out, errOut)
+			}
+			checkDiagnosticJSON(t, out.String())
+			var doc struct {
+				Diagnostics []diag.Diagnostic `json:"diagnostics"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(doc.Diagnostics, func(d diag.Diagnostic) bool { return d.Code == tc.want }) {
+				t.Errorf("json: no %s diagnostic:\n%s", tc.want, out)
+			}
+		})
 	}
 }

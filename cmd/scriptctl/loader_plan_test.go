@@ -228,8 +228,8 @@ func TestStatusLibraryDiffers(t *testing.T) {
 
 	res := loaderExpect(t, 1, "status", "-m", repoManifest, "--url", s.URL())
 	wantDrift := s.Addr + ": library " + m.LibraryName() + " differs"
-	if !strings.Contains(res.errOut, displayPath(repoManifest)+": error drift: "+wantDrift+"\n") {
-		t.Errorf("stderr does not name the node and the library as a shared diagnostic at the manifest:\n%s", res.errOut)
+	if !strings.Contains(res.errOut, displayPath(repoManifest)+":"+strconv.Itoa(m.LibraryLine)+": error drift: "+wantDrift+"\n") || m.LibraryLine == 0 {
+		t.Errorf("stderr does not name the node and the library as a shared diagnostic at the manifest's library field:\n%s", res.errOut)
 	}
 	if strings.Count(res.errOut, "drift: ") != 1 || !strings.Contains(res.errOut, "1 drifted item(s)") {
 		t.Errorf("stderr: want exactly one drifted item (the scripts are still loaded):\n%s", res.errOut)

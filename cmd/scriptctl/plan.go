@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/target"
 	"github.com/scriptctl/scriptctl/loader"
@@ -51,7 +52,11 @@ listed as affected by a 2025 Lua CVE (a distribution build may carry the fix).
 
 Exit status: 0, or with --exit-code 1 when anything would load or conflict
 or a node is untargeted (or, with --fail-on-cve, CVE-listed); 3 when a node
-cannot be reached (the others are still shown).`,
+cannot be reached (the others are still shown).
+
+With --exit-code each item that would load or conflict is a finding on
+stderr (in JSON, in diagnostics), one per node: code pending-change or
+conflict, at the script's file, or the manifest's library field.`,
 		Example: `  scriptctl plan --url redis://10.0.0.5:6379
   SCRIPTCTL_URL=redis://redis-0:6379 scriptctl plan --exit-code --format json`,
 		Args: noArgs,
@@ -95,12 +100,18 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err != nil {
 		return o.envErr(err)
 	}
+	// The changes are findings only when asked for (--exit-code).
+	var ds []diag.Diagnostic
+	if opts.ExitCode {
+		ds = planDiagnostics(m, p)
+	}
 	if opts.Conn.Format == "json" {
 		doc := o.planJSON(p)
 		doc.Checks = checksState(opts.SkipChecks)
+		doc.Diagnostics = diag.Normalize(ds)
 		err = writeJSONDoc(opts.IO, doc)
 	} else {
-		err = o.planTable(opts.IO, p)
+		err = o.planTable(opts.IO, p, ds)
 	}
 	if err != nil {
 		return err
@@ -115,7 +126,9 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	return nil
 }
 
-func (o *online) planTable(ios *iostreams.IOStreams, p *loader.PlanReport) error {
+// planTable prints the plan, then ds (its findings) on stderr, then the
+// summary.
+func (o *online) planTable(ios *iostreams.IOStreams, p *loader.PlanReport, ds []diag.Diagnostic) error {
 	t := ios.NewTable("NODE", "ROLE", "SERVER", "KIND", "ITEM", colorCell(ios, "", "ACTION"), "DETAIL")
 	counts := map[loader.Action]int{}
 	for _, np := range p.Nodes {
@@ -132,6 +145,7 @@ func (o *online) planTable(ios *iostreams.IOStreams, p *loader.PlanReport) error
 	if err := t.Render(); err != nil {
 		return err
 	}
+	printDiagnostics(ios, ds)
 	ios.Notice("Plan: %d to load, %d conflict(s), %d already loaded, %d unsupported on %d node(s).",
 		counts[loader.ActionLoad], counts[loader.ActionConflict], counts[loader.ActionAlreadyLoaded], counts[loader.ActionUnsupported], len(p.Nodes))
 	return nil
@@ -160,6 +174,8 @@ type planJSON struct {
 	Checks        string         `json:"checks"`
 	Changes       int            `json:"changes"`
 	Nodes         []planNodeJSON `json:"nodes"`
+	// Diagnostics are the changes as findings, with --exit-code.
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 type planNodeJSON struct {
@@ -177,7 +193,7 @@ type planItemJSON struct {
 
 func (o *online) planJSON(p *loader.PlanReport) planJSON {
 	out := planJSON{FormatVersion: jsonFormatVersion, Command: "plan", Library: p.Library, LibraryName: p.LibraryName,
-		Version: p.Version, Mode: string(p.Mode), Changes: p.Changes(), Nodes: []planNodeJSON{}}
+		Version: p.Version, Mode: string(p.Mode), Changes: p.Changes(), Nodes: []planNodeJSON{}, Diagnostics: []diag.Diagnostic{}}
 	for _, np := range p.Nodes {
 		nj := planNodeJSON{nodeJSON: o.node(np.Node), Items: []planItemJSON{}}
 		for _, it := range np.Items {

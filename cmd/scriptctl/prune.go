@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/loader"
 )
@@ -39,7 +40,10 @@ delete one cached script; a restart or SCRIPT FLUSH empties the cache, and
 
 Prune takes the deploy lock, so it never runs while a deploy does.
 
-Exit status: 0; 3 when a primary cannot be reached or a delete fails.`,
+Exit status: 0; 3 when a primary cannot be reached or a delete fails. Each
+failed delete is a finding on stderr (in JSON, in diagnostics): code
+delete-failed, at the manifest's library field, the server's error
+following.`,
 		Example: `  scriptctl prune --keep 2 --dry-run --url redis://redis-0:6379
   scriptctl prune --keep 2 --url redis://redis-0:6379`,
 		Args: noArgs,
@@ -92,11 +96,14 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 		r, err = loader.Prune(ctx, o.topo, m, popts)
 	}
 	if r != nil {
+		ds := o.pruneDiagnostics(m, r)
 		var perr error
 		if opts.Conn.Format == "json" {
-			perr = writeJSONDoc(opts.IO, o.pruneJSON(r, err))
+			doc := o.pruneJSON(r, err)
+			doc.Diagnostics = diag.Normalize(ds)
+			perr = writeJSONDoc(opts.IO, doc)
 		} else {
-			perr = o.pruneTable(opts.IO, r)
+			perr = o.pruneTable(opts.IO, r, ds)
 		}
 		if perr != nil && err == nil {
 			return perr
@@ -105,7 +112,9 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 	return o.envErr(err)
 }
 
-func (o *online) pruneTable(ios *iostreams.IOStreams, r *loader.PruneReport) error {
+// pruneTable prints what prune found and did, then ds (its findings) on
+// stderr, then the summary.
+func (o *online) pruneTable(ios *iostreams.IOStreams, r *loader.PruneReport, ds []diag.Diagnostic) error {
 	t := ios.NewTable("NODE", "LIBRARY", "VERSION", colorCell(ios, "", "RESULT"), "ERROR")
 	for _, it := range r.Items {
 		color := ""
@@ -124,6 +133,7 @@ func (o *online) pruneTable(ios *iostreams.IOStreams, r *loader.PruneReport) err
 	for _, addr := range r.Skipped {
 		ios.Notice("%s: skipped: older than Redis 7.0, no Functions", addr)
 	}
+	printDiagnostics(ios, ds)
 	verb := "deleted"
 	if r.DryRun {
 		verb = "would delete"
@@ -155,6 +165,8 @@ type pruneJSON struct {
 	Skipped       []string        `json:"skipped"`
 	Error         string          `json:"error,omitempty"`
 	Items         []pruneItemJSON `json:"items"`
+	// Diagnostics are the deletes that failed.
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 type pruneItemJSON struct {
@@ -167,7 +179,8 @@ type pruneItemJSON struct {
 
 func (o *online) pruneJSON(r *loader.PruneReport, err error) pruneJSON {
 	out := pruneJSON{FormatVersion: jsonFormatVersion, Command: "prune", DryRun: r.DryRun, Library: r.Library,
-		Keep: intsOrEmpty(r.Keep), Delete: intsOrEmpty(r.Delete), Lock: r.Lock, Skipped: r.Skipped, Error: o.errString(err), Items: []pruneItemJSON{}}
+		Keep: intsOrEmpty(r.Keep), Delete: intsOrEmpty(r.Delete), Lock: r.Lock, Skipped: r.Skipped, Error: o.errString(err), Items: []pruneItemJSON{},
+		Diagnostics: []diag.Diagnostic{}}
 	if out.Skipped == nil {
 		out.Skipped = []string{}
 	}

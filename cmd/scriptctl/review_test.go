@@ -120,7 +120,7 @@ func TestDeployTableSummaryWithFailedNode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ios, _, out, errOut := iostreams.Test()
-			if err := o.deployTable(ios, &loader.DeployReport{Nodes: tc.nodes}); err != nil {
+			if err := o.deployTable(ios, &loader.DeployReport{Nodes: tc.nodes}, nil); err != nil {
 				t.Fatal(err)
 			}
 			if errOut.String() != tc.want {

@@ -130,7 +130,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 
 // statusDiagnostics are status's findings in the shared diagnostic shape,
 // severity error, code drift: every drifted item (a script at its file, the
-// library at the manifest; the message names the node), then every script
+// library at the manifest's library field; the message names the node), then every script
 // edited under a released version (what is loaded may match the files, but
 // it is not what scripts.sum records as that release).
 func statusDiagnostics(m *manifest.Manifest, st *loader.StatusReport, ledger map[int]map[string]string) []diag.Diagnostic {
@@ -144,11 +144,8 @@ func statusDiagnostics(m *manifest.Manifest, st *loader.StatusReport, ledger map
 			if !it.State.Drift() {
 				continue
 			}
-			file := displayPath(m.Path)
-			if f, ok := files[it.Name]; ok && it.Kind == loader.KindScript {
-				file = f
-			}
-			out = append(out, diag.Diagnostic{File: file, Severity: diag.Error, Code: "drift",
+			file, line := itemPos(m, it.Kind, it.Name)
+			out = append(out, diag.Diagnostic{File: file, Line: line, Severity: diag.Error, Code: "drift",
 				Message: fmt.Sprintf("%s: %s %s %s", ns.Node.Addr, it.Kind, it.Name, it.State)})
 		}
 	}

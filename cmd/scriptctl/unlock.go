@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/loader"
 )
@@ -40,9 +41,10 @@ one script), so a lock taken by a new deploy since you looked is left alone.
 deploy still running then loses its lock and stops at its next renewal.
 
 Exit status: 0 when the lock is shown, cleared, or not held; 1 when --holder
-names a token that no longer holds the lock (nothing deleted); 2 for invalid
-flags (--force without --yes, --holder with --force); 3 when the servers
-cannot be reached or refuse.`,
+names a token that no longer holds the lock (nothing deleted: a finding on
+stderr, in JSON in diagnostics, code lock-held, at the manifest's library
+field); 2 for invalid flags (--force without --yes, --holder with --force);
+3 when the servers cannot be reached or refuse.`,
 		Example: `  scriptctl unlock --url redis://redis-0:6379
   scriptctl unlock --url redis://redis-0:6379 --holder 9f86d081884c7d659a2feaa0c55ad015
   scriptctl unlock --url redis://redis-0:6379 --force --yes`,
@@ -83,6 +85,9 @@ type unlockJSON struct {
 	Token         string `json:"token,omitempty"`
 	TTLMs         int64  `json:"ttl_ms,omitempty"`
 	Released      bool   `json:"released"`
+	// Diagnostics: a lock --holder did not release because another token
+	// holds it.
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 func runUnlock(ctx context.Context, opts *unlockOptions) error {
@@ -108,9 +113,18 @@ func runUnlock(ctx context.Context, opts *unlockOptions) error {
 	if err != nil {
 		return o.envErr(err)
 	}
+	// The holder text is whatever was written into the key: Notice and
+	// say escape it.
+	who := fmt.Sprintf("held by %s (token %s, %s)", st.Holder, st.Token, leaseText(st.TTL))
+	var ds []diag.Diagnostic
+	if st.Held && !released && opts.Holder != "" {
+		ds = append(ds, diag.Diagnostic{File: displayPath(m.Path), Line: m.LibraryLine, Severity: diag.Error, Code: codeLockHeld,
+			Message: iostreams.Safe(fmt.Sprintf("deploy lock %s on %s is %s, not by token %s: nothing deleted", st.Key, st.Node, who, opts.Holder), false),
+			Detail:  []string{fmt.Sprintf("to clear it: scriptctl unlock --holder %s (or --force --yes)", st.Token)}})
+	}
 	if opts.Conn.Format == "json" {
 		doc := unlockJSON{FormatVersion: jsonFormatVersion, Command: "unlock", Lock: st.Key + "@" + st.Node, Held: st.Held,
-			Holder: st.Holder, Token: st.Token, Released: released}
+			Holder: st.Holder, Token: st.Token, Released: released, Diagnostics: diag.Normalize(ds)}
 		if st.Held {
 			doc.TTLMs = st.TTL.Milliseconds()
 		}
@@ -127,14 +141,14 @@ func runUnlock(ctx context.Context, opts *unlockOptions) error {
 		say("deploy lock %s on %s: not held", st.Key, st.Node)
 		return nil
 	}
-	// The holder text is whatever was written into the key: escaped.
-	who := fmt.Sprintf("held by %s (token %s, %s)", st.Holder, st.Token, leaseText(st.TTL))
 	switch {
 	case released:
 		say("deploy lock %s on %s released; it was %s", st.Key, st.Node, who)
 	case opts.Holder != "":
 		say("deploy lock %s on %s is %s", st.Key, st.Node, who)
-		opts.IO.Notice("not held by token %s: nothing deleted", opts.Holder)
+		if opts.Conn.Format != "json" {
+			printDiagnostics(opts.IO, ds)
+		}
 		return cmdutil.Findings()
 	default:
 		say("deploy lock %s on %s is %s", st.Key, st.Node, who)
