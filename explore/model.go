@@ -49,7 +49,7 @@ type Model struct {
 	// "expect" (expect.violation) and "bounds". A name not written in the
 	// file (a built-in checked by default) has none.
 	Lines map[string]int
-	regs     []string // the register names roles save, sorted
+	regs  []string // the register names roles save, sorted
 }
 
 // Role is what one protocol role (acquire, publish, release, renew,

@@ -269,3 +269,49 @@ func checkDiagnosticJSON(t *testing.T, text string) {
 		}
 	}
 }
+
+// TestScenarioCodeCheckAndVerify: an invalid scenario has one code, the
+// one verify reports, in check's verify step too.
+func TestScenarioCodeCheckAndVerify(t *testing.T) {
+	dir := ciRepo(t)
+	bad := filepath.Join(dir, "lua_test", "bad.yaml")
+	if err := os.WriteFile(bad, []byte("bogus: 1\nsteps:\n  - call: nosuch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(dir, "manifest.yaml")
+	codes := func(args ...string) []string {
+		t.Helper()
+		ios, _, out, errOut := iostreams.Test()
+		if code := run(context.Background(), ios, append(args, "--format", "json")); code != 2 {
+			t.Fatalf("%v: exit %d, want 2\n%s%s", args, code, out, errOut)
+		}
+		var doc struct {
+			Diagnostics []diag.Diagnostic `json:"diagnostics"`
+			Steps       []struct {
+				Name     string            `json:"name"`
+				Findings []diag.Diagnostic `json:"findings"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		ds := doc.Diagnostics
+		for _, s := range doc.Steps {
+			if s.Name == "verify" {
+				ds = append(ds, s.Findings...)
+			}
+		}
+		var cs []string
+		for _, d := range ds {
+			if d.File == bad || strings.HasSuffix(d.File, "lua_test/bad.yaml") {
+				cs = append(cs, d.Code)
+			}
+		}
+		slices.Sort(cs)
+		return slices.Compact(cs)
+	}
+	v, c := codes("verify", "-m", m, bad), codes("check", "-m", m)
+	if !slices.Equal(v, []string{"scenario"}) || !slices.Equal(c, v) {
+		t.Errorf("codes of an invalid scenario: verify %q, check %q; want [scenario] in both", v, c)
+	}
+}
