@@ -44,7 +44,12 @@ type Model struct {
 	Bounds   Bounds
 	Builtins []string // the built-in invariants checked
 	Preds    []*Predicate
-	regs     []string // the register names roles save, sorted
+	// Lines are where the model names things, 1-based: an invariant's name
+	// (a predicate, or a built-in listed under invariants.builtin),
+	// "expect" (expect.violation) and "bounds". A name not written in the
+	// file (a built-in checked by default) has none.
+	Lines map[string]int
+	regs  []string // the register names roles save, sorted
 }
 
 // Role is what one protocol role (acquire, publish, release, renew,
@@ -153,7 +158,7 @@ func Load(path string, m *manifest.Manifest) (*Model, error) {
 // Parse parses model data as if read from path (override files resolve
 // from path's folder).
 func Parse(path string, data []byte, m *manifest.Manifest) (*Model, error) {
-	p := &parser{file: path, man: m, md: &Model{Path: path, Vars: map[string]string{}, Keys: map[string]string{}, Roles: map[string]*Role{}}}
+	p := &parser{file: path, man: m, md: &Model{Path: path, Vars: map[string]string{}, Keys: map[string]string{}, Roles: map[string]*Role{}, Lines: map[string]int{}}}
 	p.parse(data)
 	if len(p.errs) > 0 {
 		slices.SortStableFunc(p.errs, func(a, b *manifest.Error) int {
@@ -335,6 +340,7 @@ func (p *parser) parse(data []byte) {
 	}
 	md.Bounds = Bounds{Depth: DefaultDepth, Steps: DefaultSteps}
 	if n := top["bounds"]; n != nil {
+		md.Lines["bounds"] = n.Line
 		b := p.fields(n, "bounds", []string{"depth", "steps", "clock_ms"})
 		if v := b["depth"]; v != nil {
 			d, _ := p.posInt(v, "bounds.depth", maxDepth)
@@ -355,6 +361,7 @@ func (p *parser) parse(data []byte) {
 	if n := top["expect"]; n != nil {
 		e := p.fields(n, "expect", []string{"violation"})
 		if v := e["violation"]; v != nil {
+			md.Lines["expect"] = v.Line
 			md.Expect, _ = p.str(v, "expect.violation")
 			known := append(slices.Clone(md.Builtins), predNames(md.Preds)...)
 			if md.Expect != "" && !slices.Contains(known, md.Expect) {
@@ -810,6 +817,7 @@ func (p *parser) invariants(n *yaml.Node) {
 				continue
 			}
 			p.md.Builtins = append(p.md.Builtins, b)
+			p.md.Lines[b] = yamlnode.Deref(v).Content[i].Line
 		}
 	}
 	if v := f["predicates"]; v != nil {
@@ -824,6 +832,7 @@ func (p *parser) invariants(n *yaml.Node) {
 			pr := &Predicate{}
 			if nn := pf["name"]; nn != nil {
 				pr.Name, _ = p.str(nn, field+".name")
+				p.md.Lines[pr.Name] = nn.Line
 				if slices.Contains(builtins, pr.Name) || slices.Contains(predNames(p.md.Preds), pr.Name) {
 					p.errorf(nn, field+".name", "invariant %q is defined twice", pr.Name)
 				}

@@ -154,6 +154,12 @@ func (e *Engine) Advance(ms int64) {
 type RunError struct {
 	Code string
 	Msg  string
+	// Chunk and Line are where the script stood when the run stopped (the
+	// chunk as Redis names it, user_script or user_function, and its
+	// 1-based line); "" and 0 when unknown (a timeout, a failure outside
+	// Lua code).
+	Chunk string
+	Line  int
 }
 
 func (e *RunError) Error() string { return e.Msg }

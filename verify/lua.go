@@ -50,9 +50,13 @@ type scriptRun struct {
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
 
-// fail records a RunError and unwinds the Lua stack; pcall cannot catch it.
+// fail records a RunError, with the position of the Lua code that called
+// the failing Go function, and unwinds the Lua stack; pcall cannot catch it.
 func (r *scriptRun) fail(L *lua.LState, re *RunError) {
 	if r.runErr == nil {
+		if re.Line == 0 {
+			re.Chunk, re.Line = luaPos(L, 1)
+		}
 		r.runErr = re
 	}
 	L.RaiseError("%s", re.Msg)
@@ -592,6 +596,19 @@ func luaWhere(L *lua.LState, level int) string {
 		return ""
 	}
 	return fmt.Sprintf("%s:%d: ", dbg.Source, dbg.CurrentLine)
+}
+
+// luaPos is the chunk and line of the Lua function at level, as luaWhere
+// prints them; "" and 0 for a Go function or none.
+func luaPos(L *lua.LState, level int) (string, int) {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return "", 0
+	}
+	if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil || dbg.CurrentLine <= 0 {
+		return "", 0
+	}
+	return dbg.Source, dbg.CurrentLine
 }
 
 // concat is the .. operator (see compile): numbers as %.14g, then __concat,

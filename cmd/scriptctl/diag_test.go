@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,7 +67,7 @@ func TestDiagnosticShape(t *testing.T) {
 		{"sum", []string{"sum", "-m", sumManifest}, 2, true, false},
 		{"scenario", []string{"verify", "-m", m, badScenario}, 2, true, false},
 		{"model", []string{"explore", "-m", m, badModel}, 2, true, false},
-		{"eval", []string{"eval", undeclared}, 1, true, true}, // run_error in eval's own JSON
+		{"eval", []string{"eval", undeclared}, 1, true, false},
 		{"state", []string{"eval", "--state", badState, undeclared}, 2, true, false},
 	} {
 		t.Run(tc.name+"/text", func(t *testing.T) {
@@ -106,6 +107,125 @@ func TestDiagnosticShape(t *testing.T) {
 			checkDiagnosticJSON(t, out.String())
 		})
 	}
+}
+
+// TestDiagnosticShapeFindings is TestDiagnosticShape for explore (a model
+// whose predicate fails), diff (a manifest never deployed) and inspect
+// (nodes that should agree differ, with --exit-code): each case's setup
+// returns the arguments, the diagnostic code and the line every run must
+// report, text and JSON exit alike.
+func TestDiagnosticShapeFindings(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		setup  func(t *testing.T) (args []string, code string, line int)
+		exit   int
+		stderr bool // the text findings go to stderr
+	}{
+		{name: "explore", exit: 1, setup: func(t *testing.T) ([]string, string, int) {
+			dir := shapeFiles(t, exploreShapeFiles)
+			return []string{"explore", "-m", filepath.Join(dir, "manifest.yaml"), filepath.Join(dir, "model.yaml")}, "invariant-violated", 9
+		}},
+		{name: "diff", exit: 1, stderr: true, setup: func(t *testing.T) ([]string, string, int) {
+			p, _ := shapeServers(t)
+			return []string{"diff", "-m", loaderProject(t, "1"), "--url", p.URL()}, "absent", 0
+		}},
+		{name: "inspect", exit: 1, stderr: true, setup: func(t *testing.T) ([]string, string, int) {
+			p, rep := shapeServers(t)
+			p.MustDo("SCRIPT", "LOAD", inspV1)
+			rep.MustDo("SCRIPT", "FLUSH")
+			return []string{"inspect", "--url", p.URL(), "--sum", inspectSum(t), "--exit-code"}, "differs", 1
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, code, line := tc.setup(t)
+			want := func(ds []diag.Diagnostic) {
+				t.Helper()
+				if !slices.ContainsFunc(ds, func(d diag.Diagnostic) bool { return d.Code == code && d.Line == line }) {
+					t.Errorf("no %s finding at line %d: %+v", code, line, ds)
+				}
+			}
+			ios, _, out, errOut := iostreams.Test()
+			if got := run(context.Background(), ios, args); got != tc.exit {
+				t.Fatalf("text: exit %d, want %d\n%s%s", got, tc.exit, out, errOut)
+			}
+			text := out.String()
+			if tc.stderr {
+				text = errOut.String()
+			}
+			want(checkDiagnosticText(t, text))
+
+			ios, _, out, errOut = iostreams.Test()
+			if got := run(context.Background(), ios, append(args, "--format", "json")); got != tc.exit {
+				t.Fatalf("json: exit %d, want %d\n%s%s", got, tc.exit, out, errOut)
+			}
+			checkDiagnosticJSON(t, out.String())
+			var doc struct{ Diagnostics []diag.Diagnostic }
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			want(doc.Diagnostics)
+		})
+	}
+}
+
+// checkDiagnosticText fails unless text has finding lines, each in the
+// shared shape, and returns them parsed.
+func checkDiagnosticText(t *testing.T, text string) []diag.Diagnostic {
+	t.Helper()
+	pos := regexp.MustCompile(`^([^\s:]+)(?::(\d+)(?::(\d+))?)?: (error|warning) ([a-z0-9-]+): (.*)$`)
+	var ds []diag.Diagnostic
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.Contains(l, ": error ") && !strings.Contains(l, ": warning ") || strings.HasPrefix(l, " ") {
+			continue
+		}
+		m := pos.FindStringSubmatch(l)
+		if m == nil || !diagLine.MatchString(l) {
+			t.Errorf("not in the shared format: %q", l)
+			continue
+		}
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		ds = append(ds, diag.Diagnostic{File: m[1], Line: line, Column: col, Severity: m[4], Code: m[5], Message: m[6]})
+	}
+	if len(ds) == 0 {
+		t.Fatalf("no finding lines in:\n%s", text)
+	}
+	return ds
+}
+
+// shapeServers starts a primary and its replica once per test.
+func shapeServers(t *testing.T) (primary, replica *redistest.Server) {
+	t.Helper()
+	t.Setenv("SCRIPTCTL_URL", "")
+	t.Setenv("SCRIPTCTL_PASSWORD", "")
+	t.Setenv("REDISCLI_AUTH", "")
+	return redistest.Replicated(t)
+}
+
+// shapeFiles writes files (name, then text) into a temp dir.
+func shapeFiles(t *testing.T, files []string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := 0; i < len(files); i += 2 {
+		p := filepath.Join(dir, files[i])
+		if err := os.WriteFile(p, []byte(files[i+1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// exploreShapeFiles: a model whose predicate (named on line 9) fails once
+// publish writes the value.
+var exploreShapeFiles = []string{
+	"manifest.yaml", "schema: 1\nlibrary: t\nversion: 1\nscripts:\n  acquire:\n    file: acquire.lua\n    keys: [lease]\n    args: [token, ttl]\n" +
+		"  publish:\n    file: publish.lua\n    keys: [lease, value]\n    args: [token, candidate]\n" +
+		"callers:\n  svc:\n    scripts: [acquire, publish]\n    keys:\n      lease: \"c:{p-<id>}:lease\"\n      value: \"c:{p-<id>}:value\"\n",
+	"acquire.lua", "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then\n  return 'acquired'\nend\nreturn 'busy'\n",
+	"publish.lua", "if redis.call('GET', KEYS[1]) ~= ARGV[1] then\n  return 0\nend\nredis.call('SET', KEYS[2], ARGV[2])\nreturn 1\n",
+	"model.yaml", "vars: {id: \"1\"}\nprotocol:\n  acquire: {script: acquire, args: {token: \"${token}\", ttl: \"100\"}, owned: acquired, ttl_arg: ttl}\n" +
+		"  publish: {script: publish, args: {token: \"${token}\", candidate: \"${candidate}\"}, accepted: \"1\"}\n" +
+		"workers:\n  a: [acquire, read, publish]\ninvariants:\n  predicates:\n    - name: nothing published\n      assert: [\"${key.value}\", \"==\", \"\"]\n",
 }
 
 // checkDiagnosticJSON fails unless doc is a format_version 2 document with
@@ -246,5 +366,51 @@ func TestDiagnosticShapeOnline(t *testing.T) {
 				t.Errorf("json: no %s diagnostic:\n%s", tc.want, out)
 			}
 		})
+	}
+}
+
+// TestScenarioCodeCheckAndVerify: an invalid scenario has one code, the
+// one verify reports, in check's verify step too.
+func TestScenarioCodeCheckAndVerify(t *testing.T) {
+	dir := ciRepo(t)
+	bad := filepath.Join(dir, "lua_test", "bad.yaml")
+	if err := os.WriteFile(bad, []byte("bogus: 1\nsteps:\n  - call: nosuch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(dir, "manifest.yaml")
+	codes := func(args ...string) []string {
+		t.Helper()
+		ios, _, out, errOut := iostreams.Test()
+		if code := run(context.Background(), ios, append(args, "--format", "json")); code != 2 {
+			t.Fatalf("%v: exit %d, want 2\n%s%s", args, code, out, errOut)
+		}
+		var doc struct {
+			Diagnostics []diag.Diagnostic `json:"diagnostics"`
+			Steps       []struct {
+				Name     string            `json:"name"`
+				Findings []diag.Diagnostic `json:"findings"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		ds := doc.Diagnostics
+		for _, s := range doc.Steps {
+			if s.Name == "verify" {
+				ds = append(ds, s.Findings...)
+			}
+		}
+		var cs []string
+		for _, d := range ds {
+			if d.File == bad || strings.HasSuffix(d.File, "lua_test/bad.yaml") {
+				cs = append(cs, d.Code)
+			}
+		}
+		slices.Sort(cs)
+		return slices.Compact(cs)
+	}
+	v, c := codes("verify", "-m", m, bad), codes("check", "-m", m)
+	if !slices.Equal(v, []string{"scenario"}) || !slices.Equal(c, v) {
+		t.Errorf("codes of an invalid scenario: verify %q, check %q; want [scenario] in both", v, c)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/udiff"
 	"github.com/scriptctl/scriptctl/loader"
@@ -35,6 +36,11 @@ script, by its SHA in the script cache. A node missing a script is named with
 the older releases scripts.sum records that it still caches, and where the
 server can read a cached script back (SCRIPT SHOW: Valkey 8.0 and later) the
 newest of them is diffed against the repository's file.
+
+Each group of nodes that does not hold the repository's code is also a
+finding on stderr, "FILE: error STATE: ..." (STATE differs, absent or
+missing; FILE the script's, or the manifest for the library), and the
+"diagnostics" of --format json.
 
 Exit status: 0 when every node holds the repository's code; 1 when anything
 differs, is absent or missing; 3 when a node cannot be reached (the others
@@ -74,14 +80,21 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	if err != nil {
 		return o.envErr(err)
 	}
-	scripts := map[string]string{}
+	scripts, paths := map[string]string{}, map[string]string{}
 	for _, s := range m.Scripts {
 		scripts[s.Name] = s.File
+		paths[s.Name] = displayPath(s.Path)
 	}
+	ds := diffDiagnostics(rep, displayPath(m.Path), paths)
 	if opts.Conn.Format == "json" {
-		err = writeJSONDoc(opts.IO, o.diffJSON(rep, scripts))
+		doc := o.diffJSON(rep, scripts)
+		doc.Diagnostics = diag.Normalize(ds)
+		err = writeJSONDoc(opts.IO, doc)
 	} else {
 		err = writeDiffText(opts.IO, rep, scripts)
+		for _, d := range ds {
+			opts.IO.Notice("%s", d)
+		}
 	}
 	if err != nil {
 		return err
@@ -100,6 +113,48 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		return cmdutil.Findings()
 	}
 	return nil
+}
+
+// diffDiagnostics are diff's findings in the shared shape, severity
+// error, one per group of nodes whose code is not the repository's: code
+// the group's state (differs, absent, missing), at the script's file or,
+// for the library, the manifest; the message is the text report's line
+// for the group.
+func diffDiagnostics(rep *loader.DiffReport, manifestPath string, paths map[string]string) []diag.Diagnostic {
+	var ds []diag.Diagnostic
+	for _, it := range rep.Items {
+		for _, g := range it.Groups {
+			if g.State == loader.DiffSame || g.State == loader.DiffUnsupported {
+				continue
+			}
+			file := manifestPath
+			if p, ok := paths[it.Name]; ok && it.Kind == loader.KindScript {
+				file = p
+			}
+			ds = append(ds, diag.Diagnostic{File: file, Severity: diag.Error, Code: g.State,
+				Message: fmt.Sprintf("%s: %s on %s%s", itemLabel(it), g.State, strings.Join(g.Nodes, ", "), groupExtra(it, g))})
+		}
+	}
+	return ds
+}
+
+// groupExtra is what the text report says a group holds: " (code ...)",
+// " (caches v1 ...)", " (holds x_v1)" or "".
+func groupExtra(it loader.DiffItem, g loader.DiffGroup) string {
+	switch {
+	case g.State == loader.DiffDiffers:
+		return " (code " + abbrevSHA(g.CodeSHA) + ")"
+	case len(g.Holds) > 0 && it.Kind == loader.KindScript:
+		var hs []string
+		for _, h := range g.Holds {
+			v, sha, _ := strings.Cut(h, " ")
+			hs = append(hs, v+" "+abbrevSHA(sha))
+		}
+		return " (caches " + strings.Join(hs, ", ") + ")"
+	case len(g.Holds) > 0:
+		return " (holds " + strings.Join(g.Holds, ", ") + ")"
+	}
+	return ""
 }
 
 // itemLabel names an item for the text report: "library x_v1", "script
@@ -140,20 +195,7 @@ func writeDiffText(ios *iostreams.IOStreams, rep *loader.DiffReport, scripts map
 			if len(g.Nodes) == reachable && reachable > 2 {
 				where = fmt.Sprintf("on all %d nodes", reachable)
 			}
-			extra := ""
-			switch {
-			case g.State == loader.DiffDiffers:
-				extra = " (code " + abbrevSHA(g.CodeSHA) + ")"
-			case len(g.Holds) > 0 && it.Kind == loader.KindScript:
-				var hs []string
-				for _, h := range g.Holds {
-					v, sha, _ := strings.Cut(h, " ")
-					hs = append(hs, v+" "+abbrevSHA(sha))
-				}
-				extra = " (caches " + strings.Join(hs, ", ") + ")"
-			case len(g.Holds) > 0:
-				extra = " (holds " + strings.Join(g.Holds, ", ") + ")"
-			}
+			extra := groupExtra(it, g)
 			state := g.State
 			if g.State != loader.DiffSame && g.State != loader.DiffUnsupported {
 				state = ios.Paint(iostreams.Red, state)
@@ -172,15 +214,16 @@ func writeDiffText(ios *iostreams.IOStreams, rep *loader.DiffReport, scripts map
 
 // diffJSON is the --format json document of diff (docs/json.md).
 type diffJSON struct {
-	FormatVersion string         `json:"format_version"`
-	Command       string         `json:"command"`
-	Library       string         `json:"library"`
-	LibraryName   string         `json:"library_name"`
-	Version       int            `json:"version"`
-	Mode          string         `json:"mode"`
-	Differs       bool           `json:"differs"`
-	Items         []diffItemJSON `json:"items"`
-	Nodes         []nodeJSON     `json:"nodes"`
+	FormatVersion string            `json:"format_version"`
+	Command       string            `json:"command"`
+	Library       string            `json:"library"`
+	LibraryName   string            `json:"library_name"`
+	Version       int               `json:"version"`
+	Mode          string            `json:"mode"`
+	Differs       bool              `json:"differs"`
+	Items         []diffItemJSON    `json:"items"`
+	Nodes         []nodeJSON        `json:"nodes"`
+	Diagnostics   []diag.Diagnostic `json:"diagnostics"`
 }
 
 type diffItemJSON struct {
@@ -201,7 +244,8 @@ type diffGroupJSON struct {
 
 func (o *online) diffJSON(rep *loader.DiffReport, scripts map[string]string) diffJSON {
 	out := diffJSON{FormatVersion: jsonFormatVersion, Command: "diff", Library: rep.Library, LibraryName: rep.LibraryName,
-		Version: rep.Version, Mode: string(rep.Mode), Differs: rep.Differs(), Items: []diffItemJSON{}, Nodes: []nodeJSON{}}
+		Version: rep.Version, Mode: string(rep.Mode), Differs: rep.Differs(), Items: []diffItemJSON{}, Nodes: []nodeJSON{},
+		Diagnostics: []diag.Diagnostic{}}
 	for _, it := range rep.Items {
 		ij := diffItemJSON{Kind: it.Kind, Name: it.Name, SHA: it.SHA, Differs: it.Differs(), Groups: []diffGroupJSON{}}
 		for _, g := range it.Groups {

@@ -236,9 +236,14 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 		return cmdutil.Env(err)
 	}
 	off := res.Offline
-	if off != nil && opts.Format == "text" {
-		for _, w := range off.Warnings {
-			opts.IO.Notice("%s", diag.Diagnostic{File: opts.File, Severity: diag.Warning, Code: "offline-approximation", Message: w})
+	// The findings print on stderr in text (warnings before the reply,
+	// errors after it) and are the document's diagnostics in JSON.
+	ds := res.Diagnostics()
+	if opts.Format == "text" {
+		for _, d := range ds {
+			if d.Severity == diag.Warning {
+				opts.IO.Notice("%s", d)
+			}
 		}
 	}
 	if opts.Format == "json" {
@@ -263,28 +268,17 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 		}
 		opts.IO.Notice("equal within the clock tolerance (%s): %s", opts.ClockTol, strings.Join(parts, ", "))
 	}
-	switch {
-	case res.Differ():
-		opts.IO.Notice("%s", diag.Diagnostic{File: opts.File, Severity: diag.Error, Code: "live-differs", Message: fmt.Sprintf("offline and %s differ", res.Live.Addr)})
-		return cmdutil.Findings()
-	case off != nil && off.RunErr != nil:
-		if opts.Format == "text" {
-			opts.IO.Notice("%s", offlineRunError(opts.File, off.RunErr))
+	if diag.Count(ds, diag.Error) == 0 {
+		return nil
+	}
+	if opts.Format == "text" {
+		for _, d := range ds {
+			if d.Severity == diag.Error {
+				opts.IO.Notice("%s", d)
+			}
 		}
-		return cmdutil.Findings()
 	}
-	return nil
-}
-
-// offlineRunError is a run the engine cannot judge (no reply, exit 1) as a
-// shared diagnostic: its code is the RunError's (not-implemented,
-// undeclared-key, timeout, ...).
-func offlineRunError(file string, re *verify.RunError) diag.Diagnostic {
-	d := diag.Diagnostic{File: file, Severity: diag.Error, Code: re.Code, Message: "no reply offline: " + re.Msg}
-	if re.Code == verify.CodeNotImplemented {
-		d.Detail = []string{"hint: run it on a test server with --against redis://host:port"}
-	}
-	return d
+	return cmdutil.Findings()
 }
 
 // readScript reads FILE's exact bytes, or stdin for "-".

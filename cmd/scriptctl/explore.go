@@ -11,6 +11,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/explore"
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -154,37 +155,92 @@ func writeExploreText(ios *iostreams.IOStreams, outs []explore.Outcome) error {
 		return err
 	}
 	var b strings.Builder
+	safe := func(s string) string { return iostreams.Safe(s, false) }
 	for _, o := range outs {
 		switch {
 		case o.Result == nil:
 			fmt.Fprintf(&b, "\n%s: skipped: %s\n", o.File, o.Model.Skip)
-		case o.Result.Violation != nil:
+		case o.Result.OK() && o.Result.Violation != nil:
+			// A negative control's expected violation: not a finding.
 			v := o.Result.Violation
-			expected := ""
-			if o.Result.OK() {
-				expected = " (expected)"
-			}
-			fmt.Fprintf(&b, "\n%s: %s violated%s: %s\n", o.File, v.Invariant, expected, iostreams.Safe(v.Message, false))
+			fmt.Fprintf(&b, "\n%s: %s violated (expected): %s\n", o.File, v.Invariant, safe(v.Message))
 			fmt.Fprintf(&b, "shortest counterexample, %d steps:\n", len(v.Timeline))
-			for _, l := range v.Timeline {
-				val := "(absent)"
-				if l.Present {
-					val = strconv.Quote(l.Value)
-				}
-				rev := "-"
-				if l.Revision >= 0 {
-					rev = strconv.Itoa(l.Revision)
-				}
-				fmt.Fprintf(&b, "  %2d  %-10s %-16s %-22s value %s rev %s\n", l.N, l.Actor, iostreams.Safe(l.Action, false), iostreams.Safe(l.Reply, false), iostreams.Safe(val, false), rev)
+			for _, l := range timelineLines(v, safe) {
+				fmt.Fprintf(&b, "  %s\n", l)
 			}
-		case o.Status() == "missing-violation":
-			fmt.Fprintf(&b, "\n%s: expected a %s violation, found none within the bounds (%s)\n", o.File, o.Model.Expect, exploreBounds(o.Model.Bounds))
-		case o.Result.Truncated:
-			fmt.Fprintf(&b, "\n%s: stopped at %d states: the exploration is incomplete; tighten the bounds\n", o.File, o.Result.States)
+		default:
+			if d, ok := exploreDiagnostic(o, safe); ok {
+				fmt.Fprintf(&b, "\n%s\n", d)
+			}
 		}
 	}
 	_, err := fmt.Fprint(ios.Out, b.String())
 	return err
+}
+
+// Explore's diagnostic codes, one per status that exits 1.
+const (
+	codeInvariantViolated = "invariant-violated"
+	codeViolationMissing  = "violation-missing"
+	codeExploreTruncated  = "exploration-truncated"
+)
+
+// exploreDiagnostic is an outcome that exits 1 as a shared diagnostic at
+// the model file: a violation the model does not expect
+// (invariant-violated, at the invariant's line when the model names it;
+// detail the shortest counterexample), a negative control that found
+// nothing (violation-missing, at expect.violation) or an exploration the
+// state limit stopped (exploration-truncated, at bounds). safe escapes
+// server-supplied text for a terminal. ok is false for an outcome as
+// expected.
+func exploreDiagnostic(o explore.Outcome, safe func(string) string) (d diag.Diagnostic, ok bool) {
+	d = diag.Diagnostic{File: o.File, Severity: diag.Error}
+	switch o.Status() {
+	case "violation":
+		v := o.Result.Violation
+		d.Code, d.Line = codeInvariantViolated, o.Model.Lines[v.Invariant]
+		d.Message = fmt.Sprintf("%s violated: %s", v.Invariant, safe(v.Message))
+		d.Detail = append([]string{fmt.Sprintf("shortest counterexample, %d steps:", len(v.Timeline))}, timelineLines(v, safe)...)
+	case "missing-violation":
+		d.Code, d.Line = codeViolationMissing, o.Model.Lines["expect"]
+		d.Message = fmt.Sprintf("negative control: expected a %s violation, found none within the bounds (%s)", o.Model.Expect, exploreBounds(o.Model.Bounds))
+	case "truncated":
+		d.Code, d.Line = codeExploreTruncated, o.Model.Lines["bounds"]
+		d.Message = fmt.Sprintf("stopped at %d states: the exploration is incomplete; tighten the bounds", o.Result.States)
+	default:
+		return d, false
+	}
+	return d, true
+}
+
+// exploreDiagnostics are the findings of every outcome (exploreDiagnostic).
+func exploreDiagnostics(outs []explore.Outcome, safe func(string) string) []diag.Diagnostic {
+	var ds []diag.Diagnostic
+	for _, o := range outs {
+		if d, ok := exploreDiagnostic(o, safe); ok {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+// timelineLines is a counterexample one line per step: the step, the
+// worker (or clock, source), the action, the reply, the visible value and
+// its revision.
+func timelineLines(v *explore.Violation, safe func(string) string) []string {
+	var out []string
+	for _, l := range v.Timeline {
+		val := "(absent)"
+		if l.Present {
+			val = strconv.Quote(l.Value)
+		}
+		rev := "-"
+		if l.Revision >= 0 {
+			rev = strconv.Itoa(l.Revision)
+		}
+		out = append(out, fmt.Sprintf("%2d  %-10s %-16s %-22s value %s rev %s", l.N, l.Actor, safe(l.Action), safe(l.Reply), safe(val), rev))
+	}
+	return out
 }
 
 // exploreJSON is the --format json document of scriptctl explore (docs/json.md).
@@ -193,6 +249,7 @@ type exploreJSON struct {
 	Manifest      string             `json:"manifest"`
 	OK            bool               `json:"ok"`
 	Models        []exploreModelJSON `json:"models"`
+	Diagnostics   []diag.Diagnostic  `json:"diagnostics"`
 }
 
 type exploreModelJSON struct {
@@ -231,7 +288,8 @@ type exploreStepJSON struct {
 }
 
 func writeExploreJSON(opts *exploreOptions, outs []explore.Outcome) error {
-	doc := exploreJSON{FormatVersion: "1", Manifest: opts.Manifest, OK: true, Models: []exploreModelJSON{}}
+	doc := exploreJSON{FormatVersion: diag.FormatVersion, Manifest: opts.Manifest, OK: true, Models: []exploreModelJSON{},
+		Diagnostics: diag.Normalize(exploreDiagnostics(outs, func(s string) string { return s }))}
 	for _, o := range outs {
 		b := o.Model.Bounds
 		mj := exploreModelJSON{File: o.File, Name: o.Model.Name, Status: o.Status(), SkipReason: o.Model.Skip, Expect: o.Model.Expect,
@@ -294,19 +352,23 @@ func checkExploreStep(ctx context.Context, m *manifest.Manifest) stepResult {
 		}
 		ran++
 		states += o.Result.States
-		msg := ""
-		switch o.Status() {
-		case "violation":
+		// The codes and lines of scriptctl explore; the timeline is left to
+		// it.
+		d, ok := exploreDiagnostic(o, func(s string) string { return s })
+		if !ok {
+			continue
+		}
+		msg := d.Message
+		switch d.Code {
+		case codeInvariantViolated:
 			v := o.Result.Violation
 			msg = fmt.Sprintf("%s violated in %d steps: %s (scriptctl explore %s prints the timeline)", v.Invariant, len(v.Timeline), v.Message, o.File)
-		case "missing-violation":
+		case codeViolationMissing:
 			msg = fmt.Sprintf("negative control: expected a %s violation, found none", o.Model.Expect)
-		case "truncated":
+		case codeExploreTruncated:
 			msg = fmt.Sprintf("stopped at %d states: the exploration is incomplete", o.Result.States)
 		}
-		if msg != "" {
-			fs = append(fs, checkFinding{Severity: "error", File: o.File, Message: msg})
-		}
+		fs = append(fs, checkFinding{Severity: "error", File: o.File, Line: d.Line, Code: d.Code, Message: msg})
 	}
 	res := stepResult{Findings: fs}
 	if len(fs) == 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/loader"
@@ -47,12 +48,16 @@ released versions are loaded where.
 Nodes that should agree are compared: the replicas of a primary with it, and
 every node of a cluster with the others (Functions are loaded on each
 primary; scripts on every node). A library or script on which they differ is
-marked "differs" (or "absent" on a node missing a library its peers hold),
-named on stderr, and exits 1 with --exit-code.
+marked "differs" (or "absent" on a node missing a library its peers hold)
+and named on stderr as a finding, "NAME: warning differs: ..." (NAME the
+library, or the --sum file and line that records the script's SHA, else
+the SHA); with --exit-code it is an error and exits 1.
 
 --show SHA prints the source of a cached script instead, from the first node
 that has SCRIPT SHOW (Valkey 8.0 and later; Redis has no way to read a
-cached script back).
+cached script back); a script no such node holds is the finding
+"error not-cached". With --format json the document carries the findings
+as "diagnostics" and the exit status is the same as in text.
 
 Exit status: 0; 1 with --exit-code when nodes that should agree differ, or
 with --show when no node holds the script; 2 on invalid flags; 3 when a node
@@ -108,31 +113,40 @@ func (f *connFlags) checkOnline(cmd *cobra.Command) error {
 }
 
 // sumLabels reads each scripts.sum and returns its SHAs, in the file's
-// order, and for each SHA the releases that record it ("v1 acquire").
-func sumLabels(paths []string) ([]string, map[string][]string, error) {
+// order, for each SHA the releases that record it ("v1 acquire"), and
+// where it is first recorded (file and line).
+func sumLabels(paths []string) ([]string, map[string][]string, map[string]diag.Diagnostic, error) {
 	var shas []string
 	labels := map[string][]string{}
+	at := map[string]diag.Diagnostic{}
 	for _, p := range paths {
 		sum, err := manifest.ReadSum(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, cmdutil.Usage(fmt.Errorf("--sum %s: no such file", p), "give the path of a scripts.sum")
+			return nil, nil, nil, cmdutil.Usage(fmt.Errorf("--sum %s: no such file", p), "give the path of a scripts.sum")
 		}
 		if err != nil {
-			return nil, nil, cmdutil.Input(err)
+			return nil, nil, nil, cmdutil.Input(err)
 		}
 		for _, e := range sum.Entries {
 			sha := strings.ToLower(e.SHA)
 			if labels[sha] == nil {
 				shas = append(shas, sha)
+				at[sha] = diag.Diagnostic{File: displayPath(p), Line: e.Line}
 			}
 			labels[sha] = append(labels[sha], fmt.Sprintf("v%d %s", e.Version, e.Script))
 		}
 	}
-	return shas, labels, nil
+	return shas, labels, at, nil
 }
 
+// Inspect's diagnostic codes.
+const (
+	codeInspectDiffers = "differs"    // nodes that should agree hold different code
+	codeNotCached      = "not-cached" // --show: no node holds the script
+)
+
 func runInspect(ctx context.Context, opts *inspectOptions) error {
-	sumSHAs, labels, err := sumLabels(opts.Sums)
+	sumSHAs, labels, at, err := sumLabels(opts.Sums)
 	if err != nil {
 		return err
 	}
@@ -149,33 +163,89 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	if err != nil {
 		return o.envErr(err)
 	}
-	if opts.Show != "" && opts.Conn.Format != "json" {
-		return o.showSource(opts.IO, rep, opts.Show)
+	var show showOutcome
+	if opts.Show != "" {
+		show = showResult(rep)
 	}
-	if opts.Conn.Format == "json" {
-		err = writeJSONDoc(opts.IO, o.inspectJSON(rep, labels))
-	} else {
+	ds := inspectDiagnostics(rep, at, opts.ExitCode)
+	if d, ok := show.diagnostic(opts.Show, at); ok {
+		ds = append(ds, d)
+	}
+	switch {
+	case opts.Conn.Format == "json":
+		doc := o.inspectJSON(rep, labels)
+		doc.Diagnostics = diag.Normalize(ds)
+		err = writeJSONDoc(opts.IO, doc)
+	case opts.Show != "":
+		err = show.write(opts.IO, opts.Show)
+	default:
 		err = o.inspectTable(opts.IO, rep, labels)
 	}
 	if err != nil {
 		return err
 	}
-	for _, m := range rep.Mismatches {
-		opts.IO.Notice("differs: %s", m)
+	if opts.Conn.Format != "json" {
+		for _, d := range ds {
+			opts.IO.Notice("%s", d)
+		}
 	}
-	if err := rep.Unreachable(); err != nil {
+	// A shown script needs only the node that showed it.
+	if err := rep.Unreachable(); err != nil && show.source == nil {
 		return o.envErr(err)
+	}
+	if opts.Show != "" && show.source == nil && len(show.notCached) == 0 {
+		return &cmdutil.ExitError{Code: cmdutil.ExitEnv,
+			Err:  fmt.Errorf("cannot show script %s: no node has SCRIPT SHOW (Valkey 8.0 and later have it; Redis cannot read a cached script back): %s", opts.Show, strings.Join(show.unsupported, ", ")),
+			Hint: "find the SHA in your repository's scripts.sum: 'scriptctl inspect --sum scripts.sum' labels every released SHA"}
 	}
 	if opts.ExitCode && len(rep.Mismatches) > 0 {
 		opts.IO.Notice("%d item(s) differ between nodes that should agree", len(rep.Mismatches))
+	}
+	if diag.Count(ds, diag.Error) > 0 {
 		return cmdutil.Findings()
 	}
 	return nil
 }
 
-// showSource prints the source of sha from the first node that shows it.
-func (o *online) showSource(ios *iostreams.IOStreams, rep *loader.InspectReport, sha string) error {
-	var unsupported, notCached []string
+// inspectDiagnostics are the mismatches as shared diagnostics, code
+// differs: severity error with --exit-code (they exit 1), else warning.
+// Inspect reads no manifest: a script's position is the --sum file and
+// line that first records its SHA, else the SHA itself; a library's is its
+// name.
+func inspectDiagnostics(rep *loader.InspectReport, at map[string]diag.Diagnostic, exitCode bool) []diag.Diagnostic {
+	sev := diag.Warning
+	if exitCode {
+		sev = diag.Error
+	}
+	var ds []diag.Diagnostic
+	for _, m := range rep.Mismatches {
+		d := inspectPos(m.Kind, m.Name, at)
+		d.Severity, d.Code, d.Message = sev, codeInspectDiffers, m.String()
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// inspectPos is where inspect reports a finding about a library or script
+// (inspectDiagnostics).
+func inspectPos(kind, name string, at map[string]diag.Diagnostic) diag.Diagnostic {
+	if d, ok := at[name]; ok && kind == loader.KindScript {
+		return d
+	}
+	return diag.Diagnostic{File: name}
+}
+
+// showOutcome is what the nodes answered to --show: the source from the
+// first node that showed it, the nodes that do not cache it and those that
+// cannot show scripts.
+type showOutcome struct {
+	source                 []byte
+	node                   string
+	notCached, unsupported []string
+}
+
+func showResult(rep *loader.InspectReport) showOutcome {
+	var out showOutcome
 	for _, ni := range rep.Nodes {
 		if !ni.Node.OK() {
 			continue
@@ -183,33 +253,45 @@ func (o *online) showSource(ios *iostreams.IOStreams, rep *loader.InspectReport,
 		for _, s := range ni.Sources {
 			switch s.State {
 			case loader.SourceShown:
-				ios.Notice("script %s, as %s holds it", sha, ni.Node.Addr)
-				src := string(s.Source)
-				if ios.StdoutTTY {
-					src = iostreams.Safe(src, true)
+				if out.source == nil {
+					out.source, out.node = s.Source, ni.Node.Addr
 				}
-				_, err := fmt.Fprint(ios.Out, src)
-				return err
 			case loader.SourceUnsupported:
-				unsupported = append(unsupported, fmt.Sprintf("%s (%s %s)", ni.Node.Addr, ni.Node.Family, ni.Node.Version))
+				out.unsupported = append(out.unsupported, fmt.Sprintf("%s (%s %s)", ni.Node.Addr, ni.Node.Family, ni.Node.Version))
 			default:
-				notCached = append(notCached, ni.Node.Addr)
+				out.notCached = append(out.notCached, ni.Node.Addr)
 			}
 		}
 	}
-	if err := rep.Unreachable(); err != nil {
-		return o.envErr(err)
+	return out
+}
+
+// diagnostic is a script that no node able to show it holds (exit 1).
+func (s showOutcome) diagnostic(sha string, at map[string]diag.Diagnostic) (diag.Diagnostic, bool) {
+	if s.source != nil || len(s.notCached) == 0 {
+		return diag.Diagnostic{}, false
 	}
-	if len(notCached) > 0 {
-		ios.Notice("script %s is not in the script cache of %s", sha, strings.Join(notCached, ", "))
-		if len(unsupported) > 0 {
-			ios.Notice("and %s cannot show scripts (no SCRIPT SHOW)", strings.Join(unsupported, ", "))
-		}
-		return cmdutil.Findings()
+	d := inspectPos(loader.KindScript, sha, at)
+	d.Severity, d.Code = diag.Error, codeNotCached
+	d.Message = fmt.Sprintf("script %s is not in the script cache of %s", sha, strings.Join(s.notCached, ", "))
+	if len(s.unsupported) > 0 {
+		d.Detail = []string{fmt.Sprintf("and %s cannot show scripts (no SCRIPT SHOW)", strings.Join(s.unsupported, ", "))}
 	}
-	return &cmdutil.ExitError{Code: cmdutil.ExitEnv,
-		Err:  fmt.Errorf("cannot show script %s: no node has SCRIPT SHOW (Valkey 8.0 and later have it; Redis cannot read a cached script back): %s", sha, strings.Join(unsupported, ", ")),
-		Hint: "find the SHA in your repository's scripts.sum: 'scriptctl inspect --sum scripts.sum' labels every released SHA"}
+	return d, true
+}
+
+// write prints the shown source on stdout, exactly.
+func (s showOutcome) write(ios *iostreams.IOStreams, sha string) error {
+	if s.source == nil {
+		return nil
+	}
+	ios.Notice("script %s, as %s holds it", sha, s.node)
+	src := string(s.source)
+	if ios.StdoutTTY {
+		src = iostreams.Safe(src, true)
+	}
+	_, err := fmt.Fprint(ios.Out, src)
+	return err
 }
 
 func (o *online) inspectTable(ios *iostreams.IOStreams, rep *loader.InspectReport, labels map[string][]string) error {
@@ -281,6 +363,7 @@ type inspectJSON struct {
 	Mismatches    []mismatchJSON     `json:"mismatches"`
 	Nodes         []inspectNodeJSON  `json:"nodes"`
 	Shown         *inspectSourceJSON `json:"shown,omitempty"`
+	Diagnostics   []diag.Diagnostic  `json:"diagnostics"`
 }
 
 type inspectSHAJSON struct {
@@ -339,7 +422,7 @@ type inspectSourceJSON struct {
 
 func (o *online) inspectJSON(rep *loader.InspectReport, labels map[string][]string) inspectJSON {
 	out := inspectJSON{FormatVersion: jsonFormatVersion, Command: "inspect", Cluster: rep.Cluster,
-		SHAs: []inspectSHAJSON{}, Mismatches: []mismatchJSON{}, Nodes: []inspectNodeJSON{}}
+		SHAs: []inspectSHAJSON{}, Mismatches: []mismatchJSON{}, Nodes: []inspectNodeJSON{}, Diagnostics: []diag.Diagnostic{}}
 	for _, sha := range rep.SHAs {
 		out.SHAs = append(out.SHAs, inspectSHAJSON{SHA: sha, Releases: append([]string{}, labels[sha]...)})
 	}

@@ -93,6 +93,11 @@ func TestInspectStandaloneCLI(t *testing.T) {
 		if !strings.Contains(r.errOut, "no node has SCRIPT SHOW") || r.out != "" {
 			t.Errorf("--show on redis:\n%s", r.errOut)
 		}
+		// JSON exits as text does, with the document.
+		r = loaderExpect(t, 3, "inspect", "--url", s.URL(), "--show", sha1Hex(inspV1), "--format", "json")
+		if !strings.Contains(r.errOut, "no node has SCRIPT SHOW") || !strings.Contains(r.out, `"state": "unsupported"`) {
+			t.Errorf("--show --format json on redis:\nstdout %s\nstderr %s", r.out, r.errOut)
+		}
 	}
 }
 
@@ -107,6 +112,15 @@ func TestInspectShowValkey(t *testing.T) {
 	r = loaderExpect(t, 1, "inspect", "--url", s.URL(), "--show", sha1Hex(inspV1))
 	if !strings.Contains(r.errOut, "not in the script cache of "+s.Addr) {
 		t.Fatalf("--show of an uncached script: %q", r.errOut)
+	}
+	// JSON exits as text does: 0 shown, 1 not cached (a diagnostic).
+	r = loaderExpect(t, 0, "inspect", "--url", s.URL(), "--show", sha1Hex(inspV2), "--format", "json")
+	if !strings.Contains(r.out, `"state": "shown"`) || !strings.Contains(r.out, `"diagnostics": []`) {
+		t.Errorf("--show --format json:\n%s", r.out)
+	}
+	r = loaderExpect(t, 1, "inspect", "--url", s.URL(), "--show", sha1Hex(inspV1), "--format", "json")
+	if !strings.Contains(r.out, `"state": "not_cached"`) || !strings.Contains(r.out, `"code": "not-cached"`) {
+		t.Errorf("--show --format json of an uncached script:\n%s", r.out)
 	}
 }
 

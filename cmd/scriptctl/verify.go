@@ -311,7 +311,7 @@ func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
 		}
 		var fs []checkFinding
 		for _, e := range errs {
-			fs = append(fs, checkFinding{Severity: "error", File: e.File, Line: e.Line, Col: e.Col, Field: e.Field, Code: "scenario-invalid", Message: e.Msg})
+			fs = append(fs, checkFinding{Severity: "error", File: e.File, Line: e.Line, Col: e.Col, Field: e.Field, Code: "scenario", Message: e.Msg})
 		}
 		return stepResult{Findings: fs, Err: cmdutil.Input(fmt.Errorf("invalid scenarios: %s", checkPlural(len(errs), "problem")))}
 	}

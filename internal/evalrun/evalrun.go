@@ -67,6 +67,9 @@ func SplitArgs(words []string) (keys, args []string) {
 // script's body (shebang line blanked, line numbers kept) registered as
 // FunctionName with the shebang's flags. A shebang that names another engine
 // or an unknown option is an error: it has no function equivalent.
+//
+// The body starts on the library's line libraryHeader+1: the library's
+// shebang and the register_function line come first.
 func Library(src []byte) ([]byte, error) {
 	flags, _, err := manifest.Shebang(src)
 	if err != nil {
@@ -75,6 +78,9 @@ func Library(src []byte) ([]byte, error) {
 	lib := "#!lua name=" + LibraryName + "\n" + manifest.FunctionBlock(FunctionName, src, flags)
 	return []byte(lib), nil
 }
+
+// libraryHeader is how many lines Library writes before the script's body.
+const libraryHeader = 2
 
 // Request is one run.
 type Request struct {

@@ -359,3 +359,37 @@ func FuzzEval(f *testing.F) {
 		}
 	})
 }
+
+// TestDiagnostics: warnings first, then the run error at the file's line
+// (from the engine, else from a position in its text; function mode's
+// library lines shifted back to the file's), or the live difference.
+func TestDiagnostics(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode Mode
+		re   *verify.RunError
+		want string
+	}{
+		{"engine line", ModeEval, &verify.RunError{Code: verify.CodeUndeclaredKey, Msg: "m", Chunk: "user_script", Line: 4}, "s.lua:4: error undeclared-key: no reply offline: m"},
+		{"function line", ModeFunction, &verify.RunError{Code: verify.CodeUndeclaredKey, Msg: "m", Chunk: "user_function", Line: 6}, "s.lua:4: error undeclared-key: no reply offline: m"},
+		{"line in text", ModeEval, &verify.RunError{Code: verify.CodeMemory, Msg: "user_script:7: too big"}, "s.lua:7: error memory: no reply offline: user_script:7: too big"},
+		{"other mode's chunk", ModeEval, &verify.RunError{Code: verify.CodeMemory, Msg: "m", Chunk: "user_function", Line: 7}, "s.lua: error memory: no reply offline: m"},
+		{"no line", ModeEval, &verify.RunError{Code: verify.CodeTimeout, Msg: "slow"}, "s.lua: error timeout: no reply offline: slow"},
+	} {
+		r := &Result{File: "s.lua", Mode: tc.mode, Offline: &Side{Warnings: []string{"approx"}, RunErr: tc.re}}
+		ds := r.Diagnostics()
+		if len(ds) != 2 || ds[0].String() != "s.lua: warning offline-approximation: approx" || ds[1].String() != tc.want {
+			t.Errorf("%s: %q, want the warning then %q", tc.name, ds, tc.want)
+		}
+	}
+	r := &Result{File: "s.lua", Offline: &Side{Reply: verify.Reply{Kind: verify.Int, Int: 1}}, Live: &Side{Addr: "h:1", Reply: verify.Reply{Kind: verify.Int, Int: 2}}}
+	r.Compare(0)
+	if ds := r.Diagnostics(); len(ds) != 1 || ds[0].String() != "s.lua: error live-differs: offline and h:1 differ" {
+		t.Errorf("differ: %q", ds)
+	}
+	r.Live.Reply = r.Offline.Reply
+	r.Compare(0)
+	if ds := r.Diagnostics(); len(ds) != 0 {
+		t.Errorf("same: %q", ds)
+	}
+}

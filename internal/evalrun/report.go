@@ -7,10 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/rediscli"
 	"github.com/scriptctl/scriptctl/verify"
@@ -230,8 +233,67 @@ func sideText(s *Side) string {
 	return t
 }
 
-// JSONFormatVersion is the format_version of the JSON report.
-const JSONFormatVersion = "1"
+// JSONFormatVersion is the format_version of the JSON report: "2" since
+// it carries its findings as shared diagnostics.
+const JSONFormatVersion = diag.FormatVersion
+
+// Diagnostic codes of eval besides the RunError codes (not-implemented,
+// undeclared-key, timeout, ...).
+const (
+	CodeApproximation = "offline-approximation"
+	CodeLiveDiffers   = "live-differs"
+)
+
+// Diagnostics are the run's findings at the script file, in the order text
+// mode prints them: the offline warnings (known approximations the run
+// hit), then either the difference between the sides (live-differs) or the
+// run the engine could not judge (its RunError's code, at the script's
+// line when the engine knows it). Both of the latter exit 1.
+func (r *Result) Diagnostics() []diag.Diagnostic {
+	var out []diag.Diagnostic
+	off := r.Offline
+	if off != nil {
+		for _, w := range off.Warnings {
+			out = append(out, diag.Diagnostic{File: r.File, Severity: diag.Warning, Code: CodeApproximation, Message: w})
+		}
+	}
+	switch {
+	case r.Differ():
+		out = append(out, diag.Diagnostic{File: r.File, Severity: diag.Error, Code: CodeLiveDiffers, Message: fmt.Sprintf("offline and %s differ", r.Live.Addr)})
+	case off != nil && off.RunErr != nil:
+		out = append(out, r.runErrorDiagnostic(off.RunErr))
+	}
+	return out
+}
+
+// userPos finds a Lua position ("user_script:3:") in an error text.
+var userPos = regexp.MustCompile(`\buser_(script|function):(\d+):`)
+
+// runErrorDiagnostic is a run the engine cannot judge (no reply) as a
+// diagnostic whose code is the RunError's. Its line is where the script
+// stood when the run stopped, from the engine or, failing that, a position
+// in the error text; function mode's lines are the generated library's,
+// two below the file's (Library).
+func (r *Result) runErrorDiagnostic(re *verify.RunError) diag.Diagnostic {
+	d := diag.Diagnostic{File: r.File, Severity: diag.Error, Code: re.Code, Message: "no reply offline: " + re.Msg}
+	chunk, line := re.Chunk, re.Line
+	if line == 0 {
+		if m := userPos.FindStringSubmatch(re.Msg); m != nil {
+			chunk = "user_" + m[1]
+			line, _ = strconv.Atoi(m[2])
+		}
+	}
+	switch {
+	case chunk == "user_script" && r.Mode != ModeFunction:
+		d.Line = line
+	case chunk == "user_function" && r.Mode == ModeFunction && line > libraryHeader:
+		d.Line = line - libraryHeader
+	}
+	if re.Code == verify.CodeNotImplemented {
+		d.Detail = []string{"hint: run it on a test server with --against redis://host:port"}
+	}
+	return d
+}
 
 type jsonResult struct {
 	FormatVersion string       `json:"format_version"`
@@ -246,6 +308,8 @@ type jsonResult struct {
 	Differences   []Difference `json:"differences,omitempty"`
 	// ClockTolerated: equal only within the clock tolerance.
 	ClockTolerated []Difference `json:"clock_tolerated,omitempty"`
+	// Diagnostics are the findings (Diagnostics); [] when none.
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 type jsonSide struct {
@@ -373,6 +437,7 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		Live:           sideJSON(r.Live),
 		Differences:    r.Differences,
 		ClockTolerated: r.ClockTolerated,
+		Diagnostics:    diag.Normalize(r.Diagnostics()),
 	}
 	if r.Offline != nil && r.Live != nil {
 		d := r.Differ()
