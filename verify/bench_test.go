@@ -44,6 +44,19 @@ func BenchmarkFCallPublish(b *testing.B) {
 	}
 }
 
+// BenchmarkFunctionLoad measures what deploy's pre-flight pays per target
+// for the library: a fresh engine and one FUNCTION LOAD.
+func BenchmarkFunctionLoad(b *testing.B) {
+	lib := []byte("#!lua name=bench\nredis.register_function('publish', function(KEYS, ARGV)\n" + publishSrc + "end)\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		e := New(Options{})
+		if r, err := e.FunctionLoad(lib, false); err != nil || r.Kind != Bulk {
+			b.Fatalf("%s %v", r, err)
+		}
+	}
+}
+
 // rateLimitSrc is a sliding-window rate limiter: drop the requests older
 // than the window, record this one, count, refresh the key's expiry.
 const rateLimitSrc = `local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])

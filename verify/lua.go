@@ -185,20 +185,22 @@ func (r *scriptRun) newState() {
 // writes with Redis 7's "Attempt to modify a readonly table".
 func (r *scriptRun) readonlyProxy(t *lua.LTable) *lua.LTable {
 	L := r.L
-	p := L.NewTable()
-	mt := L.NewTable()
+	// Sized tables: L.NewTable reserves 32 array and 32 hash slots, and a
+	// state holds a proxy for every library table.
+	p := L.CreateTable(0, 0)
+	mt := L.CreateTable(0, 4)
 	mt.RawSetString("__index", t)
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("Attempt to modify a readonly table")
 		return 0
 	}))
 	// getmetatable(_G) returns a table that is itself readonly.
-	pub := L.NewTable()
-	pubmt := L.NewTable()
-	pubmt.RawSetString("__index", L.NewTable())
+	pub := L.CreateTable(0, 0)
+	pubmt := L.CreateTable(0, 2)
+	pubmt.RawSetString("__index", L.CreateTable(0, 0))
 	pubmt.RawSetString("__newindex", mt.RawGetString("__newindex"))
 	L.SetMetatable(pub, pubmt)
-	r.readonly[pub] = L.NewTable()
+	r.readonly[pub] = L.CreateTable(0, 0)
 	mt.RawSetString("__metatable", pub)
 	L.SetMetatable(p, mt)
 	r.readonly[p] = t
