@@ -304,7 +304,12 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 		ReadBufferEachConn:  1 << 14,
 		WriteBufferEachConn: 1 << 14,
 		RingScaleEachConn:   8,
-		Dialer:              net.Dialer{Timeout: c.Timeout},
+		// One connection per node: rueidis would otherwise spread commands
+		// over up to four connections by their keys' slots, dialing (and
+		// saying HELLO on) another one for the first keyed command, such
+		// as the deploy lock's SET.
+		PipelineMultiplex: -1,
+		Dialer:            net.Dialer{Timeout: c.Timeout},
 	}
 	if c.tlsConfig != nil {
 		tc := c.tlsConfig.Clone()

@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -308,4 +309,42 @@ func FuzzParseURL(f *testing.F) {
 			t.Fatalf("parseURL(%q) gave port %q", raw, port)
 		}
 	})
+}
+
+// A client from Dial holds one connection to its node, whatever the
+// commands' keys: rueidis would dial another for a keyed command.
+func TestDialOneConnection(t *testing.T) {
+	s := redistest.Standalone(t)
+	cfg, err := Resolve(Settings{URLs: []string{s.URL()}, Timeout: 5 * time.Second}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := cfg.Dial(ctx, s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// rueidis picks a connection at random for each keyed command: 40 of
+	// them would all land on one of two connections once in 2^39 runs.
+	for i := range 40 {
+		if err := c.Do(ctx, c.B().Set().Key(fmt.Sprint("k", i)).Value("v").Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := c.Do(ctx, c.B().ClientList().Build()).ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Our connections are the ones whose last command was one of ours;
+	// the test helper's own connection ran neither.
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(list), "\n") {
+		if strings.Contains(l, " cmd=set ") || strings.Contains(l, " cmd=client|list ") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("Dial and keyed commands used %d connections, want 1:\n%s", n, list)
+	}
 }
