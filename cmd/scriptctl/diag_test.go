@@ -414,3 +414,153 @@ func TestScenarioCodeCheckAndVerify(t *testing.T) {
 		t.Errorf("codes of an invalid scenario: verify %q, check %q; want [scenario] in both", v, c)
 	}
 }
+
+// TestDiagnosticShapeScaffold: init and new scenario list what they
+// created (the JSON document's created matches the files on disk), and run
+// again refuse with one file-exists diagnostic per existing file, in the
+// shared shape on stderr in text and inside the command's document in
+// JSON, exit 2, overwriting nothing.
+func TestDiagnosticShapeScaffold(t *testing.T) {
+	t.Chdir(t.TempDir())
+	type scaffoldDoc struct {
+		FormatVersion string            `json:"format_version"`
+		Command       string            `json:"command"`
+		Dir           string            `json:"dir"`
+		Created       []string          `json:"created"`
+		Updated       []string          `json:"updated"`
+		Diagnostics   []diag.Diagnostic `json:"diagnostics"`
+	}
+	// files returns every file below dir, path -> content.
+	files := func(t *testing.T, dir string) map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			out[p] = string(b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
+	for _, format := range []string{"text", "json"} {
+		repo := "repo-" + format
+		scen := filepath.Join(repo, "lua_test", "twice.yaml")
+		for _, tc := range []struct {
+			name    string
+			args    []string
+			command string
+			dir     string // init's dir in the document
+			created func(t *testing.T) []string
+			mine    []string // files changed between the runs, so an overwrite shows
+		}{
+			{"init", []string{"init", repo}, "init", repo, func(t *testing.T) []string {
+				var ps []string
+				for p := range files(t, repo) {
+					ps = append(ps, p)
+				}
+				return ps
+			},
+				[]string{filepath.Join(repo, "README.md"), filepath.Join(repo, "lua", "release.lua")}},
+			{"new scenario", []string{"new", "scenario", "twice", "-m", filepath.Join(repo, "manifest.yaml")}, "new scenario", "", func(*testing.T) []string { return []string{scen} },
+				[]string{scen}},
+		} {
+			t.Run(tc.name+"/"+format, func(t *testing.T) {
+				args := append(slices.Clone(tc.args), "--format", format)
+				ios, _, out, errOut := iostreams.Test()
+				if code := run(context.Background(), ios, args); code != 0 {
+					t.Fatalf("first run: exit %d\n%s%s", code, out, errOut)
+				}
+				want := sorted(tc.created(t))
+				if format == "json" {
+					var doc scaffoldDoc
+					if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+						t.Fatalf("%v\n%s", err, out)
+					}
+					if doc.FormatVersion != "2" || doc.Command != tc.command || doc.Dir != tc.dir || doc.Updated == nil || len(doc.Updated) != 0 || doc.Diagnostics == nil || len(doc.Diagnostics) != 0 {
+						t.Errorf("document %+v", doc)
+					}
+					if got := sorted(doc.Created); !slices.Equal(got, want) {
+						t.Errorf("created %q, want the files on disk %q", got, want)
+					}
+				} else {
+					var got []string
+					for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+						if f, ok := strings.CutPrefix(l, "created "); ok {
+							got = append(got, filepath.FromSlash(f))
+						}
+					}
+					if !slices.Equal(sorted(got), want) {
+						t.Errorf("created %q, want the files on disk %q", sorted(got), want)
+					}
+				}
+				for _, f := range tc.mine {
+					if err := os.WriteFile(f, []byte("-- mine\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := files(t, repo)
+
+				ios, _, out, errOut = iostreams.Test()
+				if code := run(context.Background(), ios, args); code != 2 {
+					t.Fatalf("second run: exit %d, want 2\n%s%s", code, out, errOut)
+				}
+				var ds []diag.Diagnostic
+				if format == "json" {
+					if errOut.Len() > 0 {
+						t.Errorf("stderr: %s", errOut)
+					}
+					checkDiagnosticJSON(t, out.String())
+					var doc scaffoldDoc
+					if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+						t.Fatal(err)
+					}
+					if doc.Command != tc.command || doc.Created == nil || len(doc.Created) != 0 {
+						t.Errorf("refusal document: command %q, created %q", doc.Command, doc.Created)
+					}
+					ds = doc.Diagnostics
+				} else {
+					if out.Len() > 0 || strings.Contains(errOut.String(), "Error: ") {
+						t.Errorf("stdout %q; stderr:\n%s", out, errOut)
+					}
+					ds = checkDiagnosticText(t, errOut.String())
+					if n := strings.Count(errOut.String(), "\n    --force overwrites it"); n != len(ds) {
+						t.Errorf("%d hint detail lines for %d diagnostics:\n%s", n, len(ds), errOut)
+					}
+				}
+				var named []string
+				for _, d := range ds {
+					named = append(named, d.File)
+					if d.Severity != diag.Error || d.Code != "file-exists" || d.Line != 0 || d.Message != "exists; "+tc.command+" does not overwrite it" {
+						t.Errorf("diagnostic %+v", d)
+					}
+					if format == "json" && (len(d.Detail) != 1 || !strings.HasPrefix(d.Detail[0], "--force overwrites it")) {
+						t.Errorf("detail %q", d.Detail)
+					}
+				}
+				if got := sorted(named); !slices.Equal(got, want) {
+					t.Errorf("diagnostics name %q, want %q", got, want)
+				}
+				after := files(t, repo)
+				for p, b := range before {
+					if after[p] != b {
+						t.Errorf("the refused run changed %s", p)
+					}
+				}
+				if len(after) != len(before) {
+					t.Errorf("the refused run wrote files: %d before, %d after", len(before), len(after))
+				}
+				for _, f := range tc.mine {
+					if b, _ := os.ReadFile(f); string(b) != "-- mine\n" {
+						t.Errorf("%s overwritten: %q", f, b)
+					}
+				}
+			})
+		}
+	}
+}

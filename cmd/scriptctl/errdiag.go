@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,13 +33,30 @@ func withCode(code string, err error) error {
 	return &codedError{code: code, err: err}
 }
 
+// diagError is invalid input a command found and reports as shared
+// diagnostics of its own (a file init or new will not overwrite): run
+// prints them on stderr, or with --format json writes doc, the command's
+// document holding them, on stdout.
+type diagError struct {
+	ds  []diag.Diagnostic
+	doc any // the --format json document; nil: a diag.Document
+	err error
+}
+
+func (e *diagError) Error() string { return e.err.Error() }
+func (e *diagError) Unwrap() error { return e.err }
+
 // inputDiagnostics returns the problems of an invalid-input error (a
 // manifest, scripts.sum, script, scenario, model or --state file) in the shared
 // diagnostic shape, severity error; nil when err carries no positioned
 // problem. The code is the kind of file: manifest, sum, script or scenario
 // by the error's type and file name, or the one withCode gave (model,
-// state).
+// state). A diagError gives its own.
 func inputDiagnostics(err error) []diag.Diagnostic {
+	var de *diagError
+	if errors.As(err, &de) {
+		return de.ds
+	}
 	code := ""
 	var ce *codedError
 	if errors.As(err, &ce) {
@@ -89,18 +107,31 @@ func manifestCode(file string) string {
 	return "manifest"
 }
 
-// reportInputDiagnostics prints ds for the command that failed: with
-// --format json a diag.Document on stdout, else one line each on stderr in
-// the shared text form (escaped: a file's text may hold control bytes).
-func reportInputDiagnostics(ios *iostreams.IOStreams, cmd *cobra.Command, ds []diag.Diagnostic) {
+// reportInputDiagnostics prints ds, the diagnostics of err, for the
+// command that failed: with --format json a diag.Document (or a diagError's
+// own document) on stdout, else one line each on stderr in the shared text
+// form (escaped: a file's text may hold control bytes), detail lines
+// indented below.
+func reportInputDiagnostics(ios *iostreams.IOStreams, cmd *cobra.Command, err error, ds []diag.Diagnostic) {
 	if cmd != nil {
 		if f := cmd.Flags().Lookup("format"); f != nil && f.Value.String() == "json" {
-			if err := diag.WriteJSON(ios.Out, ds); err == nil {
+			var de *diagError
+			if errors.As(err, &de) && de.doc != nil {
+				if writeJSONDoc(ios, de.doc) == nil {
+					return
+				}
+			} else if diag.WriteJSON(ios.Out, ds) == nil {
 				return
 			}
 		}
 	}
 	for _, d := range ds {
-		fmt.Fprintln(ios.ErrOut, iostreams.Safe(d.String(), false))
+		// Escaped field by field, so detail lines stay lines.
+		d.File, d.Message = iostreams.Safe(d.File, false), iostreams.Safe(d.Message, false)
+		d.Detail = slices.Clone(d.Detail)
+		for i, l := range d.Detail {
+			d.Detail[i] = iostreams.Safe(l, false)
+		}
+		fmt.Fprintln(ios.ErrOut, d.String())
 	}
 }

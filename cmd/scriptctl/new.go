@@ -20,6 +20,7 @@ type newOptions struct {
 	Name     string
 	Script   string // new scenario --script
 	Force    bool
+	Format   string
 }
 
 func newCmdNew(g *globalOptions) *cobra.Command {
@@ -51,33 +52,48 @@ with the caller's sample values and "1" for each arg, and checks nothing yet.
 Fill in its keys, steps and expectations (format: lua_test/README.md);
 'scriptctl verify' finds it without changing the manifest.
 
-An existing file is never overwritten (exit 2) unless --force.`,
+An existing file is never overwritten (a file-exists error, exit 2) unless
+--force.`,
 		Example: `  scriptctl new scenario double_release
-  scriptctl new scenario slow_worker --script acquire`,
+  scriptctl new scenario slow_worker --script acquire
+  scriptctl new scenario double_release --format json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(cmd, opts.Format, "text", "json"); err != nil {
+				return err
+			}
 			opts.Manifest, opts.Name = g.Manifest, args[0]
 			if !scaffold.IsFileName(opts.Name) {
 				return cmdutil.Usage(fmt.Errorf("invalid scenario name %q: use lowercase letters, digits, _ and -", opts.Name), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
-			m, err := manifest.Load(opts.Manifest)
-			if err != nil {
-				return err
-			}
-			if opts.Script != "" && m.Script(opts.Script) == nil {
-				return cmdutil.Usage(fmt.Errorf("%s declares no script %q", m.Path, opts.Script), "'scriptctl sha' lists the scripts")
-			}
-			path, err := scaffold.NewScenario(m, opts.Name, opts.Script, opts.Force)
-			if err != nil {
-				return newFileError(err)
-			}
-			_, err = fmt.Fprintf(opts.IO.Out, "created %s\n", path)
-			return err
+			return runNewScenario(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Script, "script", "", "the script the scenario calls (`name`); default the first caller's first script")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite the file if it exists")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	return cmd
+}
+
+func runNewScenario(opts *newOptions) error {
+	m, err := manifest.Load(opts.Manifest)
+	if err != nil {
+		return err
+	}
+	if opts.Script != "" && m.Script(opts.Script) == nil {
+		return cmdutil.Usage(fmt.Errorf("%s declares no script %q", m.Path, opts.Script), "'scriptctl sha' lists the scripts")
+	}
+	doc := newScaffoldJSON("new scenario")
+	path, err := scaffold.NewScenario(m, opts.Name, opts.Script, opts.Force)
+	if err != nil {
+		return newFileError(err, doc)
+	}
+	doc.Created = append(doc.Created, path)
+	if opts.Format == "json" {
+		return writeJSONDoc(opts.IO, doc)
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "created %s\n", path)
+	return err
 }
 
 func newCmdNewScript(g *globalOptions) *cobra.Command {
@@ -88,7 +104,9 @@ func newCmdNewScript(g *globalOptions) *cobra.Command {
 		Long: `Write lua/NAME.lua beside the manifest (a script with one key and one arg)
 and add it to the manifest's scripts: (file, keys, args), keeping the
 manifest's comments and layout. The edited manifest is validated before it is
-written; nothing is written when it does not validate.
+written; nothing is written when it does not validate. An existing
+lua/NAME.lua is never overwritten (a file-exists error, exit 2) unless
+--force.
 
 Then: describe its keys and args, bind its keys in a caller, write a
 scenario ('scriptctl new scenario NAME --script NAME'), and record the new
@@ -96,29 +114,45 @@ version (bump version, 'scriptctl sum').`,
 		Example: `  scriptctl new script renew`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(cmd, opts.Format, "text", "json"); err != nil {
+				return err
+			}
 			opts.Manifest, opts.Name = g.Manifest, args[0]
 			if !scaffold.IsScriptName(opts.Name) {
 				return cmdutil.Usage(fmt.Errorf("invalid script name %q: use lowercase letters, digits and _", opts.Name), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
-			paths, err := scaffold.NewScript(opts.Manifest, opts.Name, opts.Force)
-			if err != nil {
-				return newFileError(err)
-			}
-			p := &iostreams.Printer{W: opts.IO.Out}
-			p.Printf("created %s\nupdated %s (scripts.%s)\n", paths[0], paths[1], opts.Name)
-			p.Printf("\nNext: bump version in %s and run 'scriptctl sum'; 'scriptctl new scenario NAME --script %s' to test it.\n", paths[1], opts.Name)
-			return p.Err
+			return runNewScript(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite the script file if it exists")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	return cmd
 }
 
-// newFileError maps a scaffold error to its exit code: an existing file or
-// an invalid manifest is invalid input (2), a failed write the environment.
-func newFileError(err error) error {
-	if errors.Is(err, scaffold.ErrExists) {
-		return cmdutil.Usage(err, "pick another name, or --force to overwrite")
+func runNewScript(opts *newOptions) error {
+	doc := newScaffoldJSON("new script")
+	paths, err := scaffold.NewScript(opts.Manifest, opts.Name, opts.Force)
+	if err != nil {
+		return newFileError(err, doc)
+	}
+	doc.Created = append(doc.Created, paths[0])
+	doc.Updated = append(doc.Updated, paths[1])
+	if opts.Format == "json" {
+		return writeJSONDoc(opts.IO, doc)
+	}
+	p := &iostreams.Printer{W: opts.IO.Out}
+	p.Printf("created %s\nupdated %s (scripts.%s)\n", paths[0], paths[1], opts.Name)
+	p.Printf("\nNext: bump version in %s and run 'scriptctl sum'; 'scriptctl new scenario NAME --script %s' to test it.\n", paths[1], opts.Name)
+	return p.Err
+}
+
+// newFileError maps a scaffold error to its exit code: an existing file
+// (reported as file-exists diagnostics, in doc with --format json) or an
+// invalid manifest is invalid input (2), a failed write the environment.
+func newFileError(err error, doc scaffoldJSON) error {
+	var ee *scaffold.ExistsError
+	if errors.As(err, &ee) {
+		return refuseExisting(ee, doc, "--force overwrites it; or pick another name")
 	}
 	if errors.Is(err, manifest.ErrInvalid) {
 		return err

@@ -69,9 +69,10 @@ func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 		return code
 	}
 	// Invalid input with positions (a manifest, scenario, scripts.sum or
-	// model file) prints as shared diagnostics, in JSON with --format json.
+	// model file, a file init or new will not overwrite) prints as shared
+	// diagnostics, in JSON with --format json.
 	if ds := inputDiagnostics(err); code == cmdutil.ExitInput && len(ds) > 0 {
-		reportInputDiagnostics(ios, cmd, ds)
+		reportInputDiagnostics(ios, cmd, err, ds)
 		return code
 	}
 	// Errors carry text servers supplied (a lock holder, an error reply):
