@@ -95,7 +95,10 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	}
 	o.detailNodes(opts.IO, "plan")
 	defer o.topo.Close()
-	servers := o.checkServers(opts.IO, m)
+	// A node outside the targets (or, with --fail-on-cve, a CVE-listed
+	// one) is an error when it decides the exit code: with --exit-code.
+	servers := o.checkServers(opts.IO, m, opts.Conn.Format != "json",
+		serverSeverity{untargeted: opts.ExitCode, cve: opts.ExitCode && opts.FailOnCVE})
 	p, err := loader.Plan(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Replace: opts.Replace, Notice: opts.IO.Notice})
 	if err != nil {
 		return o.envErr(err)
@@ -108,7 +111,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if opts.Conn.Format == "json" {
 		doc := o.planJSON(p)
 		doc.Checks = checksState(opts.SkipChecks)
-		doc.Diagnostics = diag.Normalize(ds)
+		doc.Diagnostics = diag.Normalize(slices.Concat(servers.diagnostics(), ds))
 		err = writeJSONDoc(opts.IO, doc)
 	} else {
 		err = o.planTable(opts.IO, p, ds)

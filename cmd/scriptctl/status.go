@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -89,7 +90,9 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	}
 	o.detailNodes(opts.IO, "status")
 	defer o.topo.Close()
-	servers := o.checkServers(opts.IO, m)
+	// A node outside the targets always decides the exit code; a
+	// CVE-listed one with --fail-on-cve.
+	servers := o.checkServers(opts.IO, m, opts.Conn.Format != "json", serverSeverity{untargeted: true, cve: opts.FailOnCVE})
 	status := loader.Status
 	if opts.All {
 		status = loader.StatusAll
@@ -101,7 +104,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	drift := statusDiagnostics(m, st, ledger)
 	if opts.Conn.Format == "json" {
 		doc := o.statusJSON(st)
-		doc.Diagnostics = diag.Normalize(drift)
+		doc.Diagnostics = diag.Normalize(slices.Concat(servers.diagnostics(), drift))
 		err = writeJSONDoc(opts.IO, doc)
 	} else {
 		err = o.statusTable(opts.IO, st)
