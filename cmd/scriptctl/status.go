@@ -48,10 +48,12 @@ its script cache, and which versions of the manifest's library it holds:
   not_owned    with --all: a library on the node that is no version of the
                manifest's library (another team's); not drift
 
-Every node's server and version is compared with the manifest's targets; a
-node whose server line they do not list is named on stderr, and so is a node
-whose upstream version is listed as affected by a 2025 Lua CVE ("unless your
-build carries the fix": distributions backport fixes under the same version).
+Every node's server and version is compared with the manifest's targets,
+each finding on stderr (in JSON, in diagnostics) at the manifest's targets
+field: code untargeted-server (an error) for a node whose server line they
+do not list, lua-cve for the nodes of a version upstream lists as affected by
+a 2025 Lua CVE ("unless your build carries the fix": distributions backport
+fixes under the same version; an error with --fail-on-cve, else a warning).
 
 Exit status: 0 without drift; 1 on drift, each drifted node and item named on
 stderr ('scriptctl deploy' repairs it), or on an untargeted node (with
