@@ -18,29 +18,29 @@ type ServerFinding struct {
 }
 
 // UntargetedText is the finding's sentence, naming the node, its server and
-// the manifest's targets.
-func (f ServerFinding) UntargetedText(targets []string) string {
-	fix := fmt.Sprintf("add %s to the manifest's targets once its scenarios pass", f.Line)
+// the manifest's targets, and what to do about it.
+func (f ServerFinding) UntargetedText(targets []string) (text, hint string) {
+	hint = fmt.Sprintf("add %s to the manifest's targets once its scenarios pass", f.Line)
 	if _, known := target.Lookup(f.Line); !known {
-		fix = fmt.Sprintf("scriptctl knows no target for it (known: %s)", strings.Join(target.Names(), ", "))
+		hint = fmt.Sprintf("scriptctl knows no target for it (known: %s)", strings.Join(target.Names(), ", "))
 	}
-	return fmt.Sprintf("%s runs %s %s, which the manifest's targets (%s) do not cover: %s",
-		f.Node.Addr, f.Node.Family, f.Node.Version, strings.Join(targets, ", "), fix)
+	return fmt.Sprintf("%s runs %s %s, which the manifest's targets (%s) do not cover",
+		f.Node.Addr, f.Node.Family, f.Node.Version, strings.Join(targets, ", ")), hint
 }
 
 // CVEText is the CVE warning for nodes of one server version, naming them,
 // worded so that a distribution build with a backported fix is not called
-// vulnerable for certain.
-func CVEText(fs []ServerFinding) string {
+// vulnerable for certain, and what to do about it.
+func CVEText(fs []ServerFinding) (text, hint string) {
 	if len(fs) == 0 {
-		return ""
+		return "", ""
 	}
 	var addrs []string
 	for _, f := range fs {
 		addrs = append(addrs, f.Node.Addr)
 	}
 	n := fs[0].Node
-	return fmt.Sprintf("%s: %s", strings.Join(addrs, ", "), target.CVEWarning(n.Family, n.Version, fs[0].CVEs))
+	return fmt.Sprintf("%s: %s", strings.Join(addrs, ", "), target.CVEWarning(n.Family, n.Version, fs[0].CVEs)), target.CVEHint
 }
 
 // CheckServers returns a finding for every reachable node whose server is

@@ -212,6 +212,7 @@ func (p *parser) parse(data []byte) {
 	}
 	p.m.Targets = []string{target.Default}
 	if n := seen["targets"]; n != nil {
+		p.m.TargetsLine = keyLine(root, "targets", n)
 		p.targets(n)
 	}
 	if n := seen["scripts"]; n != nil {
@@ -220,6 +221,18 @@ func (p *parser) parse(data []byte) {
 	if n := seen["callers"]; n != nil {
 		p.callers(n)
 	}
+}
+
+// keyLine is the line of field name's key in mapping root, whose value is
+// v: a block list starts on the line after its key. A field that root does
+// not hold itself (one merged in with <<) is at v's line.
+func keyLine(root *yaml.Node, name string, v *yaml.Node) int {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if yamlnode.Deref(root.Content[i]).Value == name && root.Content[i+1] == v {
+			return root.Content[i].Line
+		}
+	}
+	return v.Line
 }
 
 // yamlParserErrors are the messages of yaml.v3's parser (as opposed to its

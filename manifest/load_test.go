@@ -180,15 +180,23 @@ func TestLoadTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(m.Targets, []string{"redis-7.0"}) {
-		t.Errorf("default targets %v, want [redis-7.0]", m.Targets)
+	if !slices.Equal(m.Targets, []string{"redis-7.0"}) || m.TargetsLine != 0 {
+		t.Errorf("default targets %v at line %d, want [redis-7.0] at line 0 (no field)", m.Targets, m.TargetsLine)
 	}
 	m, err = loadIn(t, edit("version: 3\n", "version: 3\ntargets: [valkey-8.1, redis-8.0]\n"), defaultFiles())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(m.Targets, []string{"valkey-8.1", "redis-8.0"}) {
-		t.Errorf("targets %v, want the file's order", m.Targets)
+	if !slices.Equal(m.Targets, []string{"valkey-8.1", "redis-8.0"}) || m.TargetsLine != 4 {
+		t.Errorf("targets %v at line %d, want the file's order at line 4", m.Targets, m.TargetsLine)
+	}
+	// A block list: the field's line is its key's, not its first item's.
+	m, err = loadIn(t, edit("version: 3\n", "version: 3\n# proven on\ntargets:\n  - redis-7.0\n  - valkey-8.1\n"), defaultFiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Targets, []string{"redis-7.0", "valkey-8.1"}) || m.TargetsLine != 5 {
+		t.Errorf("block targets %v at line %d, want at line 5", m.Targets, m.TargetsLine)
 	}
 }
 

@@ -33,8 +33,11 @@ type Manifest struct {
 	// "redis-7.0", "valkey-8.1") the scripts are proven on; [redis-7.0]
 	// when the manifest lists none.
 	Targets []string
-	Scripts []*Script // in file order
-	Callers []*Caller // in file order
+	// TargetsLine is the line of the targets field in the manifest (0 when
+	// the manifest has none), where a finding about a node's server points.
+	TargetsLine int
+	Scripts     []*Script // in file order
+	Callers     []*Caller // in file order
 }
 
 // Script is one entry of the manifest's scripts mapping.

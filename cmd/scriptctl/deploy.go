@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/loader"
+	"github.com/scriptctl/scriptctl/manifest"
 )
 
 func init() { commands = append(commands, newCmdDeploy) }
@@ -65,6 +67,13 @@ user may run every command it needs (README: "Least privilege"): a missing
 permission refuses the run, naming each node and permission. A cluster
 whose slots moved after discovery (MOVED on the lock's command) is
 discovered again once; a second time, deploy stops and says so.
+
+Every node's server and version is compared with the manifest's targets
+first, as in plan: a node whose server line they do not list refuses the
+deploy (exit 1, nothing changed) unless --allow-untargeted, and so does a
+node whose upstream version a Lua CVE lists, with --fail-on-cve. Each is a
+finding on stderr (in JSON, in diagnostics) at the manifest's targets field,
+code untargeted-server or lua-cve: an error when it refuses, else a warning.
 
 With --verbose, every item loaded is named on stderr, one line per item and
 node, as each node finishes.
@@ -128,7 +137,9 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	o.detailNodes(opts.IO, "deploy")
 	defer func() { o.topo.Close() }()
 	deploy := func(o *online) (*loader.DeployReport, error) {
-		if err := o.checkServers(opts.IO, m).gate(opts.AllowUntargeted, opts.FailOnCVE); err != nil {
+		// What the gate refuses is an error; the rest are warnings.
+		sev := serverSeverity{untargeted: !opts.AllowUntargeted, cve: opts.FailOnCVE}
+		if err := o.checkServers(opts.IO, m, opts.Conn.Format != "json", sev).gate(opts.AllowUntargeted, opts.FailOnCVE); err != nil {
 			return nil, err
 		}
 		return loader.Deploy(ctx, o.topo, m, loader.DeployOptions{
@@ -152,16 +163,26 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	}
 	var exit *cmdutil.ExitError
 	if errors.As(err, &exit) {
-		return err // the server gate
+		// The server gate refused: in JSON, a document of the nodes and
+		// the findings, nothing planned.
+		if opts.Conn.Format == "json" {
+			doc := o.refusedDeployJSON(m, opts, err)
+			if perr := writeJSONDoc(opts.IO, doc); perr != nil {
+				return perr
+			}
+		}
+		return err
 	}
 	if rep != nil {
 		ds := o.deployDiagnostics(m, rep)
 		var perr error
 		switch {
 		case opts.Conn.Format == "json":
+			// The server findings join the document's; in text they
+			// printed when found.
 			doc := o.deployJSON(rep, err)
 			doc.Checks = checksState(opts.SkipChecks)
-			doc.Diagnostics = diag.Normalize(ds)
+			doc.Diagnostics = diag.Normalize(slices.Concat(o.servers.diagnostics(), ds))
 			perr = writeJSONDoc(opts.IO, doc)
 		case rep.DryRun || len(rep.Nodes) == 0:
 			perr = o.planTable(opts.IO, rep.Plan, ds)
@@ -284,6 +305,23 @@ type deployItemJSON struct {
 	Action  string `json:"action"`
 	Outcome string `json:"outcome,omitempty"`
 	Error   string `json:"error,omitempty"`
+}
+
+// refusedDeployJSON is the document of a deploy the server gate refused
+// (err): every node with status refused (or unreachable) and no items, and
+// the server findings.
+func (o *online) refusedDeployJSON(m *manifest.Manifest, opts *deployOptions, err error) deployJSON {
+	out := deployJSON{FormatVersion: jsonFormatVersion, Command: "deploy", DryRun: opts.DryRun, Library: m.Library,
+		LibraryName: m.LibraryName(), Version: m.Version, Mode: string(opts.Mode), Checks: checksState(opts.SkipChecks),
+		Error: o.errString(err), Nodes: []deployNodeJSON{}, Diagnostics: diag.Normalize(o.servers.diagnostics())}
+	for _, n := range o.topo.Nodes {
+		nj := deployNodeJSON{nodeJSON: o.node(n), Status: "refused", Items: []deployItemJSON{}}
+		if !n.OK() {
+			nj.Status = "unreachable"
+		}
+		out.Nodes = append(out.Nodes, nj)
+	}
+	return out
 }
 
 func (o *online) deployJSON(rep *loader.DeployReport, err error) deployJSON {

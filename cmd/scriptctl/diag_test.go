@@ -14,6 +14,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/target"
 )
 
 // diagLine is the shared text form of a finding.
@@ -562,5 +563,122 @@ func TestDiagnosticShapeScaffold(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDiagnosticShapeServers: the server checks' findings (a node the
+// manifest's targets do not list, a node whose upstream version a Lua CVE
+// lists) are shared diagnostics at the manifest's targets line, in text on
+// stderr and in JSON in the document (a refused deploy's too), of severity
+// error exactly when they decide the exit code, which stays as it was.
+func TestDiagnosticShapeServers(t *testing.T) {
+	t.Setenv("SCRIPTCTL_URL", "")
+	t.Setenv("SCRIPTCTL_PASSWORD", "")
+	t.Setenv("REDISCLI_AUTH", "")
+	s := redistest.Standalone(t)
+	if family, version := s.Family(t); family != "redis" || len(target.AffectingCVEs(family, version)) == 0 {
+		t.Skipf("the test server, %s %s, is not listed as affected by a Lua CVE", family, version)
+	}
+	untargeted := loaderProject(t, "1")
+	setTargets(t, untargeted, "[valkey-8.1]")
+	targeted := loaderProject(t, "1")
+	setTargets(t, targeted, "[redis-7.0, valkey-8.1]")
+	line := loadFor(t, untargeted).TargetsLine
+	if line == 0 || loadFor(t, targeted).TargetsLine != line {
+		t.Fatalf("targets at line %d and %d, want the same non-zero line", line, loadFor(t, targeted).TargetsLine)
+	}
+	// Everything loaded: no pending change or drift decides an exit code.
+	loaderExpect(t, 0, "deploy", "-m", targeted, "--url", s.URL())
+
+	const (
+		untgt = "untargeted-server"
+		cve   = "lua-cve"
+	)
+	hints := map[string]string{untgt: "add redis-7.0 to the manifest's targets once its scenarios pass",
+		cve: "upgrade to a fixed release or check your distribution's advisory"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		exit int
+		want map[string]string // code -> severity; no other server code
+	}{
+		{"plan-exit-code", []string{"plan", "--exit-code", "-m", untargeted}, 1, map[string]string{untgt: "error", cve: "warning"}},
+		{"plan-exit-code-fail-on-cve", []string{"plan", "--exit-code", "--fail-on-cve", "-m", targeted}, 1, map[string]string{cve: "error"}},
+		{"plan", []string{"plan", "-m", untargeted}, 0, map[string]string{untgt: "warning", cve: "warning"}},
+		{"status", []string{"status", "-m", untargeted}, 1, map[string]string{untgt: "error", cve: "warning"}},
+		{"status-targeted", []string{"status", "-m", targeted}, 0, map[string]string{cve: "warning"}},
+		{"status-fail-on-cve", []string{"status", "--fail-on-cve", "-m", targeted}, 1, map[string]string{cve: "error"}},
+		{"deploy", []string{"deploy", "-m", untargeted}, 1, map[string]string{untgt: "error", cve: "warning"}},
+		{"deploy-allow-untargeted", []string{"deploy", "--allow-untargeted", "-m", untargeted}, 0, map[string]string{untgt: "warning", cve: "warning"}},
+		{"deploy-fail-on-cve", []string{"deploy", "--fail-on-cve", "-m", targeted}, 1, map[string]string{cve: "error"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(tc.args, "--url", s.URL())
+			file := displayPath(tc.args[len(tc.args)-1])
+			check := func(form string, ds []diag.Diagnostic) {
+				t.Helper()
+				got := map[string]int{}
+				for _, d := range ds {
+					if d.Code != untgt && d.Code != cve {
+						continue
+					}
+					got[d.Code]++
+					if sev, ok := tc.want[d.Code]; !ok || d.Severity != sev || d.File != file || d.Line != line ||
+						!strings.Contains(d.Message, s.Addr) {
+						t.Errorf("%s: %+v; want %s %s at %s:%d naming %s", form, d, sev, d.Code, file, line, s.Addr)
+					}
+				}
+				for code := range tc.want {
+					if got[code] != 1 {
+						t.Errorf("%s: %d %s finding(s), want 1: %+v", form, got[code], code, ds)
+					}
+				}
+			}
+
+			ios, _, out, errOut := iostreams.Test()
+			if code := run(context.Background(), ios, args); code != tc.exit {
+				t.Fatalf("text: exit %d, want %d\n%s%s", code, tc.exit, out, errOut)
+			}
+			check("text", checkDiagnosticText(t, errOut.String()))
+			for code := range tc.want {
+				if !strings.Contains(errOut.String(), " "+code+": ") || !strings.Contains(errOut.String(), "\n    "+hints[code]+"\n") {
+					t.Errorf("text: no %s finding with its hint as detail:\n%s", code, errOut)
+				}
+			}
+			if strings.Contains(errOut.String(), "warning: untargeted server") || strings.Contains(errOut.String(), "\nwarning: ") {
+				t.Errorf("text: a free-form warning is left:\n%s", errOut)
+			}
+
+			ios, _, out, errOut = iostreams.Test()
+			if code := run(context.Background(), ios, append(args, "--format", "json")); code != tc.exit {
+				t.Fatalf("json: exit %d, want %d\n%s%s", code, tc.exit, out, errOut)
+			}
+			checkDiagnosticJSON(t, out.String())
+			var doc struct {
+				Command     string            `json:"command"`
+				Error       string            `json:"error"`
+				Diagnostics []diag.Diagnostic `json:"diagnostics"`
+				Nodes       []struct {
+					Addr   string `json:"addr"`
+					Status string `json:"status"`
+				} `json:"nodes"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			check("json", doc.Diagnostics)
+			for _, d := range doc.Diagnostics {
+				if h, ok := hints[d.Code]; ok && !slices.Equal(d.Detail, []string{h}) {
+					t.Errorf("json: %s detail %q, want [%q]", d.Code, d.Detail, h)
+				}
+			}
+			if doc.Command != tc.args[0] || len(doc.Nodes) != 1 || doc.Nodes[0].Addr != s.Addr {
+				t.Errorf("json: not the %s document of %s:\n%s", tc.args[0], s.Addr, out)
+			}
+			// A refused deploy: the nodes, untouched, and why.
+			if tc.args[0] == "deploy" && tc.exit == 1 && (doc.Nodes[0].Status != "refused" || !strings.Contains(doc.Error, "deploy refused")) {
+				t.Errorf("json: refused deploy document:\n%s", out)
+			}
+		})
 	}
 }

@@ -45,10 +45,13 @@ func newCmdPlan(g *globalOptions) *cobra.Command {
 Scripts are checked with SCRIPT EXISTS on every node, replicas included (the
 script cache is per node); the library with FUNCTION LIST WITHCODE.
 
-Every node's server and version is compared with the manifest's targets:
-a node whose server line they do not list is named on stderr (deploy refuses
-it without --allow-untargeted), and so is a node whose upstream version is
-listed as affected by a 2025 Lua CVE (a distribution build may carry the fix).
+Every node's server and version is compared with the manifest's targets,
+each finding on stderr (in JSON, in diagnostics) at the manifest's targets
+field: code untargeted-server for a node whose server line they do not list
+(deploy refuses it without --allow-untargeted), lua-cve for the nodes of a
+version upstream lists as affected by a 2025 Lua CVE (a distribution build
+may carry the fix). Each is an error when it sets the exit status (below),
+else a warning.
 
 Exit status: 0, or with --exit-code 1 when anything would load or conflict
 or a node is untargeted (or, with --fail-on-cve, CVE-listed); 3 when a node
@@ -95,7 +98,10 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	}
 	o.detailNodes(opts.IO, "plan")
 	defer o.topo.Close()
-	servers := o.checkServers(opts.IO, m)
+	// A node outside the targets (or, with --fail-on-cve, a CVE-listed
+	// one) is an error when it decides the exit code: with --exit-code.
+	servers := o.checkServers(opts.IO, m, opts.Conn.Format != "json",
+		serverSeverity{untargeted: opts.ExitCode, cve: opts.ExitCode && opts.FailOnCVE})
 	p, err := loader.Plan(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Replace: opts.Replace, Notice: opts.IO.Notice})
 	if err != nil {
 		return o.envErr(err)
@@ -108,7 +114,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if opts.Conn.Format == "json" {
 		doc := o.planJSON(p)
 		doc.Checks = checksState(opts.SkipChecks)
-		doc.Diagnostics = diag.Normalize(ds)
+		doc.Diagnostics = diag.Normalize(slices.Concat(servers.diagnostics(), ds))
 		err = writeJSONDoc(opts.IO, doc)
 	} else {
 		err = o.planTable(opts.IO, p, ds)

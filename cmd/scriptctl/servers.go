@@ -4,9 +4,18 @@ import (
 	"fmt"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/loader"
 	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// The server checks' findings in the shared diagnostic shape, at the
+// manifest's targets field (line 0 when the manifest has none: the default
+// applies). Codes (stable, documented in docs/json.md):
+const (
+	codeUntargetedServer = "untargeted-server" // a node runs a server line the manifest's targets do not list
+	codeLuaCVE           = "lua-cve"           // a node's upstream version is listed as affected by a Lua CVE
 )
 
 // serverCheck is what plan, deploy and status found about the nodes' server
@@ -17,22 +26,45 @@ type serverCheck struct {
 	byNode     map[*loader.Node]loader.ServerFinding
 	untargeted []loader.ServerFinding
 	cves       []loader.ServerFinding
+	// diags are the findings as diagnostics: one untargeted-server per
+	// node, one lua-cve per server version (naming its nodes).
+	diags []diag.Diagnostic
 }
 
-// checkServers compares every reachable node with m's targets, prints one
-// warning line per finding on stderr, and keeps the findings for the JSON
-// node fields.
-func (o *online) checkServers(ios *iostreams.IOStreams, m *manifest.Manifest) *serverCheck {
+// serverSeverity says which of the server findings decide the command's
+// exit code (severity error); the others are warnings.
+type serverSeverity struct {
+	untargeted, cve bool
+}
+
+func (s serverSeverity) of(decides bool) string {
+	if decides {
+		return diag.Error
+	}
+	return diag.Warning
+}
+
+// checkServers compares every reachable node with m's targets and keeps the
+// findings for the JSON node fields and, as diagnostics of the severities
+// sev gives, for the document's diagnostics. With text it also prints them
+// on stderr at once, one line each (with its hint as detail).
+func (o *online) checkServers(ios *iostreams.IOStreams, m *manifest.Manifest, text bool, sev serverSeverity) *serverCheck {
 	c := &serverCheck{targets: m.Targets, byNode: map[*loader.Node]loader.ServerFinding{}}
-	// One CVE line per server version, naming its nodes: a 6-node cluster
-	// of one version gets one line, not six.
+	file := displayPath(m.Path)
+	add := func(code string, decides bool, text, hint string) {
+		c.diags = append(c.diags, diag.Diagnostic{File: file, Line: m.TargetsLine, Severity: sev.of(decides), Code: code,
+			Message: o.cfg.ScrubString(text), Detail: []string{o.cfg.ScrubString(hint)}})
+	}
+	// One CVE finding per server version, naming its nodes: a 6-node
+	// cluster of one version gets one, not six.
 	var versions []string
 	byVersion := map[string][]loader.ServerFinding{}
 	for _, f := range loader.CheckServers(o.topo, m.Targets) {
 		c.byNode[f.Node] = f
 		if f.Untargeted {
 			c.untargeted = append(c.untargeted, f)
-			ios.Notice("warning: untargeted server: %s", o.cfg.ScrubString(f.UntargetedText(m.Targets)))
+			msg, hint := f.UntargetedText(m.Targets)
+			add(codeUntargetedServer, sev.untargeted, msg, hint)
 		}
 		if len(f.CVEs) > 0 {
 			c.cves = append(c.cves, f)
@@ -44,8 +76,11 @@ func (o *online) checkServers(ios *iostreams.IOStreams, m *manifest.Manifest) *s
 		}
 	}
 	for _, v := range versions {
-		fs := byVersion[v]
-		ios.Notice("warning: %s", o.cfg.ScrubString(loader.CVEText(fs)))
+		msg, hint := loader.CVEText(byVersion[v])
+		add(codeLuaCVE, sev.cve, msg, hint)
+	}
+	if text {
+		printDiagnostics(ios, c.diags)
 	}
 	o.servers = c
 	return c
@@ -95,4 +130,12 @@ func (c *serverCheck) nodeFields(n *loader.Node, j *nodeJSON) {
 	for _, cve := range f.CVEs {
 		j.CVEs = append(j.CVEs, cve.ID)
 	}
+}
+
+// diagnostics are the findings as diagnostics; none when c is nil.
+func (c *serverCheck) diagnostics() []diag.Diagnostic {
+	if c == nil {
+		return nil
+	}
+	return c.diags
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,16 +42,25 @@ func TestUntargetedServer(t *testing.T) {
 	urls := []string{"-m", path, "--url", r.URL(), "--url", v.URL()}
 
 	_, vversion := v.Family(t)
-	want := "warning: untargeted server: " + v.Addr + " runs valkey " + vversion + ", which the manifest's targets (redis-7.0) do not cover: add valkey-8.1 to the manifest's targets once its scenarios pass\n"
+	finding := func(severity string) string {
+		return displayPath(path) + ":" + strconv.Itoa(loadFor(t, path).TargetsLine) + ": " + severity + " untargeted-server: " + v.Addr + " runs valkey " + vversion +
+			", which the manifest's targets (redis-7.0) do not cover\n    add valkey-8.1 to the manifest's targets once its scenarios pass\n"
+	}
 	res := loaderExpect(t, 1, append([]string{"plan", "--exit-code"}, urls...)...)
-	if !strings.Contains(res.errOut, want) {
+	if want := finding("error"); !strings.Contains(res.errOut, want) {
 		t.Fatalf("plan stderr lacks %q:\n%s", want, res.errOut)
 	}
-	if strings.Contains(res.errOut, "untargeted server: "+r.Addr) {
+	if strings.Contains(res.errOut, "untargeted-server: "+r.Addr) {
 		t.Fatalf("plan names the targeted node:\n%s", res.errOut)
 	}
+	// Without --exit-code plan exits 0: the node is only a warning.
+	res = loaderExpect(t, 0, append([]string{"plan"}, urls...)...)
+	if want := finding("warning"); !strings.Contains(res.errOut, want) {
+		t.Fatalf("plan stderr lacks %q:\n%s", want, res.errOut)
+	}
 	res = loaderExpect(t, 1, append([]string{"deploy"}, urls...)...)
-	if !strings.Contains(res.errOut, "deploy refused: 1 node(s) run a server the manifest's targets do not cover; nothing was changed") ||
+	if !strings.Contains(res.errOut, finding("error")) ||
+		!strings.Contains(res.errOut, "deploy refused: 1 node(s) run a server the manifest's targets do not cover; nothing was changed") ||
 		!strings.Contains(res.errOut, "--allow-untargeted") {
 		t.Fatalf("deploy stderr:\n%s", res.errOut)
 	}
@@ -89,7 +99,10 @@ func TestUntargetedServer(t *testing.T) {
 		}
 	}
 
-	loaderExpect(t, 0, append([]string{"deploy", "--allow-untargeted"}, urls...)...)
+	res = loaderExpect(t, 0, append([]string{"deploy", "--allow-untargeted"}, urls...)...)
+	if want := finding("warning"); !strings.Contains(res.errOut, want) {
+		t.Fatalf("deploy --allow-untargeted stderr lacks %q:\n%s", want, res.errOut)
+	}
 	for _, s := range m.Scripts {
 		if !scriptExists(t, v, s.SHA) {
 			t.Fatalf("deploy --allow-untargeted did not load %s on valkey", s.Name)
@@ -120,7 +133,7 @@ func TestLuaCVEWarning(t *testing.T) {
 	path := loaderProject(t, "1")
 	urls := []string{"-m", path, "--url", s.URL()}
 	res := loaderExpect(t, 1, append([]string{"deploy", "--fail-on-cve"}, urls...)...)
-	if !strings.Contains(res.errOut, "deploy refused") {
+	if !strings.Contains(res.errOut, "deploy refused") || !strings.Contains(res.errOut, ": error lua-cve: "+s.Addr+": ") {
 		t.Fatalf("deploy --fail-on-cve stderr:\n%s", res.errOut)
 	}
 	if libs := libraries(t, s); len(libs) != 0 {
@@ -128,11 +141,18 @@ func TestLuaCVEWarning(t *testing.T) {
 	}
 	loaderExpect(t, 0, append([]string{"deploy"}, urls...)...)
 	res = loaderExpect(t, 0, append([]string{"status"}, urls...)...)
-	want := "warning: " + s.Addr + ": upstream redis " + version + " is affected by CVE-2025-49844, CVE-2025-46817, CVE-2025-46818, CVE-2025-46819 (Lua scripting) unless your build carries the fix"
-	if !strings.Contains(res.errOut, want) {
+	finding := func(severity string) string {
+		return displayPath(path) + ":" + strconv.Itoa(loadFor(t, path).TargetsLine) + ": " + severity + " lua-cve: " + s.Addr + ": upstream redis " + version +
+			" is affected by CVE-2025-49844, CVE-2025-46817, CVE-2025-46818, CVE-2025-46819 (Lua scripting) unless your build carries the fix\n" +
+			"    upgrade to a fixed release or check your distribution's advisory\n"
+	}
+	if want := finding("warning"); !strings.Contains(res.errOut, want) {
 		t.Fatalf("status stderr lacks %q:\n%s", want, res.errOut)
 	}
-	loaderExpect(t, 1, append([]string{"status", "--fail-on-cve"}, urls...)...)
+	res = loaderExpect(t, 1, append([]string{"status", "--fail-on-cve"}, urls...)...)
+	if want := finding("error"); !strings.Contains(res.errOut, want) {
+		t.Fatalf("status --fail-on-cve stderr lacks %q:\n%s", want, res.errOut)
+	}
 	res = loaderExpect(t, 0, append([]string{"plan", "--format", "json"}, urls...)...)
 	if !strings.Contains(res.out, `"cves": [`) || !strings.Contains(res.out, `"CVE-2025-49844"`) {
 		t.Fatalf("plan json lacks cves:\n%s", res.out)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -47,10 +48,12 @@ its script cache, and which versions of the manifest's library it holds:
   not_owned    with --all: a library on the node that is no version of the
                manifest's library (another team's); not drift
 
-Every node's server and version is compared with the manifest's targets; a
-node whose server line they do not list is named on stderr, and so is a node
-whose upstream version is listed as affected by a 2025 Lua CVE ("unless your
-build carries the fix": distributions backport fixes under the same version).
+Every node's server and version is compared with the manifest's targets,
+each finding on stderr (in JSON, in diagnostics) at the manifest's targets
+field: code untargeted-server (an error) for a node whose server line they
+do not list, lua-cve for the nodes of a version upstream lists as affected by
+a 2025 Lua CVE ("unless your build carries the fix": distributions backport
+fixes under the same version; an error with --fail-on-cve, else a warning).
 
 Exit status: 0 without drift; 1 on drift, each drifted node and item named on
 stderr ('scriptctl deploy' repairs it), or on an untargeted node (with
@@ -89,7 +92,9 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	}
 	o.detailNodes(opts.IO, "status")
 	defer o.topo.Close()
-	servers := o.checkServers(opts.IO, m)
+	// A node outside the targets always decides the exit code; a
+	// CVE-listed one with --fail-on-cve.
+	servers := o.checkServers(opts.IO, m, opts.Conn.Format != "json", serverSeverity{untargeted: true, cve: opts.FailOnCVE})
 	status := loader.Status
 	if opts.All {
 		status = loader.StatusAll
@@ -101,7 +106,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	drift := statusDiagnostics(m, st, ledger)
 	if opts.Conn.Format == "json" {
 		doc := o.statusJSON(st)
-		doc.Diagnostics = diag.Normalize(drift)
+		doc.Diagnostics = diag.Normalize(slices.Concat(servers.diagnostics(), drift))
 		err = writeJSONDoc(opts.IO, doc)
 	} else {
 		err = o.statusTable(opts.IO, st)

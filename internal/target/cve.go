@@ -73,10 +73,13 @@ func AffectingCVEs(family, version string) []CVE {
 	return out
 }
 
+// CVEHint is what to do about a CVEWarning.
+const CVEHint = "upgrade to a fixed release or check your distribution's advisory"
+
 // CVEWarning words the finding for a node: upstream lists the version as
 // affected, but a distribution build may carry the fix under the same version
 // string (Debian's 8.0.2 does), so it never says the node is vulnerable for
-// certain.
+// certain. CVEHint says what to do.
 func CVEWarning(family, version string, cves []CVE) string {
 	ids := ""
 	for i, c := range cves {
@@ -85,5 +88,5 @@ func CVEWarning(family, version string, cves []CVE) string {
 		}
 		ids += c.ID
 	}
-	return fmt.Sprintf("upstream %s %s is affected by %s (Lua scripting) unless your build carries the fix; upgrade to a fixed release or check your distribution's advisory", family, version, ids)
+	return fmt.Sprintf("upstream %s %s is affected by %s (Lua scripting) unless your build carries the fix", family, version, ids)
 }
