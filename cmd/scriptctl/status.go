@@ -117,15 +117,16 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err := st.Unreachable(); err != nil {
 		return o.envErr(err)
 	}
-	if n := len(st.Drift()); n > 0 {
+	if opts.Conn.Format != "json" {
+		// With --format json the findings are in the document only, as
+		// plan and deploy do.
 		for _, d := range drift {
 			opts.IO.Notice("%s", d)
 		}
+	}
+	if n := len(st.Drift()); n > 0 {
 		opts.IO.Notice("%d drifted item(s): %s", n, repairHint(st))
 		return cmdutil.Findings()
-	}
-	for _, d := range drift {
-		opts.IO.Notice("%s", d)
 	}
 	if len(drift) > 0 || servers.findings(opts.FailOnCVE) > 0 {
 		return cmdutil.Findings()
