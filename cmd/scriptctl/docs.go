@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -36,16 +37,63 @@ regenerated with 'go generate ./cmd/scriptctl'.`,
 		},
 	}
 	for _, kind := range []string{"man", "markdown"} {
-		cmd.AddCommand(withoutManifest(&cobra.Command{
+		var format string
+		sub := &cobra.Command{
 			Use:   kind + " DIR",
 			Short: map[string]string{"man": "Write a man page per command into DIR", "markdown": "Write a Markdown page per command into DIR"}[kind],
-			Args:  exactArgs(1),
+			Long: map[string]string{"man": "Write a man page (section 1) per command into DIR, created when missing.",
+				"markdown": "Write a Markdown page per command into DIR, created when missing."}[kind] + `
+With --format json, print the files written:
+{"format_version": "1", "command": "docs ` + kind + `", "dir": DIR, "files": [...]}.`,
+			Args: exactArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
-				return runDocs(g.IO, c.Root(), kind, args[0])
+				if err := checkFormat(c, format, "text", "json"); err != nil {
+					return err
+				}
+				if err := runDocs(g.IO, c.Root(), kind, args[0]); err != nil {
+					return err
+				}
+				if format != "json" {
+					return nil
+				}
+				return writeJSONDoc(g.IO, docsJSON{FormatVersion: "1", Command: "docs " + kind, Dir: args[0], Files: docFiles(c.Root(), kind)})
 			},
-		}))
+		}
+		sub.Flags().StringVar(&format, "format", "text", "output format: text or json")
+		cmd.AddCommand(withoutManifest(sub))
 	}
 	return cmd
+}
+
+// docsJSON is the --format json document of docs man and docs markdown.
+type docsJSON struct {
+	FormatVersion string   `json:"format_version"`
+	Command       string   `json:"command"`
+	Dir           string   `json:"dir"`
+	Files         []string `json:"files"` // base names, in command order
+}
+
+// docFiles names the files cobra's generator writes for root's commands:
+// one per available command that is not a help topic, named by its path
+// ("scriptctl_new_script.md", "scriptctl-new-script.1").
+func docFiles(root *cobra.Command, kind string) []string {
+	var out []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c != root && (!c.IsAvailableCommand() || c.IsAdditionalHelpTopicCommand()) {
+			return
+		}
+		if kind == "man" {
+			out = append(out, strings.ReplaceAll(c.CommandPath(), " ", "-")+".1")
+		} else {
+			out = append(out, strings.ReplaceAll(c.CommandPath(), " ", "_")+".md")
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return out
 }
 
 // runDocs writes the reference of root's commands into dir.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,5 +76,35 @@ func TestDocsMan(t *testing.T) {
 	}
 	if r := loaderRun(t, "docs", "pdf"); r.code != 2 {
 		t.Fatalf("docs pdf: exit %d", r.code)
+	}
+}
+
+// docs --format json lists exactly the files it wrote, for both kinds.
+func TestDocsJSONListsFiles(t *testing.T) {
+	for _, kind := range []string{"man", "markdown"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		code, out, errOut := runEvalCLI(t, "docs", kind, dir, "--format", "json")
+		if code != 0 {
+			t.Fatalf("docs %s: exit %d\n%s", kind, code, errOut)
+		}
+		var doc docsJSON
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("docs %s: %v\n%s", kind, err, out)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var onDisk []string
+		for _, e := range entries {
+			onDisk = append(onDisk, e.Name())
+		}
+		listed := slices.Sorted(slices.Values(doc.Files))
+		if doc.FormatVersion != "1" || doc.Command != "docs "+kind || doc.Dir != dir || len(listed) < 20 || !slices.Equal(listed, onDisk) {
+			t.Errorf("docs %s: document %+v, files on disk %v", kind, doc, onDisk)
+		}
+	}
+	if code, _, errOut := runEvalCLI(t, "docs", "man", t.TempDir(), "--format", "yaml"); code != 2 || !strings.Contains(errOut, "invalid --format") {
+		t.Errorf("--format yaml: exit %d\n%s", code, errOut)
 	}
 }
