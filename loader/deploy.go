@@ -306,6 +306,10 @@ func interrupted(ctx context.Context, err error) error {
 func applyNode(ctx context.Context, np *NodePlan, nr *NodeResult, m *manifest.Manifest, code []byte, replace bool) {
 	n := np.Node
 	nr.Items = make([]ItemResult, len(np.Items))
+	scripts := make(map[string]*manifest.Script, len(m.Scripts))
+	for _, s := range m.Scripts {
+		scripts[s.Name] = s
+	}
 	var cmds []rueidis.Completed
 	var sent []int // the item of each command
 	for i, it := range np.Items {
@@ -317,7 +321,7 @@ func applyNode(ctx context.Context, np *NodePlan, nr *NodeResult, m *manifest.Ma
 		case it.Action == ActionUnsupported:
 			res.Outcome = OutcomeUnsupported
 		case it.Kind == KindScript:
-			cmds = append(cmds, n.conn.c.B().ScriptLoad().Script(string(m.Script(it.Name).Source)).Build())
+			cmds = append(cmds, n.conn.c.B().ScriptLoad().Script(string(scripts[it.Name].Source)).Build())
 			sent = append(sent, i)
 		case it.Kind == KindLibrary && n.Role == RoleReplica:
 			// Left for confirmReplica: replication brings the library.
@@ -332,7 +336,7 @@ func applyNode(ctx context.Context, np *NodePlan, nr *NodeResult, m *manifest.Ma
 		var op string
 		switch res.Kind {
 		case KindScript:
-			s := m.Script(res.Name)
+			s := scripts[res.Name]
 			op = "script load " + s.Name
 			switch {
 			case err != nil:
