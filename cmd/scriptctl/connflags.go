@@ -24,6 +24,23 @@ import (
 // shared diagnostics.
 const jsonFormatVersion = diag.FormatVersion
 
+// libraryDocJSON opens the JSON documents of the online commands about a
+// manifest's library (plan, status, diff): embedded, its fields come first.
+type libraryDocJSON struct {
+	FormatVersion string `json:"format_version"`
+	Command       string `json:"command"`
+	Library       string `json:"library"`
+	LibraryName   string `json:"library_name"`
+	Version       int    `json:"version"`
+	Mode          string `json:"mode"`
+}
+
+// libraryDoc is the head of command's document about library version v in
+// mode.
+func libraryDoc(command, library, libraryName string, version int, mode loader.Mode) libraryDocJSON {
+	return libraryDocJSON{FormatVersion: jsonFormatVersion, Command: command, Library: library, LibraryName: libraryName, Version: version, Mode: string(mode)}
+}
+
 // connFlags are the connection flags plan, deploy, status and prune share.
 type connFlags struct {
 	URLs          []string

@@ -214,16 +214,11 @@ func writeDiffText(ios *iostreams.IOStreams, rep *loader.DiffReport, scripts map
 
 // diffJSON is the --format json document of diff (docs/json.md).
 type diffJSON struct {
-	FormatVersion string            `json:"format_version"`
-	Command       string            `json:"command"`
-	Library       string            `json:"library"`
-	LibraryName   string            `json:"library_name"`
-	Version       int               `json:"version"`
-	Mode          string            `json:"mode"`
-	Differs       bool              `json:"differs"`
-	Items         []diffItemJSON    `json:"items"`
-	Nodes         []nodeJSON        `json:"nodes"`
-	Diagnostics   []diag.Diagnostic `json:"diagnostics"`
+	libraryDocJSON
+	Differs     bool              `json:"differs"`
+	Items       []diffItemJSON    `json:"items"`
+	Nodes       []nodeJSON        `json:"nodes"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
 type diffItemJSON struct {
@@ -243,8 +238,7 @@ type diffGroupJSON struct {
 }
 
 func (o *online) diffJSON(rep *loader.DiffReport, scripts map[string]string) diffJSON {
-	out := diffJSON{FormatVersion: jsonFormatVersion, Command: "diff", Library: rep.Library, LibraryName: rep.LibraryName,
-		Version: rep.Version, Mode: string(rep.Mode), Differs: rep.Differs(), Items: []diffItemJSON{}, Nodes: []nodeJSON{},
+	out := diffJSON{libraryDocJSON: libraryDoc("diff", rep.Library, rep.LibraryName, rep.Version, rep.Mode), Differs: rep.Differs(), Items: []diffItemJSON{}, Nodes: []nodeJSON{},
 		Diagnostics: []diag.Diagnostic{}}
 	for _, it := range rep.Items {
 		ij := diffItemJSON{Kind: it.Kind, Name: it.Name, SHA: it.SHA, Differs: it.Differs(), Groups: []diffGroupJSON{}}

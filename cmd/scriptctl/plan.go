@@ -171,15 +171,10 @@ func paintAction(ios *iostreams.IOStreams, a loader.Action) string {
 
 // planJSON is the --format json document of plan (docs/json.md).
 type planJSON struct {
-	FormatVersion string         `json:"format_version"`
-	Command       string         `json:"command"`
-	Library       string         `json:"library"`
-	LibraryName   string         `json:"library_name"`
-	Version       int            `json:"version"`
-	Mode          string         `json:"mode"`
-	Checks        string         `json:"checks"`
-	Changes       int            `json:"changes"`
-	Nodes         []planNodeJSON `json:"nodes"`
+	libraryDocJSON
+	Checks  string         `json:"checks"`
+	Changes int            `json:"changes"`
+	Nodes   []planNodeJSON `json:"nodes"`
 	// Diagnostics are the changes as findings, with --exit-code.
 	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
@@ -198,8 +193,7 @@ type planItemJSON struct {
 }
 
 func (o *online) planJSON(p *loader.PlanReport) planJSON {
-	out := planJSON{FormatVersion: jsonFormatVersion, Command: "plan", Library: p.Library, LibraryName: p.LibraryName,
-		Version: p.Version, Mode: string(p.Mode), Changes: p.Changes(), Nodes: []planNodeJSON{}, Diagnostics: []diag.Diagnostic{}}
+	out := planJSON{libraryDocJSON: libraryDoc("plan", p.Library, p.LibraryName, p.Version, p.Mode), Changes: p.Changes(), Nodes: []planNodeJSON{}, Diagnostics: []diag.Diagnostic{}}
 	for _, np := range p.Nodes {
 		nj := planNodeJSON{nodeJSON: o.node(np.Node), Items: []planItemJSON{}}
 		for _, it := range np.Items {

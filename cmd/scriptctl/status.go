@@ -217,14 +217,9 @@ func (o *online) statusTable(ios *iostreams.IOStreams, st *loader.StatusReport) 
 
 // statusJSON is the --format json document of status (docs/json.md).
 type statusJSON struct {
-	FormatVersion string           `json:"format_version"`
-	Command       string           `json:"command"`
-	Library       string           `json:"library"`
-	LibraryName   string           `json:"library_name"`
-	Version       int              `json:"version"`
-	Mode          string           `json:"mode"`
-	Drift         []string         `json:"drift"`
-	Nodes         []statusNodeJSON `json:"nodes"`
+	libraryDocJSON
+	Drift []string         `json:"drift"`
+	Nodes []statusNodeJSON `json:"nodes"`
 	// Diagnostics are the drift findings in the shared shape.
 	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
@@ -245,8 +240,7 @@ type statusItemJSON struct {
 }
 
 func (o *online) statusJSON(st *loader.StatusReport) statusJSON {
-	out := statusJSON{FormatVersion: jsonFormatVersion, Command: "status", Library: st.Library, LibraryName: st.LibraryName,
-		Version: st.Version, Mode: string(st.Mode), Drift: st.Drift(), Nodes: []statusNodeJSON{}}
+	out := statusJSON{libraryDocJSON: libraryDoc("status", st.Library, st.LibraryName, st.Version, st.Mode), Drift: st.Drift(), Nodes: []statusNodeJSON{}}
 	if out.Drift == nil {
 		out.Drift = []string{}
 	}
