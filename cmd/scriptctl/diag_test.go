@@ -197,9 +197,7 @@ func checkDiagnosticText(t *testing.T, text string) []diag.Diagnostic {
 // shapeServers starts a primary and its replica once per test.
 func shapeServers(t *testing.T) (primary, replica *redistest.Server) {
 	t.Helper()
-	t.Setenv("SCRIPTCTL_URL", "")
-	t.Setenv("SCRIPTCTL_PASSWORD", "")
-	t.Setenv("REDISCLI_AUTH", "")
+	noConnEnv(t)
 	return redistest.Replicated(t)
 }
 
@@ -276,9 +274,7 @@ func checkDiagnosticJSON(t *testing.T, text string) {
 // finding line on stderr has the shared shape, the JSON document carries
 // them as shared diagnostics, and each form holds the row's code.
 func TestDiagnosticShapeOnline(t *testing.T) {
-	t.Setenv("SCRIPTCTL_URL", "")
-	t.Setenv("SCRIPTCTL_PASSWORD", "")
-	t.Setenv("REDISCLI_AUTH", "")
+	noConnEnv(t)
 	// readOnly makes s refuse writes (FUNCTION LOAD, FUNCTION DELETE) with
 	// NOREPLICAS while it still answers reads and SCRIPT LOAD.
 	readOnly := func(s *redistest.Server) { s.MustDo("CONFIG", "SET", "min-replicas-to-write", "1") }
@@ -572,9 +568,7 @@ func TestDiagnosticShapeScaffold(t *testing.T) {
 // stderr and in JSON in the document (a refused deploy's too), of severity
 // error exactly when they decide the exit code, which stays as it was.
 func TestDiagnosticShapeServers(t *testing.T) {
-	t.Setenv("SCRIPTCTL_URL", "")
-	t.Setenv("SCRIPTCTL_PASSWORD", "")
-	t.Setenv("REDISCLI_AUTH", "")
+	noConnEnv(t)
 	s := redistest.Standalone(t)
 	if family, version := s.Family(t); family != "redis" || len(target.AffectingCVEs(family, version)) == 0 {
 		t.Skipf("the test server, %s %s, is not listed as affected by a Lua CVE", family, version)

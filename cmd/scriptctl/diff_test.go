@@ -39,9 +39,7 @@ func waitCode(t *testing.T, n *redistest.Server, name, code string) {
 // and status --all shows another team's library as not owned.
 func TestDiffCluster(t *testing.T) {
 	c := redistest.NewCluster(t)
-	t.Setenv("SCRIPTCTL_URL", "")
-	t.Setenv("SCRIPTCTL_PASSWORD", "")
-	t.Setenv("REDISCLI_AUTH", "")
+	noConnEnv(t)
 	path := loaderProject(t, "1")
 	m := loadFor(t, path)
 	seed := c.Primaries[0].URL()

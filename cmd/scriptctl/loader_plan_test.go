@@ -23,9 +23,7 @@ const repoManifest = "../../manifest.yaml"
 func planServer(t *testing.T) *redistest.Server {
 	t.Helper()
 	s := redistest.Standalone(t)
-	t.Setenv("SCRIPTCTL_URL", "")
-	t.Setenv("SCRIPTCTL_PASSWORD", "")
-	t.Setenv("REDISCLI_AUTH", "")
+	noConnEnv(t)
 	return s
 }
 

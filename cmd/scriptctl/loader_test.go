@@ -45,6 +45,15 @@ func loaderExpect(t *testing.T, code int, args ...string) loaderResult {
 // loaderProject copies version 1 of the repository's manifest and scripts
 // (lua/v1: three scripts, kept as released) into a temp dir, with the
 // version set, and returns the manifest path.
+// noConnEnv clears the environment that gives scriptctl servers and
+// passwords, so a test's own --url and flags decide.
+func noConnEnv(t *testing.T) {
+	t.Helper()
+	t.Setenv("SCRIPTCTL_URL", "")
+	t.Setenv("SCRIPTCTL_PASSWORD", "")
+	t.Setenv("REDISCLI_AUTH", "")
+}
+
 func loaderProject(t *testing.T, version string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -426,9 +435,7 @@ func TestLoaderLeastPrivilege(t *testing.T) {
 // aligned with colors on (every painted cell carries the same escapes).
 func TestLoaderTableOnTerminal(t *testing.T) {
 	s := redistest.Standalone(t)
-	t.Setenv("SCRIPTCTL_URL", "")
-	t.Setenv("SCRIPTCTL_PASSWORD", "")
-	t.Setenv("REDISCLI_AUTH", "")
+	noConnEnv(t)
 	path := loaderProject(t, "1")
 	ios, _, out, _ := iostreams.Test()
 	ios.StdoutTTY, ios.Color = true, true
@@ -457,9 +464,7 @@ func TestLoaderTableOnTerminal(t *testing.T) {
 // naming it while the rest is loaded; after a restart a rerun converges.
 func TestLoaderCluster(t *testing.T) {
 	c := redistest.NewCluster(t)
-	t.Setenv("SCRIPTCTL_URL", "")
-	t.Setenv("SCRIPTCTL_PASSWORD", "")
-	t.Setenv("REDISCLI_AUTH", "")
+	noConnEnv(t)
 	path := loaderProject(t, "1")
 	m := loadFor(t, path)
 	seed := c.Primaries[0]

@@ -16,9 +16,7 @@ import (
 // and on a rerun that loads nothing, there is no such line.
 func TestDeployVerboseItems(t *testing.T) {
 	p, r := redistest.Replicated(t, redistest.WithArgs("--repl-diskless-sync-delay", "0"))
-	t.Setenv("SCRIPTCTL_URL", "")
-	t.Setenv("SCRIPTCTL_PASSWORD", "")
-	t.Setenv("REDISCLI_AUTH", "")
+	noConnEnv(t)
 	path := loaderProject(t, "1")
 	m := loadFor(t, path)
 	urls := []string{"-m", path, "--url", p.URL(), "--url", r.URL()}
@@ -80,9 +78,7 @@ func TestDeployVerboseItems(t *testing.T) {
 // library, lists every item once per node, in the table and in JSON.
 func TestStatusAllListsEachLibraryOnce(t *testing.T) {
 	p, r := redistest.Replicated(t, redistest.WithArgs("--repl-diskless-sync-delay", "0"))
-	t.Setenv("SCRIPTCTL_URL", "")
-	t.Setenv("SCRIPTCTL_PASSWORD", "")
-	t.Setenv("REDISCLI_AUTH", "")
+	noConnEnv(t)
 	path := loaderProject(t, "1")
 	urls := []string{"-m", path, "--url", p.URL(), "--url", r.URL()}
 	loaderExpect(t, 0, append([]string{"deploy"}, urls...)...)

@@ -28,9 +28,7 @@ func TestPlanSetIfeqNote(t *testing.T) {
 	for _, kind := range redistest.Kinds {
 		t.Run(kind.Name, func(t *testing.T) {
 			s := redistest.Standalone(t, redistest.WithKind(kind))
-			t.Setenv("SCRIPTCTL_URL", "")
-			t.Setenv("SCRIPTCTL_PASSWORD", "")
-			t.Setenv("REDISCLI_AUTH", "")
+			noConnEnv(t)
 			res := loaderExpect(t, 0, "plan", "-m", repoManifest, "--url", s.URL())
 			has := strings.Contains(res.errOut, "has SET ... IFEQ")
 			if want := kind.Name == "valkey-8.1"; has != want {
