@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,10 +33,24 @@ callers:
       value: "catalog:{product-<id>}:value"
 `
 
-// repoManifest is version 1 of the bundled manifest (v1ManifestText).
+// repoManifest is version 1 of the bundled manifest (v1ManifestText) at
+// the repository's root, on the released v1 scripts (lua/v1/), so the
+// models' own paths stay inside its folder as they must.
 func repoManifest(t testing.TB) *manifest.Manifest {
 	t.Helper()
-	m, err := manifest.Parse(filepath.Join(modelsDir, "manifest.yaml"), []byte(v1ManifestText))
+	text := strings.ReplaceAll(v1ManifestText, "file: v1/", "file: lua/v1/")
+	m, err := manifest.Parse(filepath.Join("..", "manifest.yaml"), []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// manifestIn is v1ManifestText as the manifest of dir, which holds the v1
+// scripts in v1/.
+func manifestIn(t testing.TB, dir string) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Parse(filepath.Join(dir, "manifest.yaml"), []byte(v1ManifestText))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +225,7 @@ func writeModelFiles(t *testing.T, body string, files map[string]string) (*Model
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return Load(path, repoManifest(t))
+	return Load(path, manifestIn(t, dir))
 }
 
 // v1Protocol is the protocol section of a model on the pinned v1 scripts.
@@ -537,6 +552,59 @@ func TestCounts(t *testing.T) {
 		res := explore(t, md, Options{})
 		if res.Violation != nil || res.States != tc.states || res.Transitions != tc.transitions || res.Interleavings != tc.interleavings {
 			t.Errorf("%q: states %d, transitions %d, interleavings %d; want %d, %d, %d", tc.env, res.States, res.Transitions, res.Interleavings, tc.states, tc.transitions, tc.interleavings)
+		}
+	}
+}
+
+// A model's script file must stay inside the manifest's folder, links
+// followed: a ".." that climbs out and a link that points out are refused
+// at the model's file field, and nothing of the outside file is read.
+func TestModelFileStaysInside(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	const marker = "OUTSIDE-SECRET-7f3a"
+	outside := filepath.Join(root, "outside.lua")
+	if err := os.WriteFile(outside, []byte("-- "+marker+"\nreturn 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, "models", "v1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"acquire.lua", "publish.lua", "release.lua"} {
+		src, err := os.ReadFile(filepath.Join(modelsDir, "v1", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, "models", "v1", f), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(repo, "models", "link.lua")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Parse(filepath.Join(repo, "manifest.yaml"), []byte(strings.ReplaceAll(v1ManifestText, "file: v1/", "file: models/v1/")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"../../outside.lua", "link.lua"} {
+		body := strings.Replace(v1Protocol, "file: v1/acquire.lua", "file: "+file, 1) + "workers:\n  w: [acquire]\n"
+		path := filepath.Join(repo, "models", "m.yaml")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path, m)
+		var errs manifest.Errors
+		if !errors.As(err, &errs) {
+			t.Fatalf("%s: want positioned errors, got %v", file, err)
+		}
+		found := false
+		for _, e := range errs {
+			if e.Field == "protocol.acquire.file" && e.Line == 5 && strings.Contains(e.Msg, "leads outside the manifest's folder") {
+				found = true
+			}
+		}
+		if !found || strings.Contains(err.Error(), marker) {
+			t.Errorf("%s: %v", file, err)
 		}
 	}
 }

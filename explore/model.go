@@ -521,9 +521,16 @@ func (p *parser) protocol(n *yaml.Node, caller *manifest.Caller) {
 				break
 			}
 			r.Script = file
-			src, err := os.ReadFile(filepath.Join(filepath.Dir(p.file), file))
+			// The script must stay inside the manifest's folder, links
+			// followed: checked before anything is opened.
+			full, err := manifest.InsideFrom(p.man.Dir, p.file, file)
 			if err != nil {
-				p.errorf(f["file"], path+".file", "cannot read %s: %v", file, unwrapPath(err))
+				p.errorf(f["file"], path+".file", "%v", err)
+				break
+			}
+			src, err := manifest.ReadScriptFile(full)
+			if err != nil {
+				p.errorf(f["file"], path+".file", "cannot read %s: %v", file, err)
 			}
 			r.Src = src
 			if f["keys"] == nil {
@@ -634,13 +641,6 @@ var refPrefixes = []string{"key", "pttl", "revision", "field", "source", "now"}
 
 // reserved are the worker registers every worker has.
 var reserved = []string{"token", "candidate", "revision", "reply", "owns", "accepted"}
-
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
 
 func (p *parser) workers(n *yaml.Node) {
 	for _, kv := range p.pairs(n, "workers") {

@@ -74,3 +74,27 @@ func within(root, path string) bool {
 	r, err := filepath.Rel(root, path)
 	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
+
+// InsideFrom is Inside for file written relative to the file at from (a
+// scenario's control, a model's script), which lies somewhere below root.
+func InsideFrom(root, from, file string) (string, error) {
+	if filepath.IsAbs(file) || strings.HasPrefix(file, "/") {
+		return Inside(root, file) // refused, with the usual words
+	}
+	absRoot, err1 := filepath.Abs(root)
+	target, err2 := filepath.Abs(filepath.Join(filepath.Dir(from), filepath.FromSlash(file)))
+	if err1 != nil || err2 != nil {
+		return "", fmt.Errorf("%s %w", file, ErrOutside)
+	}
+	rel, err := filepath.Rel(absRoot, target)
+	if err != nil {
+		return "", fmt.Errorf("%s %w", file, ErrOutside)
+	}
+	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s %w", file, ErrOutside)
+	}
+	if _, err := Inside(absRoot, filepath.ToSlash(rel)); err != nil {
+		return "", err // names the path from root
+	}
+	return filepath.Join(filepath.Dir(from), filepath.FromSlash(file)), nil
+}

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +60,52 @@ func TestScriptFileStaysInside(t *testing.T) {
 				t.Fatalf("the error shows the outside file's content: %v", err)
 			}
 		})
+	}
+}
+
+// InsideFrom resolves a path written relative to a file below root (a
+// scenario's control, a model's script) and refuses one that leaves root,
+// whether root and the file are given relative or absolute.
+func TestInsideFrom(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "repo")
+	if err := os.MkdirAll(filepath.Join(root, "models", "v1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join(root, "lua.lua"), filepath.Join(root, "models", "v1", "a.lua"), filepath.Join(base, "out.lua")} {
+		if err := os.WriteFile(f, []byte("return 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(base, "out.lua"), filepath.Join(root, "models", "out.lua")); err != nil {
+		t.Fatal(err)
+	}
+	from := filepath.Join(root, "models", "m.yaml")
+	t.Chdir(base)
+	for _, tc := range []struct {
+		root, from, file string
+		ok               bool
+	}{
+		{root, from, "v1/a.lua", true},
+		{root, from, "../lua.lua", true},
+		{"repo", filepath.Join("repo", "models", "m.yaml"), "../lua.lua", true},
+		{"repo", from, "v1/a.lua", true}, // root relative, from absolute
+		{root, from, "../../out.lua", false},
+		{root, from, "out.lua", false}, // a link out
+		{root, from, "/etc/passwd", false},
+		{"repo", filepath.Join("repo", "models", "m.yaml"), "../../out.lua", false},
+	} {
+		got, err := InsideFrom(tc.root, tc.from, tc.file)
+		if tc.ok {
+			if err != nil {
+				t.Errorf("%s from %s (root %s): %v", tc.file, tc.from, tc.root, err)
+			} else if _, serr := os.Stat(got); serr != nil {
+				t.Errorf("%s: resolved to %s, which does not open: %v", tc.file, got, serr)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrOutside) && !strings.Contains(fmt.Sprint(err), "absolute path") {
+			t.Errorf("%s from %s (root %s): got %q, %v; want refused", tc.file, tc.from, tc.root, got, err)
+		}
 	}
 }

@@ -669,6 +669,11 @@ func (p *parser) readScript(r *scriptRead) {
 	}
 }
 
+// ReadScriptFile reads a script file that is not in the manifest itself (a
+// scenario's control, a model's script) as the manifest reads its own: a
+// regular file of at most MaxScriptSize bytes. The error names no path.
+func ReadScriptFile(path string) ([]byte, error) { return readFile(path) }
+
 // readFile reads a regular file of at most MaxScriptSize bytes. It refuses
 // directories, devices and pipes rather than block or read without end.
 func readFile(path string) ([]byte, error) {

@@ -50,12 +50,8 @@ func LoadIn(root, path string) (*Scenario, error) {
 			errs = append(errs, &Error{File: path, Line: c.Line, Field: "control." + c.Script, Msg: err.Error()})
 			continue
 		}
-		src, err := os.ReadFile(full)
+		src, err := manifest.ReadScriptFile(full)
 		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
 			errs = append(errs, &Error{File: path, Line: c.Line, Field: "control." + c.Script, Msg: fmt.Sprintf("cannot read %s: %v", c.File, err)})
 			continue
 		}
@@ -933,12 +929,5 @@ func isIdent(s string) bool {
 // controlInside resolves file, written relative to the scenario at path,
 // and refuses it unless it stays inside root once links are followed.
 func controlInside(root, path, file string) (string, error) {
-	if filepath.IsAbs(file) {
-		return manifest.Inside(root, file) // refused, with the usual words
-	}
-	rel, err := filepath.Rel(root, filepath.Join(filepath.Dir(path), filepath.FromSlash(file)))
-	if err != nil {
-		return "", fmt.Errorf("%s %w", file, manifest.ErrOutside)
-	}
-	return manifest.Inside(root, filepath.ToSlash(rel))
+	return manifest.InsideFrom(root, path, file)
 }
