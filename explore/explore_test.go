@@ -608,3 +608,32 @@ func TestModelFileStaysInside(t *testing.T) {
 		}
 	}
 }
+
+// Models refuses a model file that links out of the manifest's folder,
+// before it is read.
+func TestModelsRefusesLinksOut(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.yaml")
+	if err := os.WriteFile(outside, []byte("name: TOPSECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, filepath.FromSlash(ModelsDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &manifest.Manifest{Path: filepath.Join(root, "manifest.yaml"), Dir: root}
+	if paths, err := Models(m); err != nil || len(paths) != 1 {
+		t.Fatalf("inside: %v, %v", paths, err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "b.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Models(m)
+	var errs manifest.Errors
+	if !errors.As(err, &errs) || len(errs) != 1 || !strings.Contains(errs[0].Msg, "leads outside the manifest's folder") || strings.Contains(err.Error(), "TOPSECRET") {
+		t.Fatalf("a link out: %v", err)
+	}
+}

@@ -19,6 +19,11 @@ func Models(m *manifest.Manifest) ([]string, error) {
 		return nil, err
 	}
 	sort.Strings(found)
+	// A model there that links out of the manifest's folder is refused
+	// before it is read.
+	if refused := manifest.Discovered(m.Dir, found); len(refused) > 0 {
+		return nil, refused
+	}
 	return found, nil
 }
 

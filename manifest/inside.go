@@ -98,3 +98,20 @@ func InsideFrom(root, from, file string) (string, error) {
 	}
 	return filepath.Join(filepath.Dir(from), filepath.FromSlash(file)), nil
 }
+
+// Discovered checks files found by listing a folder below root (lua_test/
+// scenarios, lua_test/models/ models): each must stay inside root once
+// links are followed. It returns the refused ones, each with why.
+func Discovered(root string, paths []string) Errors {
+	var out Errors
+	for _, p := range paths {
+		rel, err := filepath.Rel(root, p)
+		if err == nil {
+			_, err = Inside(root, filepath.ToSlash(rel))
+		}
+		if err != nil {
+			out = append(out, &Error{File: p, Line: 1, Col: 1, Msg: err.Error()})
+		}
+	}
+	return out
+}

@@ -81,7 +81,7 @@ func runExplore(ctx context.Context, opts *exploreOptions) error {
 	}
 	if len(opts.Models) == 0 {
 		if paths, err = explore.Models(m); err != nil {
-			return cmdutil.Input(err)
+			return cmdutil.Input(withCode("model", err))
 		}
 		if len(paths) == 0 {
 			return cmdutil.Input(fmt.Errorf("no models: no %s/*.yaml beside %s", explore.ModelsDir, m.Path))

@@ -89,6 +89,15 @@ func Discover(m *manifest.Manifest) ([]string, error) {
 		return nil, err
 	}
 	sort.Strings(paths)
+	// A file there that links out of the manifest's folder is refused
+	// before it is read.
+	if refused := manifest.Discovered(m.Dir, paths); len(refused) > 0 {
+		var errs Errors
+		for _, e := range refused {
+			errs = append(errs, &Error{File: e.File, Line: e.Line, Col: e.Col, Msg: e.Msg})
+		}
+		return nil, errs
+	}
 	return paths, nil
 }
 
