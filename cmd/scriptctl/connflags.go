@@ -208,10 +208,10 @@ func (f *connFlags) validate(cmd string) error {
 	return nil
 }
 
-// connectAll resolves the connection settings and discovers the nodes.
-// Settings problems exit 2; a failed discovery exits 3. The caller closes
-// the topology.
-func (f *connFlags) connectAll(ctx context.Context, cmd string) (*online, error) {
+// connectAll resolves the connection settings and discovers the nodes,
+// naming them on ios with --verbose. Settings problems exit 2; a failed
+// discovery exits 3. The caller closes the topology.
+func (f *connFlags) connectAll(ctx context.Context, ios *iostreams.IOStreams, cmd string) (*online, error) {
 	s, fromEnv, err := f.settings()
 	if err != nil {
 		return nil, connUsage(err, cmd)
@@ -224,7 +224,9 @@ func (f *connFlags) connectAll(ctx context.Context, cmd string) (*online, error)
 	if err != nil {
 		return nil, cmdutil.Env(cfg.Scrub(fmt.Errorf("discover nodes: %w", err)))
 	}
-	return &online{cfg: cfg, topo: topo}, nil
+	o := &online{cfg: cfg, topo: topo}
+	o.detailNodes(ios, cmd)
+	return o, nil
 }
 
 // rediscover handles a cluster redirect (the slots moved between discovery
@@ -239,7 +241,7 @@ func (f *connFlags) rediscover(ctx context.Context, ios *iostreams.IOStreams, o 
 	}
 	ios.Notice("%s: discovering the nodes again", o.cfg.ScrubString(re.Error()))
 	o.topo.Close()
-	o2, err := f.connectAll(ctx, cmd)
+	o2, err := f.connectAll(ctx, ios, cmd)
 	return o2, true, err
 }
 

@@ -130,11 +130,10 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	if err := preflight(ctx, opts.IO, m, opts.Mode, "deploy", opts.Conn.Format, opts.SkipChecks); err != nil {
 		return err
 	}
-	o, err := opts.Conn.connectAll(ctx, "deploy")
+	o, err := opts.Conn.connectAll(ctx, opts.IO, "deploy")
 	if err != nil {
 		return err
 	}
-	o.detailNodes(opts.IO, "deploy")
 	defer func() { o.topo.Close() }()
 	deploy := func(o *online) (*loader.DeployReport, error) {
 		// What the gate refuses is an error; the rest are warnings.

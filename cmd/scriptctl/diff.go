@@ -71,7 +71,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	o, err := opts.Conn.connectAll(ctx, "diff")
+	o, err := opts.Conn.connectAll(ctx, opts.IO, "diff")
 	if err != nil {
 		return err
 	}

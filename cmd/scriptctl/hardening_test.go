@@ -47,7 +47,7 @@ func TestRediscoverOnRedirect(t *testing.T) {
 	s := redistest.Standalone(t)
 	ios, _, _, errOut := iostreams.Test()
 	f := connFlags{URLs: []string{s.URL()}, Timeout: 5 * time.Second}
-	o, err := f.connectAll(context.Background(), "deploy")
+	o, err := f.connectAll(context.Background(), ios, "deploy")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,7 +150,7 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	o, err := opts.Conn.connectAll(ctx, "inspect")
+	o, err := opts.Conn.connectAll(ctx, opts.IO, "inspect")
 	if err != nil {
 		return err
 	}

@@ -92,11 +92,10 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err := preflight(ctx, opts.IO, m, opts.Mode, "plan", opts.Conn.Format, opts.SkipChecks); err != nil {
 		return err
 	}
-	o, err := opts.Conn.connectAll(ctx, "plan")
+	o, err := opts.Conn.connectAll(ctx, opts.IO, "plan")
 	if err != nil {
 		return err
 	}
-	o.detailNodes(opts.IO, "plan")
 	defer o.topo.Close()
 	// A node outside the targets (or, with --fail-on-cve, a CVE-listed
 	// one) is an error when it decides the exit code: with --exit-code.

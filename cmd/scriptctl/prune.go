@@ -81,7 +81,7 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 	if err != nil {
 		return err
 	}
-	o, err := opts.Conn.connectAll(ctx, "prune")
+	o, err := opts.Conn.connectAll(ctx, opts.IO, "prune")
 	if err != nil {
 		return err
 	}

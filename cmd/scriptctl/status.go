@@ -86,11 +86,10 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	o, err := opts.Conn.connectAll(ctx, "status")
+	o, err := opts.Conn.connectAll(ctx, opts.IO, "status")
 	if err != nil {
 		return err
 	}
-	o.detailNodes(opts.IO, "status")
 	defer o.topo.Close()
 	// A node outside the targets always decides the exit code; a
 	// CVE-listed one with --fail-on-cve.

@@ -98,7 +98,7 @@ func runUnlock(ctx context.Context, opts *unlockOptions) error {
 	if err != nil {
 		return err
 	}
-	o, err := opts.Conn.connectAll(ctx, "unlock")
+	o, err := opts.Conn.connectAll(ctx, opts.IO, "unlock")
 	if err != nil {
 		return err
 	}

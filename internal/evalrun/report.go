@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/scriptctl/scriptctl/internal/atomicfile"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/rediscli"
@@ -457,44 +459,27 @@ func nonNil(s []string) []string {
 }
 
 // SaveKeys writes keys to path in the scenario keyspace format
-// (scenario.WriteKeys) atomically: a temporary file in the same folder,
-// synced, then renamed over path, so a reader never sees half a file.
-func SaveKeys(path string, keys []scenario.Key) (err error) {
+// (scenario.WriteKeys) atomically (atomicfile), so a reader never sees half
+// a file.
+func SaveKeys(path string, keys []scenario.Key) error {
 	for _, k := range keys {
 		if err := textOnly(k); err != nil {
 			return err
 		}
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
 	if keys == nil {
 		keys = []scenario.Key{}
 	}
-	if err = scenario.WriteKeys(f, keys); err != nil {
+	// --save names a file, not a place to make: a missing folder (a typo)
+	// fails rather than being created.
+	if _, err := os.Stat(filepath.Dir(path)); err != nil {
 		return err
 	}
-	if err = f.Chmod(0o644); err != nil {
+	var b bytes.Buffer
+	if err := scenario.WriteKeys(&b, keys); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.Write(path, b.Bytes())
 }
 
 // textOnly checks that a key fits the state format, which holds UTF-8 text
