@@ -10,6 +10,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/valueset"
 )
 
 // randomKey returns a key of 0 to 40 bytes rich in '{' and '}', with
@@ -141,7 +142,7 @@ func TestCheckAgreesWithRedis(t *testing.T) {
 			}
 		case Proven:
 			tmpls := []template{parseTemplate(p.a), parseTemplate(p.b)}
-			for _, v := range adversarial {
+			for _, v := range valueset.Adversarial {
 				if !inValues(v, p.values) {
 					continue
 				}
