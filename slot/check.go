@@ -427,7 +427,7 @@ func proveSameSlot(tmpls []template, keys []Binding, d *domains) proof {
 					reason = fmt.Sprintf("<%s> comes before the '{' of %s's hash tag, and its declared values (%s) may carry a brace and move the tag", ph, keys[distinct[n]].Name, d.of(ph).Describe())
 				}
 				return proof{reason: reason,
-					hint: fmt.Sprintf("move the placeholders before the '{' into the hash tag or after it; or, when the application guarantees it, declare values of <%s> without braces (placeholders: pattern) or check with plain values", ph)}
+					hint: fmt.Sprintf("move the placeholders before the '{' into the hash tag or after it; or, when the application guarantees it, %s or check with plain values", narrowHint(d, ph, "values without braces"))}
 			}
 			usedDomain = usedDomain || d.isDeclared(ph) && d.vs == AnyValues
 		}
@@ -437,7 +437,7 @@ func proveSameSlot(tmpls []template, keys []Binding, d *domains) proof {
 			break // a literal: non-empty, and without '}'
 		}
 		s := d.of(tok.ph)
-		hint := fmt.Sprintf("start the hash tag with a literal, e.g. {%s-%s}; or, when the application guarantees it, declare the values of <%s> (placeholders: non_empty, pattern) or check with plain values", tok.ph, first.String()[1:len(first.String())-1], tok.ph)
+		hint := fmt.Sprintf("start the hash tag with a literal, e.g. {%s-%s}; or, when the application guarantees it, %s or check with plain values", tok.ph, first.String()[1:len(first.String())-1], narrowHint(d, tok.ph, "non-empty values that do not start with '}'"))
 		if s.MayStartWith('}') {
 			reason := fmt.Sprintf("the hash tag %s starts with a placeholder: a value \"\" or one starting with '}' empties it and Redis hashes the whole key", first)
 			switch {
@@ -463,6 +463,19 @@ func proveSameSlot(tmpls []template, keys []Binding, d *domains) proof {
 		return proof{ok: true, tag: first.String(), reason: fmt.Sprintf("every key has the hash tag %s, which starts with a literal and follows no placeholder: each key hashes the same non-empty string for any values, empty ones and ones holding braces included", first)}
 	}
 	return proof{ok: true, tag: first.String(), reason: fmt.Sprintf("every key has the hash tag %s: each key hashes the same non-empty string for any non-empty values without braces", first)}
+}
+
+// narrowHint says how to narrow placeholder p's values to what (placeholders:
+// in the manifest), or that its pattern should be anchored.
+func narrowHint(d *domains, p, what string) string {
+	s := d.declared[p]
+	switch {
+	case s == nil:
+		return fmt.Sprintf("declare the values of <%s> (placeholders: non_empty, pattern)", p)
+	case s.Unanchored():
+		return fmt.Sprintf("anchor the pattern of <%s> with ^...$ (unanchored, it accepts anything around a match) and keep it to %s,", p, what)
+	}
+	return fmt.Sprintf("narrow the declared values of <%s> to %s", p, what)
 }
 
 // inValues reports whether v is in the value set vs.

@@ -61,6 +61,10 @@ func New(pattern string, nonEmpty, noBraces bool) (*Set, error) {
 	return s, nil
 }
 
+// Unanchored reports whether the set has a pattern that is not anchored at
+// both ends (^...$): it then accepts anything around a match.
+func (s *Set) Unanchored() bool { return s.re != nil && !(s.anchoredStart && s.anchoredEnd) }
+
 // Pattern returns the set's pattern, "" when it has none.
 func (s *Set) Pattern() string { return s.pattern }
 
