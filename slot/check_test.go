@@ -370,7 +370,8 @@ func FuzzProof(f *testing.F) {
 
 // BenchmarkCheck measures one check-keys run over a caller: a proof, and the
 // full search of a check no rule proves (samples, adversarial values and
-// DefaultRandom random assignments, none of which splits the keys).
+// DefaultRandom random assignments, none of which splits the keys); each
+// also with a declared pattern, whose candidates are built once per run.
 func BenchmarkCheck(b *testing.B) {
 	seen := map[int]string{}
 	var x, y string
@@ -382,15 +383,21 @@ func BenchmarkCheck(b *testing.B) {
 		seen[Of(s)] = s
 	}
 	cases := []struct {
-		name string
-		a, b string
+		name    string
+		a, b    string
+		pattern string // declared for <id>, when set
 	}{
-		{"proven", "catalog:{product-<id>}:lease", "catalog:{product-<id>}:value"},
-		{"full-search", "{" + x + "}:<id>:<n>", "{" + y + "}:<id>:<n>"},
+		{"proven", "catalog:{product-<id>}:lease", "catalog:{product-<id>}:value", ""},
+		{"full-search", "{" + x + "}:<id>:<n>", "{" + y + "}:<id>:<n>", ""},
+		{"pattern-proven", "queues:{<id>}", "queues:{<id>}:notify", `^[a-z][a-z0-9_-]*$`},
+		{"pattern-full-search", "{" + x + "}:<id>:<n>", "{" + y + "}:<id>:<n>", `^[a-z{}][a-z0-9{}_-]*$`},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			m := pairManifest(b, c.a, c.b, nil)
+			if c.pattern != "" {
+				m.Callers[0].Placeholders = map[string]manifest.Placeholder{"id": {Name: "id", Pattern: c.pattern}}
+			}
 			for b.Loop() {
 				if r := CheckManifest(m); r.Failed() {
 					b.Fatal("mismatch")

@@ -217,3 +217,14 @@ func FuzzSet(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCandidates measures building a pattern's candidates, as
+// manifest.Load does once per declared placeholder.
+func BenchmarkCandidates(b *testing.B) {
+	s := mustNew(b, `^[a-z][a-z0-9_-]*(\{[0-9]+\})?$`, true, false)
+	for b.Loop() {
+		if len(s.Candidates(0)) == 0 {
+			b.Fatal("no candidates")
+		}
+	}
+}
