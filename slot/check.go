@@ -356,10 +356,11 @@ type proof struct {
 //     placeholder can, unless the caller declares values without one;
 //   - the expression cannot expand to "" or to a string starting with '}'
 //     (the tag would be empty, and Redis would hash the whole, different,
-//     keys): it starts with a literal, or with placeholders of which the
-//     first that cannot be empty comes before any literal and none of them
-//     can start with '}'. With AnyValues and nothing declared that means a
-//     literal; with PlainValues the expression only has to be non-empty.
+//     keys): read from its start, the placeholders up to the first literal
+//     or up to the first placeholder that cannot be empty (whichever comes
+//     first, and one must) cannot start with '}'. With AnyValues and
+//     nothing declared that means the expression starts with a literal;
+//     with PlainValues it only has to be non-empty.
 //
 // Then every key's first '{' is that literal one, the first '}' after it
 // falls at the same place of the same expanded expression, and the tag is
@@ -427,7 +428,7 @@ func proveSameSlot(tmpls []template, keys []Binding, d *domains) proof {
 					reason = fmt.Sprintf("<%s> comes before the '{' of %s's hash tag, and its declared values (%s) may carry a brace and move the tag", ph, keys[distinct[n]].Name, d.of(ph).Describe())
 				}
 				return proof{reason: reason,
-					hint: fmt.Sprintf("move the placeholders before the '{' into the hash tag or after it; or, when the application guarantees it, %s or check with plain values", narrowHint(d, ph, "values without braces"))}
+					hint: fmt.Sprintf("move the placeholders before the '{' into the hash tag or after it; or, %s", narrowHint(d, ph, "values without braces"))}
 			}
 			usedDomain = usedDomain || d.isDeclared(ph) && d.vs == AnyValues
 		}
@@ -437,7 +438,7 @@ func proveSameSlot(tmpls []template, keys []Binding, d *domains) proof {
 			break // a literal: non-empty, and without '}'
 		}
 		s := d.of(tok.ph)
-		hint := fmt.Sprintf("start the hash tag with a literal, e.g. {%s-%s}; or, when the application guarantees it, %s or check with plain values", tok.ph, first.String()[1:len(first.String())-1], narrowHint(d, tok.ph, "non-empty values that do not start with '}'"))
+		hint := fmt.Sprintf("start the hash tag with a literal, e.g. {%s-%s}; or, %s", tok.ph, first.String()[1:len(first.String())-1], narrowHint(d, tok.ph, "non-empty values that do not start with '}'"))
 		if s.MayStartWith('}') {
 			reason := fmt.Sprintf("the hash tag %s starts with a placeholder: a value \"\" or one starting with '}' empties it and Redis hashes the whole key", first)
 			switch {
@@ -465,17 +466,18 @@ func proveSameSlot(tmpls []template, keys []Binding, d *domains) proof {
 	return proof{ok: true, tag: first.String(), reason: fmt.Sprintf("every key has the hash tag %s: each key hashes the same non-empty string for any non-empty values without braces", first)}
 }
 
-// narrowHint says how to narrow placeholder p's values to what (placeholders:
-// in the manifest), or that its pattern should be anchored.
+// narrowHint says how to prove the keys for placeholder p when the
+// application gives it only what: declare (or narrow) its values in the
+// manifest's placeholders, anchor its pattern, or check with plain values.
 func narrowHint(d *domains, p, what string) string {
 	s := d.declared[p]
 	switch {
 	case s == nil:
-		return fmt.Sprintf("declare the values of <%s> (placeholders: non_empty, pattern)", p)
+		return fmt.Sprintf("when the application gives <%s> only %s, declare them (placeholders: non_empty, pattern) or check with plain values", p, what)
 	case s.Unanchored():
-		return fmt.Sprintf("anchor the pattern of <%s> with ^...$ (unanchored, it accepts anything around a match) and keep it to %s,", p, what)
+		return fmt.Sprintf("anchor the pattern of <%s> with ^...$ (unanchored, it accepts anything around a match) and keep it to %s, or check with plain values", p, what)
 	}
-	return fmt.Sprintf("narrow the declared values of <%s> to %s", p, what)
+	return fmt.Sprintf("when the application gives <%s> only %s, narrow its declared values to them or check with plain values", p, what)
 }
 
 // inValues reports whether v is in the value set vs.
