@@ -191,6 +191,9 @@ func (s *Set) Candidates(seed uint64) []string {
 		}
 	}
 	words("", 4)
+	if v, ok := shortest(s.tree); ok {
+		keep(v)
+	}
 	rng := rand.New(rand.NewPCG(seed, 0x7a1e))
 	for range 400 {
 		if v, ok := s.build(rng); ok {
@@ -305,6 +308,62 @@ func walk(b *strings.Builder, re *syntax.Regexp, rng *rand.Rand) bool {
 	}
 	// Empty-width assertions and the empty match add nothing.
 	return true
+}
+
+// shortestLimit bounds the length of the string shortest builds.
+const shortestLimit = 1 << 16
+
+// shortest returns a short string re may match, up to zero-width assertions
+// (the caller checks): every repetition at its minimum, the first
+// alternative that matches something. It returns false when re matches
+// nothing or the string would be longer than shortestLimit.
+func shortest(re *syntax.Regexp) (string, bool) {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return "", false
+	case syntax.OpLiteral:
+		return string(re.Rune), true
+	case syntax.OpCharClass:
+		for _, r := range re.Rune {
+			if utf8.ValidRune(r) {
+				return string(r), true
+			}
+		}
+		return "", false
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return "a", true
+	case syntax.OpCapture, syntax.OpPlus:
+		return shortest(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		return "", true
+	case syntax.OpRepeat:
+		if re.Min == 0 {
+			return "", true
+		}
+		one, ok := shortest(re.Sub[0])
+		if !ok || len(one)*re.Min > shortestLimit {
+			return "", false
+		}
+		return strings.Repeat(one, re.Min), true
+	case syntax.OpConcat:
+		var b strings.Builder
+		for _, sub := range re.Sub {
+			v, ok := shortest(sub)
+			if !ok || b.Len()+len(v) > shortestLimit {
+				return "", false
+			}
+			b.WriteString(v)
+		}
+		return b.String(), true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if v, ok := shortest(sub); ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	return "", true
 }
 
 // anyChars are what '.' stands for in a built string: braces mostly.

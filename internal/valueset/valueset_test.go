@@ -87,6 +87,9 @@ func TestCandidates(t *testing.T) {
 		{pattern: `[a-z]+`, want: []string{"a", "{a", "}a"}},
 		{pattern: `^(default|high)$`, want: []string{"default", "high"}},
 		{pattern: `^[a-z]{20}$`},
+		// Longer than a random walk builds: the shortest member still is
+		// found.
+		{pattern: `^(ab){1000}(cd){1000}x{1000}$`, want: []string{strings.Repeat("ab", 1000) + strings.Repeat("cd", 1000) + strings.Repeat("x", 1000)}},
 		{pattern: `^$`, want: []string{""}},
 		{pattern: `^$`, nonEmpty: true, none: true},
 		{pattern: `a^b`, none: true},
