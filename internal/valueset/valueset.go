@@ -144,8 +144,9 @@ const maxBuilt = 48
 // Candidates returns distinct members of the set to try against hash tags,
 // most adversarial first: the Adversarial values the set holds, then, for a
 // pattern, values built from it (short strings over the braces and a few
-// of the runes it accepts, and random walks of its syntax, with a brace or
-// two around them when it is not anchored), those holding braces first.
+// of the runes it accepts, its shortest match, and random walks of its
+// syntax, with a brace or two around them when it is not anchored), those
+// holding braces first.
 // The search is bounded: an empty result means no member was found, which
 // for a pattern is not a proof that there is none.
 func (s *Set) Candidates(seed uint64) []string {
