@@ -418,7 +418,7 @@ func (rs runes) has(r rune) bool {
 // sample returns up to n runes of the set, letters and digits first.
 func (rs runes) sample(n int) []rune {
 	var out []rune
-	for _, r := range []rune("aA0xz9_-:.é") {
+	for _, r := range "aA0xz9_-:.é" {
 		if len(out) < n && rs.has(r) {
 			out = append(out, r)
 		}
