@@ -231,13 +231,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		L.Push(v)
 		return 1
 	}))
-	sort := tbl.RawGetString("sort").(*lua.LFunction).GFunction
-	tbl.RawSetString("sort", L.NewFunction(func(L *lua.LState) int {
-		if r.isReadonly(L.Get(1)) {
-			roError(L)
-		}
-		return sort(L) // same frame: errors name the script's line like Lua
-	}))
+	tbl.RawSetString("sort", L.NewFunction(r.tableSort))
 	tbl.RawSetString("setn", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("'setn' is obsolete")
 		return 0
@@ -450,4 +444,82 @@ func osTable(L *lua.LState) *lua.LTable {
 		return 1
 	}))
 	return t
+}
+
+// tableSort is Lua 5.1's table.sort (ltablib.c sort): luaSort over the
+// table's raw array up to #t, comparing with the function given or with
+// lua_lessthan. A readonly table refuses the first write, as Redis's
+// patched lua_rawseti does, so sorting one that needs no write succeeds.
+func (r *scriptRun) tableSort(L *lua.LState) int {
+	t := L.CheckTable(1)
+	real := r.real(t).(*lua.LTable)
+	ro := real != t
+	n := real.Len()
+	cmp := L.Get(2)
+	if cmp != lua.LNil {
+		if _, ok := cmp.(*lua.LFunction); !ok {
+			L.ArgError(2, "function expected, got "+luaTypeName(cmp))
+		}
+	}
+	get := func(i int) lua.LValue { return real.RawGetInt(i) }
+	set := func(i int, v lua.LValue) {
+		if ro {
+			roError(L)
+		}
+		real.RawSetInt(i, v)
+	}
+	less := func(a, b lua.LValue) bool { return luaLessThan(L, a, b) }
+	if cmp != lua.LNil {
+		less = func(a, b lua.LValue) bool {
+			L.Push(cmp)
+			L.Push(a)
+			L.Push(b)
+			L.Call(2, 1)
+			res := lua.LVAsBool(L.Get(-1))
+			L.Pop(1)
+			return res
+		}
+	}
+	if err := luaSort(n, get, set, less); err != nil {
+		// luaL_error: the position of the code that called table.sort.
+		L.Error(lua.LString(luaWhere(L, 1)+err.Error()), 0)
+	}
+	return 0
+}
+
+// luaLessThan is Lua 5.1's lua_lessthan (lvm.c luaV_lessthan): numbers,
+// strings byte-wise (strcoll in the C locale), otherwise an __lt
+// metamethod both operands share; anything else is luaG_ordererror,
+// raised without a position as from C.
+func luaLessThan(L *lua.LState, a, b lua.LValue) bool {
+	if a.Type() == b.Type() {
+		switch x := a.(type) {
+		case lua.LNumber:
+			return x < b.(lua.LNumber)
+		case lua.LString:
+			return x < b.(lua.LString)
+		}
+		if mm := L.GetMetaField(a, "__lt"); mm != lua.LNil && mm == L.GetMetaField(b, "__lt") {
+			L.Push(mm)
+			L.Push(a)
+			L.Push(b)
+			L.Call(2, 1)
+			res := lua.LVAsBool(L.Get(-1))
+			L.Pop(1)
+			return res
+		}
+	}
+	L.Error(lua.LString(orderError(a, b)), 0)
+	return false
+}
+
+// orderError is luaG_ordererror's text. Lua compares the type names' third
+// letters to tell "two X values" from "X with Y", so a thread and a string
+// are "two thread values".
+func orderError(a, b lua.LValue) string {
+	t1, t2 := luaTypeName(a), luaTypeName(b)
+	if len(t1) > 2 && len(t2) > 2 && t1[2] == t2[2] {
+		return "attempt to compare two " + t1 + " values"
+	}
+	return "attempt to compare " + t1 + " with " + t2
 }
