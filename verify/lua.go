@@ -414,7 +414,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 	})
 	set("load", func(L *lua.LState) int {
 		fn := L.CheckFunction(1)
-		chunkname := L.OptString(2, "=(load)")
+		chunkname := optStr(L, 2, "=(load)")
 		var b strings.Builder
 		for {
 			L.Push(fn)
@@ -442,8 +442,8 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		return r.loadChunk(L, b.String(), chunkname)
 	})
 	set("loadstring", func(L *lua.LState) int {
-		s := L.CheckString(1)
-		return r.loadChunk(L, s, L.OptString(2, s))
+		s := checkStr(L, 1)
+		return r.loadChunk(L, s, optStr(L, 2, s))
 	})
 	set("gcinfo", func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
