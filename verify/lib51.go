@@ -242,6 +242,28 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		L.Push(lua.LNil)
 		return 1
 	})
+	gcPause, gcStepMul := 200, 200 // lua_gc's defaults (LUAI_GCPAUSE, LUAI_GCMUL)
+	set(G, "collectgarbage", func(L *lua.LState) int {
+		opt := optStr(L, 1, "collect")
+		ex := optInt(L, 2, 0)
+		switch opt {
+		case "stop", "restart", "collect":
+			L.Push(lua.LNumber(0))
+		case "count":
+			L.Push(lua.LNumber(0)) // as gcinfo: the Go heap is not Lua's
+		case "step":
+			L.Push(lua.LTrue)
+		case "setpause":
+			L.Push(lua.LNumber(gcPause))
+			gcPause = ex
+		case "setstepmul":
+			L.Push(lua.LNumber(gcStepMul))
+			gcStepMul = ex
+		default:
+			L.ArgError(1, "invalid option '"+opt+"'")
+		}
+		return 1
+	})
 	set(G, "assert", func(L *lua.LState) int {
 		if !lua.LVAsBool(checkAny(L, 1)) {
 			luaError(L, "%s", optStr(L, 2, "assertion failed!"))
