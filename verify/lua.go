@@ -276,67 +276,6 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		}
 		return 1
 	})
-	set("tonumber", func(L *lua.LState) int {
-		v := L.CheckAny(1)
-		base := L.OptInt(2, 10)
-		if base == 10 {
-			if f, ok := lualib.ToNumber(v); ok {
-				L.Push(lua.LNumber(f))
-			} else {
-				L.Push(lua.LNil)
-			}
-			return 1
-		}
-		if base < 2 || base > 36 {
-			L.ArgError(2, "base out of range")
-		}
-		s := strings.TrimSpace(luaToString(v))
-		if _, ok := v.(lua.LNumber); !ok {
-			if _, ok := v.(lua.LString); !ok {
-				L.TypeError(1, lua.LTString)
-			}
-		}
-		var n uint64
-		valid := s != ""
-		for i := 0; i < len(s) && valid; i++ {
-			c := s[i] | 0x20
-			var d int
-			switch {
-			case s[i] >= '0' && s[i] <= '9':
-				d = int(s[i] - '0')
-			case c >= 'a' && c <= 'z':
-				d = int(c-'a') + 10
-			default:
-				valid = false
-				continue
-			}
-			if d >= base {
-				valid = false
-				continue
-			}
-			n = n*uint64(base) + uint64(d)
-		}
-		if valid {
-			L.Push(lua.LNumber(float64(n)))
-		} else {
-			L.Push(lua.LNil)
-		}
-		return 1
-	})
-	set("error", func(L *lua.LState) int {
-		v := L.Get(1)
-		level := L.OptInt(2, 1)
-		switch v.(type) {
-		case lua.LString, lua.LNumber:
-			if level > 0 {
-				v = lua.LString(luaWhere(L, level) + luaToString(v))
-			} else {
-				v = lua.LString(luaToString(v))
-			}
-		}
-		L.Error(v, 0)
-		return 0
-	})
 	set("pcall", func(L *lua.LState) int {
 		// Redis's pcall calls its first argument (a boolean placeholder
 		// when there is none) and answers false with Lua's message when it
@@ -475,7 +414,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 	})
 	set("load", func(L *lua.LState) int {
 		fn := L.CheckFunction(1)
-		chunkname := L.OptString(2, "=(load)")
+		chunkname := optStr(L, 2, "=(load)")
 		var b strings.Builder
 		for {
 			L.Push(fn)
@@ -503,28 +442,12 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		return r.loadChunk(L, b.String(), chunkname)
 	})
 	set("loadstring", func(L *lua.LState) int {
-		s := L.CheckString(1)
-		return r.loadChunk(L, s, L.OptString(2, s))
+		s := checkStr(L, 1)
+		return r.loadChunk(L, s, optStr(L, 2, s))
 	})
 	set("gcinfo", func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
 		return 1
-	})
-	set("unpack", func(L *lua.LState) int {
-		t := L.CheckTable(1)
-		i := L.OptInt(2, 1)
-		j := L.OptInt(3, t.Len())
-		if i > j {
-			return 0
-		}
-		n := j - i + 1
-		if n <= 0 || n >= 8000 {
-			L.RaiseError("too many results to unpack")
-		}
-		for k := i; k <= j; k++ {
-			L.Push(t.RawGetInt(k))
-		}
-		return n
 	})
 }
 
@@ -569,7 +492,13 @@ func (r *scriptRun) rethrow(L *lua.LState, err error) {
 
 func isStackOverflow(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "stack overflow") || strings.Contains(msg, "registry overflow")
+	if strings.Contains(msg, "callstack overflow") || strings.Contains(msg, "registry overflow") {
+		return true
+	}
+	// gopher-lua's "stack overflow", not a library's Lua error such as
+	// "stack overflow (string slice too long)".
+	s, _ := errorObject(err).(lua.LString)
+	return strings.HasSuffix(string(s), "stack overflow")
 }
 
 // errorObject is the Lua value an error carries.
@@ -751,10 +680,7 @@ func (r *scriptRun) arithOp(L *lua.LState) int {
 		if op == "%" {
 			v = x - math.Floor(x/y)*y
 		} else {
-			v = math.Pow(x, y)
-			if math.IsNaN(v) && !math.IsNaN(x) && !math.IsNaN(y) {
-				v = math.Copysign(math.NaN(), -1)
-			}
+			v = cPow(x, y)
 		}
 		L.Push(lua.LNumber(v))
 		return 1
