@@ -525,6 +525,14 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			f.Key = rw.exprOrNil(f.Key)
 			f.Value = rw.expr(f.Value)
 		}
+		if len(x.Fields) > 0 {
+			// the helper records the shape, which presizes the table
+			// and so fixes its Lua 5.1 key order (tableorder.go)
+			shape := &ast.StringExpr{Value: ctorShape(x)}
+			shape.SetLine(x.Line())
+			shape.SetLastLine(x.LastLine())
+			return helperCall(x, tnewName, x, shape)
+		}
 	case *ast.FuncCallExpr:
 		switch {
 		case !rw.recording():

@@ -85,6 +85,7 @@ func (e *Engine) functionsState() *scriptRun {
 	api.RawSetString(catName, r.cat)
 	api.RawSetString(arithName, r.arith)
 	api.RawSetString(forName, r.forHelp)
+	api.RawSetString(tnewName, r.tnew)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"
 	r.seal(fs.api)

@@ -245,7 +245,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 	tbl.RawSetString("foreach", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		f := L.CheckFunction(2)
-		k, v := t.Next(lua.LNil)
+		k, v, _ := r.nextKey(t, lua.LNil)
 		for k != lua.LNil {
 			L.Push(f)
 			L.Push(k)
@@ -255,7 +255,10 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 				return 1
 			}
 			L.Pop(1)
-			k, v = t.Next(k)
+			var ok bool
+			if k, v, ok = r.nextKey(t, k); !ok {
+				L.RaiseError("invalid key to 'next'")
+			}
 		}
 		return 0
 	}))

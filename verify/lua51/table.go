@@ -66,6 +66,38 @@ type Table struct {
 	refSeq    uint32
 	hasRef    bool
 	strHashes map[string]uint32
+	rehashes  int
+}
+
+// Rehashes counts the rehashes the table went through (each new key that
+// found no free node).
+func (t *Table) Rehashes() int { return t.rehashes }
+
+// Contains reports whether next can continue from k: k lies in the array
+// part's range or holds a node, whether or not its value is nil
+// (findindex).
+func (t *Table) Contains(k Key) bool {
+	_, _, ok := t.find(k)
+	return ok
+}
+
+// Slots returns every key luaH_next may stand on, in its order: the array
+// part's indices 1..SizeArray, then the keys of the hash nodes; live[i]
+// says whether the value of slots[i] is not nil.
+func (t *Table) Slots() (slots []Key, live []bool) {
+	slots = make([]Key, 0, len(t.array)+len(t.nodes))
+	live = make([]bool, 0, len(t.array)+len(t.nodes))
+	for i, l := range t.array {
+		slots = append(slots, Num(float64(i+1)))
+		live = append(live, l)
+	}
+	for _, n := range t.nodes {
+		if n.key.Kind != KindNil {
+			slots = append(slots, n.key)
+			live = append(live, n.live)
+		}
+	}
+	return slots, live
 }
 
 // New returns a table presized like luaH_new(narray, nhash): what
@@ -336,6 +368,7 @@ func computeSizes(nums *[maxBits + 1]int, narray *int) int {
 }
 
 func (t *Table) rehash(ek Key) {
+	t.rehashes++
 	var nums [maxBits + 1]int
 	nasize := t.numUseArray(&nums)
 	total := nasize
