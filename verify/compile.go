@@ -573,7 +573,10 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		if rw.recording() {
 			rw.addSite(site{kind: siteLen, obj: rw.operand(x.Expr)}, x.Line())
 		}
-		x.Expr = rw.expr(x.Expr)
+		// Lua 5.1's border and its indifference to __len on tables
+		// (tableorder.go)
+		inner := rw.expr(x.Expr)
+		return helperCall(x, lenName, inner, rw.describe(x.Expr))
 	case *ast.FunctionExpr:
 		rw.function(x, x.ParList.Names)
 	}

@@ -170,7 +170,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		t := L.CheckTable(1)
 		sep := L.OptString(2, "")
 		i := L.OptInt(3, 1)
-		j := L.OptInt(4, t.Len())
+		j := L.OptInt(4, r.border(t))
 		var b strings.Builder
 		for k := i; k <= j; k++ {
 			s, ok := concatString(t.RawGetInt(k))
@@ -194,7 +194,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		if r.isReadonly(t) {
 			roError(L)
 		}
-		e := t.Len() + 1
+		e := r.border(t) + 1
 		var pos int
 		switch L.GetTop() {
 		case 2:
@@ -218,7 +218,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		if r.isReadonly(t) {
 			roError(L)
 		}
-		e := t.Len()
+		e := r.border(t)
 		pos := L.OptInt(2, e)
 		if pos < 1 || pos > e {
 			return 0
@@ -241,6 +241,10 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 	tbl.RawSetString("setn", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("'setn' is obsolete")
 		return 0
+	}))
+	tbl.RawSetString("getn", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(r.border(L.CheckTable(1))))
+		return 1
 	}))
 	tbl.RawSetString("foreach", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
@@ -265,7 +269,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 	tbl.RawSetString("foreachi", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		f := L.CheckFunction(2)
-		n := t.Len()
+		n := r.border(t)
 		for i := 1; i <= n; i++ {
 			L.Push(f)
 			L.Push(lua.LNumber(i))

@@ -54,6 +54,8 @@ type scriptRun struct {
 	ctors     map[weak.Pointer[lua.LTable]]ctorInfo
 	ctorSweep int
 	iters     map[*lua.LTable]*iterState
+	borders   map[*lua.LTable]int // tableorder.go's border: hole-free prefixes checked
+	lenHelp   *lua.LFunction      // the # helper (tableorder.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
@@ -188,6 +190,8 @@ func (r *scriptRun) newState() {
 	G.RawSetString(forName, r.forHelp)
 	r.tnew = L.NewFunction(r.tableNew)
 	G.RawSetString(tnewName, r.tnew)
+	r.lenHelp = L.NewFunction(r.lenOp)
+	G.RawSetString(lenName, r.lenHelp)
 	r.cat = L.NewFunction(r.concat)
 }
 
@@ -538,7 +542,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 	set("unpack", func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		i := L.OptInt(2, 1)
-		j := L.OptInt(3, t.Len())
+		j := L.OptInt(3, r.border(t))
 		if i > j {
 			return 0
 		}

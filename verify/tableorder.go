@@ -242,9 +242,12 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 		na, nh, multret, recs = parseShape(info.shape)
 	}
 	m = lua51.New(r.e.t.luaHash, fbRound(na), fbRound(nh))
-	static := map[lua51.Key]bool{}
+	var static map[lua51.Key]bool
 	for _, rk := range recs {
 		if !rk.computed {
+			if static == nil {
+				static = map[lua51.Key]bool{}
+			}
 			static[rk.key] = true
 		}
 	}
@@ -350,16 +353,31 @@ func (r *scriptRun) warnOrder() {
 // iterState is the order next walks for one table, kept while a script
 // iterates it.
 type iterState struct {
-	m     *lua51.Table
-	slots []lua.LValue
-	pos   map[lua.LValue]int
+	m          *lua51.Table
+	slots      []lua.LValue
+	pos        map[lua.LValue]int
+	alen, klen int // the lengths of t's parts it was built from
+}
+
+// index is the 1-based position of key in the walk, 0 when absent.
+func (st *iterState) index(key lua.LValue) int {
+	if st.pos != nil {
+		return st.pos[key]
+	}
+	for i, k := range st.slots {
+		if k == key {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // nextKey is next(t, key) in Lua 5.1's order. It reports false for a key
 // next cannot continue from ("invalid key to 'next'").
 func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LValue, bool) {
 	st := r.iters[t]
-	if key == lua.LNil || st == nil || st.pos[key] == 0 {
+	array, keys, _ := tableParts(t)
+	if key == lua.LNil || st == nil || st.index(key) == 0 || st.alen != len(array) || st.klen != len(keys) {
 		m, approx, ok := r.layout(t)
 		if !ok {
 			k, v := t.Next(key)
@@ -369,11 +387,17 @@ func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LVal
 			r.warnOrder()
 		}
 		keys, _ := m.Slots()
-		st = &iterState{m: m, slots: make([]lua.LValue, len(keys)), pos: make(map[lua.LValue]int, len(keys))}
-		for i, k := range keys {
+		slots, _ := m.Slots()
+		st = &iterState{m: m, slots: make([]lua.LValue, len(slots)), alen: len(array), klen: len(keys)}
+		if len(slots) > 16 {
+			st.pos = make(map[lua.LValue]int, len(slots))
+		}
+		for i, k := range slots {
 			v := fromKey(k)
 			st.slots[i] = v
-			st.pos[v] = i + 1
+			if st.pos != nil {
+				st.pos[v] = i + 1
+			}
 		}
 		if r.iters == nil || len(r.iters) >= 64 {
 			r.iters = map[*lua.LTable]*iterState{}
@@ -382,7 +406,7 @@ func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LVal
 	}
 	i := 0
 	if key != lua.LNil {
-		i = st.pos[key]
+		i = st.index(key)
 		if i == 0 {
 			return lua.LNil, lua.LNil, false
 		}
@@ -394,4 +418,93 @@ func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LVal
 		}
 	}
 	return lua.LNil, lua.LNil, true
+}
+
+// lenName is the hidden global of the # helper: gopher-lua's # counts a
+// table's array part its own way and honours __len on tables, which Lua
+// 5.1 ignores.
+const lenName = "\x00len"
+
+// lenOp is the # helper: Lua 5.1's OP_LEN. Its arguments are the operand
+// and how Lua names it in an error (rewriter.describe).
+func (r *scriptRun) lenOp(L *lua.LState) int {
+	v := L.Get(1)
+	switch x := v.(type) {
+	case *lua.LTable:
+		L.Push(lua.LNumber(r.border(x)))
+		return 1
+	case lua.LString:
+		L.Push(lua.LNumber(len(x)))
+		return 1
+	}
+	if mm := L.GetMetaField(v, "__len"); mm != lua.LNil {
+		L.Push(mm)
+		L.Push(v)
+		L.Push(lua.LNil)
+		L.Call(2, 1)
+		return 1
+	}
+	if s, _ := L.Get(2).(lua.LString); s != "" {
+		L.RaiseError("attempt to get length of %s (a %s value)", s, v.Type().String())
+	}
+	L.RaiseError("attempt to get length of a %s value", v.Type().String())
+	return 0
+}
+
+// exactBorderMax bounds the array parts the border checks whole on every
+// #: past it, only the elements added since the last # are checked for
+// holes (a hole punched in the checked part is then missed).
+const exactBorderMax = 4096
+
+// border is luaH_getn: the #t Lua 5.1 gives. A table whose keys 1..n are
+// all set and that has no other positive integer key has one border, n,
+// whatever its layout: that is gopher-lua's length. Otherwise the border
+// depends on the layout, and the history is replayed (layout).
+func (r *scriptRun) border(t *lua.LTable) int {
+	array, keys, ok := tableParts(t)
+	if !ok {
+		return t.Len()
+	}
+	n := len(array)
+	for n > 0 && array[n-1] == lua.LNil {
+		n--
+	}
+	from := 0
+	if n > exactBorderMax {
+		if c := r.borders[t]; c > 0 && c <= n {
+			from = c
+		}
+	}
+	simple := true
+	for _, v := range array[from:n] {
+		if v == lua.LNil {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		for _, k := range keys {
+			if f, isNum := k.(lua.LNumber); isNum && f >= 1 && t.RawGet(k) != lua.LNil {
+				simple = false
+				break
+			}
+		}
+	}
+	if simple {
+		if n > exactBorderMax {
+			if r.borders == nil || len(r.borders) >= 64 {
+				r.borders = map[*lua.LTable]int{}
+			}
+			r.borders[t] = n
+		}
+		return n
+	}
+	m, approx, ok := r.layout(t)
+	if !ok {
+		return t.Len()
+	}
+	if approx {
+		r.warnOrder()
+	}
+	return m.Border()
 }

@@ -58,15 +58,14 @@ type node struct {
 // Table is the layout of one Lua 5.1 table: which keys it holds, where, and
 // whether their values are nil.
 type Table struct {
-	hash      StringHash
-	array     []bool // array[i]: t[i+1] is not nil
-	nodes     []node // nil: the shared dummy node (no hash part)
-	lastfree  int
-	refs      map[any]uint32 // pseudo addresses of KindRef keys
-	refSeq    uint32
-	hasRef    bool
-	strHashes map[string]uint32
-	rehashes  int
+	hash     StringHash
+	array    []bool // array[i]: t[i+1] is not nil
+	nodes    []node // nil: the shared dummy node (no hash part)
+	lastfree int
+	refs     map[any]uint32 // pseudo addresses of KindRef keys
+	refSeq   uint32
+	hasRef   bool
+	rehashes int
 }
 
 // Rehashes counts the rehashes the table went through (each new key that
@@ -142,19 +141,7 @@ func (t *Table) setNodeVector(size int) {
 	t.lastfree = size
 }
 
-func (t *Table) strHash(s string) uint32 {
-	if h, ok := t.strHashes[s]; ok {
-		return h
-	}
-	h := t.hash.Hash(s)
-	if t.strHashes == nil {
-		t.strHashes = map[string]uint32{}
-	}
-	if len(t.strHashes) < 4096 {
-		t.strHashes[s] = h
-	}
-	return h
-}
+func (t *Table) strHash(s string) uint32 { return t.hash.Hash(s) }
 
 // mainPosition is the node a key hashes to (mainposition); -1 when the
 // table has no hash part (the dummy node).
