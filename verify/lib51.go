@@ -94,7 +94,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		sep := optStr(L, 2, "")
 		t := checkTable(L, 1)
 		i := optInt(L, 3, 1)
-		last := t.Len()
+		last := r.border(t)
 		if !noneOrNil(L, 4) {
 			last = checkInt(L, 4)
 		}
@@ -123,7 +123,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 	set(tbl, "insert", func(L *lua.LState) int {
 		t := checkTable(L, 1)
 		real := r.real(t).(*lua.LTable)
-		e := real.Len() + 1
+		e := r.border(real) + 1
 		pos := e
 		switch L.GetTop() {
 		case 2:
@@ -147,7 +147,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 	set(tbl, "remove", func(L *lua.LState) int {
 		t := checkTable(L, 1)
 		real := r.real(t).(*lua.LTable)
-		e := real.Len()
+		e := r.border(real)
 		pos := optInt(L, 2, e)
 		if pos < 1 || pos > e {
 			return 0 // nothing to remove, nothing written
@@ -196,7 +196,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 	set(G, "unpack", func(L *lua.LState) int {
 		t := checkTable(L, 1)
 		i := optInt(L, 2, 1)
-		e := t.Len()
+		e := r.border(t)
 		if !noneOrNil(L, 3) {
 			e = checkInt(L, 3)
 		}

@@ -89,10 +89,14 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		L.RaiseError("'setn' is obsolete")
 		return 0
 	}))
+	tbl.RawSetString("getn", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(r.border(L.CheckTable(1))))
+		return 1
+	}))
 	tbl.RawSetString("foreach", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		f := L.CheckFunction(2)
-		k, v := t.Next(lua.LNil)
+		k, v, _ := r.nextKey(t, lua.LNil)
 		for k != lua.LNil {
 			L.Push(f)
 			L.Push(k)
@@ -102,14 +106,17 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 				return 1
 			}
 			L.Pop(1)
-			k, v = t.Next(k)
+			var ok bool
+			if k, v, ok = r.nextKey(t, k); !ok {
+				L.RaiseError("invalid key to 'next'")
+			}
 		}
 		return 0
 	}))
 	tbl.RawSetString("foreachi", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		f := L.CheckFunction(2)
-		n := t.Len()
+		n := r.border(t)
 		for i := 1; i <= n; i++ {
 			L.Push(f)
 			L.Push(lua.LNumber(i))
@@ -308,7 +315,7 @@ func (r *scriptRun) tableSort(L *lua.LState) int {
 	t := L.CheckTable(1)
 	real := r.real(t).(*lua.LTable)
 	ro := real != t
-	n := real.Len()
+	n := r.border(real)
 	cmp := L.Get(2)
 	if cmp != lua.LNil {
 		if _, ok := cmp.(*lua.LFunction); !ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"weak"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -40,12 +41,21 @@ type scriptRun struct {
 	cat      *lua.LFunction              // the .. helper (compile.go)
 	arith    *lua.LFunction              // the % and ^ helper (compile.go)
 	forHelp  *lua.LFunction              // the numeric for helper (compile.go)
+	tnew     *lua.LFunction              // the constructor helper (tableorder.go)
 	forVals  [2]lua.LNumber              // its last loop's limit and step
 	forNext  int                         // which of forVals it returns next
 	runErr   *RunError                   // set once the run cannot be judged
 	broken   bool                        // a run was stopped: the state is not reused
 	libs     *lualib.State               // the libraries' Go-side settings
 	snap     sandboxSnap                 // the tables as built (sandbox.go)
+	// ctors records the shape of each table a constructor built, held
+	// weakly, and iters the order next walks for the tables being
+	// iterated (tableorder.go).
+	ctors     map[weak.Pointer[lua.LTable]]ctorInfo
+	ctorSweep int
+	iters     map[*lua.LTable]*iterState
+	borders   map[*lua.LTable]int // tableorder.go's border: hole-free prefixes checked
+	lenHelp   *lua.LFunction      // the # helper (tableorder.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
@@ -98,7 +108,7 @@ func (r *scriptRun) newState() {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
-	r.libs = lualib.OpenWith(L, lualib.Options{Unsupported: func(L *lua.LState, msg string) {
+	r.libs = lualib.OpenWith(L, lualib.Options{Keys: r.tableKeys, Unsupported: func(L *lua.LState, msg string) {
 		r.fail(L, notImplemented("%s", msg))
 	}})
 	G := L.G.Global
@@ -178,6 +188,10 @@ func (r *scriptRun) newState() {
 	G.RawSetString(arithName, r.arith)
 	r.forHelp = L.NewFunction(r.numericFor)
 	G.RawSetString(forName, r.forHelp)
+	r.tnew = L.NewFunction(r.tableNew)
+	G.RawSetString(tnewName, r.tnew)
+	r.lenHelp = L.NewFunction(r.lenOp)
+	G.RawSetString(lenName, r.lenHelp)
 	r.cat = L.NewFunction(r.concat)
 }
 
@@ -386,15 +400,30 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		t := L.CheckTable(1)
 		real := r.real(t).(*lua.LTable)
 		key := L.Get(2)
-		if key == lua.LNil && real == t {
-			r.noteHashOrder(real)
+		if real != t {
+			// a readonly view: the library tables, whose order on the
+			// server comes from how Redis built them
+			if key == lua.LNil {
+				r.noteHashOrder(real)
+			}
+			if key != lua.LNil && real.RawGet(key) == lua.LNil {
+				L.Error(lua.LString("invalid key to 'next'"), 0)
+			}
+			k, v := real.Next(key)
+			for isHidden(k) {
+				k, v = real.Next(k)
+			}
+			if k == lua.LNil {
+				L.Push(lua.LNil)
+				return 1
+			}
+			L.Push(k)
+			L.Push(v)
+			return 2
 		}
-		if key != lua.LNil && real.RawGet(key) == lua.LNil {
+		k, v, ok := r.nextKey(real, key)
+		if !ok {
 			L.Error(lua.LString("invalid key to 'next'"), 0)
-		}
-		k, v := real.Next(key)
-		for isHidden(k) {
-			k, v = real.Next(k)
 		}
 		if k == lua.LNil {
 			L.Push(lua.LNil)
