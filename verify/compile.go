@@ -348,6 +348,9 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 	case *ast.AssignStmt:
 		rw.exprs(s.Lhs)
 		rw.exprs(s.Rhs)
+		if call := rw.removal(s); call != nil {
+			return call
+		}
 		if len(s.Lhs) > 1 {
 			// gopher-lua miscompiles a multiple assignment that reads a
 			// target (a, b = b, a gives 2, 2). Lua evaluates every value
@@ -438,6 +441,36 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 		rw.exprs(s.Exprs)
 	}
 	return s
+}
+
+// removal compiles t.k = nil and t[expr] = v into calls of the helpers
+// that record what the table order needs (tableorder.go): removals, and
+// integer keys added; nil for other assignments (t.k = v stays a plain
+// store: its key is a string, whose first set gopher-lua records).
+func (rw *rewriter) removal(s *ast.AssignStmt) ast.Stmt {
+	if len(s.Lhs) != 1 || len(s.Rhs) != 1 {
+		return nil
+	}
+	target, ok := s.Lhs[0].(*ast.AttrGetExpr)
+	if !ok {
+		return nil
+	}
+	var expr ast.Expr
+	_, constKey := target.Key.(*ast.StringExpr)
+	switch _, isNil := s.Rhs[0].(*ast.NilExpr); {
+	case isNil:
+		expr = helperCall(target, delName, target.Object, target.Key, rw.describe(target.Object))
+	case !constKey:
+		// t[expr] = v: the key may be an integer, whose history gopher-
+		// lua's array part does not keep
+		expr = helperCall(target, setName, target.Object, target.Key, s.Rhs[0], rw.describe(target.Object))
+	default:
+		return nil
+	}
+	call := &ast.FuncCallStmt{Expr: expr}
+	call.SetLine(s.Line())
+	call.SetLastLine(s.LastLine())
+	return call
 }
 
 // forDoLine returns the line of the 'do' of the next numeric for starting

@@ -86,6 +86,8 @@ func (e *Engine) functionsState() *scriptRun {
 	api.RawSetString(arithName, r.arith)
 	api.RawSetString(forName, r.forHelp)
 	api.RawSetString(tnewName, r.tnew)
+	api.RawSetString(delName, r.del)
+	api.RawSetString(setName, r.set)
 	api.RawSetString(lenName, r.lenHelp)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"

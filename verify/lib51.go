@@ -138,6 +138,11 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		if real != t {
 			roError(L) // the first lua_rawseti
 		}
+		landing := L.Get(L.GetTop())
+		if e > pos {
+			landing = real.RawGetInt(e - 1)
+		}
+		r.noteStore(real, lua.LNumber(e), landing, real.RawGetInt(e) != lua.LNil)
 		for i := e; i > pos; i-- {
 			real.RawSetInt(i, real.RawGetInt(i-1))
 		}
@@ -159,6 +164,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		for ; pos < e; pos++ {
 			real.RawSetInt(pos, real.RawGetInt(pos+1))
 		}
+		r.noteDel(real, lua.LNumber(e), real.RawGetInt(e) != lua.LNil)
 		real.RawSetInt(e, lua.LNil)
 		L.Push(v)
 		return 1

@@ -42,6 +42,8 @@ type scriptRun struct {
 	arith    *lua.LFunction              // the % and ^ helper (compile.go)
 	forHelp  *lua.LFunction              // the numeric for helper (compile.go)
 	tnew     *lua.LFunction              // the constructor helper (tableorder.go)
+	del      *lua.LFunction              // the t.k = nil helper (tableorder.go)
+	set      *lua.LFunction              // the t[k] = v helper (tableorder.go)
 	forVals  [2]lua.LNumber              // its last loop's limit and step
 	forNext  int                         // which of forVals it returns next
 	runErr   *RunError                   // set once the run cannot be judged
@@ -51,11 +53,11 @@ type scriptRun struct {
 	// ctors records the shape of each table a constructor built, held
 	// weakly, and iters the order next walks for the tables being
 	// iterated (tableorder.go).
-	ctors     map[weak.Pointer[lua.LTable]]ctorInfo
-	ctorSweep int
-	iters     map[*lua.LTable]*iterState
-	borders   map[*lua.LTable]int // tableorder.go's border: hole-free prefixes checked
-	lenHelp   *lua.LFunction      // the # helper (tableorder.go)
+	tables     map[weak.Pointer[lua.LTable]]*tableInfo
+	tableSweep int
+	iters      map[*lua.LTable]*iterState
+	borders    map[*lua.LTable]int // tableorder.go's border: hole-free prefixes checked
+	lenHelp    *lua.LFunction      // the # helper (tableorder.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
@@ -190,6 +192,10 @@ func (r *scriptRun) newState() {
 	G.RawSetString(forName, r.forHelp)
 	r.tnew = L.NewFunction(r.tableNew)
 	G.RawSetString(tnewName, r.tnew)
+	r.del = L.NewFunction(r.tableDel)
+	G.RawSetString(delName, r.del)
+	r.set = L.NewFunction(r.tableSet)
+	G.RawSetString(setName, r.set)
 	r.lenHelp = L.NewFunction(r.lenOp)
 	G.RawSetString(lenName, r.lenHelp)
 	r.cat = L.NewFunction(r.concat)
@@ -370,6 +376,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		}
 		L.CheckAny(2)
 		L.CheckAny(3)
+		if k := L.Get(2); k != lua.LNil {
+			r.noteStore(t, k, L.Get(3), t.RawGet(k) != lua.LNil)
+		}
 		t.RawSet(L.Get(2), L.Get(3))
 		L.Push(t)
 		return 1

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"weak"
@@ -38,11 +39,30 @@ import (
 // tnewName is the hidden global of the constructor helper.
 const tnewName = "\x00tnew"
 
-// ctorInfo is what the constructor helper recorded about a table.
-type ctorInfo struct {
+// tableInfo is what the helpers recorded about a table: its constructor,
+// and the stores the order depends on that gopher-lua keeps no trace of
+// (keys set to nil, integer keys added: events).
+type tableInfo struct {
+	built bool   // made by a constructor
 	shape string // ctorShape
 	alen  int    // gopher-lua's array length right after the constructor
+	dels  []delEvent
 }
+
+// delEvent is one store the replay needs: a key set to nil (whether it
+// held a value; else Lua created a node for it) or an integer key added
+// (add), with how many hash keys gopher-lua had listed then, which places
+// it among the first sets of the others.
+type delEvent struct {
+	key     lua.LValue
+	present bool
+	add     bool
+	klen    int
+}
+
+// maxDelEvents bounds the events recorded per table; past it the table's
+// order is replayed without them (and warned).
+const maxDelEvents = 1 << 16
 
 // ctorShape encodes a constructor for the helper: "na,nh,multret;" then
 // each record key as a kind byte ('s' string, 'n' number, 'b' boolean,
@@ -174,27 +194,154 @@ func (r *scriptRun) tableNew(L *lua.LState) int {
 	}
 	shape, _ := L.Get(2).(lua.LString)
 	array, _, _ := tableParts(t)
-	r.noteCtor(t, ctorInfo{shape: string(shape), alen: len(array)})
+	r.noteCtor(t, string(shape), len(array))
 	L.Push(t)
 	return 1
 }
 
-// noteCtor records a constructor's table. The record holds the table
-// weakly; records of collected tables are swept as the record grows.
-func (r *scriptRun) noteCtor(t *lua.LTable, info ctorInfo) {
-	if r.ctors == nil {
-		r.ctors = map[weak.Pointer[lua.LTable]]ctorInfo{}
-		r.ctorSweep = 1024
+// info returns the record of t, creating it when create is set. Records
+// hold their table weakly; records of collected tables are swept as the
+// map grows.
+func (r *scriptRun) info(t *lua.LTable, create bool) *tableInfo {
+	if r.tables == nil {
+		if !create {
+			return nil
+		}
+		r.tables = map[weak.Pointer[lua.LTable]]*tableInfo{}
+		r.tableSweep = 1024
 	}
-	r.ctors[weak.Make(t)] = info
-	if len(r.ctors) >= r.ctorSweep {
-		for k := range r.ctors {
+	w := weak.Make(t)
+	if in := r.tables[w]; in != nil || !create {
+		return in
+	}
+	in := &tableInfo{}
+	r.tables[w] = in
+	if len(r.tables) >= r.tableSweep {
+		for k := range r.tables {
 			if k.Value() == nil {
-				delete(r.ctors, k)
+				delete(r.tables, k)
 			}
 		}
-		r.ctorSweep = max(1024, 2*len(r.ctors))
+		r.tableSweep = max(1024, 2*len(r.tables))
 	}
+	return in
+}
+
+// noteCtor records a constructor's table.
+func (r *scriptRun) noteCtor(t *lua.LTable, shape string, alen int) {
+	in := r.info(t, true)
+	in.built, in.shape, in.alen = true, shape, alen
+}
+
+// noteDel records t[k] = nil.
+func (r *scriptRun) noteDel(t *lua.LTable, k lua.LValue, present bool) {
+	in := r.info(t, true)
+	if len(in.dels) > maxDelEvents {
+		return
+	}
+	_, keys, _ := tableParts(t)
+	in.dels = append(in.dels, delEvent{key: k, present: present, klen: len(keys)})
+}
+
+// noteStore records t[k] = v before the store when it adds an integer key
+// that gopher-lua keeps in its array part (whose history it does not
+// keep), or removes a key.
+func (r *scriptRun) noteStore(t *lua.LTable, k, v lua.LValue, present bool) {
+	if v == lua.LNil {
+		r.noteDel(t, k, present)
+		return
+	}
+	if present {
+		return
+	}
+	n, ok := k.(lua.LNumber)
+	if !ok || float64(n) != float64(int64(n)) || n < 1 || int64(n) >= int64(lua.MaxArrayIndex) {
+		return
+	}
+	in := r.info(t, true)
+	if len(in.dels) > maxDelEvents {
+		return
+	}
+	_, keys, _ := tableParts(t)
+	in.dels = append(in.dels, delEvent{key: k, add: true, klen: len(keys)})
+}
+
+// delName and setName are the hidden globals of the store helpers: a
+// statement t.k = nil, and any t[expr] = v.
+const (
+	delName = "\x00del"
+	setName = "\x00set"
+)
+
+// tableDel is the t.k = nil helper: (table, key, how Lua names the table).
+func (r *scriptRun) tableDel(L *lua.LState) int {
+	r.settable(L, L.Get(1), L.Get(2), lua.LNil, L.Get(3))
+	return 0
+}
+
+// tableSet is the t[k] = v helper: (table, key, value, the table's name).
+func (r *scriptRun) tableSet(L *lua.LState) int {
+	r.settable(L, L.Get(1), L.Get(2), L.Get(3), L.Get(4))
+	return 0
+}
+
+// settable is Lua 5.1's luaV_settable: a primitive set unless the key is
+// absent and the table has __newindex (a new key takes a node even then),
+// which records what the table order needs (noteStore).
+func (r *scriptRun) settable(L *lua.LState, t, k, v, desc lua.LValue) {
+	for loop := 0; loop < 100; loop++ {
+		if tb, ok := t.(*lua.LTable); ok {
+			if k == lua.LNil {
+				L.RaiseError("table index is nil")
+			}
+			if n, isNum := k.(lua.LNumber); isNum && n != n {
+				L.RaiseError("table index is NaN")
+			}
+			if r.isReadonly(tb) {
+				// the proxies' __newindex, raised here so that the error
+				// carries the script's position as the VM's store gives it
+				L.RaiseError("Attempt to modify a readonly table")
+			}
+			present := tb.RawGet(k) != lua.LNil
+			mm := lua.LValue(lua.LNil)
+			if mt, ok := tb.Metatable.(*lua.LTable); ok && !present {
+				mm = mt.RawGetString("__newindex")
+			}
+			if present || mm == lua.LNil {
+				r.noteStore(tb, k, v, present)
+				tb.RawSet(k, v)
+				return
+			}
+			r.noteDel(tb, k, false)
+			if fn, ok := mm.(*lua.LFunction); ok {
+				L.Push(fn)
+				L.Push(t)
+				L.Push(k)
+				L.Push(v)
+				L.Call(3, 0)
+				return
+			}
+			t = mm
+			continue
+		}
+		mm := L.GetMetaField(t, "__newindex")
+		if mm == lua.LNil {
+			if s, _ := desc.(lua.LString); s != "" && loop == 0 {
+				L.RaiseError("attempt to index %s (a %s value)", s, t.Type().String())
+			}
+			L.RaiseError("attempt to index a %s value", t.Type().String())
+		}
+		if fn, ok := mm.(*lua.LFunction); ok {
+			L.Push(fn)
+			L.Push(t)
+			L.Push(k)
+			L.Push(v)
+			L.Call(3, 0)
+			return
+		}
+		t = mm
+	}
+	L.RaiseError("loop in settable")
 }
 
 func toKey(v lua.LValue) lua51.Key {
@@ -229,14 +376,13 @@ func fromKey(k lua51.Key) lua.LValue {
 // 5.1's table. approx reports a history the replay had to guess, or a key
 // Lua places by address; ok is false when the engine cannot read t's parts.
 func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
+	reset := false
 	array, hkeys, ok := tableParts(t)
 	if !ok {
 		return nil, true, false
 	}
-	info, built := ctorInfo{}, false
-	if r.ctors != nil {
-		info, built = r.ctors[weak.Make(t)]
-	}
+	info := r.info(t, false)
+	built := info != nil && info.built
 	na, nh, multret, recs := 0, 0, false, []recKey(nil)
 	if built {
 		na, nh, multret, recs = parseShape(info.shape)
@@ -283,24 +429,64 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 	}
 	before := m.Rehashes()
 	ints, others := 0, 0
+	var added map[lua.LValue]bool
+	if info != nil {
+		for _, d := range info.dels {
+			if d.add {
+				if added == nil {
+					added = map[lua.LValue]bool{}
+				}
+				added[d.key] = true
+			}
+		}
+	}
 	for i := covered + 1; i <= len(array); i++ {
-		if array[i-1] != lua.LNil {
+		if array[i-1] != lua.LNil && !added[lua.LNumber(i)] {
 			m.Set(lua51.Num(float64(i)), true)
 			ints++
 		}
 	}
-	// Keys whose value is nil now are taken as set to nil together, right
-	// after the last of them was added (a script that builds a table,
-	// removes some keys, then adds others): their nodes stay until the
-	// next rehash drops them, as in Lua.
+	// The removals recorded (t[k] = nil) take their place among the first
+	// sets of the hash keys. Keys nil now with no removal recorded (set
+	// to nil through a variable, or by the engine's Go code) are taken
+	// as set to nil together, right after the last of them was added (a
+	// script that builds a table, removes some keys, then adds others).
+	var dels []delEvent
+	var logged map[lua.LValue]bool
+	if info != nil && len(info.dels) <= maxDelEvents {
+		dels = info.dels
+		logged = make(map[lua.LValue]bool, len(dels))
+		for _, d := range dels {
+			if !d.add {
+				logged[d.key] = true
+			}
+		}
+	} else if info != nil {
+		approx = true // too many removals to replay
+	}
 	lastDeleted := -1
 	for i, k := range hkeys {
-		if t.RawGet(k) == lua.LNil {
+		if t.RawGet(k) == lua.LNil && !logged[k] {
 			lastDeleted = i
 		}
 	}
 	deletedAt := -1
+	d := 0
+	applyDels := func(klen int) {
+		for ; d < len(dels) && dels[d].klen <= klen; d++ {
+			k := toKey(dels[d].key)
+			if dels[d].add {
+				m.Set(k, true)
+				continue
+			}
+			if dels[d].present && !m.Contains(k) {
+				m.Set(k, true) // held a value the replay did not see (an integer key set to nil)
+			}
+			m.Set(k, false)
+		}
+	}
 	for i, k := range hkeys {
+		applyDels(i)
 		if !m.Contains(toKey(k)) {
 			others++
 		}
@@ -308,11 +494,25 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 		if i == lastDeleted {
 			deletedAt = m.Rehashes()
 			for _, d := range hkeys[:i+1] {
-				if t.RawGet(d) == lua.LNil {
+				if t.RawGet(d) == lua.LNil && !logged[d] {
 					m.Set(toKey(d), false)
 				}
 			}
 		}
+	}
+	applyDels(len(hkeys))
+	// A key removed and set again: if a rehash dropped it, it came back
+	// as a new key, taken here as set last.
+	for i, dl := range dels {
+		k := dl.key
+		if dl.add || t.RawGet(k) == lua.LNil || slices.ContainsFunc(dels[:i], func(o delEvent) bool { return !o.add && o.key == k }) {
+			continue
+		}
+		lk := toKey(k)
+		if !m.Contains(lk) {
+			reset = true
+		}
+		m.Set(lk, true)
 	}
 	switch {
 	case m.Approximate():
@@ -321,6 +521,8 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 		approx = true // integer and other keys added in an unknown interleaving
 	case lastDeleted >= 0 && m.Rehashes() > deletedAt:
 		approx = true // keys set to nil, then others added: when is unknown
+	case reset && others > 0:
+		approx = true // a key removed, dropped and set again among new keys
 	}
 	return m, approx, true
 }
