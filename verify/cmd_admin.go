@@ -40,8 +40,8 @@ func serverState(format string, args ...any) *RunError {
 // is answered and what is a RunError.
 var adminPartial = map[string]string{
 	"cluster":    "answered: a server without cluster support refuses every subcommand",
-	"readonly":   "answered: a server without cluster support refuses it",
-	"readwrite":  "answered: a server without cluster support refuses it",
+	"readonly":   "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
+	"readwrite":  "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
 	"asking":     "answered: a server without cluster support refuses it",
 	"slowlog":    "RESET and argument errors answered; GET and LEN are the server's slow log (server-state)",
 	"memory":     "PURGE, USAGE of a missing key and argument errors answered; the allocator's figures are server-state",
@@ -54,19 +54,31 @@ var adminPartial = map[string]string{
 	"lastsave":   "server-state: the time of the server's last save",
 	"lolwut":     "argument errors answered; the art is not emulated",
 	"migrate":    "server-state: moves keys to another server",
+	"wait":       "answered as a server without replicas: 0 (Redis 7.0 refuses it in scripts: noscript)",
+	"waitaof":    "answered as a server without replicas or appendonly",
 }
 
 func init() {
 	clusterOff := func(*Engine, *scriptRun, []string) (Reply, error) {
 		return ErrorReply("ERR This instance has cluster support disabled"), nil
 	}
-	for _, n := range []string{"cluster", "readonly", "readwrite", "asking"} {
+	for _, n := range []string{"cluster", "asking"} {
 		registerIn(n, noKeys, clusterOff)
+	}
+	for _, n := range []string{"readonly", "readwrite"} {
+		registerIn(n, noKeys, func(e *Engine, sc *scriptRun, a []string) (Reply, error) {
+			if e.t.data.readonlyStandalone {
+				return okReply, nil
+			}
+			return clusterOff(e, sc, a)
+		})
 	}
 	for _, n := range []string{"cluster", "slowlog", "memory", "pubsub"} {
 		subcommandChecked[n] = true
 	}
 	registerIn("slowlog", noKeys, cmdSlowlog)
+	registerIn("wait", noKeys, cmdWait)
+	registerIn("waitaof", noKeys, cmdWaitaof)
 	registerIn("memory", func(a []string) []string {
 		if len(a) >= 3 && strings.EqualFold(a[1], "usage") {
 			return a[2:3]
@@ -276,4 +288,64 @@ func commandGetkeys(e *Engine, argv []string) Reply {
 		out[i] = BulkReply(argv[p])
 	}
 	return ArrayReply(out...)
+}
+
+// waitTimeout is getTimeoutFromObjectOrReply in milliseconds.
+func waitTimeout(e *Engine, s string) *Reply {
+	ms, ok := parseInt(s)
+	if !ok {
+		r := ErrorReply("ERR timeout is not an integer or out of range")
+		return &r
+	}
+	if ms < 0 {
+		return &errTimeoutNeg
+	}
+	return timeoutDeadline(e, ms)
+}
+
+// cmdWait is WAIT on a server without replicas: no replica acknowledges,
+// so a script (which may not block; Redis 7.2+ lets scripts call WAIT)
+// and a client asking for none get 0 at once; a client asking for
+// replicas would wait for ones that do not exist.
+func cmdWait(e *Engine, sc *scriptRun, a []string) (Reply, error) {
+	n, ok := parseInt(a[1])
+	if !ok {
+		return errNotInt, nil
+	}
+	if errr := waitTimeout(e, a[2]); errr != nil {
+		return *errr, nil
+	}
+	if n > 0 && sc == nil {
+		return Reply{}, notImplemented("WAIT would block (no replica acknowledges offline)")
+	}
+	return IntReply(0), nil
+}
+
+// cmdWaitaof is WAITAOF on a server without replicas and without
+// appendonly: numlocal 1 is refused, and nothing acknowledges.
+func cmdWaitaof(e *Engine, sc *scriptRun, a []string) (Reply, error) {
+	local, ok := parseInt(a[1])
+	if !ok {
+		return errNotInt, nil
+	}
+	if local < 0 || local > 1 {
+		return ErrorReply("ERR value is out of range, value must between 0 and 1"), nil
+	}
+	n, ok := parseInt(a[2])
+	if !ok {
+		return errNotInt, nil
+	}
+	if n < 0 {
+		return errNotPositive, nil
+	}
+	if errr := waitTimeout(e, a[3]); errr != nil {
+		return *errr, nil
+	}
+	if local == 1 {
+		return ErrorReply("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled."), nil
+	}
+	if n > 0 && sc == nil {
+		return Reply{}, notImplemented("WAITAOF would block (no replica acknowledges offline)")
+	}
+	return ArrayReply(IntReply(0), IntReply(0)), nil
 }

@@ -156,6 +156,10 @@ type dataFacts struct {
 	// the unit is read before the end.
 	bitcountStart bool
 
+	// readonlyStandalone: READONLY and READWRITE answer OK without cluster
+	// support (Valkey 8.0's cluster.c; Redis refuses them).
+	readonlyStandalone bool
+
 	// Valkey 8.1.
 
 	// embeddedKeys: the key (and its expiry) live in the value's object
@@ -272,7 +276,7 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72()}
 	if v8 {
 		f.data = data74()
-		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus = true, true, true
+		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus, f.data.readonlyStandalone = true, true, true, true
 		f.serverGlobal, f.osClock = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
 		f.texts = valkey8Texts
