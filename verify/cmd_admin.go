@@ -39,23 +39,24 @@ func serverState(format string, args ...any) *RunError {
 // adminPartial says, for the coverage table, what of each command below
 // is answered and what is a RunError.
 var adminPartial = map[string]string{
-	"cluster":    "answered: a server without cluster support refuses every subcommand",
-	"readonly":   "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
-	"readwrite":  "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
-	"asking":     "answered: a server without cluster support refuses it",
-	"slowlog":    "RESET and argument errors answered; GET and LEN are the server's slow log (server-state)",
-	"memory":     "PURGE, USAGE of a missing key and argument errors answered; the allocator's figures are server-state",
-	"pubsub":     "answered while no subscriber is declared (nobody listens offline); declared subscribers are server-state",
-	"dump":       "DUMP of a missing key answered; an RDB payload is not serialised (server-state)",
-	"restore":    "option, TTL, BUSYKEY and payload-footer (version, CRC64) errors answered; a valid payload is not parsed",
-	"pfselftest": "answered: OK",
-	"pfdebug":    "missing-key and type errors answered; the registers are not emulated",
-	"info":       "server-state: statistics and configuration of the running server",
-	"lastsave":   "server-state: the time of the server's last save",
-	"lolwut":     "argument errors answered; the art is not emulated",
-	"migrate":    "server-state: moves keys to another server",
-	"wait":       "answered as a server without replicas: 0 (Redis 7.0 refuses it in scripts: noscript)",
-	"waitaof":    "answered as a server without replicas or appendonly",
+	"cluster":        "answered: a server without cluster support refuses every subcommand",
+	"readonly":       "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
+	"readwrite":      "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
+	"asking":         "answered: a server without cluster support refuses it",
+	"slowlog":        "RESET and argument errors answered; GET and LEN are the server's slow log (server-state)",
+	"memory":         "PURGE, USAGE of a missing key and argument errors answered; the allocator's figures are server-state",
+	"pubsub":         "answered while no subscriber is declared (nobody listens offline); declared subscribers are server-state",
+	"dump":           "DUMP of a missing key answered; an RDB payload is not serialised (server-state)",
+	"restore":        "option, TTL, BUSYKEY and payload-footer (version, CRC64) errors answered; a valid payload is not parsed",
+	"restore-asking": "as RESTORE",
+	"pfselftest":     "answered: OK",
+	"pfdebug":        "missing-key and type errors answered; the registers are not emulated",
+	"info":           "server-state: statistics and configuration of the running server",
+	"lastsave":       "server-state: the time of the server's last save",
+	"lolwut":         "argument errors answered; the art is not emulated",
+	"migrate":        "server-state: moves keys to another server",
+	"wait":           "answered as a server without replicas: 0 (Redis 7.0 refuses it in scripts: noscript)",
+	"waitaof":        "answered as a server without replicas or appendonly",
 }
 
 func init() {
@@ -78,7 +79,6 @@ func init() {
 	}
 	registerIn("slowlog", noKeys, cmdSlowlog)
 	registerIn("wait", noKeys, cmdWait)
-	registerIn("waitaof", noKeys, cmdWaitaof)
 	registerIn("memory", func(a []string) []string {
 		if len(a) >= 3 && strings.EqualFold(a[1], "usage") {
 			return a[2:3]
@@ -93,6 +93,7 @@ func init() {
 		return Reply{}, serverState("DUMP of an existing key: an RDB payload")
 	})
 	registerIn("restore", firstKey, cmdRestore)
+	registerIn("restore-asking", firstKey, cmdRestore)
 	registerIn("pfselftest", noKeys, func(*Engine, *scriptRun, []string) (Reply, error) { return okReply, nil })
 	registerIn("pfdebug", func(a []string) []string { return a[2:3] }, func(e *Engine, _ *scriptRun, a []string) (Reply, error) {
 		v := e.db.get(a[2])
@@ -319,6 +320,12 @@ func cmdWait(e *Engine, sc *scriptRun, a []string) (Reply, error) {
 		return Reply{}, notImplemented("WAIT would block (no replica acknowledges offline)")
 	}
 	return IntReply(0), nil
+}
+
+// waitaofHandlers are the commands of this file Redis 7.2 added: the
+// targets from 7.2 on (and every Valkey) take them (target.go).
+func waitaofHandlers() map[string]handler {
+	return map[string]handler{"waitaof": {keys: noKeys, runIn: cmdWaitaof}}
 }
 
 // cmdWaitaof is WAITAOF on a server without replicas and without

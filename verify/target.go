@@ -249,6 +249,9 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus, f.data.xreadPlusText, f.data.tempSetHT = true, true, true, true, true
 		}
 	}
+	if e != era70 {
+		f.handlers = withHandlers(f.handlers, waitaofHandlers()) // WAITAOF is 7.2's
+	}
 	return f
 }
 
@@ -274,6 +277,7 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 		valkeyVersion: version, valkeyVersionNum: num, serverName: "valkey",
 		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
 		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72()}
+	f.handlers = waitaofHandlers()
 	if v8 {
 		f.data = data74()
 		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus, f.data.readonlyStandalone = true, true, true, true
@@ -307,6 +311,18 @@ var valkey8Texts = map[string]string{
 	"ERR Invalid debug level.":                                         "ERR Invalid log level.",
 }
 
+// withHandlers returns base with more's handlers added.
+func withHandlers(base, more map[string]handler) map[string]handler {
+	out := make(map[string]handler, len(base)+len(more))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
+}
+
 // withTexts returns base with more's rewordings added.
 func withTexts(base, more map[string]string) map[string]string {
 	out := make(map[string]string, len(base)+len(more))
@@ -335,7 +351,7 @@ var targets = map[string]*serverFacts{
 func valkey81(f *serverFacts) *serverFacts {
 	f.scriptingEngines, f.serverErrHandler = true, true
 	f.data.embeddedKeys = true
-	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
+	f.handlers = withHandlers(f.handlers, map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}})
 	return f
 }
 
