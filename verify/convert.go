@@ -127,6 +127,7 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 			}
 		}
 		if m, ok := x.RawGetString("map").(*lua.LTable); ok {
+			r.warnTableOrder("map", m)
 			elems := []Reply{}
 			for k, val := m.Next(lua.LNil); k != lua.LNil; k, val = m.Next(k) {
 				kr, err := r.fromLua(k, depth+1)
@@ -142,6 +143,7 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 			return ArrayReply(elems...), nil
 		}
 		if m, ok := x.RawGetString("set").(*lua.LTable); ok {
+			r.warnTableOrder("set", m)
 			elems := []Reply{}
 			for k, _ := m.Next(lua.LNil); k != lua.LNil; k, _ = m.Next(k) {
 				kr, err := r.fromLua(k, depth+1)
@@ -167,4 +169,21 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 		return ArrayReply(elems...), nil
 	}
 	return NilReply(), nil
+}
+
+// warnTableOrder warns when a {map=...} or {set=...} returned has two keys
+// or more beyond 1, 2, 3, ...: Lua 5.1 walks those in its hash order, the
+// engine in gopher-lua's (divergence 4).
+func (r *scriptRun) warnTableOrder(field string, t *lua.LTable) {
+	other, next := 0, 1
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		if n, ok := k.(lua.LNumber); ok && float64(n) == float64(next) {
+			next++
+			continue
+		}
+		other++
+	}
+	if other >= 2 {
+		r.e.warn("a returned {%s=...} of %d keys is listed in the engine's table order; Lua 5.1 walks a table in its own hash order, so the server's order may differ", field, other+next-1)
+	}
 }

@@ -123,3 +123,24 @@ func TestSetrespArguments(t *testing.T) {
 		}
 	}
 }
+
+// A returned map or set of several hash keys comes with a warning: its
+// order is the engine's, not Lua 5.1's.
+func TestResp3TableOrderWarning(t *testing.T) {
+	for src, warns := range map[string]bool{
+		"return {map={a=1, b=2}}":       true,
+		"return {set={a=true, b=true}}": true,
+		"return {map={a=1}}":            false,
+		"return {map={'x', 'y', 'z'}}":  false,
+	} {
+		e := New(Options{})
+		mustEval(t, e, src, nil, nil)
+		got := false
+		for _, w := range e.Warnings() {
+			got = got || strings.Contains(w, "table order")
+		}
+		if got != warns {
+			t.Errorf("%s: warned %v, want %v (%q)", src, got, warns, e.Warnings())
+		}
+	}
+}
