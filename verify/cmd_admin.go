@@ -115,11 +115,10 @@ func init() {
 		return Reply{}, serverState("MIGRATE")
 	})
 	registerIn("lolwut", noKeys, func(_ *Engine, _ *scriptRun, a []string) (Reply, error) {
-		for i := 1; i+1 < len(a); i += 2 {
-			if strings.EqualFold(a[i], "version") {
-				if _, ok := parseInt(a[i+1]); !ok {
-					return errNotInt, nil
-				}
+		// lolwutCommand reads VERSION only as its first argument.
+		if len(a) >= 3 && strings.EqualFold(a[1], "version") {
+			if _, ok := parseInt(a[2]); !ok {
+				return errNotInt, nil
 			}
 		}
 		return Reply{}, notImplemented("LOLWUT")
