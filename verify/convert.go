@@ -78,10 +78,16 @@ func cString(s string) string {
 	return s
 }
 
-// fromLua converts a script's return value: number -> integer (truncated
-// toward zero), string -> bulk, true -> 1, false -> nil, a table with a
-// string err -> error, with a string ok -> status, any other table -> array
-// of t[1], t[2], ... up to the first nil; nil and anything else -> nil.
+// fromLua converts a script's return value as luaReplyToRedisReply does
+// for a RESP2 client: number -> integer (truncated toward zero), string ->
+// bulk, true -> 1, false -> nil (after redis.setresp(3) a RESP3 boolean: 1
+// or 0), a table with a string err -> error, with a string ok -> status,
+// with a number double -> the double as a bulk string, with a string
+// big_number -> bulk, with a verbatim_string table holding string format
+// and string -> bulk, with a table map -> its keys and values flattened,
+// with a table set -> its keys, any other table -> array of t[1], t[2], ...
+// up to the first nil; nil and anything else -> nil. The fields are tried
+// in that order. Maps and sets are walked in the order of next.
 func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 	switch x := v.(type) {
 	case lua.LNumber:
@@ -89,8 +95,11 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 	case lua.LString:
 		return BulkReply(string(x)), nil
 	case lua.LBool:
-		if x {
+		switch {
+		case x == lua.LTrue:
 			return IntReply(1), nil
+		case r.resp3:
+			return IntReply(0), nil
 		}
 		return NilReply(), nil
 	case *lua.LTable:
@@ -103,6 +112,47 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 		}
 		if s, ok := x.RawGetString("ok").(lua.LString); ok {
 			return StatusReply(sanitize(cString(string(s)))), nil
+		}
+		if n, ok := x.RawGetString("double").(lua.LNumber); ok {
+			return BulkReply(r.e.t.replyDouble(float64(n))), nil
+		}
+		if s, ok := x.RawGetString("big_number").(lua.LString); ok {
+			return BulkReply(sanitize(string(s))), nil
+		}
+		if vt, ok := x.RawGetString("verbatim_string").(*lua.LTable); ok {
+			_, okf := vt.RawGetString("format").(lua.LString)
+			s, oks := vt.RawGetString("string").(lua.LString)
+			if okf && oks {
+				return BulkReply(string(s)), nil
+			}
+		}
+		if m, ok := x.RawGetString("map").(*lua.LTable); ok {
+			r.warnTableOrder("map", m)
+			elems := []Reply{}
+			for k, val := m.Next(lua.LNil); k != lua.LNil; k, val = m.Next(k) {
+				kr, err := r.fromLua(k, depth+1)
+				if err != nil {
+					return Reply{}, err
+				}
+				vr, err := r.fromLua(val, depth+1)
+				if err != nil {
+					return Reply{}, err
+				}
+				elems = append(elems, kr, vr)
+			}
+			return ArrayReply(elems...), nil
+		}
+		if m, ok := x.RawGetString("set").(*lua.LTable); ok {
+			r.warnTableOrder("set", m)
+			elems := []Reply{}
+			for k, _ := m.Next(lua.LNil); k != lua.LNil; k, _ = m.Next(k) {
+				kr, err := r.fromLua(k, depth+1)
+				if err != nil {
+					return Reply{}, err
+				}
+				elems = append(elems, kr)
+			}
+			return ArrayReply(elems...), nil
 		}
 		elems := []Reply{}
 		for i := 1; ; i++ {
@@ -119,4 +169,21 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 		return ArrayReply(elems...), nil
 	}
 	return NilReply(), nil
+}
+
+// warnTableOrder warns when a {map=...} or {set=...} returned has two keys
+// or more beyond 1, 2, 3, ...: Lua 5.1 walks those in its hash order, the
+// engine in gopher-lua's (divergence 4).
+func (r *scriptRun) warnTableOrder(field string, t *lua.LTable) {
+	other, next := 0, 1
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		if n, ok := k.(lua.LNumber); ok && float64(n) == float64(next) {
+			next++
+			continue
+		}
+		other++
+	}
+	if other >= 2 {
+		r.e.warn("a returned {%s=...} of %d keys is listed in the engine's table order; Lua 5.1 walks a table in its own hash order, so the server's order may differ", field, other+next-1)
+	}
 }
