@@ -37,6 +37,9 @@ func cmdCommand(e *Engine, _ *scriptRun, a []string) (Reply, error) {
 	if len(a) == 1 {
 		return Reply{}, notImplemented("COMMAND")
 	}
+	if strings.EqualFold(a[1], "getkeys") {
+		return commandGetkeys(e, a[2:]), nil // cmd_admin.go
+	}
 	return Reply{}, notImplemented("COMMAND %s", strings.ToUpper(a[1]))
 }
 

@@ -171,7 +171,10 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		}
 		return errArity(name), nil
 	}
-	if subcommandChecked[name] && len(args) >= 2 {
+	// A script's command is looked up with its subcommand, as scriptCall's
+	// lookupCommand does, so a container's subcommand has its own arity
+	// and flags (CONFIG GET is noscript, CONFIG HELP is not).
+	if (subcommandChecked[name] || (sc != nil && len(info.Subcommands) > 0)) && len(args) >= 2 {
 		sub, known := info.Sub(strings.ToLower(args[1]))
 		switch {
 		case !known && sc != nil:
@@ -196,7 +199,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	}
 	h, ok := e.t.handler(name)
 	if !ok {
-		return Reply{}, notImplemented("%s", strings.ToUpper(name))
+		return Reply{}, notImplemented("%s", strings.ToUpper(strings.ReplaceAll(info.Name, "|", " ")))
 	}
 	if info.Write() && !e.charge(argBytes(args)) && sc != nil {
 		return Reply{}, e.memoryError()

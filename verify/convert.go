@@ -78,10 +78,16 @@ func cString(s string) string {
 	return s
 }
 
-// fromLua converts a script's return value: number -> integer (truncated
-// toward zero), string -> bulk, true -> 1, false -> nil, a table with a
-// string err -> error, with a string ok -> status, any other table -> array
-// of t[1], t[2], ... up to the first nil; nil and anything else -> nil.
+// fromLua converts a script's return value as luaReplyToRedisReply does
+// for a RESP2 client: number -> integer (truncated toward zero), string ->
+// bulk, true -> 1, false -> nil (after redis.setresp(3) a RESP3 boolean: 1
+// or 0), a table with a string err -> error, with a string ok -> status,
+// with a number double -> the double as a bulk string, with a string
+// big_number -> bulk, with a verbatim_string table holding string format
+// and string -> bulk, with a table map -> its keys and values flattened,
+// with a table set -> its keys, any other table -> array of t[1], t[2], ...
+// up to the first nil; nil and anything else -> nil. The fields are tried
+// in that order. Maps and sets are walked in the order of next.
 func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 	switch x := v.(type) {
 	case lua.LNumber:
@@ -89,8 +95,11 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 	case lua.LString:
 		return BulkReply(string(x)), nil
 	case lua.LBool:
-		if x {
+		switch {
+		case x == lua.LTrue:
 			return IntReply(1), nil
+		case r.resp3:
+			return IntReply(0), nil
 		}
 		return NilReply(), nil
 	case *lua.LTable:
@@ -103,6 +112,45 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 		}
 		if s, ok := x.RawGetString("ok").(lua.LString); ok {
 			return StatusReply(sanitize(cString(string(s)))), nil
+		}
+		if n, ok := x.RawGetString("double").(lua.LNumber); ok {
+			return BulkReply(r.e.t.replyDouble(float64(n))), nil
+		}
+		if s, ok := x.RawGetString("big_number").(lua.LString); ok {
+			return BulkReply(sanitize(string(s))), nil
+		}
+		if vt, ok := x.RawGetString("verbatim_string").(*lua.LTable); ok {
+			_, okf := vt.RawGetString("format").(lua.LString)
+			s, oks := vt.RawGetString("string").(lua.LString)
+			if okf && oks {
+				return BulkReply(string(s)), nil
+			}
+		}
+		if m, ok := x.RawGetString("map").(*lua.LTable); ok {
+			elems := []Reply{}
+			for k, val := range r.orderedPairs(m) {
+				kr, err := r.fromLua(k, depth+1)
+				if err != nil {
+					return Reply{}, err
+				}
+				vr, err := r.fromLua(val, depth+1)
+				if err != nil {
+					return Reply{}, err
+				}
+				elems = append(elems, kr, vr)
+			}
+			return ArrayReply(elems...), nil
+		}
+		if m, ok := x.RawGetString("set").(*lua.LTable); ok {
+			elems := []Reply{}
+			for k := range r.orderedPairs(m) {
+				kr, err := r.fromLua(k, depth+1)
+				if err != nil {
+					return Reply{}, err
+				}
+				elems = append(elems, kr)
+			}
+			return ArrayReply(elems...), nil
 		}
 		elems := []Reply{}
 		for i := 1; ; i++ {

@@ -4,42 +4,20 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/cmdtable"
 )
 
 // notOffline says why a command a script may call is not run offline, by
 // command; Coverage falls back to groupReasons for the rest.
 var notOffline = map[string]string{
-	"dump":         "returns an RDB payload (and a CRC) the engine does not serialise",
-	"restore":      "reads an RDB payload the engine does not parse",
 	"object":       "IDLETIME follows the server's LRU clock (ENCODING, REFCOUNT, FREQ and HELP are implemented)",
-	"lastsave":     "the time of the server's last save: not a function of the script",
-	"info":         "server state and statistics: not a function of the script",
-	"memory":       "allocator figures of the server",
 	"debug":        "server internals",
-	"lolwut":       "prints the server's version art",
 	"role":         "replication state of the server",
-	"pfdebug":      "an internal debugging command",
-	"pfselftest":   "an internal self test",
 	"move":         "implemented",
-	"wait":         "replication acknowledgements of a real deployment",
-	"waitaof":      "AOF acknowledgements of a real deployment",
 	"command":      "the server's command table (COMMAND COUNT/INFO/DOCS): data that differs by target, not emulated",
-	"latency":      "server latency samples",
-	"slowlog":      "server slow log",
-	"config":       "server configuration",
-	"client":       "connection state of real clients",
-	"cluster":      "cluster state of a real deployment",
-	"acl":          "the server's users and ACL log",
-	"readonly":     "a cluster connection flag",
-	"readwrite":    "a cluster connection flag",
-	"asking":       "a cluster redirection flag",
 	"failover":     "server administration",
 	"swapdb":       "implemented",
-	"migrate":      "moves keys to another server",
-	"pubsub":       "introspection of real subscribers",
-	"module":       "server modules",
-	"script":       "not allowed in scripts",
-	"function":     "not allowed in scripts",
 	"replconf":     "replication protocol",
 	"psync":        "replication protocol",
 	"sync":         "replication protocol",
@@ -54,8 +32,25 @@ var notOffline = map[string]string{
 // target and whether a script run offline can call it.
 type Coverage struct {
 	Command string
-	Status  string // "implemented", "not in scripts" (noscript), "not offline"
-	Reason  string
+	// "implemented", "partly" (some forms answered, the others a RunError),
+	// "server state" (a server-state RunError), "not in scripts"
+	// (noscript), "not offline", "client only"
+	Status string
+	Reason string
+}
+
+// noscriptButHelp reports whether c is a container whose subcommands are
+// all noscript but HELP (CLIENT, CONFIG, ACL, FUNCTION, SCRIPT, ...).
+func noscriptButHelp(c *cmdtable.Command) bool {
+	if len(c.Subcommands) == 0 {
+		return false
+	}
+	for _, s := range c.Subcommands {
+		if !s.Noscript() && !strings.HasSuffix(s.Name, "|help") {
+			return false
+		}
+	}
+	return true
 }
 
 // CoverageTable lists every top-level command of the default target
@@ -69,10 +64,18 @@ func CoverageTable() []Coverage {
 		row := Coverage{Command: c.Name}
 		_, impl := handlers[c.Name]
 		switch {
+		case impl && strings.HasPrefix(adminPartial[c.Name], "server-state: "):
+			row.Status, row.Reason = "server state", strings.TrimPrefix(adminPartial[c.Name], "server-state: ")
+		case impl && strings.HasPrefix(adminPartial[c.Name], "answered: "):
+			row.Status, row.Reason = "implemented", strings.TrimPrefix(adminPartial[c.Name], "answered: ")
+		case impl && adminPartial[c.Name] != "":
+			row.Status, row.Reason = "partly", adminPartial[c.Name]
 		case impl:
 			row.Status = "implemented"
 		case c.Noscript():
 			row.Status, row.Reason = "not in scripts", "flagged noscript: Redis refuses it in a script"
+		case noscriptButHelp(c):
+			row.Status, row.Reason = "not in scripts", "every subcommand but HELP is flagged noscript: refused as Redis refuses it; HELP's text is not emulated"
 		default:
 			row.Status = "not offline"
 			row.Reason = notOffline[c.Name]

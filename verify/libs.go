@@ -45,13 +45,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 	str.RawSetString("gmatch", L.NewFunction(r.strGmatch))
 	str.RawSetString("gfind", L.NewFunction(r.strGmatch))
 	str.RawSetString("gsub", L.NewFunction(r.strGsub))
-	// gopher-lua has no Lua 5.1 bytecode to dump: rather than a reply Redis
-	// would never give, the run cannot be judged offline.
-	str.RawSetString("dump", L.NewFunction(func(L *lua.LState) int {
-		L.CheckFunction(1)
-		r.fail(L, notImplemented("string.dump: Lua 5.1 bytecode cannot be produced offline"))
-		return 0
-	}))
+	str.RawSetString("dump", L.NewFunction(r.strDump)) // dump51.go
 	// Byte-wise, like C's tolower/toupper in the "C" locale; gopher-lua's
 	// versions decode UTF-8 and replace invalid bytes.
 	byteMap := func(f func(byte) byte) lua.LGFunction {

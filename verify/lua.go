@@ -32,6 +32,7 @@ type scriptRun struct {
 	readOnly bool   // EVAL_RO, FCALL_RO, or the no-writes flag
 	name     string // "script: <name>" in error replies: the SHA, or the function
 	loading  bool   // FUNCTION LOAD: redis.call is not available
+	resp3    bool   // redis.setresp(3) in this run (resp3.go)
 
 	globals  *lua.LTable                 // the readonly _G proxy scripts see
 	readonly map[*lua.LTable]*lua.LTable // readonly proxy -> the table behind it

@@ -74,13 +74,14 @@ func (r *scriptRun) redisTable() *lua.LTable {
 		if L.GetTop() != 1 {
 			L.Error(errTable(L, r.e.t.text("ERR redis.setresp() requires one argument.")), 0)
 		}
-		n := L.CheckNumber(1)
+		// lua_tonumber, then a cast to int: '3' and 3.9 are 3, anything
+		// that is not a number is 0.
+		f, _ := lualib.ToNumber(L.Get(1))
+		n := cInt32(f)
 		if n != 2 && n != 3 {
 			L.Error(errTable(L, "ERR RESP version must be 2 or 3."), 0)
 		}
-		if n == 3 {
-			r.fail(L, notImplemented("redis.setresp(3): the engine speaks RESP2 only"))
-		}
+		r.resp3 = n == 3
 		return 0
 	})
 	fn("set_repl", func(L *lua.LState) int {
@@ -183,7 +184,17 @@ func (r *scriptRun) redisCall(L *lua.LState, raise bool) int {
 		r.fail(L, re)
 	}
 	if reply.Kind == Error {
-		return fail(reply.Str)
+		t := cmdErrTable(L, reply.Str)
+		if raise {
+			L.Error(t, 0)
+		}
+		L.Push(t)
+		return 1
+	}
+	if r.resp3 {
+		args[0] = lowerASCII(args[0])
+		L.Push(toLua3(L, resp3Reply(args, reply)))
+		return 1
 	}
 	L.Push(toLua(L, reply))
 	return 1

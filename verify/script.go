@@ -163,6 +163,7 @@ func stringArray(L *lua.LState, ss []string) *lua.LTable {
 // into the reply Redis sends, or a RunError.
 func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err error) {
 	L := r.L
+	r.resp3 = false // every run starts in RESP2, as scriptPrepareForRun sets
 	L.SetContext(r.ctx)
 	defer L.RemoveContext()
 	// A SELECT inside the script does not change the caller's database.

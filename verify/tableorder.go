@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -546,6 +547,27 @@ func (r *scriptRun) tableKeys(t *lua.LTable) []lua.LValue {
 		}
 	}
 	return out
+}
+
+// orderedPairs walks t's keys and values in Lua 5.1's order, as lua_next
+// does (Redis flattening a returned {map=...} or {set=...}).
+func (r *scriptRun) orderedPairs(t *lua.LTable) iter.Seq2[lua.LValue, lua.LValue] {
+	return func(yield func(lua.LValue, lua.LValue) bool) {
+		keys := r.tableKeys(t)
+		if keys == nil {
+			for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+				if !yield(k, v) {
+					return
+				}
+			}
+			return
+		}
+		for _, k := range keys {
+			if !yield(k, t.RawGet(k)) {
+				return
+			}
+		}
+	}
 }
 
 func (r *scriptRun) warnOrder() {

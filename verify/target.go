@@ -162,6 +162,10 @@ type dataFacts struct {
 	// the unit is read before the end.
 	bitcountStart bool
 
+	// readonlyStandalone: READONLY and READWRITE answer OK without cluster
+	// support (Valkey 8.0's cluster.c; Redis refuses them).
+	readonlyStandalone bool
+
 	// Valkey 8.1.
 
 	// embeddedKeys: the key (and its expiry) live in the value's object
@@ -251,6 +255,9 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus, f.data.xreadPlusText, f.data.tempSetHT = true, true, true, true, true
 		}
 	}
+	if e != era70 {
+		f.handlers = withHandlers(f.handlers, waitaofHandlers()) // WAITAOF is 7.2's
+	}
 	return f
 }
 
@@ -276,9 +283,10 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 		valkeyVersion: version, valkeyVersionNum: num, serverName: "valkey",
 		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
 		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72()}
+	f.handlers = waitaofHandlers()
 	if v8 {
 		f.data = data74()
-		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus = true, true, true
+		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus, f.data.readonlyStandalone = true, true, true, true
 		f.serverGlobal, f.osClock = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
 		f.texts = valkey8Texts
@@ -307,6 +315,18 @@ var valkey8Texts = map[string]string{
 	"ERR Invalid command passed to redis.acl_check_cmd()":              "ERR Invalid command passed to server.acl_check_cmd()",
 	"ERR Lua redis lib command arguments must be strings or integers":  "ERR Command arguments must be strings or integers",
 	"ERR Invalid debug level.":                                         "ERR Invalid log level.",
+}
+
+// withHandlers returns base with more's handlers added.
+func withHandlers(base, more map[string]handler) map[string]handler {
+	out := make(map[string]handler, len(base)+len(more))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
 }
 
 // withTexts returns base with more's rewordings added.
@@ -338,7 +358,7 @@ func valkey81(f *serverFacts) *serverFacts {
 	f.scriptingEngines, f.serverErrHandler = true, true
 	f.luaHash = lua51.HashMurmur3
 	f.data.embeddedKeys = true
-	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
+	f.handlers = withHandlers(f.handlers, map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}})
 	return f
 }
 

@@ -72,6 +72,10 @@ func (c *Command) resolve(n int, lit func(int) (string, bool)) *Command {
 
 // hasKeys is Redis's doesCommandHaveKeys: COMMAND GETKEYS refuses a command
 // without a key-finding procedure or a spec for real keys.
+// HasKeys reports whether the command names keys at all (doesCommandHaveKeys:
+// a key-finding procedure, or a key spec not flagged not_key).
+func (c *Command) HasKeys() bool { return c.hasKeys() }
+
 func (c *Command) hasKeys() bool {
 	if _, ok := getkeysProcs[c.Name]; ok {
 		return true

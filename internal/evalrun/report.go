@@ -291,7 +291,7 @@ func (r *Result) runErrorDiagnostic(re *verify.RunError) diag.Diagnostic {
 	case chunk == "user_function" && r.Mode == ModeFunction && line > libraryHeader:
 		d.Line = line - libraryHeader
 	}
-	if re.Code == verify.CodeNotImplemented {
+	if re.Code == verify.CodeNotImplemented || re.Code == verify.CodeServerState {
 		d.Detail = []string{"hint: run it on a test server with --against redis://host:port"}
 	}
 	return d
