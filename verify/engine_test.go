@@ -39,9 +39,11 @@ func TestRunErrors(t *testing.T) {
 		code      string
 		msg       string
 	}{
-		{"infinite loop", "while true do end", nil, CodeTimeout, "offline limit"},
-		{"loop in pcall", "while true do pcall(function() while true do end end) end", nil, CodeTimeout, ""},
-		{"loop in coroutine", "coroutine.wrap(function() while true do end end)()", nil, CodeTimeout, ""},
+		{"infinite loop", "while true do end", nil, CodeStepLimit, "more than 1000000 steps"},
+		{"loop in pcall", "while true do pcall(function() while true do end end) end", nil, CodeStepLimit, ""},
+		{"loop in coroutine", "coroutine.wrap(function() while true do end end)()", nil, CodeStepLimit, ""},
+		{"loop in resumed coroutine", "local co = coroutine.create(function() while true do end end) return {coroutine.resume(co)}", nil, CodeStepLimit, ""},
+		{"backtracking pattern", "return string.find(string.rep('a', 5000), '.-.-.-b')", nil, CodeStepLimit, ""},
 		{"recursion", "local function f(n) return 1 + f(n + 1) end return f(1)", nil, CodeStackOverflow, ""},
 		{"recursion in pcall", "local function f(n) return 1 + f(n + 1) end return {pcall(f, 1)}", nil, CodeStackOverflow, ""},
 		{"undeclared key", "return redis.call('GET', 'other')", []string{"k"}, CodeUndeclaredKey, `undeclared key "other"`},
@@ -57,12 +59,7 @@ func TestRunErrors(t *testing.T) {
 		{"doubling concat", "local s = 'x' for i = 1, 40 do s = s .. s end return #s", nil, CodeMemory, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := Options{}
-			if tc.code != CodeTimeout {
-				// Only the loops test the wall-clock limit: a loaded
-				// machine must not turn a memory error into a timeout.
-				opts.Timeout = time.Minute
-			}
+			opts := Options{StepLimit: 1_000_000}
 			e := New(opts)
 			start := time.Now()
 			r, err := evalT(t, e, tc.src, tc.keys, nil)

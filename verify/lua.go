@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -26,7 +25,7 @@ const (
 type scriptRun struct {
 	e        *Engine
 	L        *lua.LState
-	ctx      context.Context
+	ctx      *stepContext // the run's step budget and deadline (limits.go)
 	keys     map[string]bool
 	readOnly bool   // EVAL_RO, FCALL_RO, or the no-writes flag
 	name     string // "script: <name>" in error replies: the SHA, or the function

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -113,7 +112,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	if flags != nil && !hasFlag(flags, "no-writes") && ro {
 		return ErrorReply("ERR Can not execute a script with write flag using *_ro command."), nil
 	}
-	runCtx, cancel := context.WithTimeout(ctx, e.timeout)
+	runCtx, cancel := e.runContext(ctx, e.steps)
 	defer cancel()
 	// One sandbox serves every EVAL of the engine, like Redis's single Lua
 	// state: its globals are readonly, so a script cannot leave anything
@@ -190,10 +189,7 @@ func (r *scriptRun) judge(perr error) *RunError {
 		return r.runErr
 	}
 	if err := r.ctx.Err(); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return &RunError{Code: CodeTimeout, Msg: fmt.Sprintf("script ran longer than the offline limit of %s", r.e.timeout)}
-		}
-		return &RunError{Code: CodeTimeout, Msg: "run canceled: " + err.Error()}
+		return r.e.stopError(err, r.ctx.limit)
 	}
 	if perr != nil && isStackOverflow(perr) {
 		return &RunError{Code: CodeStackOverflow, Msg: "stack overflow: Lua call depth exceeded the offline limit"}
