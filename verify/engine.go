@@ -62,8 +62,11 @@ type Engine struct {
 	dbs     [numDBs]*keyspace // every database, created on first use
 	rand    rand48
 	funcs   *functions
-	evalRun *scriptRun        // the EVAL sandbox, built on first use
-	sources map[string][]byte // the script cache EVALSHA reads, by SHA
+	evalRun *scriptRun // the EVAL sandbox, built on first use
+	// evalCallInfo is the call depth the EVAL sandbox is built with:
+	// callInfoFresh, or callInfoGrown after a stack overflow (overflow.go).
+	evalCallInfo int
+	sources      map[string][]byte // the script cache EVALSHA reads, by SHA
 	// callTick is how far the clock moves before each command a script
 	// runs (clockshift.go); 0 normally.
 	callTick int64
@@ -126,7 +129,7 @@ func (e *Engine) init(opts Options) {
 func (e *Engine) Reset() {
 	evalRun, fs := e.evalRun, e.funcs
 	e.init(e.opts)
-	if evalRun != nil && !evalRun.broken {
+	if evalRun != nil && !evalRun.broken && !evalRun.grown {
 		evalRun.reset()
 		e.evalRun = evalRun
 	}

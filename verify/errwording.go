@@ -72,7 +72,7 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	if m := rePos().FindStringSubmatch(msg); m != nil {
 		pos, body = m[1], m[2]
 	}
-	if pos != "" && level >= 0 && r.goCaller(L, level) {
+	if pos != "" && level >= 0 && msg != r.raised && r.goCaller(L, level) {
 		// luaL_error names its caller's line; when the caller is itself a
 		// Go (C) function, as in pcall(setmetatable, t, {}), Lua 5.1 names
 		// no position at all.
@@ -305,7 +305,9 @@ type evaluator struct {
 }
 
 func (ev *evaluator) eval(o operand) (lua.LValue, bool) {
-	if !o.ok || !ev.ok {
+	// Without the failing frame (an error that left its coroutine) only
+	// globals can be read.
+	if !o.ok || (!ev.ok && o.root != "global") {
 		return nil, false
 	}
 	var v lua.LValue

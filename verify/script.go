@@ -120,7 +120,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	// judged.
 	r := e.evalRun
 	if r == nil {
-		r = &scriptRun{e: e, ctx: runCtx}
+		r = &scriptRun{e: e, ctx: runCtx, callInfo: e.evalCallInfo}
 		r.newState()
 		r.seal()
 		e.evalRun = r
@@ -136,7 +136,13 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	G.RawSetString("ARGV", stringArray(L, args))
 	fn := r.instantiate(L, c.proto)
 	rep, err := r.call(fn)
-	if err != nil {
+	if err != nil || (r.grown && r.callInfo < callInfoGrown) {
+		// A stopped run, or the first stack overflow: Lua's state then
+		// keeps room for LUAI_MAXCALLS call infos, so the next run gets
+		// a state built with that room.
+		if r.grown {
+			e.evalCallInfo = callInfoGrown
+		}
 		r.L.Close()
 		e.evalRun = nil
 	}
@@ -168,11 +174,31 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	defer func(db *keyspace) { r.e.db = db }(r.e.db)
 	top := L.GetTop()
 	defer L.SetTop(top)
+	clear(r.ccalls)
+	r.raised = ""
+	// Redis calls the function from C: a Go frame under it makes
+	// gopher-lua's frames count like Lua's call infos (overflow.go).
+	L.Push(r.base)
 	L.Push(fn)
 	for _, a := range args {
 		L.Push(a)
 	}
-	perr := L.PCall(len(args), 1, L.NewFunction(r.errorHandler))
+	perr := L.PCall(len(args)+1, 1, L.NewFunction(r.errorHandler))
+	if msg, chunk, line, ok := callStackOverflow(perr); ok && r.runErr == nil {
+		// The handler had no frame left to run in: build its table.
+		r.overflowed(L)
+		t := L.NewTable()
+		t.RawSetString("err", lua.LString("ERR "+msg))
+		if chunk != "" {
+			src := chunk
+			if full, ok := r.sources[chunk]; ok {
+				src = full
+			}
+			t.RawSetString("source", lua.LString(src))
+			t.RawSetString("line", lua.LNumber(line))
+		}
+		return r.errorReply(t)
+	}
 	if re := r.judge(perr); re != nil {
 		r.broken = true
 		return Reply{}, re
@@ -192,7 +218,7 @@ func (r *scriptRun) judge(perr error) *RunError {
 		return r.e.stopError(err, r.ctx.limit)
 	}
 	if perr != nil && isStackOverflow(perr) {
-		return &RunError{Code: CodeStackOverflow, Msg: "stack overflow: Lua call depth exceeded the offline limit"}
+		return &RunError{Code: CodeStackOverflow, Msg: "stack overflow: the Lua value stack exceeded the offline limit"}
 	}
 	var ae *lua.ApiError
 	if errors.As(perr, &ae) && ae.Type == lua.ApiErrorPanic {
