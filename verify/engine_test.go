@@ -44,8 +44,6 @@ func TestRunErrors(t *testing.T) {
 		{"loop in coroutine", "coroutine.wrap(function() while true do end end)()", nil, CodeStepLimit, ""},
 		{"loop in resumed coroutine", "local co = coroutine.create(function() while true do end end) return {coroutine.resume(co)}", nil, CodeStepLimit, ""},
 		{"backtracking pattern", "return string.find(string.rep('a', 5000), '.-.-.-b')", nil, CodeStepLimit, ""},
-		{"recursion", "local function f(n) return 1 + f(n + 1) end return f(1)", nil, CodeStackOverflow, ""},
-		{"recursion in pcall", "local function f(n) return 1 + f(n + 1) end return {pcall(f, 1)}", nil, CodeStackOverflow, ""},
 		{"undeclared key", "return redis.call('GET', 'other')", []string{"k"}, CodeUndeclaredKey, `undeclared key "other"`},
 		{"undeclared in pcall", "return redis.pcall('GET', 'other')", nil, CodeUndeclaredKey, ""},
 		{"undeclared mset", "return redis.call('MSET', KEYS[1], 'v', 'x', 'v')", []string{"k"}, CodeUndeclaredKey, `"x"`},
