@@ -67,6 +67,9 @@ var arithOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/",
 // stack level (seen from the running Go function) into Lua 5.1's words. It
 // returns the message and whether it is exact.
 func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) {
+	if o := r.ctx.overflow; o.raw != "" && msg == o.raw {
+		return o.msg, true
+	}
 	msg = luaMessage(msg)
 	pos, body := "", msg
 	if m := rePos().FindStringSubmatch(msg); m != nil {

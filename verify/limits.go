@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // Limits of a run. Redis never stops a script on its own: past
@@ -48,17 +50,38 @@ type stepContext struct {
 	done   chan struct{}
 	err    error
 	after  map[*func()]struct{}
+
+	// The call depth check (overflow.go): the Lua state, the frames its
+	// main thread may hold, and the last overflow.
+	g          *lua.Global
+	mainFrames int
+	overflow   overflowInfo
+	pendingErr error // the overflow Err reports once, to the VM
 }
+
+// closedChan is the Done of an instruction that must raise an error.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func newStepContext(parent context.Context, limit int64) *stepContext {
 	return &stepContext{parent: parent, pdone: parent.Done(), limit: limit, done: make(chan struct{})}
 }
 
-// Done counts one step.
+// Done counts one step, and checks the running thread's call depth.
 func (s *stepContext) Done() <-chan struct{} {
 	s.n++
 	if s.n > s.limit || (s.n&0x3ff == 0 && s.pdone != nil) {
 		s.check()
+	}
+	if s.g != nil {
+		th := s.g.CurrentThread
+		limit := s.mainFrames
+		if th != s.g.MainThread {
+			limit = callInfoFresh - 1 // a coroutine's call infos, less its base
+		}
+		if frameDepthOf(th) > limit && s.err == nil {
+			s.stackOverflow(th)
+			return closedChan
+		}
 	}
 	return s.done
 }
@@ -99,6 +122,10 @@ func (s *stepContext) stop(err error) {
 // Err is the reason the run stops: errStepLimit, the parent's deadline or
 // cancellation, or nil.
 func (s *stepContext) Err() error {
+	if e := s.pendingErr; e != nil {
+		s.pendingErr = nil
+		return e
+	}
 	if s.err == nil && s.pdone != nil {
 		s.check()
 	}

@@ -78,10 +78,17 @@ func (r *scriptRun) newState() {
 	if r.callInfo == 0 {
 		r.callInfo = callInfoFresh
 	}
+	// With frameDepthOK the step counter raises Lua's overflow, and the
+	// frames beyond leave the error handlers room; without it gopher-lua's
+	// own limit stands for Lua's, and its panic carries the traceback.
+	frames := r.callInfo
+	if frameDepthOK {
+		frames = callInfoGrown + 64
+	}
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
-		CallStackSize:       r.callInfo,
-		IncludeGoStackTrace: true, // the Lua traceback of a frame stack overflow
+		CallStackSize:       frames,
+		IncludeGoStackTrace: !frameDepthOK,
 
 		RegistrySize:        registrySize,
 		RegistryMaxSize:     registryMaxSize,

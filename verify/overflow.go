@@ -2,6 +2,7 @@ package verify
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -151,4 +152,39 @@ func (r *scriptRun) xpcallHandler(L *lua.LState, h, obj lua.LValue) lua.LValue {
 		obj = errorObject(err)
 	}
 	return lua.LString("error in error handling")
+}
+
+// overflowInfo is the last stack overflow of a run: the text gopher-lua
+// raises (the callee's position and "stack overflow") and Lua 5.1's (the
+// caller's), which the error handlers put in its place (reword).
+type overflowInfo struct {
+	raw, msg string
+	chunk    string
+	line     int
+	main     bool // on the main thread: the state's call infos grow
+}
+
+// errStackOverflow is what the VM raises when Done finds the depth past
+// Lua's call infos.
+var errStackOverflow = errors.New("stack overflow")
+
+// stackOverflow records an overflow found at the first instruction of the
+// frame th just entered, and arms Err to report it. Lua 5.1 raises it in
+// the caller, before the callee exists: the position is the caller's, none
+// when the caller is a Go (C) function.
+func (s *stepContext) stackOverflow(th *lua.LState) {
+	o := overflowInfo{msg: "stack overflow", main: th == s.g.MainThread}
+	if dbg, ok := th.GetStack(0); ok {
+		if _, err := th.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.What != "G" {
+			o.raw = fmt.Sprintf("%s:%d: stack overflow", dbg.Source, dbg.CurrentLine)
+		}
+	}
+	if dbg, ok := th.GetStack(1); ok {
+		if _, err := th.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.What != "G" && dbg.CurrentLine > 0 {
+			o.chunk, o.line = dbg.Source, dbg.CurrentLine
+			o.msg = fmt.Sprintf("%s:%d: stack overflow", dbg.Source, dbg.CurrentLine)
+		}
+	}
+	s.overflow = o
+	s.pendingErr = errStackOverflow
 }

@@ -176,6 +176,9 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	defer L.SetTop(top)
 	clear(r.ccalls)
 	r.raised = ""
+	if frameDepthOK {
+		r.ctx.g, r.ctx.mainFrames = L.G, r.callInfo
+	}
 	// Redis calls the function from C: a Go frame under it makes
 	// gopher-lua's frames count like Lua's call infos (overflow.go).
 	L.Push(r.base)
@@ -184,6 +187,9 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 		L.Push(a)
 	}
 	perr := L.PCall(len(args)+1, 1, L.NewFunction(r.errorHandler))
+	if r.ctx.overflow.main {
+		r.grown = true
+	}
 	if msg, chunk, line, ok := callStackOverflow(perr); ok && r.runErr == nil {
 		// The handler had no frame left to run in: build its table.
 		r.overflowed(L)
@@ -254,6 +260,17 @@ func (r *scriptRun) errorHandler(L *lua.LState) int {
 			s = v.String()
 		}
 		t.RawSetString("err", lua.LString("ERR "+s))
+		if o := r.ctx.overflow; o.raw != "" && s == o.msg && o.line > 0 {
+			// Lua raised it in the caller: Redis's handler names that.
+			src := o.chunk
+			if full, ok := r.sources[src]; ok {
+				src = full
+			}
+			t.RawSetString("source", lua.LString(src))
+			t.RawSetString("line", lua.LNumber(o.line))
+			L.Push(t)
+			return 1
+		}
 	}
 	for level := 1; level <= 2; level++ {
 		dbg, ok := L.GetStack(level)
