@@ -340,14 +340,14 @@ func TestWarnings(t *testing.T) {
 }
 
 func TestFunctionLoadTimeout(t *testing.T) {
+	// The budget stands for Redis's 500 ms; a smaller one keeps the test
+	// short.
+	defer func(n int64) { loadStepLimit = n }(loadStepLimit)
+	loadStepLimit = 1_000_000
 	e := New(Options{})
-	start := time.Now()
 	r, err := e.FunctionLoad([]byte("#!lua name=tl\nwhile true do end"), false)
 	if err != nil || !r.Equal(ErrorReply("ERR Error registering functions: ERR FUNCTION LOAD timeout")) {
 		t.Fatalf("got %s %v", r, err)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("took %s", d)
 	}
 	// The engine still loads and runs libraries afterwards.
 	r, _ = e.FunctionLoad([]byte("#!lua name=ok\nredis.register_function('f', function() return 7 end)"), false)
