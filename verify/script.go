@@ -304,7 +304,7 @@ func (r *scriptRun) errorReply(obj lua.LValue) (Reply, error) {
 	}
 	msg, ok := luaStringField(t, "err")
 	if !ok {
-		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "error() with a table that has no string err field crashes redis-server 7.0.15 (segfault in luaCallFunction)"}
+		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "error() with a table that has no string err field crashes the server (segfault in luaCallFunction; seen on Redis 7.0.15, 8.0.2 and Valkey 8.1.1)"}
 	}
 	text := cString(msg)
 	src, okSrc := luaStringField(t, "source")
