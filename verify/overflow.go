@@ -24,10 +24,15 @@ import (
 // (LUAI_MAXCCALLS) fails with "C stack overflow".
 //
 // gopher-lua's frames stand for call infos one for one once the run's
-// function is called through a Go frame (callInfoBase), as Redis calls it
-// from C; the frame stack is sized to the call infos, so the push past it
-// panics ("lua callstack overflow"). That panic carries the Lua traceback
-// (IncludeGoStackTrace), whose first line is the caller's position.
+// function is called through a Go frame (callBase), as Redis calls it
+// from C. The step counter reads the running thread's frame count before
+// every instruction (framedepth.go) and, past the call infos, makes the VM
+// raise the error in the frame just entered; the handlers then put Lua's
+// text, with the caller's position, in its place (overflowInfo), and the
+// frames beyond the limit leave them room to run. Without frameDepthOK the
+// frame stack is sized to the call infos instead: the push past it panics
+// ("lua callstack overflow"), and the panic's Lua traceback
+// (IncludeGoStackTrace) gives the position.
 const (
 	callInfoFresh = 16384
 	callInfoGrown = 20000
