@@ -26,13 +26,17 @@ const maxArrayIndex = 1 << 22
 // 2023-11-14T22:13:20Z in Unix milliseconds.
 const DefaultNow int64 = 1_700_000_000_000
 
-// DefaultTimeout bounds one script or function run when Options.Timeout is 0.
-const DefaultTimeout = time.Second
-
 // Options configure an Engine.
 type Options struct {
-	Now     int64         // virtual clock start, Unix ms; 0 means DefaultNow
-	Timeout time.Duration // per script or function run; 0 means DefaultTimeout
+	Now int64 // virtual clock start, Unix ms; 0 means DefaultNow
+	// StepLimit bounds one script or function run in Lua VM instructions
+	// (limits.go); 0 means DefaultStepLimit. Past it the run stops with a
+	// "step-limit" RunError.
+	StepLimit int64
+	// Timeout is a wall-clock limit on one script or function run, only
+	// when positive: Redis has none. Past it the run stops with a
+	// "timeout" RunError.
+	Timeout time.Duration
 	// Target names the server the engine imitates ("redis-7.0",
 	// "valkey-8.1", ...; Targets lists them); "" means DefaultTarget. With
 	// an unknown name every run fails with a RunError (check it first with
@@ -50,15 +54,19 @@ type Options struct {
 type Engine struct {
 	opts    Options // as given to New, for Reset
 	now     int64
-	timeout time.Duration
+	timeout time.Duration     // 0: no wall-clock limit
+	steps   int64             // the step budget of a run
 	t       *serverFacts      // the target imitated
 	tErr    *RunError         // an unknown Options.Target
 	db      *keyspace         // the selected database (SELECT)
 	dbs     [numDBs]*keyspace // every database, created on first use
 	rand    rand48
 	funcs   *functions
-	evalRun *scriptRun        // the EVAL sandbox, built on first use
-	sources map[string][]byte // the script cache EVALSHA reads, by SHA
+	evalRun *scriptRun // the EVAL sandbox, built on first use
+	// evalCallInfo is the call depth the EVAL sandbox is built with:
+	// callInfoFresh, or callInfoGrown after a stack overflow (overflow.go).
+	evalCallInfo int
+	sources      map[string][]byte // the script cache EVALSHA reads, by SHA
 	// callTick is how far the clock moves before each command a script
 	// runs (clockshift.go); 0 normally.
 	callTick int64
@@ -92,8 +100,12 @@ func (e *Engine) init(opts Options) {
 	if e.now == 0 {
 		e.now = DefaultNow
 	}
-	if e.timeout <= 0 {
-		e.timeout = DefaultTimeout
+	if e.timeout < 0 {
+		e.timeout = 0
+	}
+	e.steps = opts.StepLimit
+	if e.steps <= 0 {
+		e.steps = DefaultStepLimit
 	}
 	e.memLimit = opts.MemoryLimit
 	if e.memLimit <= 0 {
@@ -117,7 +129,7 @@ func (e *Engine) init(opts Options) {
 func (e *Engine) Reset() {
 	evalRun, fs := e.evalRun, e.funcs
 	e.init(e.opts)
-	if evalRun != nil && !evalRun.broken {
+	if evalRun != nil && !evalRun.broken && !evalRun.grown {
 		evalRun.reset()
 		e.evalRun = evalRun
 	}
@@ -148,8 +160,8 @@ func (e *Engine) Advance(ms int64) {
 }
 
 // RunError reports a run the offline engine cannot judge: it is never a Redis
-// reply. Code is one of "not-implemented", "undeclared-key", "timeout",
-// "stack-overflow", "memory", "server-crash" (a script that crashes the
+// reply. Code is one of "not-implemented", "undeclared-key", "step-limit",
+// "timeout", "stack-overflow", "memory", "server-crash" (a script that crashes the
 // target's server itself) or "unknown-target".
 type RunError struct {
 	Code string
@@ -168,7 +180,8 @@ func (e *RunError) Error() string { return e.Msg }
 const (
 	CodeNotImplemented = "not-implemented"
 	CodeUndeclaredKey  = "undeclared-key"
-	CodeTimeout        = "timeout"
+	CodeStepLimit      = "step-limit" // the run spent Options.StepLimit
+	CodeTimeout        = "timeout"    // the run outlived Options.Timeout, or its context
 	CodeStackOverflow  = "stack-overflow"
 	CodeMemory         = "memory"
 	CodeServerCrash    = "server-crash"

@@ -67,12 +67,15 @@ var arithOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/",
 // stack level (seen from the running Go function) into Lua 5.1's words. It
 // returns the message and whether it is exact.
 func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) {
+	if o := r.ctx.overflow; o.raw != "" && msg == o.raw {
+		return o.msg, true
+	}
 	msg = luaMessage(msg)
 	pos, body := "", msg
 	if m := rePos().FindStringSubmatch(msg); m != nil {
 		pos, body = m[1], m[2]
 	}
-	if pos != "" && level >= 0 && r.goCaller(L, level) {
+	if pos != "" && level >= 0 && msg != r.raised && r.goCaller(L, level) {
 		// luaL_error names its caller's line; when the caller is itself a
 		// Go (C) function, as in pcall(setmetatable, t, {}), Lua 5.1 names
 		// no position at all.
@@ -305,7 +308,9 @@ type evaluator struct {
 }
 
 func (ev *evaluator) eval(o operand) (lua.LValue, bool) {
-	if !o.ok || !ev.ok {
+	// Without the failing frame (an error that left its coroutine) only
+	// globals can be read.
+	if !o.ok || (!ev.ok && o.root != "global") {
 		return nil, false
 	}
 	var v lua.LValue

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -15,9 +14,6 @@ import (
 // while a library loads, its reads go to a small API table (redis with
 // register_function, log and the version constants, nothing else); when a
 // function runs they go to the full sandbox.
-
-// loadTimeout is Redis's limit on running a library's top-level code.
-const loadTimeout = 500 * time.Millisecond
 
 type function struct {
 	name     string
@@ -55,7 +51,7 @@ func (e *Engine) functionsState() *scriptRun {
 	if fs.run != nil {
 		return fs.run
 	}
-	r := &scriptRun{e: e, ctx: context.Background(), name: ""}
+	r := &scriptRun{e: e, ctx: newStepContext(context.Background(), e.steps), name: ""}
 	r.newState()
 	L := r.L
 	// The load-time API: redis.register_function, redis.log, constants.
@@ -132,8 +128,9 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 		return ErrorReply(sanitize("ERR Error compiling function: " + c.err.Error())), nil
 	}
 	r.chunks["user_function"] = c
-	// Redis stops a library's load after 500 ms (LOAD_TIMEOUT_MS).
-	ctx, cancel := context.WithTimeout(context.Background(), min(e.timeout, loadTimeout))
+	// Redis stops a library's load after 500 ms (LOAD_TIMEOUT_MS): the
+	// instructions a server runs in that time.
+	ctx, cancel := e.runContext(context.Background(), min(e.steps, loadStepLimit))
 	defer cancel()
 	r.ctx = ctx
 	r.runErr = nil
@@ -151,7 +148,7 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	fs.pending = nil
 	if re := r.judge(perr); re != nil {
 		r.broken = true
-		if re.Code == CodeTimeout && ctx.Err() != nil {
+		if re.Code == CodeStepLimit && e.steps > loadStepLimit {
 			return ErrorReply("ERR Error registering functions: ERR FUNCTION LOAD timeout"), nil
 		}
 		return Reply{}, re
@@ -395,7 +392,7 @@ func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro
 		return ErrorReply("ERR Can not execute a script with write flag using *_ro command."), nil
 	}
 	r := e.funcs.run
-	runCtx, cancel := context.WithTimeout(ctx, e.timeout)
+	runCtx, cancel := e.runContext(ctx, e.steps)
 	defer cancel()
 	r.ctx = runCtx
 	r.runErr = nil

@@ -286,6 +286,9 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 			} else {
 				v = lua.LString(luaToString(v))
 			}
+			// Its position is final: the rewording must not strip it
+			// as it strips a Go function's own (see reword).
+			r.raised = string(v.(lua.LString))
 		}
 		L.Error(v, 0)
 		return 0

@@ -135,6 +135,10 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 			L.Push(lua.LString("cannot resume " + st + " coroutine"))
 			return 2
 		}
+		// The coroutine counts its steps in the run's budget.
+		if c := L.Context(); c != nil && th.Context() != c {
+			th.SetContext(c)
+		}
 		top := L.GetTop()
 		n := resume(L)
 		// An error inside the coroutine: its stack is gone, so word it

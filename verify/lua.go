@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -16,7 +15,6 @@ import (
 
 // Limits of one run.
 const (
-	callStackSize   = 1000     // Lua call depth; deeper recursion is a stack-overflow RunError
 	registrySize    = 1024 * 8 // initial Lua value stack
 	registryMaxSize = 1 << 20  // value stack ceiling (about 16 MB)
 	maxStringBytes  = 64 << 20 // largest string a run may build (512 MB in Redis)
@@ -27,7 +25,7 @@ const (
 type scriptRun struct {
 	e        *Engine
 	L        *lua.LState
-	ctx      context.Context
+	ctx      *stepContext // the run's step budget and deadline (limits.go)
 	keys     map[string]bool
 	readOnly bool   // EVAL_RO, FCALL_RO, or the no-writes flag
 	name     string // "script: <name>" in error replies: the SHA, or the function
@@ -48,6 +46,11 @@ type scriptRun struct {
 	forVals  [2]lua.LNumber              // its last loop's limit and step
 	forNext  int                         // which of forVals it returns next
 	runErr   *RunError                   // set once the run cannot be judged
+	callInfo int                         // the frames (Lua's call infos) the state has room for (overflow.go)
+	grown    bool                        // a stack overflow grew the call infos to callInfoGrown
+	ccalls   map[*lua.LState]int         // nested C calls per thread (overflow.go)
+	base     *lua.LFunction              // the Go frame a run's function is called from (callBase)
+	raised   string                      // the last message error() raised, its position final
 	broken   bool                        // a run was stopped: the state is not reused
 	libs     *lualib.State               // the libraries' Go-side settings
 	snap     sandboxSnap                 // the tables as built (sandbox.go)
@@ -85,9 +88,21 @@ func (r *scriptRun) aborting() bool {
 // struct, cmsgpack and redis, every global table readonly, and reading an
 // unknown global an error.
 func (r *scriptRun) newState() {
+	if r.callInfo == 0 {
+		r.callInfo = callInfoFresh
+	}
+	// With frameDepthOK the step counter raises Lua's overflow, and the
+	// frames beyond leave the error handlers room; without it gopher-lua's
+	// own limit stands for Lua's, and its panic carries the traceback.
+	frames := r.callInfo
+	if frameDepthOK {
+		frames = callInfoGrown + 64
+	}
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
-		CallStackSize:       callStackSize,
+		CallStackSize:       frames,
+		IncludeGoStackTrace: !frameDepthOK,
+
 		RegistrySize:        registrySize,
 		RegistryMaxSize:     registryMaxSize,
 		MinimizeStackMemory: true,
@@ -138,6 +153,23 @@ func (r *scriptRun) newState() {
 	G.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 	r.installBase(G)
 	r.installLibs(G)
+	co := G.RawGetString("coroutine").(*lua.LTable)
+	for _, name := range []string{"create", "wrap"} {
+		fn := co.RawGetString(name).(*lua.LFunction).GFunction
+		co.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			if f, ok := L.Get(1).(*lua.LFunction); !ok || f.IsG {
+				L.ArgError(1, "Lua function expected")
+			}
+			return fn(L)
+		}))
+	}
+	yield := co.RawGetString("yield").(*lua.LFunction).GFunction
+	co.RawSetString("yield", L.NewFunction(func(L *lua.LState) int {
+		if yieldAcrossC(L) {
+			L.Error(lua.LString("attempt to yield across metamethod/C-call boundary"), 0)
+		}
+		return yield(L)
+	}))
 	if r.e.t.osClock {
 		G.RawSetString("os", osTable(L))
 	}
@@ -190,6 +222,7 @@ func (r *scriptRun) newState() {
 	r.arith = L.NewFunction(r.arithOp)
 	G.RawSetString(arithName, r.arith)
 	r.forHelp = L.NewFunction(r.numericFor)
+	r.base = L.NewFunction(callBase)
 	G.RawSetString(forName, r.forHelp)
 	r.tnew = L.NewFunction(r.tableNew)
 	G.RawSetString(tnewName, r.tnew)
@@ -311,6 +344,12 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 			L.Push(lua.LString("attempt to call a " + luaTypeName(L.Get(1)) + " value"))
 			return 2
 		}
+		if !r.enterC(L) {
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("C stack overflow"))
+			return 2
+		}
+		defer r.leaveC(L)
 		top := L.GetTop()
 		L.Push(L.Get(1))
 		for i := 2; i <= top; i++ {
@@ -319,6 +358,12 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		base := L.GetTop() - top
 		err := L.PCall(top-1, lua.MultRet, L.NewFunction(r.rewordHandler))
 		if err != nil {
+			if msg, _, _, ok := callStackOverflow(err); ok {
+				r.overflowed(L)
+				L.Push(lua.LFalse)
+				L.Push(lua.LString(msg))
+				return 2
+			}
 			r.rethrow(L, err)
 			// Redis 7 replaces pcall: an error table's err field (what
 			// redis.call raises) becomes the error value itself.
@@ -338,12 +383,14 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 	})
 	set("xpcall", func(L *lua.LState) int {
 		fn := L.Get(1)
+		if L.GetTop() < 2 {
+			L.ArgError(2, "value expected")
+		}
 		handler := L.Get(2)
-		hf, _ := handler.(*lua.LFunction)
 		if !callable(L, fn) {
 			msg := lua.LValue(lua.LString("attempt to call a " + luaTypeName(fn) + " value"))
-			if hf != nil {
-				L.Push(hf)
+			if callable(L, handler) {
+				L.Push(handler)
 				L.Push(msg)
 				L.Call(1, 1)
 				msg = L.Get(-1)
@@ -353,16 +400,26 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 			L.Push(msg)
 			return 2
 		}
+		if !r.enterC(L) {
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("C stack overflow"))
+			return 2
+		}
+		defer r.leaveC(L)
 		top := L.GetTop()
 		L.Push(fn)
-		err := L.PCall(0, lua.MultRet, hf)
+		err := L.PCall(0, lua.MultRet, L.NewFunction(func(L *lua.LState) int {
+			L.Push(r.xpcallHandler(L, handler, L.Get(1)))
+			return 1
+		}))
 		if err != nil {
-			r.rethrow(L, err)
-			if hf == nil {
+			if msg, _, _, ok := callStackOverflow(err); ok {
+				r.overflowed(L)
 				L.Push(lua.LFalse)
-				L.Push(lua.LNil)
+				L.Push(r.xpcallHandler(L, handler, lua.LString(msg)))
 				return 2
 			}
+			r.rethrow(L, err)
 			L.Push(lua.LFalse)
 			L.Push(errorObject(err))
 			return 2
@@ -517,11 +574,11 @@ func (r *scriptRun) instantiate(L *lua.LState, proto *lua.FunctionProto) *lua.LF
 }
 
 // rethrow re-raises an error pcall must not swallow: a RunError, the run's
-// deadline, or a stack overflow.
+// step budget or deadline, or a value stack past the offline limit.
 func (r *scriptRun) rethrow(L *lua.LState, err error) {
 	if r.runErr == nil {
 		if isStackOverflow(err) {
-			r.runErr = &RunError{Code: CodeStackOverflow, Msg: "stack overflow: Lua call depth exceeded the offline limit"}
+			r.runErr = &RunError{Code: CodeStackOverflow, Msg: "stack overflow: the Lua value stack exceeded the offline limit"}
 		}
 	}
 	if r.aborting() {
@@ -529,15 +586,10 @@ func (r *scriptRun) rethrow(L *lua.LState, err error) {
 	}
 }
 
+// isStackOverflow reports gopher-lua's value stack overflow (Lua 5.1 has
+// no such limit short of memory).
 func isStackOverflow(err error) bool {
-	msg := err.Error()
-	if strings.Contains(msg, "callstack overflow") || strings.Contains(msg, "registry overflow") {
-		return true
-	}
-	// gopher-lua's "stack overflow", not a library's Lua error such as
-	// "stack overflow (string slice too long)".
-	s, _ := errorObject(err).(lua.LString)
-	return strings.HasSuffix(string(s), "stack overflow")
+	return strings.Contains(err.Error(), "registry overflow")
 }
 
 // errorObject is the Lua value an error carries.

@@ -46,8 +46,8 @@ func (ms *matchState) s(i int) byte {
 
 func (ms *matchState) tick() {
 	ms.steps++
-	if ms.steps&0xfff == 0 && ms.r.ctx.Err() != nil {
-		ms.r.fail(ms.L, &RunError{Code: CodeTimeout, Msg: "script ran longer than the offline limit of " + ms.r.e.timeout.String()})
+	if ms.steps&0xfff == 0 && ms.r.ctx.step(0x1000) {
+		ms.r.fail(ms.L, ms.r.e.stopError(ms.r.ctx.Err(), ms.r.ctx.limit))
 	}
 }
 

@@ -133,9 +133,9 @@ func TestResetLeavesNothing(t *testing.T) {
 // TestResetAfterStoppedRun: a run stopped by the time limit drops its
 // sandbox; the engine still runs scripts after Reset.
 func TestResetAfterStoppedRun(t *testing.T) {
-	e := New(Options{Timeout: 50e6})
-	if _, err := evalT(t, e, "while true do end", nil, nil); runErrCode(t, err) != CodeTimeout {
-		t.Fatalf("want a timeout, got %v", err)
+	e := New(Options{StepLimit: 1000})
+	if _, err := evalT(t, e, "while true do end", nil, nil); runErrCode(t, err) != CodeStepLimit {
+		t.Fatalf("want a step-limit stop, got %v", err)
 	}
 	e.Reset()
 	if r := mustEval(t, e, "return 7", nil, nil); !r.Equal(IntReply(7)) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -113,7 +112,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	if flags != nil && !hasFlag(flags, "no-writes") && ro {
 		return ErrorReply("ERR Can not execute a script with write flag using *_ro command."), nil
 	}
-	runCtx, cancel := context.WithTimeout(ctx, e.timeout)
+	runCtx, cancel := e.runContext(ctx, e.steps)
 	defer cancel()
 	// One sandbox serves every EVAL of the engine, like Redis's single Lua
 	// state: its globals are readonly, so a script cannot leave anything
@@ -121,7 +120,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	// judged.
 	r := e.evalRun
 	if r == nil {
-		r = &scriptRun{e: e, ctx: runCtx}
+		r = &scriptRun{e: e, ctx: runCtx, callInfo: e.evalCallInfo}
 		r.newState()
 		r.seal()
 		e.evalRun = r
@@ -137,7 +136,13 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	G.RawSetString("ARGV", stringArray(L, args))
 	fn := r.instantiate(L, c.proto)
 	rep, err := r.call(fn)
-	if err != nil {
+	if err != nil || (r.grown && r.callInfo < callInfoGrown) {
+		// A stopped run, or the first stack overflow: Lua's state then
+		// keeps room for LUAI_MAXCALLS call infos, so the next run gets
+		// a state built with that room.
+		if r.grown {
+			e.evalCallInfo = callInfoGrown
+		}
 		r.L.Close()
 		e.evalRun = nil
 	}
@@ -170,11 +175,37 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	defer func(db *keyspace) { r.e.db = db }(r.e.db)
 	top := L.GetTop()
 	defer L.SetTop(top)
+	clear(r.ccalls)
+	r.raised = ""
+	if frameDepthOK {
+		r.ctx.g, r.ctx.mainFrames = L.G, r.callInfo
+	}
+	// Redis calls the function from C: a Go frame under it makes
+	// gopher-lua's frames count like Lua's call infos (overflow.go).
+	L.Push(r.base)
 	L.Push(fn)
 	for _, a := range args {
 		L.Push(a)
 	}
-	perr := L.PCall(len(args), 1, L.NewFunction(r.errorHandler))
+	perr := L.PCall(len(args)+1, 1, L.NewFunction(r.errorHandler))
+	if r.ctx.overflow.main {
+		r.grown = true
+	}
+	if msg, chunk, line, ok := callStackOverflow(perr); ok && r.runErr == nil {
+		// The handler had no frame left to run in: build its table.
+		r.overflowed(L)
+		t := L.NewTable()
+		t.RawSetString("err", lua.LString("ERR "+msg))
+		if chunk != "" {
+			src := chunk
+			if full, ok := r.sources[chunk]; ok {
+				src = full
+			}
+			t.RawSetString("source", lua.LString(src))
+			t.RawSetString("line", lua.LNumber(line))
+		}
+		return r.errorReply(t)
+	}
 	if re := r.judge(perr); re != nil {
 		r.broken = true
 		return Reply{}, re
@@ -191,13 +222,10 @@ func (r *scriptRun) judge(perr error) *RunError {
 		return r.runErr
 	}
 	if err := r.ctx.Err(); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return &RunError{Code: CodeTimeout, Msg: fmt.Sprintf("script ran longer than the offline limit of %s", r.e.timeout)}
-		}
-		return &RunError{Code: CodeTimeout, Msg: "run canceled: " + err.Error()}
+		return r.e.stopError(err, r.ctx.limit)
 	}
 	if perr != nil && isStackOverflow(perr) {
-		return &RunError{Code: CodeStackOverflow, Msg: "stack overflow: Lua call depth exceeded the offline limit"}
+		return &RunError{Code: CodeStackOverflow, Msg: "stack overflow: the Lua value stack exceeded the offline limit"}
 	}
 	var ae *lua.ApiError
 	if errors.As(perr, &ae) && ae.Type == lua.ApiErrorPanic {
@@ -233,6 +261,17 @@ func (r *scriptRun) errorHandler(L *lua.LState) int {
 			s = v.String()
 		}
 		t.RawSetString("err", lua.LString("ERR "+s))
+		if o := r.ctx.overflow; o.raw != "" && s == o.msg && o.line > 0 {
+			// Lua raised it in the caller: Redis's handler names that.
+			src := o.chunk
+			if full, ok := r.sources[src]; ok {
+				src = full
+			}
+			t.RawSetString("source", lua.LString(src))
+			t.RawSetString("line", lua.LNumber(o.line))
+			L.Push(t)
+			return 1
+		}
 	}
 	for level := 1; level <= 2; level++ {
 		dbg, ok := L.GetStack(level)
@@ -266,7 +305,7 @@ func (r *scriptRun) errorReply(obj lua.LValue) (Reply, error) {
 	}
 	msg, ok := luaStringField(t, "err")
 	if !ok {
-		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "error() with a table that has no string err field crashes redis-server 7.0.15 (segfault in luaCallFunction)"}
+		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "error() with a table that has no string err field crashes the server (segfault in luaCallFunction; seen on Redis 7.0.15, 8.0.2 and Valkey 8.1.1)"}
 	}
 	text := cString(msg)
 	src, okSrc := luaStringField(t, "source")

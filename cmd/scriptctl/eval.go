@@ -37,6 +37,10 @@ type evalOptions struct {
 	Conn     connFlags // password, TLS and timeout for --against
 	Target   string    // the server the offline run imitates
 	ClockTol time.Duration
+	// offlineTimeout is --timeout when given: a wall-clock limit on the
+	// offline run too (without it the run stops only at the engine's step
+	// budget).
+	offlineTimeout time.Duration
 }
 
 const evalLong = `Run one Lua script once, exactly as "redis-cli --eval FILE KEY ... , ARG ..."
@@ -99,7 +103,8 @@ exactly, a string that only looks like a number included.
 Exit codes: 0 a reply was produced (an error reply included, as redis-cli
 does; with --diff: both sides agree), 1 --diff found a difference, or the
 offline engine could not judge the run (a command it does not implement, a
-key not declared in KEYS, a timeout: printed on stderr, never as a reply),
+key not declared in KEYS, a stop past the step budget or --timeout: printed
+on stderr, never as a reply),
 2 unreadable input (missing file, malformed --state naming file:line:col,
 usage),
 3 the server was unreachable or failed (the password is never printed).`
@@ -135,6 +140,7 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 	fs.BoolVar(&opts.Diff, "diff", false, "run offline and on --against; exit 1 when they differ")
 	fs.DurationVar(&opts.ClockTol, "clock-tolerance", scenario.DefaultClockTolerance*time.Millisecond, "with --diff: how far a clock-derived number (TIME, a timestamp, a TTL) may be from offline")
 	opts.Conn.registerAgainst(cmd)
+	fs.Lookup("timeout").Usage = "bound on connecting to the --against server and on each command; when given, also a wall-clock limit on the offline run (which otherwise stops only past the engine's step budget of Lua instructions)"
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cmdutil.Usage(err, "'scriptctl eval --help'; put -- before keys or args that start with '-'")
 	})
@@ -178,9 +184,12 @@ func (o *evalOptions) check(cmd *cobra.Command) error {
 			}
 		}
 	}
+	if fs.Changed("timeout") {
+		o.offlineTimeout = o.Conn.Timeout
+	}
 	if o.Against == "" {
 		for _, f := range againstFlags {
-			if fs.Changed(f) {
+			if fs.Changed(f) && f != "timeout" {
 				return usage("--%s applies to --against, which is not given", f)
 			}
 		}
@@ -196,7 +205,7 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	keys, args := evalrun.SplitArgs(opts.Words)
 	mode, _ := evalrun.ParseMode(opts.Mode)
 	ro := evalrun.Options{
-		Request: evalrun.Request{Source: src, Keys: keys, Args: args, Mode: mode, Now: opts.Now, Target: opts.Target},
+		Request: evalrun.Request{Source: src, Keys: keys, Args: args, Mode: mode, Now: opts.Now, Target: opts.Target, Timeout: opts.offlineTimeout},
 		File:    opts.File,
 		Offline: opts.Against == "" || opts.Diff,
 	}

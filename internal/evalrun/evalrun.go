@@ -93,7 +93,8 @@ type Request struct {
 	// Target is the server the offline run imitates; "" is
 	// verify.DefaultTarget.
 	Target string
-	// Timeout bounds the offline run; 0 means verify.DefaultTimeout.
+	// Timeout is a wall-clock limit on the offline run; 0 means none (the
+	// engine's step budget still applies).
 	Timeout time.Duration
 	// ClearKeys makes a live run delete the declared keys first, so it
 	// starts from the same keyspace as the offline run (--diff).

@@ -1,0 +1,55 @@
+package verify
+
+import (
+	"reflect"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// frameDepth reads how many call frames a gopher-lua thread holds, in
+// constant time: the step counter checks it before every VM instruction
+// (stepContext.Done) to raise Lua 5.1's "stack overflow" exactly where
+// Lua's call infos run out. gopher-lua does not export the depth, so it is
+// read from the frame stack's fields, found by name once; if the layout is
+// not the expected one (another gopher-lua version), frameDepthOK is false
+// and the depth limit falls back to gopher-lua's own frame limit.
+var (
+	frameDepthOK                       bool
+	stackFieldOff, segIdxOff, segSpOff uintptr
+	frameStackType                     reflect.Type
+)
+
+func init() {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, MinimizeStackMemory: true, CallStackSize: 16})
+	defer L.Close()
+	f, ok := reflect.TypeOf(*L).FieldByName("stack")
+	if !ok || f.Type.Kind() != reflect.Interface {
+		return
+	}
+	v := reflect.ValueOf(L).Elem().FieldByIndex(f.Index).Elem()
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	st := v.Elem().Type()
+	idx, ok1 := st.FieldByName("segIdx")
+	sp, ok2 := st.FieldByName("segSp")
+	if !ok1 || !ok2 || idx.Type.Kind() != reflect.Uint16 || sp.Type.Kind() != reflect.Uint8 {
+		return
+	}
+	stackFieldOff, segIdxOff, segSpOff = f.Offset, idx.Offset, sp.Offset
+	// Check against a known depth: the frame stack is empty now.
+	if frameDepthOf(L) != 0 {
+		return
+	}
+	frameDepthOK = true
+}
+
+// frameDepthOf is the number of frames on L's stack (frameDepthOK only).
+func frameDepthOf(L *lua.LState) int {
+	iface := (*[2]unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), stackFieldOff))
+	p := iface[1]
+	idx := *(*uint16)(unsafe.Add(p, segIdxOff))
+	sp := *(*uint8)(unsafe.Add(p, segSpOff))
+	return int(idx)*lua.FramesPerSegment + int(sp)
+}
