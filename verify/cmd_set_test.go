@@ -407,7 +407,7 @@ func TestSetScriptKeys(t *testing.T) {
 		{"return redis.call('SINTERSTORE', 'dst', KEYS[1])", []string{"{x}a"}, true},
 		{"return redis.call('SUNION', KEYS[1], KEYS[2])", []string{"{x}a", "{x}b"}, false},
 	} {
-		e := New(Options{})
+		e := New(Options{StrictKeys: true})
 		_, err := e.Eval(ctx, []byte(c.src), c.keys, nil)
 		re, isRun := err.(*RunError)
 		if c.err != (isRun && re.Code == CodeUndeclaredKey) {

@@ -57,7 +57,7 @@ func TestRunErrors(t *testing.T) {
 		{"doubling concat", "local s = 'x' for i = 1, 40 do s = s .. s end return #s", nil, CodeMemory, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := Options{}
+			opts := Options{StrictKeys: tc.code == CodeUndeclaredKey}
 			if tc.code != CodeTimeout {
 				// Only the loops test the wall-clock limit: a loaded
 				// machine must not turn a memory error into a timeout.

@@ -77,6 +77,17 @@ type serverFacts struct {
 	// Valkey 8.1's IFEQ).
 	handlers map[string]handler
 
+	// scriptCrossSlotText: a script's command whose own keys hash to
+	// different slots on a cluster fails with "Command '<name>' in script
+	// attempted to access keys that don't hash to the same slot" (Redis
+	// 7.4.0 #12707, Valkey 8.0); before, with the non-local key text.
+	scriptCrossSlotText bool
+	// sortPatternSlot: on a cluster SORT refuses a BY or GET pattern only
+	// when its keys may be in another slot than the sorted key's
+	// (patternHashSlot, Redis 7.4.0, Valkey 8.0); before, every GET and
+	// every BY with '*'.
+	sortPatternSlot bool
+
 	// data: the data-type commands' encodings, limits, argument parsing and
 	// texts (dataFacts).
 	data dataFacts
@@ -239,6 +250,7 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 	case era74, era80:
 		f.numArg, f.texts, f.osClock, f.replyDouble = argNumberShortest, redis74Texts, true, d2string
 		f.fnArgvCrash = true
+		f.scriptCrossSlotText, f.sortPatternSlot = true, true
 		f.data = data74()
 		f.handlers = hashExpireHandlers(e == era80)
 		if e == era80 {
@@ -274,6 +286,7 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 		f.data = data74()
 		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus = true, true, true
 		f.serverGlobal, f.osClock = true, true
+		f.scriptCrossSlotText, f.sortPatternSlot = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
 		f.texts = valkey8Texts
 		f.libName = "server"
