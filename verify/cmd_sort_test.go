@@ -216,7 +216,8 @@ func TestSortKeys(t *testing.T) {
 
 // TestSortCluster: on a cluster Redis 7.0 refuses every GET and a BY with
 // '*'; from 7.4 (Valkey 8.0) only a pattern whose keys may be in another
-// slot than the sorted key's (sort.c, patternHashSlot).
+// slot than the sorted key's (sort.c, patternHashSlot), and from 8.0
+// (Valkey 8.1) never GET "#".
 func TestSortCluster(t *testing.T) {
 	ctx := context.Background()
 	const (
@@ -237,7 +238,10 @@ func TestSortCluster(t *testing.T) {
 		{"valkey-7.2", a("SORT", "{t}l", "GET", "{t}w_*"), get70},
 		{"redis-8.0", a("SORT", "{t}l", "BY", "{t}w_*"), sorted},
 		{"redis-8.0", a("SORT", "{t}l", "BY", "w_*"), byNew},
-		{"redis-8.0", a("SORT", "{t}l", "GET", "#"), get74},
+		{"redis-8.0", a("SORT", "{t}l", "GET", "#"), sorted},
+		{"redis-7.4", a("SORT", "{t}l", "GET", "#"), get74},
+		{"valkey-8.0", a("SORT", "{t}l", "GET", "#"), get74},
+		{"valkey-8.1", a("SORT", "{t}l", "GET", "#"), sorted},
 		{"valkey-8.1", a("SORT", "{t}l", "GET", "{t}w_*"), sorted},
 		{"valkey-8.1", a("SORT", "{t}l", "GET", "w_\\*"), get74},
 		{"redis-7.4", a("SORT", "{t}l", "GET", "{t}w_*", "GET", "{u}x"), get74},

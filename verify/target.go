@@ -87,6 +87,9 @@ type serverFacts struct {
 	// (patternHashSlot, Redis 7.4.0, Valkey 8.0); before, every GET and
 	// every BY with '*'.
 	sortPatternSlot bool
+	// sortGetSelf: that rule spares GET "#", the element itself (Redis
+	// 8.0, Valkey 8.1; seen on 8.0.2 and 8.1.1 by the cluster corpus).
+	sortGetSelf bool
 
 	// data: the data-type commands' encodings, limits, argument parsing and
 	// texts (dataFacts).
@@ -254,6 +257,7 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 		f.data = data74()
 		f.handlers = hashExpireHandlers(e == era80)
 		if e == era80 {
+			f.sortGetSelf = true
 			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus, f.data.xreadPlusText, f.data.tempSetHT = true, true, true, true, true
 		}
 	}
@@ -343,6 +347,7 @@ var targets = map[string]*serverFacts{
 // (its commands, COMMANDLOG among them, come from its command table).
 func valkey81(f *serverFacts) *serverFacts {
 	f.scriptingEngines, f.serverErrHandler = true, true
+	f.sortGetSelf = true
 	f.data.embeddedKeys = true
 	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
 	return f

@@ -204,13 +204,17 @@ func (r *scriptRun) luaLine() (string, int) {
 // sortPatternRefused is SORT's cluster rule for a BY or GET pattern, as
 // the target has it: Redis 7.0 (and 7.2, Valkey 7.2) refuse any GET and a
 // BY with '*'; from Redis 7.4 and Valkey 8.0 only a pattern whose slot
-// (patternHashSlot) is not the sorted key's. The reply is "" when allowed.
+// (patternHashSlot) is not the sorted key's, and from Redis 8.0 and Valkey
+// 8.1 not GET "#". The reply is "" when allowed.
 func (e *Engine) sortPatternRefused(opt, pat, key string) string {
 	if !e.cluster() {
 		return ""
 	}
 	if !e.t.sortPatternSlot {
 		return "ERR " + opt + " option of SORT denied in Cluster mode."
+	}
+	if opt == "GET" && e.t.sortGetSelf && cString(pat) == "#" {
+		return ""
 	}
 	if patternHashSlot(pat) != slot.Of(key) {
 		return "ERR " + opt + " option of SORT denied in Cluster mode when keys formed by the pattern may be in different slots."
