@@ -36,7 +36,17 @@ type Manifest struct {
 	// TargetsLine is the line of the targets field in the manifest (0 when
 	// the manifest has none), where a finding about a node's server points.
 	TargetsLine int
-	Scripts     []*Script // in file order
+	// Topology is the server the offline runs imitate: TopologyCluster
+	// (the default, also when the manifest has none) or
+	// TopologyStandalone; TopologyLine is its line (0 when absent).
+	Topology     string
+	TopologyLine int
+	// StrictKeys makes an offline run stop at a key not declared in KEYS
+	// (strict_keys: true), as proxies that demand declared keys do;
+	// StrictKeysLine is its line (0 when absent).
+	StrictKeys     bool
+	StrictKeysLine int
+	Scripts        []*Script // in file order
 	Callers     []*Caller // in file order
 }
 
