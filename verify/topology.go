@@ -51,6 +51,12 @@ type Finding struct {
 	Line    int    `json:"line,omitempty"`
 }
 
+// Message is the finding as a sentence, worded as lint's dynamic-key
+// finding about the same line.
+func (f Finding) Message() string {
+	return fmt.Sprintf("key %q of %s is not in KEYS: in a cluster the key is not routed or slot-checked; pass it in KEYS", f.Key, f.Command)
+}
+
 // maxFindings bounds the findings of one run: a loop over many undeclared
 // keys reports the first ones, then a warning that more were left out.
 const maxFindings = 100

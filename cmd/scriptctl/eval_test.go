@@ -38,7 +38,7 @@ type corpusSnippet struct {
 	Setup      [][]string `yaml:"setup"`
 	After      [][]string `yaml:"after"`
 	NoFunction string     `yaml:"no_function"`
-	Targets    []string   `yaml:"targets"` // only these servers; empty: every one
+	Targets    []string   `yaml:"targets"`  // only these servers; empty: every one
 	Topology   string     `yaml:"topology"` // cluster: a cluster node's snippet
 	file       string     // base name of the corpus file
 	index      int        // position in its file
