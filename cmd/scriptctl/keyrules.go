@@ -41,16 +41,13 @@ func (k *keyRuleFlags) check(command string) error {
 	return nil
 }
 
-// apply fills what the flags did not give from the manifest's topology and
-// strict_keys.
+// apply makes the flags given override the manifest's topology and
+// strict_keys, which the offline runs read (scenario, explore).
 func (k *keyRuleFlags) apply(m *manifest.Manifest) {
-	if m == nil {
-		return
+	if k.topologySet {
+		m.Topology = k.Topology
 	}
-	if !k.topologySet && m.Topology != "" {
-		k.Topology = m.Topology
-	}
-	if !k.strictSet {
-		k.Strict = m.StrictKeys
+	if k.strictSet {
+		m.StrictKeys = k.Strict
 	}
 }
