@@ -90,6 +90,11 @@ type serverFacts struct {
 	// sortGetSelf: that rule spares GET "#", the element itself (Redis
 	// 8.0, Valkey 8.1; seen on 8.0.2 and 8.1.1 by the cluster corpus).
 	sortGetSelf bool
+	// clusterOneDB: a cluster node has one database (config.c sets dbnum
+	// to 1; Redis 7.2, every Valkey): COPY ... DB n answers "DB index is
+	// out of range" before the cluster rule's text (seen on 8.0.2 and
+	// 8.1.1 by the cluster corpus).
+	clusterOneDB bool
 
 	// data: the data-type commands' encodings, limits, argument parsing and
 	// texts (dataFacts).
@@ -249,11 +254,12 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 	switch e {
 	case era72:
 		f.numArg, f.texts, f.replyDouble = argNumberShortest, redis72Texts, d2string
+		f.clusterOneDB = true
 		f.data = data72()
 	case era74, era80:
 		f.numArg, f.texts, f.osClock, f.replyDouble = argNumberShortest, redis74Texts, true, d2string
 		f.fnArgvCrash = true
-		f.scriptCrossSlotText, f.sortPatternSlot = true, true
+		f.scriptCrossSlotText, f.sortPatternSlot, f.clusterOneDB = true, true, true
 		f.data = data74()
 		f.handlers = hashExpireHandlers(e == era80)
 		if e == era80 {
@@ -285,7 +291,7 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 	f := &serverFacts{name: name, family: "valkey", redisVersion: "7.2.4", redisVersionNum: 0x070204,
 		valkeyVersion: version, valkeyVersionNum: num, serverName: "valkey",
 		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
-		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72()}
+		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72(), clusterOneDB: true}
 	if v8 {
 		f.data = data74()
 		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus = true, true, true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -128,5 +129,54 @@ func TestCheckTopology(t *testing.T) {
 	}
 	if err := CheckTopology("sentinel"); err == nil {
 		t.Error("sentinel accepted")
+	}
+}
+
+// TestClusterDatabases: a cluster node has database 0 only; SELECT of
+// another, MOVE, SWAPDB and COPY to another database are refused
+// (db.c), by a client and in a script alike.
+func TestClusterDatabases(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		args []string
+		want Reply
+	}{
+		{[]string{"SELECT", "1"}, ErrorReply("ERR SELECT is not allowed in cluster mode")},
+		{[]string{"SELECT", "0"}, StatusReply("OK")},
+		{[]string{"SELECT", "x"}, errNotInt},
+		{[]string{"SELECT", "16"}, ErrorReply("ERR SELECT is not allowed in cluster mode")},
+		{[]string{"MOVE", "k", "x"}, ErrorReply("ERR MOVE is not allowed in cluster mode")},
+		{[]string{"SWAPDB", "0", "1"}, ErrorReply("ERR SWAPDB is not allowed in cluster mode")},
+		{[]string{"COPY", "k", "{k}n", "DB", "1"}, ErrorReply("ERR Copying to another database is not allowed in cluster mode")},
+		{[]string{"COPY", "k", "{k}n", "DB", "0"}, IntReply(1)},
+		{[]string{"COPY", "k", "{k}n", "BOGUS"}, errSyntax},
+	} {
+		e := New(Options{})
+		e.Do(ctx, "SET", "k", "v")
+		if r, err := e.Do(ctx, tc.args...); err != nil || !r.Equal(tc.want) {
+			t.Errorf("%q: %s %v, want %s", tc.args, r, err, tc.want)
+		}
+		// From 7.2 a cluster node has one database: COPY to another is
+		// out of range first.
+		e = New(Options{Target: "valkey-8.1"})
+		e.Do(ctx, "SET", "k", "v")
+		want := tc.want
+		if tc.args[0] == "COPY" && tc.args[len(tc.args)-1] == "1" {
+			want = errDBRange
+		}
+		if r, err := e.Do(ctx, tc.args...); err != nil || !r.Equal(want) {
+			t.Errorf("valkey-8.1 %q: %s %v, want %s", tc.args, r, err, want)
+		}
+		e = New(Options{})
+		e.Do(ctx, "SET", "k", "v")
+		src := "return redis.pcall(unpack(ARGV))"
+		if r, err := e.Eval(ctx, []byte(src), []string{"k"}, tc.args); err != nil || !r.Equal(tc.want) {
+			t.Errorf("script %q: %s %v, want %s", tc.args, r, err, tc.want)
+		}
+		s := New(Options{Topology: TopologyStandalone})
+		s.Do(ctx, "SET", "k", "v")
+		if r, err := s.Do(ctx, tc.args...); err != nil || (r.Kind == Error && strings.Contains(r.Str, "cluster")) {
+			t.Errorf("standalone %q: %s %v", tc.args, r, err)
+		}
 	}
 }
