@@ -187,6 +187,11 @@ Every step runs and reports; a step prints "ok" or its findings, one per
 line, as "file:line:col: severity code: message" (detail lines indented).
 Warnings are reported but do not fail the check unless --fail-on warning.
 
+The verify and explore steps imitate the manifest's topology (cluster by
+default; --topology overrides it); a key a script touches without passing it
+in KEYS is an undeclared-key warning at the script's line, or, with
+--strict-keys (strict_keys: true), an error that stops the run.
+
 For CI: --format sarif prints a SARIF 2.1.0 log with one run per step (GitHub
 code scanning), --junit FILE writes a JUnit XML report (one test case per
 step, and per scenario and mode for each target of the verify step; a failing

@@ -107,7 +107,8 @@ exactly, a string that only looks like a number included.
 Exit codes: 0 a reply was produced (an error reply included, as redis-cli
 does; with --diff: both sides agree), 1 --diff found a difference, or the
 offline engine could not judge the run (a command it does not implement, a
-key not declared in KEYS, a timeout: printed on stderr, never as a reply),
+key not declared in KEYS under --strict-keys, a timeout: printed on stderr,
+never as a reply),
 2 unreadable input (missing file, malformed --state naming file:line:col,
 usage),
 3 the server was unreachable or failed (the password is never printed).`

@@ -62,6 +62,8 @@ the manifest is invalid, 3 a step the offline engine cannot run.`,
 			if err := checkFormat(cmd, opts.Format, "text", "json"); err != nil {
 				return err
 			}
+			// --topology and --strict-keys: the server the engine
+			// imitates, as in verify.
 			if err := opts.Keys.check("explore"); err != nil {
 				return err
 			}

@@ -87,6 +87,14 @@ Offline, every scenario runs once per target the manifest lists (targets:,
 default redis-7.0), each imitating that server; --target picks one. With
 --against, the target is --target or the manifest's first.
 
+Key rules: offline runs imitate a node of a Redis Cluster (--topology
+cluster, the default, or the manifest's topology:): the slot rules of the
+target's scripting layer, on a node that serves the declared keys' slot and
+no other; --topology standalone has no slot rule. A key a script touches
+without passing it in KEYS is an undeclared-key warning at the script's
+line and the run goes on; --strict-keys (or strict_keys: true) makes it a
+step that cannot be judged (the scenario fails), as strict proxies refuse it.
+
 Exit codes: 0 every scenario passed (and live matched; live_only scenarios
 are skipped offline), 1 a scenario failed
 or live differed, 2 a scenario or script is malformed, 3 the live server
