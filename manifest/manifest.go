@@ -47,7 +47,7 @@ type Manifest struct {
 	StrictKeys     bool
 	StrictKeysLine int
 	Scripts        []*Script // in file order
-	Callers     []*Caller // in file order
+	Callers        []*Caller // in file order
 }
 
 // Script is one entry of the manifest's scripts mapping.
