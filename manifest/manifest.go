@@ -36,6 +36,9 @@ type Manifest struct {
 	// TargetsLine is the line of the targets field in the manifest (0 when
 	// the manifest has none), where a finding about a node's server points.
 	TargetsLine int
+	Scripts     []*Script // in file order
+	Callers     []*Caller // in file order
+
 	// Topology is the server the offline runs imitate: TopologyCluster
 	// (the default, also when the manifest has none) or
 	// TopologyStandalone; TopologyLine is its line (0 when absent).
@@ -46,8 +49,6 @@ type Manifest struct {
 	// StrictKeysLine is its line (0 when absent).
 	StrictKeys     bool
 	StrictKeysLine int
-	Scripts        []*Script // in file order
-	Callers        []*Caller // in file order
 }
 
 // Script is one entry of the manifest's scripts mapping.
