@@ -29,7 +29,7 @@ TARGET_SERVERS ?= redis-8.0 valkey-8.1
 # corpus and scenario suites (the same Go code as make test runs under
 # -race, now judged by another server) run without it.
 TARGET_RACE    ?= ./loader/ ./refresh/...
-TARGET_PKGS    ?= ./verify/ ./verify/difftest/ ./verify/scenario/
+TARGET_PKGS    ?= ./verify/ ./verify/lua51/ ./verify/difftest/ ./verify/scenario/
 # To keep CI short the corpus is sampled on these servers: EVAL every
 # EVAL_EVERY-th snippet, FCALL every FCALL_EVERY-th (other snippets than
 # EVAL's), and every library, functions.yaml and targets.yaml snippet in

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/scriptctl/scriptctl/internal/valueset"
 )
 
 // FuzzManifest parses arbitrary manifests against the scripts in
@@ -13,6 +15,7 @@ import (
 // an Errors value in which every problem has a position.
 func FuzzManifest(f *testing.F) {
 	f.Add([]byte(validManifest))
+	f.Add([]byte(validManifest + "    placeholders:\n      id: {non_empty: true, pattern: '^[0-9]+$'}\n"))
 	for _, tt := range invalidManifests {
 		f.Add([]byte(tt.yaml))
 	}
@@ -77,6 +80,20 @@ func FuzzManifest(f *testing.F) {
 			for name, values := range c.Samples {
 				if !placeholders[name] || len(values) == 0 {
 					t.Fatalf("caller %s: sample %s accepted", c.Name, name)
+				}
+			}
+			for name, ph := range c.Placeholders {
+				if !placeholders[name] || ph.Name != name || ph.Line < 1 || ph.Col < 1 {
+					t.Fatalf("caller %s: placeholder %+v accepted", c.Name, ph)
+				}
+				set, err := valueset.New(ph.Pattern, ph.NonEmpty, false)
+				if err != nil {
+					t.Fatalf("caller %s: placeholder %s: pattern %q accepted: %v", c.Name, name, ph.Pattern, err)
+				}
+				for _, v := range c.Samples[name] {
+					if !set.Contains(v) {
+						t.Fatalf("caller %s: sample %q outside %s accepted", c.Name, v, set.Describe())
+					}
 				}
 			}
 		}

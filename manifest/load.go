@@ -713,14 +713,14 @@ func unwrapPath(err error) error {
 	return err
 }
 
-var callerFields = []string{"scripts", "keys", "samples"}
+var callerFields = []string{"scripts", "keys", "samples", "placeholders"}
 
 func (p *parser) callers(n *yaml.Node) {
 	for _, kv := range p.pairs(n, "callers") {
 		k, v := kv[0], kv[1]
 		name := yamlnode.Deref(k).Value
 		field := "callers." + name
-		c := &Caller{Name: name, Line: k.Line, Scripts: []string{}, Samples: map[string][]string{}}
+		c := &Caller{Name: name, Line: k.Line, Scripts: []string{}, Samples: map[string][]string{}, Placeholders: map[string]Placeholder{}}
 		p.m.Callers = append(p.m.Callers, c)
 		if !isCallerName(name) {
 			p.errorf(k, field, "invalid caller name %q: use lowercase letters, digits, underscore and hyphen", name)
@@ -834,6 +834,9 @@ func (p *parser) callers(n *yaml.Node) {
 		}
 		if f["samples"] != nil {
 			p.samples(c, f["samples"], field+".samples", placeholders, templatesOK)
+		}
+		if f["placeholders"] != nil {
+			p.placeholderDomains(c, f["placeholders"], field+".placeholders", placeholders, templatesOK, f["samples"])
 		}
 	}
 }

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -363,6 +364,16 @@ var invalidManifests = []struct {
 	{"sample ints", edit(`id: ["1"]`, `id: [1, "2"]`), nil, []string{`manifest.yaml:21:12: callers.svc.samples.id[0]: must be a string, not int 1 (quote it: "1")`}},
 	{"sample empty", edit(`id: ["1"]`, `id: []`), nil, []string{`manifest.yaml:21:11: callers.svc.samples.id: give at least one sample value, or remove the entry`}},
 	{"sample scalar", edit(`id: ["1"]`, `id: "1"`), nil, []string{`manifest.yaml:21:11: callers.svc.samples.id: must be a list, not the string "1"`}},
+	{"placeholder bad pattern", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      id: {pattern: '[a'}"), nil, []string{"manifest.yaml:23:21: callers.svc.placeholders.id.pattern: invalid pattern: error parsing regexp: missing closing ]: `[a`"}},
+	{"placeholder empty domain", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      id: {pattern: '^$', non_empty: true}"), nil, []string{"manifest.yaml:23:21: callers.svc.placeholders.id.pattern: no value found that the placeholder takes (values matching \"^$\", non-empty): it could never be filled (the empty string, braces and strings built from the pattern were tried)"}},
+	{"placeholder unknown name", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      idd: {non_empty: true}"), nil, []string{"manifest.yaml:23:7: callers.svc.placeholders.idd: no key template of caller svc uses the placeholder <idd> (did you mean \"id\"?)"}},
+	{"placeholder unknown field", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      id: {nonempty: true}"), nil, []string{"manifest.yaml:23:12: callers.svc.placeholders.id.nonempty: unknown field \"nonempty\" (did you mean \"non_empty\"?)"}},
+	{"placeholder quoted bool", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      id: {non_empty: 'true'}"), nil, []string{"manifest.yaml:23:23: callers.svc.placeholders.id.non_empty: must be true or false, not the string \"true\" (remove the quotes)"}},
+	{"placeholder nothing declared", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      id: {}"), nil, []string{"manifest.yaml:23:11: callers.svc.placeholders.id: declare non_empty or pattern, or remove the entry"}},
+	{"placeholder scalar", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      id: true"), nil, []string{"manifest.yaml:23:11: callers.svc.placeholders.id: must be a mapping, not bool true"}},
+	{"placeholder empty pattern", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      id: {pattern: ''}"), nil, []string{"manifest.yaml:23:21: callers.svc.placeholders.id.pattern: must not be empty: remove the field to allow any value"}},
+	{"placeholder pattern not a string", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      id: {pattern: 1}"), nil, []string{"manifest.yaml:23:21: callers.svc.placeholders.id.pattern: must be a string, not int 1 (quote it: \"1\")"}},
+	{"sample outside the placeholder's values", edit(`id: ["1"]`, "id: [\"1\"]\n    placeholders:\n      id: {pattern: '^[a-z]+$'}"), nil, []string{"manifest.yaml:21:12: callers.svc.samples.id[0]: sample \"1\" is not among the values placeholders.id declares (values matching \"^[a-z]+$\")"}},
 	{"merge key", edit("  put:\n    file: put.lua\n", "  put:\n    <<: {file: put.lua}\n    file: put.lua\n"), nil, []string{"manifest.yaml:11:5: scripts.put: merge keys (<<) are not supported: write the fields out"}},
 	{"non-string key", edit("version: 3\n", "version: 3\n[a]: 1\n"), nil, []string{"manifest.yaml:4:1: keys must be strings, not a list"}},
 	{"targets unknown", edit("version: 3\n", "version: 3\ntargets: [redis-7.0, redis-6.2]\n"), nil, []string{
@@ -532,5 +543,25 @@ func TestEditDistance(t *testing.T) {
 		if got := editDistance(tt.a, tt.b); got != tt.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+func TestLoadPlaceholders(t *testing.T) {
+	m, err := loadIn(t, edit(`id: ["1"]`, "id: [\"1\", \"42\"]\n    placeholders:\n      id: {non_empty: true, pattern: '^[0-9]+$'}"), defaultFiles())
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	c := m.Caller("svc")
+	want := map[string]Placeholder{"id": {Name: "id", NonEmpty: true, Pattern: "^[0-9]+$", Line: 23, Col: 7}}
+	if fmt.Sprint(c.Placeholders) != fmt.Sprint(want) {
+		t.Errorf("placeholders = %+v, want %+v", c.Placeholders, want)
+	}
+	// Without the entry a caller's placeholders are empty, not nil.
+	m, err = loadIn(t, validManifest, defaultFiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Caller("svc").Placeholders; p == nil || len(p) != 0 {
+		t.Errorf("placeholders = %#v, want an empty map", p)
 	}
 }

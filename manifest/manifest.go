@@ -74,7 +74,25 @@ type Caller struct {
 	Scripts []string
 	Keys    []KeyTemplate       // in file order, one per key name
 	Samples map[string][]string // placeholder name -> sample values
-	Line    int
+	// Placeholders are the values the caller declares a placeholder can
+	// take (placeholders: in the manifest), by placeholder name; a
+	// placeholder without an entry takes any value.
+	Placeholders map[string]Placeholder
+	Line         int
+}
+
+// Placeholder is what a caller declares about the values of one of its
+// placeholders: check-keys proves the caller's keys for those values only.
+type Placeholder struct {
+	Name string
+	// NonEmpty excludes the empty string.
+	NonEmpty bool
+	// Pattern is a Go regular expression (RE2 syntax) every value matches,
+	// as regexp.MatchString matches: unanchored unless it says ^ and $;
+	// "" when the caller declares none.
+	Pattern string
+	// Line and Col are where the placeholder's entry is written.
+	Line, Col int
 }
 
 // KeyTemplate binds a script key name (for example "lease") to a key name

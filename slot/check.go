@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/scriptctl/scriptctl/internal/valueset"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -94,6 +95,10 @@ type Check struct {
 	// Hint says how to make the keys provably share a slot, when they are
 	// not proven to.
 	Hint string `json:"hint,omitempty"`
+	// Domains says, for each placeholder of the keys whose values the
+	// caller declares (manifest placeholders), which values the check
+	// covers for it; absent when the caller declares none.
+	Domains map[string]string `json:"domains,omitempty"`
 	// Tried is how many assignments of placeholder values were evaluated.
 	Tried          int             `json:"tried"`
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
@@ -128,6 +133,13 @@ const (
 	WarnConstantTag  = "constant-tag"  // a hash tag holds no placeholder: one hot slot
 	WarnUnproven     = "unproven"      // no proof; tested assignments found no mismatch
 	WarnUnusedSample = "unused-sample" // samples for a placeholder no template uses
+	// WarnUnusedPlaceholder: declared values for a placeholder no template
+	// uses.
+	WarnUnusedPlaceholder = "unused-placeholder"
+	// WarnEmptyDomain: no value was found that a declared placeholder takes
+	// within the report's value set (--values plain and a pattern that
+	// needs braces): no key can be built from its templates.
+	WarnEmptyDomain = "empty-domain"
 )
 
 // Warning is a problem that does not fail the check (exit 0).
@@ -201,6 +213,8 @@ func CheckWith(m *manifest.Manifest, opts Options) *Report {
 	r.Manifest = m.Path
 	for _, c := range m.Callers {
 		r.Warnings = append(r.Warnings, templateWarnings(m, c)...)
+		d := newDomains(opts.Values, c.Placeholders, opts.Seed)
+		r.Warnings = append(r.Warnings, domainWarnings(m, c, d)...)
 		for _, name := range c.Scripts {
 			s := m.Script(name)
 			if s == nil {
@@ -221,7 +235,7 @@ func CheckWith(m *manifest.Manifest, opts Options) *Report {
 				ch.Status = Skipped
 				ch.Reason = "the script declares no-cluster and never runs on a cluster"
 			} else {
-				checkKeys(&ch, c.Samples, opts)
+				checkKeys(&ch, c.Samples, d, opts)
 			}
 			if ch.Status == Tested {
 				r.Warnings = append(r.Warnings, Warning{
@@ -297,13 +311,14 @@ func templateWarnings(m *manifest.Manifest, c *manifest.Caller) []Warning {
 	return ws
 }
 
-// checkKeys fills in the status of ch.
-func checkKeys(ch *Check, samples map[string][]string, opts Options) {
+// checkKeys fills in the status of ch, for the placeholder values d covers.
+func checkKeys(ch *Check, samples map[string][]string, d *domains, opts Options) {
 	var tmpls []template
 	for _, b := range ch.Keys {
 		tmpls = append(tmpls, parseTemplate(b.Template))
 	}
-	proof := proveSameSlot(tmpls, ch.Keys, opts.Values)
+	ch.Domains = d.describe(placeholderNames(tmpls))
+	proof := proveSameSlot(tmpls, ch.Keys, d)
 	ch.Reason = proof.reason
 	ch.HashTag = proof.tag
 	if !proof.ok {
@@ -313,7 +328,7 @@ func checkKeys(ch *Check, samples map[string][]string, opts Options) {
 		ch.Status = Proven
 		return
 	}
-	ce, tried := search(tmpls, ch.Keys, samples, opts)
+	ce, tried := search(tmpls, ch.Keys, samples, d, opts)
 	ch.Tried = tried
 	if ce != nil {
 		ch.Status = Mismatch
@@ -331,22 +346,29 @@ type proof struct {
 }
 
 // proveSameSlot decides whether keys built from tmpls share a slot for every
-// assignment of values from vs. The rule, for the distinct templates:
+// assignment of values from d. The rule, for the distinct templates:
 //
 //   - each has a literal '{' with a literal '}' after it, and the
 //     expression between them (literals and placeholders) is the same in
 //     all of them;
-//   - AnyValues: no placeholder precedes that '{' (a value could carry a
-//     '{' and move the tag; "{}" would even empty it), and the expression
-//     starts with a literal (a value "" or "}..." would empty the tag, and
-//     Redis would hash the whole, different, keys);
-//   - PlainValues: the expression is not empty.
+//   - no placeholder before that '{' can take a value holding a '{' (it
+//     would move the tag; "{}" would even empty it): with AnyValues any
+//     placeholder can, unless the caller declares values without one;
+//   - the expression cannot expand to "" or to a string starting with '}'
+//     (the tag would be empty, and Redis would hash the whole, different,
+//     keys): read from its start, the placeholders up to the first literal
+//     or up to the first placeholder that cannot be empty (whichever comes
+//     first, and one must) cannot start with '}'. With AnyValues and
+//     nothing declared that means the expression starts with a literal;
+//     with PlainValues it only has to be non-empty.
 //
 // Then every key's first '{' is that literal one, the first '}' after it
 // falls at the same place of the same expanded expression, and the tag is
 // the same non-empty string in every key. When the rule fails the reason
-// names the first template that breaks it.
-func proveSameSlot(tmpls []template, keys []Binding, vs Values) proof {
+// names the first template that breaks it. What a placeholder "can" take
+// is valueset's over-approximation, so a proof is sound; a failure only
+// sends the check to the search.
+func proveSameSlot(tmpls []template, keys []Binding, d *domains) proof {
 	var distinct []int
 	for i, t := range tmpls {
 		dup := false
@@ -395,42 +417,77 @@ func proveSameSlot(tmpls []template, keys []Binding, vs Values) proof {
 				hint: "give every key the script takes the same hash tag, e.g. " + first.String()}
 		}
 	}
-	if vs == AnyValues {
-		for n, sh := range shapes {
-			if sh.placeholderBefore {
-				return proof{reason: fmt.Sprintf("a placeholder before the '{' of %s's hash tag can carry a brace and move the tag", keys[distinct[n]].Name),
-					hint: "move the placeholders before the '{' into the hash tag or after it; or, when the application guarantees non-empty values without braces, check with plain values"}
+	// usedDomain is set when a declared domain is what makes the proof
+	// hold.
+	usedDomain := false
+	for n, sh := range shapes {
+		for _, ph := range sh.before {
+			if d.of(ph).MayContain('{') {
+				reason := fmt.Sprintf("a placeholder before the '{' of %s's hash tag can carry a brace and move the tag", keys[distinct[n]].Name)
+				if d.isDeclared(ph) {
+					reason = fmt.Sprintf("<%s> comes before the '{' of %s's hash tag, and its declared values (%s) may carry a brace and move the tag", ph, keys[distinct[n]].Name, d.of(ph).Describe())
+				}
+				return proof{reason: reason,
+					hint: fmt.Sprintf("move the placeholders before the '{' into the hash tag or after it; or, %s", narrowHint(d, ph, "values without braces"))}
 			}
-		}
-		if ph := first.expr[0].ph; ph != "" {
-			return proof{reason: fmt.Sprintf("the hash tag %s starts with a placeholder: a value \"\" or one starting with '}' empties it and Redis hashes the whole key", first),
-				hint: fmt.Sprintf("start the hash tag with a literal, e.g. {%s-%s}; or, when the application guarantees non-empty values without braces, check with plain values", ph, first.String()[1:len(first.String())-1])}
+			usedDomain = usedDomain || d.isDeclared(ph) && d.vs == AnyValues
 		}
 	}
-	if vs == AnyValues {
+	for i, tok := range first.expr {
+		if tok.ph == "" {
+			break // a literal: non-empty, and without '}'
+		}
+		s := d.of(tok.ph)
+		hint := fmt.Sprintf("start the hash tag with a literal, e.g. {%s-%s}; or, %s", tok.ph, first.String()[1:len(first.String())-1], narrowHint(d, tok.ph, "non-empty values that do not start with '}'"))
+		if s.MayStartWith('}') {
+			reason := fmt.Sprintf("the hash tag %s starts with a placeholder: a value \"\" or one starting with '}' empties it and Redis hashes the whole key", first)
+			switch {
+			case i > 0:
+				reason = fmt.Sprintf("the hash tag %s starts with placeholders that can be empty, then <%s>, whose values can start with '}': together they can empty it and Redis hashes the whole key", first, tok.ph)
+			case d.isDeclared(tok.ph):
+				reason = fmt.Sprintf("the hash tag %s starts with a placeholder: a value of <%s> starting with '}', which its declared values (%s) may hold, empties it and Redis hashes the whole key", first, tok.ph, s.Describe())
+			}
+			return proof{reason: reason, hint: hint}
+		}
+		usedDomain = usedDomain || d.isDeclared(tok.ph) && d.vs == AnyValues
+		if !s.MayBeEmpty() {
+			break
+		}
+		if i == len(first.expr)-1 {
+			return proof{reason: fmt.Sprintf("the hash tag %s holds only placeholders whose values can be empty: \"\" for each empties it and Redis hashes the whole key", first), hint: hint}
+		}
+	}
+	switch {
+	case usedDomain:
+		return proof{ok: true, tag: first.String(), reason: fmt.Sprintf("every key has the hash tag %s, and the placeholders' declared values can neither move nor empty it: each key hashes the same non-empty string for every value they take", first)}
+	case d.vs == AnyValues:
 		return proof{ok: true, tag: first.String(), reason: fmt.Sprintf("every key has the hash tag %s, which starts with a literal and follows no placeholder: each key hashes the same non-empty string for any values, empty ones and ones holding braces included", first)}
 	}
 	return proof{ok: true, tag: first.String(), reason: fmt.Sprintf("every key has the hash tag %s: each key hashes the same non-empty string for any non-empty values without braces", first)}
 }
 
-// adversarial values, in the order they are tried; the ones outside
-// PlainValues are skipped for it.
-var adversarial = []string{
-	"", "}", "{", "{}", "}{", "{x}", "x}", "{x", "x{", "a", "0", "42",
-	strings.Repeat("a", 300), "é", "日本語", "🙂", "x:y", "\x00", "\xff\xfe",
+// narrowHint says how to prove the keys for placeholder p when the
+// application gives it only what: declare (or narrow) its values in the
+// manifest's placeholders, anchor its pattern, or check with plain values.
+func narrowHint(d *domains, p, what string) string {
+	s := d.declared[p]
+	switch {
+	case s == nil:
+		return fmt.Sprintf("when the application gives <%s> only %s, declare them (placeholders: non_empty, pattern) or check with plain values", p, what)
+	case s.Unanchored():
+		return fmt.Sprintf("anchor the pattern of <%s> with ^...$ (unanchored, it accepts anything around a match) and keep it to %s, or check with plain values", p, what)
+	}
+	return fmt.Sprintf("when the application gives <%s> only %s, narrow its declared values to them or check with plain values", p, what)
 }
 
+// inValues reports whether v is in the value set vs.
 func inValues(v string, vs Values) bool {
 	return vs == AnyValues || v != "" && !strings.ContainsAny(v, "{}")
 }
 
-// search evaluates assignments of values to the templates' placeholders and
-// returns the first that puts the keys in different slots, simplified, and
-// how many assignments it evaluated. Order: the samples, every placeholder
-// set to the same adversarial value, one placeholder at a time set to each
-// adversarial value (the others at their first sample), then random
-// assignments.
-func search(tmpls []template, keys []Binding, samples map[string][]string, opts Options) (*Counterexample, int) {
+// placeholderNames returns the placeholders of tmpls in order of first
+// appearance, each once.
+func placeholderNames(tmpls []template) []string {
 	var names []string
 	for _, t := range tmpls {
 		for _, p := range t.placeholders() {
@@ -439,11 +496,32 @@ func search(tmpls []template, keys []Binding, samples map[string][]string, opts 
 			}
 		}
 	}
+	return names
+}
+
+// search evaluates assignments of values to the templates' placeholders and
+// returns the first that puts the keys in different slots, simplified, and
+// how many assignments it evaluated. Every value is one d says the
+// placeholder takes. Order: the samples; each adversarial value
+// (valueset.Adversarial) given to every placeholder that takes it; one
+// placeholder at a time set to each of its candidates (the adversarial
+// values it takes, then values built from its declared pattern), the others
+// at their first sample; then random assignments. A placeholder for which
+// no value is found leaves nothing to try.
+func search(tmpls []template, keys []Binding, samples map[string][]string, d *domains, opts Options) (*Counterexample, int) {
+	names := placeholderNames(tmpls)
 	base := map[string]string{}
 	for _, p := range names {
+		cands := d.candidates(p)
+		if len(cands) == 0 {
+			return nil, 0
+		}
 		base[p] = "x"
+		if !d.contains(p, "x") {
+			base[p] = plainest(cands)
+		}
 		for _, s := range samples[p] {
-			if inValues(s, opts.Values) {
+			if d.contains(p, s) {
 				base[p] = s
 				break
 			}
@@ -474,7 +552,7 @@ func search(tmpls []template, keys []Binding, samples map[string][]string, opts 
 	for i := range rows {
 		vals := clone(base)
 		for _, p := range names {
-			if s := samples[p]; len(s) > 0 && inValues(s[i%len(s)], opts.Values) {
+			if s := samples[p]; len(s) > 0 && d.contains(p, s[i%len(s)]) {
 				vals[p] = s[i%len(s)]
 			}
 		}
@@ -482,23 +560,42 @@ func search(tmpls []template, keys []Binding, samples map[string][]string, opts 
 			return found(vals)
 		}
 	}
-	var adv []string
-	for _, v := range adversarial {
-		if inValues(v, opts.Values) {
-			adv = append(adv, v)
-		}
-	}
-	for _, v := range adv {
-		vals := map[string]string{}
+	for _, v := range valueset.Adversarial {
+		vals := clone(base)
+		hit := false
 		for _, p := range names {
-			vals[p] = v
+			if d.contains(p, v) {
+				vals[p], hit = v, true
+			}
+		}
+		if !hit && len(names) > 0 {
+			continue
 		}
 		if split(vals) {
 			return found(vals)
 		}
 	}
+	// Each placeholder at its own i-th candidate: declared values differ,
+	// so this pairs, say, an empty <a> with a '}' that only <b> takes.
+	if declared := slices.ContainsFunc(names, d.isDeclared); declared {
+		rows := 0
+		for _, p := range names {
+			rows = max(rows, len(d.candidates(p)))
+		}
+		for i := range rows {
+			vals := clone(base)
+			for _, p := range names {
+				if c := d.candidates(p); i < len(c) {
+					vals[p] = c[i]
+				}
+			}
+			if split(vals) {
+				return found(vals)
+			}
+		}
+	}
 	for _, p := range names {
-		for _, v := range adv {
+		for _, v := range d.candidates(p) {
 			vals := clone(base)
 			vals[p] = v
 			if split(vals) {
@@ -510,7 +607,7 @@ func search(tmpls []template, keys []Binding, samples map[string][]string, opts 
 	for range opts.Random {
 		vals := map[string]string{}
 		for _, p := range names {
-			vals[p] = randomValue(rng, adv, opts.Values)
+			vals[p] = randomValue(rng, d.candidates(p), d.of(p))
 		}
 		if split(vals) {
 			return found(vals)
@@ -519,11 +616,33 @@ func search(tmpls []template, keys []Binding, samples map[string][]string, opts 
 	return nil, tried
 }
 
-// randomValue returns an adversarial value, or a random string of up to 12
-// bytes drawn mostly from braces, letters and a few multi-byte runes.
-func randomValue(rng *rand.Rand, adv []string, vs Values) string {
+// plainest returns the first of cands that is non-empty and holds no brace,
+// or else the first non-empty one, or else the first: the value a
+// placeholder keeps while others are varied.
+func plainest(cands []string) string {
+	for _, v := range cands {
+		if v != "" && !strings.ContainsAny(v, "{}") {
+			return v
+		}
+	}
+	for _, v := range cands {
+		if v != "" {
+			return v
+		}
+	}
+	return cands[0]
+}
+
+// randomValue returns one of cands, or a random member of s: for a pattern,
+// one built from it; otherwise a random string of up to 12 bytes drawn
+// mostly from braces, letters and a few multi-byte runes.
+func randomValue(rng *rand.Rand, cands []string, s *valueset.Set) string {
+	if s.Pattern() != "" {
+		v, _ := s.Random(rng, cands)
+		return v
+	}
 	if rng.IntN(4) == 0 {
-		return adv[rng.IntN(len(adv))]
+		return cands[rng.IntN(len(cands))]
 	}
 	alphabet := []string{"{", "}", "a", "b", "0", ":", "-", "é", "\x00"}
 	for {
@@ -531,7 +650,7 @@ func randomValue(rng *rand.Rand, adv []string, vs Values) string {
 		for range rng.IntN(13) {
 			b.WriteString(alphabet[rng.IntN(len(alphabet))])
 		}
-		if v := b.String(); inValues(v, vs) {
+		if v := b.String(); s.Contains(v) {
 			return v
 		}
 	}

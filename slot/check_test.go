@@ -45,8 +45,8 @@ func warningCodes(r *Report) []string {
 
 // assertCounterexample checks that a counterexample is real: its keys are
 // the templates expanded with its values, its slots are theirs, they
-// differ, and its values come from the value set.
-func assertCounterexample(t *testing.T, c Check, vs Values) {
+// differ, and its values come from the placeholders' domains.
+func assertCounterexample(t *testing.T, c Check, d *domains) {
 	t.Helper()
 	ce := c.Counterexample
 	if ce == nil {
@@ -66,8 +66,8 @@ func assertCounterexample(t *testing.T, c Check, vs Values) {
 		t.Errorf("counterexample %v puts every key in one slot", ce)
 	}
 	for p, v := range ce.Values {
-		if !inValues(v, vs) {
-			t.Errorf("counterexample value %s=%q is outside %s", p, v, vs)
+		if !d.contains(p, v) {
+			t.Errorf("counterexample value %s=%q is outside %s", p, v, d.of(p).Describe())
 		}
 	}
 }
@@ -156,7 +156,7 @@ func TestCheckPairs(t *testing.T) {
 				t.Errorf("Failed() = %v with status %s", r.Failed(), c.Status)
 			}
 			if tt.status == Mismatch {
-				assertCounterexample(t, c, vs)
+				assertCounterexample(t, c, newDomains(vs, nil, 0))
 				if c.Tried == 0 {
 					t.Error("mismatch after trying no assignment")
 				}
@@ -342,7 +342,7 @@ func FuzzProof(f *testing.F) {
 			if !inValues(v1, vs) || !inValues(v2, vs) {
 				continue
 			}
-			if p := proveSameSlot(tmpls, keys, vs); p.ok {
+			if p := proveSameSlot(tmpls, keys, newDomains(vs, nil, 0)); p.ok {
 				ka, kb := tmpls[0].expand(vals), tmpls[1].expand(vals)
 				if Of(ka) != Of(kb) {
 					t.Fatalf("proved %q and %q share a slot for %s (%s), but %q -> %d, %q -> %d",
@@ -351,9 +351,10 @@ func FuzzProof(f *testing.F) {
 			}
 		}
 		c := Check{Caller: "c", Script: "s", Keys: keys}
-		checkKeys(&c, map[string][]string{"id": {v1}}, Options{Values: AnyValues, Random: 20})
+		any := newDomains(AnyValues, nil, 0)
+		checkKeys(&c, map[string][]string{"id": {v1}}, any, Options{Values: AnyValues, Random: 20})
 		if c.Status == Mismatch {
-			assertCounterexample(t, c, AnyValues)
+			assertCounterexample(t, c, any)
 		}
 		// Rendering never panics and always names the script.
 		var out strings.Builder
@@ -369,7 +370,8 @@ func FuzzProof(f *testing.F) {
 
 // BenchmarkCheck measures one check-keys run over a caller: a proof, and the
 // full search of a check no rule proves (samples, adversarial values and
-// DefaultRandom random assignments, none of which splits the keys).
+// DefaultRandom random assignments, none of which splits the keys); each
+// also with a declared pattern, whose candidates are built once per run.
 func BenchmarkCheck(b *testing.B) {
 	seen := map[int]string{}
 	var x, y string
@@ -381,15 +383,21 @@ func BenchmarkCheck(b *testing.B) {
 		seen[Of(s)] = s
 	}
 	cases := []struct {
-		name string
-		a, b string
+		name    string
+		a, b    string
+		pattern string // declared for <id>, when set
 	}{
-		{"proven", "catalog:{product-<id>}:lease", "catalog:{product-<id>}:value"},
-		{"full-search", "{" + x + "}:<id>:<n>", "{" + y + "}:<id>:<n>"},
+		{"proven", "catalog:{product-<id>}:lease", "catalog:{product-<id>}:value", ""},
+		{"full-search", "{" + x + "}:<id>:<n>", "{" + y + "}:<id>:<n>", ""},
+		{"pattern-proven", "queues:{<id>}", "queues:{<id>}:notify", `^[a-z][a-z0-9_-]*$`},
+		{"pattern-full-search", "{" + x + "}:<id>:<n>", "{" + y + "}:<id>:<n>", `^[a-z{}][a-z0-9{}_-]*$`},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			m := pairManifest(b, c.a, c.b, nil)
+			if c.pattern != "" {
+				m.Callers[0].Placeholders = map[string]manifest.Placeholder{"id": {Name: "id", Pattern: c.pattern}}
+			}
 			for b.Loop() {
 				if r := CheckManifest(m); r.Failed() {
 					b.Fatal("mismatch")

@@ -10,6 +10,8 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/valueset"
+	"github.com/scriptctl/scriptctl/manifest"
 )
 
 // randomKey returns a key of 0 to 40 bytes rich in '{' and '}', with
@@ -116,21 +118,38 @@ func TestCheckAgreesWithRedis(t *testing.T) {
 	}
 
 	pairs := []struct {
-		a, b   string
-		values Values
+		a, b    string
+		values  Values
+		pattern string // declared for every placeholder, when set
 	}{
-		{"catalog:{product-<id>}:lease", "catalog:{product-<id>}:value", AnyValues},
-		{"c:{<id>}:lease", "c:{<id>}:value", AnyValues},
-		{"c:{<id>}:lease", "c:{<id>}:value", PlainValues},
-		{"<t>:{p<id>}:a", "<t>:{p<id>}:b", AnyValues},
-		{"<t>:{p<id>}:a", "<t>:{p<id>}:b", PlainValues},
-		{"{<id>-x}:a", "{<id>-x}:b", AnyValues},
-		{"lease:<id>", "value:<id>", AnyValues},
-		{"{}{<id>}:a", "{}{<id>}:b", AnyValues},
-		{"{p<a>}", "{p<b>}", AnyValues},
+		{"catalog:{product-<id>}:lease", "catalog:{product-<id>}:value", AnyValues, ""},
+		{"c:{<id>}:lease", "c:{<id>}:value", AnyValues, ""},
+		{"c:{<id>}:lease", "c:{<id>}:value", PlainValues, ""},
+		{"<t>:{p<id>}:a", "<t>:{p<id>}:b", AnyValues, ""},
+		{"<t>:{p<id>}:a", "<t>:{p<id>}:b", PlainValues, ""},
+		{"{<id>-x}:a", "{<id>-x}:b", AnyValues, ""},
+		{"lease:<id>", "value:<id>", AnyValues, ""},
+		{"{}{<id>}:a", "{}{<id>}:b", AnyValues, ""},
+		{"{p<a>}", "{p<b>}", AnyValues, ""},
+		// Declared values: proven for them, refuted inside them.
+		{"queues:{<id>}", "queues:{<id>}:notify", AnyValues, `^[a-z][a-z0-9_-]*$`},
+		{"queues:{<id>}", "queues:{<id>}:notify", AnyValues, `^[a-z][a-z}]*$`},
+		{"queues:{<id>}", "queues:{<id>}:notify", AnyValues, `^\}[0-9]+$`},
+		{"queues:{<id>}", "queues:{<id>}:notify", AnyValues, `[a-z]+`},
+		{"<t>:{p<id>}:a", "<t>:{p<id>}:b", AnyValues, `^[^{]*$`},
 	}
 	for _, p := range pairs {
-		r := CheckWith(pairManifest(t, p.a, p.b, nil), Options{Values: p.values})
+		m := pairManifest(t, p.a, p.b, nil)
+		var cands []string
+		if p.pattern != "" {
+			decl := map[string]manifest.Placeholder{}
+			for _, name := range []string{"id", "t", "a", "b"} {
+				decl[name] = manifest.Placeholder{Name: name, Pattern: p.pattern}
+			}
+			m.Callers[0].Placeholders = decl
+			cands = newDomains(p.values, decl, 0).candidates("id")
+		}
+		r := CheckWith(m, Options{Values: p.values})
 		ch := r.Checks[0]
 		switch ch.Status {
 		case Mismatch:
@@ -141,7 +160,11 @@ func TestCheckAgreesWithRedis(t *testing.T) {
 			}
 		case Proven:
 			tmpls := []template{parseTemplate(p.a), parseTemplate(p.b)}
-			for _, v := range adversarial {
+			values := valueset.Adversarial
+			if p.pattern != "" {
+				values = cands
+			}
+			for _, v := range values {
 				if !inValues(v, p.values) {
 					continue
 				}

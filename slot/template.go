@@ -96,6 +96,8 @@ type tagShape struct {
 	// placeholderBefore is set when a placeholder comes before that '{':
 	// its value can hold a '{' of its own and move the tag.
 	placeholderBefore bool
+	// before are the placeholders before that '{', in order, each once.
+	before []string
 	// expr is what lies between the braces, literals merged; empty for a
 	// literal "{}".
 	expr []token
@@ -111,6 +113,9 @@ func (t template) shape() tagShape {
 				s.expr = append(s.expr, tok)
 			} else {
 				s.placeholderBefore = true
+				if !contains(s.before, tok.ph) {
+					s.before = append(s.before, tok.ph)
+				}
 			}
 			continue
 		}

@@ -138,7 +138,8 @@ func (r *Report) WriteText(w io.Writer) error {
 }
 
 // Summary is one line: how many checks ended how, the warnings, and the
-// value set the proofs cover.
+// value set the proofs cover (narrowed, when a caller declares its
+// placeholders' values).
 func (r *Report) Summary() string {
 	var parts []string
 	for _, s := range []Status{Proven, Tested, Mismatch, Skipped} {
@@ -149,9 +150,16 @@ func (r *Report) Summary() string {
 	if len(parts) == 0 {
 		parts = append(parts, "nothing to check")
 	}
+	covered := r.Values.Describe()
+	for _, c := range r.Checks {
+		if len(c.Domains) > 0 {
+			covered += "; callers' placeholders narrow them"
+			break
+		}
+	}
 	return fmt.Sprintf("check-keys: %d %s: %s; %d %s; placeholder values covered: %s",
 		len(r.Checks), plural(len(r.Checks), "check", "checks"), strings.Join(parts, ", "),
-		len(r.Warnings), plural(len(r.Warnings), "warning", "warnings"), r.Values.Describe())
+		len(r.Warnings), plural(len(r.Warnings), "warning", "warnings"), covered)
 }
 
 func plural(n int, one, many string) string {

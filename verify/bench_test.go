@@ -143,3 +143,21 @@ func BenchmarkCollections(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkTableSort measures one EVAL that sorts 1000 numbers with a Lua
+// comparator (Lua 5.1's quicksort, about 10k comparator calls).
+func BenchmarkTableSort(b *testing.B) {
+	ctx := context.Background()
+	e := New(Options{})
+	src := []byte(`local t = {}
+for i = 1, 1000 do t[i] = (i * 7919) % 1000 end
+table.sort(t, function(a, b) return a > b end)
+return {t[1], t[1000]}`)
+	want := ArrayReply(IntReply(999), IntReply(0))
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, err := e.Eval(ctx, src, nil, nil); err != nil || !r.Equal(want) {
+			b.Fatalf("%s %v", r, err)
+		}
+	}
+}

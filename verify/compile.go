@@ -525,6 +525,14 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			f.Key = rw.exprOrNil(f.Key)
 			f.Value = rw.expr(f.Value)
 		}
+		if len(x.Fields) > 0 {
+			// the helper records the shape, which presizes the table
+			// and so fixes its Lua 5.1 key order (tableorder.go)
+			shape := &ast.StringExpr{Value: ctorShape(x)}
+			shape.SetLine(x.Line())
+			shape.SetLastLine(x.LastLine())
+			return helperCall(x, tnewName, x, shape)
+		}
 	case *ast.FuncCallExpr:
 		switch {
 		case !rw.recording():
@@ -565,7 +573,10 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		if rw.recording() {
 			rw.addSite(site{kind: siteLen, obj: rw.operand(x.Expr)}, x.Line())
 		}
-		x.Expr = rw.expr(x.Expr)
+		// Lua 5.1's border and its indifference to __len on tables
+		// (tableorder.go)
+		inner := rw.expr(x.Expr)
+		return helperCall(x, lenName, inner, rw.describe(x.Expr))
 	case *ast.FunctionExpr:
 		rw.function(x, x.ParList.Names)
 	}

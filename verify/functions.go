@@ -85,6 +85,8 @@ func (e *Engine) functionsState() *scriptRun {
 	api.RawSetString(catName, r.cat)
 	api.RawSetString(arithName, r.arith)
 	api.RawSetString(forName, r.forHelp)
+	api.RawSetString(tnewName, r.tnew)
+	api.RawSetString(lenName, r.lenHelp)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"
 	r.seal(fs.api)

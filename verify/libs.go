@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -85,167 +84,19 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		L.Push(lua.LString(b))
 		return 1
 	}))
-	str.RawSetString("char", L.NewFunction(func(L *lua.LState) int {
-		n := L.GetTop()
-		b := make([]byte, n)
-		for i := 1; i <= n; i++ {
-			c := cInt(checkNumber(L, i))
-			if c < 0 || c > 255 {
-				L.ArgError(i, "invalid value")
-			}
-			b[i-1] = byte(c)
-		}
-		L.Push(lua.LString(b))
-		return 1
-	}))
-	rep := str.RawGetString("rep").(*lua.LFunction)
-	str.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
-		s := L.CheckString(1)
-		n := L.CheckInt(2)
-		if n > 0 && int64(len(s))*int64(n) > maxStringBytes {
-			r.fail(L, &RunError{Code: CodeMemory, Msg: "string.rep result exceeds the offline limit of 64 MB"})
-		}
-		if n > 0 {
-			r.grow(L, len(s)*n)
-		}
-		L.Push(rep)
-		L.Push(lua.LString(s))
-		L.Push(lua.LNumber(n))
-		L.Call(2, 1)
-		return 1
-	}))
-
-	e := r.e
-	mth.RawSetString("random", L.NewFunction(func(L *lua.LState) int {
-		rv := float64(e.rand.next()%math.MaxInt32) / float64(math.MaxInt32)
-		switch L.GetTop() {
-		case 0:
-			L.Push(lua.LNumber(rv))
-		case 1:
-			u := L.CheckInt(1)
-			if u < 1 {
-				L.ArgError(1, "interval is empty")
-			}
-			L.Push(lua.LNumber(math.Floor(rv*float64(u)) + 1))
-		case 2:
-			l := L.CheckInt(1)
-			u := L.CheckInt(2)
-			if l > u {
-				L.ArgError(2, "interval is empty")
-			}
-			L.Push(lua.LNumber(math.Floor(rv*float64(u-l+1)) + float64(l)))
-		default:
-			L.RaiseError("wrong number of arguments")
-		}
-		return 1
-	}))
-	mth.RawSetString("randomseed", L.NewFunction(func(L *lua.LState) int {
-		e.rand.seed(int32(L.CheckInt(1)))
-		return 0
-	}))
-	// glibc's log, fmod and pow return a NaN with the sign bit set (printed
-	// "-nan"); Go's return a positive one.
-	negNaN := func(f func(float64, float64) float64, two bool) lua.LGFunction {
-		return func(L *lua.LState) int {
-			x := checkNumber(L, 1)
-			y := 0.0
-			if two {
-				y = checkNumber(L, 2)
-			}
-			v := f(x, y)
-			if math.IsNaN(v) && !math.IsNaN(x) && !math.IsNaN(y) {
-				v = math.Copysign(math.NaN(), -1)
-			}
-			L.Push(lua.LNumber(v))
-			return 1
-		}
-	}
-	mth.RawSetString("log", L.NewFunction(negNaN(func(x, _ float64) float64 { return math.Log(x) }, false)))
-	mth.RawSetString("fmod", L.NewFunction(negNaN(math.Mod, true)))
-	mth.RawSetString("pow", L.NewFunction(negNaN(math.Pow, true)))
-	mth.RawSetString("mod", mth.RawGetString("fmod"))
-	mth.RawSetString("huge", lua.LNumber(math.Inf(1)))
-
-	tbl.RawSetString("concat", L.NewFunction(func(L *lua.LState) int {
-		t := L.CheckTable(1)
-		sep := L.OptString(2, "")
-		i := L.OptInt(3, 1)
-		j := L.OptInt(4, t.Len())
-		var b strings.Builder
-		for k := i; k <= j; k++ {
-			s, ok := concatString(t.RawGetInt(k))
-			if !ok {
-				L.RaiseError("invalid value (%s) at index %d in table for 'concat'", luaTypeName(t.RawGetInt(k)), k)
-			}
-			b.WriteString(s)
-			if k < j {
-				b.WriteString(sep)
-			}
-			if b.Len() > maxStringBytes {
-				r.fail(L, &RunError{Code: CodeMemory, Msg: "table.concat result exceeds the offline limit of 64 MB"})
-			}
-		}
-		r.grow(L, b.Len())
-		L.Push(lua.LString(b.String()))
-		return 1
-	}))
-	tbl.RawSetString("insert", L.NewFunction(func(L *lua.LState) int {
-		t := L.CheckTable(1)
-		if r.isReadonly(t) {
-			roError(L)
-		}
-		e := t.Len() + 1
-		var pos int
-		switch L.GetTop() {
-		case 2:
-			pos = e
-		case 3:
-			pos = L.CheckInt(2)
-			if pos > e {
-				e = pos
-			}
-			for i := e; i > pos; i-- {
-				t.RawSetInt(i, t.RawGetInt(i-1))
-			}
-		default:
-			L.RaiseError("wrong number of arguments to 'insert'")
-		}
-		t.RawSetInt(pos, L.Get(L.GetTop()))
-		return 0
-	}))
-	tbl.RawSetString("remove", L.NewFunction(func(L *lua.LState) int {
-		t := L.CheckTable(1)
-		if r.isReadonly(t) {
-			roError(L)
-		}
-		e := t.Len()
-		pos := L.OptInt(2, e)
-		if pos < 1 || pos > e {
-			return 0
-		}
-		v := t.RawGetInt(pos)
-		for ; pos < e; pos++ {
-			t.RawSetInt(pos, t.RawGetInt(pos+1))
-		}
-		t.RawSetInt(e, lua.LNil)
-		L.Push(v)
-		return 1
-	}))
-	sort := tbl.RawGetString("sort").(*lua.LFunction).GFunction
-	tbl.RawSetString("sort", L.NewFunction(func(L *lua.LState) int {
-		if r.isReadonly(L.Get(1)) {
-			roError(L)
-		}
-		return sort(L) // same frame: errors name the script's line like Lua
-	}))
+	tbl.RawSetString("sort", L.NewFunction(r.tableSort))
 	tbl.RawSetString("setn", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("'setn' is obsolete")
 		return 0
 	}))
+	tbl.RawSetString("getn", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(r.border(L.CheckTable(1))))
+		return 1
+	}))
 	tbl.RawSetString("foreach", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		f := L.CheckFunction(2)
-		k, v := t.Next(lua.LNil)
+		k, v, _ := r.nextKey(t, lua.LNil)
 		for k != lua.LNil {
 			L.Push(f)
 			L.Push(k)
@@ -255,14 +106,17 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 				return 1
 			}
 			L.Pop(1)
-			k, v = t.Next(k)
+			var ok bool
+			if k, v, ok = r.nextKey(t, k); !ok {
+				L.RaiseError("invalid key to 'next'")
+			}
 		}
 		return 0
 	}))
 	tbl.RawSetString("foreachi", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		f := L.CheckFunction(2)
-		n := t.Len()
+		n := r.border(t)
 		for i := 1; i <= n; i++ {
 			L.Push(f)
 			L.Push(lua.LNumber(i))
@@ -342,6 +196,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		return 1
 	}))
 
+	r.installLib51(G)
 	wrapArgChecks(str, stringArgs)
 	wrapArgChecks(mth, mathArgs)
 	wrapArgChecks(tbl, tableArgs)
@@ -368,7 +223,7 @@ var (
 		"tan": {"number"}, "tanh": {"number"},
 	}
 	tableArgs = map[string][]string{
-		"concat": {"table"}, "insert": {"table"}, "remove": {"table"}, "sort": {"table"},
+		"insert": {"table"}, "remove": {"table"}, "sort": {"table"},
 		"getn": {"table"}, "maxn": {"table"}, "foreach": {"table", "function"},
 		"foreachi": {"table", "function"},
 	}
@@ -450,4 +305,82 @@ func osTable(L *lua.LState) *lua.LTable {
 		return 1
 	}))
 	return t
+}
+
+// tableSort is Lua 5.1's table.sort (ltablib.c sort): luaSort over the
+// table's raw array up to #t, comparing with the function given or with
+// lua_lessthan. A readonly table refuses the first write, as Redis's
+// patched lua_rawseti does, so sorting one that needs no write succeeds.
+func (r *scriptRun) tableSort(L *lua.LState) int {
+	t := L.CheckTable(1)
+	real := r.real(t).(*lua.LTable)
+	ro := real != t
+	n := r.border(real)
+	cmp := L.Get(2)
+	if cmp != lua.LNil {
+		if _, ok := cmp.(*lua.LFunction); !ok {
+			L.ArgError(2, "function expected, got "+luaTypeName(cmp))
+		}
+	}
+	get := func(i int) lua.LValue { return real.RawGetInt(i) }
+	set := func(i int, v lua.LValue) {
+		if ro {
+			roError(L)
+		}
+		real.RawSetInt(i, v)
+	}
+	less := func(a, b lua.LValue) bool { return luaLessThan(L, a, b) }
+	if cmp != lua.LNil {
+		less = func(a, b lua.LValue) bool {
+			L.Push(cmp)
+			L.Push(a)
+			L.Push(b)
+			L.Call(2, 1)
+			res := lua.LVAsBool(L.Get(-1))
+			L.Pop(1)
+			return res
+		}
+	}
+	if err := luaSort(n, get, set, less); err != nil {
+		// luaL_error: the position of the code that called table.sort.
+		L.Error(lua.LString(luaWhere(L, 1)+err.Error()), 0)
+	}
+	return 0
+}
+
+// luaLessThan is Lua 5.1's lua_lessthan (lvm.c luaV_lessthan): numbers,
+// strings byte-wise (strcoll in the C locale), otherwise an __lt
+// metamethod both operands share; anything else is luaG_ordererror,
+// raised without a position as from C.
+func luaLessThan(L *lua.LState, a, b lua.LValue) bool {
+	if a.Type() == b.Type() {
+		switch x := a.(type) {
+		case lua.LNumber:
+			return x < b.(lua.LNumber)
+		case lua.LString:
+			return x < b.(lua.LString)
+		}
+		if mm := L.GetMetaField(a, "__lt"); mm != lua.LNil && mm == L.GetMetaField(b, "__lt") {
+			L.Push(mm)
+			L.Push(a)
+			L.Push(b)
+			L.Call(2, 1)
+			res := lua.LVAsBool(L.Get(-1))
+			L.Pop(1)
+			return res
+		}
+	}
+	L.Error(lua.LString(orderError(a, b)), 0)
+	return false
+}
+
+// orderError is luaG_ordererror's text. Lua compares the type names' third
+// letters to tell "two X values" from "X with Y", so a thread and a string
+// are "two thread values".
+func orderError(a, b lua.LValue) string {
+	t1, t2 := luaTypeName(a), luaTypeName(b)
+	if len(t1) > 2 && len(t2) > 2 && t1[2] == t2[2] {
+		return "attempt to compare two " + t1 + " values"
+	}
+	return "attempt to compare " + t1 + " with " + t2
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"weak"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -45,12 +46,21 @@ type scriptRun struct {
 	cat      *lua.LFunction              // the .. helper (compile.go)
 	arith    *lua.LFunction              // the % and ^ helper (compile.go)
 	forHelp  *lua.LFunction              // the numeric for helper (compile.go)
+	tnew     *lua.LFunction              // the constructor helper (tableorder.go)
 	forVals  [2]lua.LNumber              // its last loop's limit and step
 	forNext  int                         // which of forVals it returns next
 	runErr   *RunError                   // set once the run cannot be judged
 	broken   bool                        // a run was stopped: the state is not reused
 	libs     *lualib.State               // the libraries' Go-side settings
 	snap     sandboxSnap                 // the tables as built (sandbox.go)
+	// ctors records the shape of each table a constructor built, held
+	// weakly, and iters the order next walks for the tables being
+	// iterated (tableorder.go).
+	ctors     map[weak.Pointer[lua.LTable]]ctorInfo
+	ctorSweep int
+	iters     map[*lua.LTable]*iterState
+	borders   map[*lua.LTable]int // tableorder.go's border: hole-free prefixes checked
+	lenHelp   *lua.LFunction      // the # helper (tableorder.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
@@ -103,7 +113,7 @@ func (r *scriptRun) newState() {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
-	r.libs = lualib.OpenWith(L, lualib.Options{Unsupported: func(L *lua.LState, msg string) {
+	r.libs = lualib.OpenWith(L, lualib.Options{Keys: r.tableKeys, Unsupported: func(L *lua.LState, msg string) {
 		r.fail(L, notImplemented("%s", msg))
 	}})
 	G := L.G.Global
@@ -183,6 +193,10 @@ func (r *scriptRun) newState() {
 	G.RawSetString(arithName, r.arith)
 	r.forHelp = L.NewFunction(r.numericFor)
 	G.RawSetString(forName, r.forHelp)
+	r.tnew = L.NewFunction(r.tableNew)
+	G.RawSetString(tnewName, r.tnew)
+	r.lenHelp = L.NewFunction(r.lenOp)
+	G.RawSetString(lenName, r.lenHelp)
 	r.cat = L.NewFunction(r.concat)
 }
 
@@ -280,67 +294,6 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 			L.Push(lua.LString(v.String()))
 		}
 		return 1
-	})
-	set("tonumber", func(L *lua.LState) int {
-		v := L.CheckAny(1)
-		base := L.OptInt(2, 10)
-		if base == 10 {
-			if f, ok := lualib.ToNumber(v); ok {
-				L.Push(lua.LNumber(f))
-			} else {
-				L.Push(lua.LNil)
-			}
-			return 1
-		}
-		if base < 2 || base > 36 {
-			L.ArgError(2, "base out of range")
-		}
-		s := strings.TrimSpace(luaToString(v))
-		if _, ok := v.(lua.LNumber); !ok {
-			if _, ok := v.(lua.LString); !ok {
-				L.TypeError(1, lua.LTString)
-			}
-		}
-		var n uint64
-		valid := s != ""
-		for i := 0; i < len(s) && valid; i++ {
-			c := s[i] | 0x20
-			var d int
-			switch {
-			case s[i] >= '0' && s[i] <= '9':
-				d = int(s[i] - '0')
-			case c >= 'a' && c <= 'z':
-				d = int(c-'a') + 10
-			default:
-				valid = false
-				continue
-			}
-			if d >= base {
-				valid = false
-				continue
-			}
-			n = n*uint64(base) + uint64(d)
-		}
-		if valid {
-			L.Push(lua.LNumber(float64(n)))
-		} else {
-			L.Push(lua.LNil)
-		}
-		return 1
-	})
-	set("error", func(L *lua.LState) int {
-		v := L.Get(1)
-		level := L.OptInt(2, 1)
-		switch v.(type) {
-		case lua.LString, lua.LNumber:
-			if level > 0 {
-				v = lua.LString(luaWhere(L, level) + luaToString(v))
-			} else {
-				v = lua.LString(luaToString(v))
-			}
-		}
-		L.Error(v, 0)
-		return 0
 	})
 	set("pcall", func(L *lua.LState) int {
 		// Redis's pcall calls its first argument (a boolean placeholder
@@ -452,15 +405,30 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		t := L.CheckTable(1)
 		real := r.real(t).(*lua.LTable)
 		key := L.Get(2)
-		if key == lua.LNil && real == t {
-			r.noteHashOrder(real)
+		if real != t {
+			// a readonly view: the library tables, whose order on the
+			// server comes from how Redis built them
+			if key == lua.LNil {
+				r.noteHashOrder(real)
+			}
+			if key != lua.LNil && real.RawGet(key) == lua.LNil {
+				L.Error(lua.LString("invalid key to 'next'"), 0)
+			}
+			k, v := real.Next(key)
+			for isHidden(k) {
+				k, v = real.Next(k)
+			}
+			if k == lua.LNil {
+				L.Push(lua.LNil)
+				return 1
+			}
+			L.Push(k)
+			L.Push(v)
+			return 2
 		}
-		if key != lua.LNil && real.RawGet(key) == lua.LNil {
+		k, v, ok := r.nextKey(real, key)
+		if !ok {
 			L.Error(lua.LString("invalid key to 'next'"), 0)
-		}
-		k, v := real.Next(key)
-		for isHidden(k) {
-			k, v = real.Next(k)
 		}
 		if k == lua.LNil {
 			L.Push(lua.LNil)
@@ -480,7 +448,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 	})
 	set("load", func(L *lua.LState) int {
 		fn := L.CheckFunction(1)
-		chunkname := L.OptString(2, "=(load)")
+		chunkname := optStr(L, 2, "=(load)")
 		var b strings.Builder
 		for {
 			L.Push(fn)
@@ -508,28 +476,12 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		return r.loadChunk(L, b.String(), chunkname)
 	})
 	set("loadstring", func(L *lua.LState) int {
-		s := L.CheckString(1)
-		return r.loadChunk(L, s, L.OptString(2, s))
+		s := checkStr(L, 1)
+		return r.loadChunk(L, s, optStr(L, 2, s))
 	})
 	set("gcinfo", func(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
 		return 1
-	})
-	set("unpack", func(L *lua.LState) int {
-		t := L.CheckTable(1)
-		i := L.OptInt(2, 1)
-		j := L.OptInt(3, t.Len())
-		if i > j {
-			return 0
-		}
-		n := j - i + 1
-		if n <= 0 || n >= 8000 {
-			L.RaiseError("too many results to unpack")
-		}
-		for k := i; k <= j; k++ {
-			L.Push(t.RawGetInt(k))
-		}
-		return n
 	})
 }
 
@@ -574,7 +526,13 @@ func (r *scriptRun) rethrow(L *lua.LState, err error) {
 
 func isStackOverflow(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "stack overflow") || strings.Contains(msg, "registry overflow")
+	if strings.Contains(msg, "callstack overflow") || strings.Contains(msg, "registry overflow") {
+		return true
+	}
+	// gopher-lua's "stack overflow", not a library's Lua error such as
+	// "stack overflow (string slice too long)".
+	s, _ := errorObject(err).(lua.LString)
+	return strings.HasSuffix(string(s), "stack overflow")
 }
 
 // errorObject is the Lua value an error carries.
@@ -756,10 +714,7 @@ func (r *scriptRun) arithOp(L *lua.LState) int {
 		if op == "%" {
 			v = x - math.Floor(x/y)*y
 		} else {
-			v = math.Pow(x, y)
-			if math.IsNaN(v) && !math.IsNaN(x) && !math.IsNaN(y) {
-				v = math.Copysign(math.NaN(), -1)
-			}
+			v = cPow(x, y)
 		}
 		L.Push(lua.LNumber(v))
 		return 1

@@ -412,7 +412,7 @@ func (r *scriptRun) newMatch(L *lua.LState, src, pat string) *matchState {
 func (r *scriptRun) strFindAux(L *lua.LState, find bool) int {
 	s := L.CheckString(1)
 	p := L.CheckString(2)
-	init := posrelat(L.OptInt(3, 1), len(s)) - 1
+	init := posrelat(int(optInteger(L, 3, 1)), len(s)) - 1
 	if init < 0 {
 		init = 0
 	} else if init > len(s) {
@@ -481,7 +481,7 @@ func (r *scriptRun) strGsub(L *lua.LState) int {
 	default:
 		L.ArgError(3, "string/function/table expected")
 	}
-	maxS := L.OptInt(4, len(src)+1)
+	maxS := optInt(L, 4, len(src)+1)
 	ms := r.newMatch(L, src, p)
 	pi := 0
 	anchor := ms.p(0) == '^'

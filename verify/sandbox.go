@@ -133,5 +133,6 @@ func (r *scriptRun) reset() {
 	r.sources["user_function"] = "@user_function"
 	r.keys, r.readOnly, r.name, r.loading, r.runErr = nil, false, "", false, nil
 	r.forVals, r.forNext = [2]lua.LNumber{}, 0
+	r.iters, r.borders = nil, nil
 	r.L.SetTop(0)
 }

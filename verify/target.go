@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/verify/lua51"
 	"sort"
 	"strings"
 	"sync"
@@ -49,6 +50,11 @@ type serverFacts struct {
 	// osClock: the `os` global exists, with os.clock only (Redis 7.4,
 	// Valkey 8.0: luaopen_os of the sandboxed loslib.c).
 	osClock bool
+	// luaHash is the hash the target's Lua gives strings, which places a
+	// table's string keys and so fixes its iteration order (lua51):
+	// Lua 5.1's over every byte (Redis 7.0+, Valkey up to 8.0), MurmurHash3
+	// from Valkey 8.1 (valkey#1168, deps/lua/src/lstring.c).
+	luaHash lua51.StringHash
 	// serverErrHandler: the global __server__err__handler exists beside
 	// __redis__err__handler (Valkey 8.1's eval.c).
 	serverErrHandler bool
@@ -354,6 +360,7 @@ var targets = map[string]*serverFacts{
 func valkey81(f *serverFacts) *serverFacts {
 	f.scriptingEngines, f.serverErrHandler = true, true
 	f.sortGetSelf = true
+	f.luaHash = lua51.HashMurmur3
 	f.data.embeddedKeys = true
 	f.handlers = map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}}
 	return f

@@ -45,9 +45,29 @@ proven (a warning).
 string) or plain (non-empty, without '{' or '}'), for applications that
 guarantee that of every value.
 
+A caller can narrow one placeholder's values in the manifest:
+
+  callers:
+    worker:
+      keys: {list: "queues:{<queue>}", notify: "queues:{<queue>}:notify"}
+      placeholders:
+        queue: {pattern: '^[a-z][a-z0-9_-]*$'}   # and/or non_empty: true
+
+The check then covers those values only (within --values). non_empty: true
+excludes "" (here queue="}" still empties the tag); pattern is a Go
+regular expression (RE2) matched like regexp.MatchString, unanchored unless
+it says ^ and $. The proof reads off the pattern whether a value can be
+empty, hold a '{' or start with '}'; the search tries only values the
+pattern accepts, including ones built from it that hold braces, so a
+counterexample is always a value the caller declared. The empty-string
+counterexample stays the default.
+
 Warnings (exit 0): a template without a hash tag; a hash tag without a
-placeholder (every entity lands in one hot slot). (Samples for a placeholder
-no template uses make the manifest invalid: exit 2.)
+placeholder (every entity lands in one hot slot); with --values plain, a
+declared placeholder of which no plain value was found (empty-domain).
+(Samples or placeholders for a placeholder no template uses, a sample
+outside its declared values, and a pattern that does not compile or that
+no value satisfies make the manifest invalid: exit 2.)
 
 Output: one row per caller and script (caller, script, keys, status, detail)
 on stdout; problems, warnings and a summary on stderr.`,

@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/scriptctl/scriptctl/internal/atomicfile"
+	"github.com/scriptctl/scriptctl/internal/valueset"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -83,10 +84,7 @@ func NewScenario(m *manifest.Manifest, name, script string, force bool) (string,
 					continue
 				}
 				seen[p] = true
-				v := "1"
-				if samples := caller.Samples[p]; len(samples) > 0 {
-					v = samples[0]
-				}
+				v := placeholderValue(caller, p)
 				vars = append(vars, fmt.Sprintf("%s: %q", p, v))
 			}
 		}
@@ -116,6 +114,34 @@ func NewScenario(m *manifest.Manifest, name, script string, force bool) (string,
 		return "", err
 	}
 	return filepath.Join(m.Dir, filepath.FromSlash(rel)), nil
+}
+
+// placeholderValue is the value a new scenario gives placeholder p of
+// caller: its first sample; else "1" when the caller's declared values for
+// p take it; else the first non-empty value without braces (or any value)
+// found among them.
+func placeholderValue(caller *manifest.Caller, p string) string {
+	if samples := caller.Samples[p]; len(samples) > 0 {
+		return samples[0]
+	}
+	ph, ok := caller.Placeholders[p]
+	if !ok {
+		return "1"
+	}
+	set, err := valueset.New(ph.Pattern, ph.NonEmpty, false)
+	if err != nil || set.Contains("1") {
+		return "1"
+	}
+	cands := set.Candidates(0)
+	for _, v := range cands {
+		if v != "" && !strings.ContainsAny(v, "{}") {
+			return v
+		}
+	}
+	if len(cands) > 0 {
+		return cands[0]
+	}
+	return "1"
 }
 
 // placeholders returns the <name>s of a key template, in order.

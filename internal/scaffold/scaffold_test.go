@@ -113,3 +113,40 @@ func TestInitNumericLibrary(t *testing.T) {
 		t.Fatalf("library %q, want 001", m.Library)
 	}
 }
+
+// TestNewScenarioDeclaredValues: a placeholder without samples gets "1",
+// unless the caller's declared values exclude it; then a plain value they
+// take (the shortest the search built).
+func TestNewScenarioDeclaredValues(t *testing.T) {
+	tests := []struct {
+		ph   *manifest.Placeholder
+		want string
+	}{
+		{nil, `queue: "1"`},
+		{&manifest.Placeholder{Name: "queue", Pattern: `^[0-9]+$`}, `queue: "1"`},
+		{&manifest.Placeholder{Name: "queue", Pattern: `^(default|high)$`}, `queue: "high"`},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		c := &manifest.Caller{Name: "worker", Scripts: []string{"push"},
+			Keys:         []manifest.KeyTemplate{{Name: "list", Template: "queues:{<queue>}"}},
+			Placeholders: map[string]manifest.Placeholder{}}
+		if tt.ph != nil {
+			c.Placeholders["queue"] = *tt.ph
+		}
+		m := &manifest.Manifest{Path: filepath.Join(dir, "manifest.yaml"), Dir: dir,
+			Scripts: []*manifest.Script{{Name: "push", Keys: []string{"list"}}},
+			Callers: []*manifest.Caller{c}}
+		path, err := NewScenario(m, "push_once", "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), tt.want) {
+			t.Errorf("declared %+v: scenario lacks %s:\n%s", tt.ph, tt.want, data)
+		}
+	}
+}

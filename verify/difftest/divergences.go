@@ -6,9 +6,17 @@ import "maps"
 // only) to the reason it cannot match Redis 7.0.15. Each entry is also in
 // verify/README.md under "Known divergences". The corpus tests here and the
 // `scriptctl eval` corpus tests fail on any other difference.
+// reinsertAfterRehash is the one table history the order replay cannot see
+// (verify/tableorder.go): a key set to nil, dropped by a rehash, then set
+// again takes a new node on the server; gopher-lua keeps no trace of the
+// removal, so the replay leaves the key where it first was (and warns).
+const reinsertAfterRehash = "table iteration order: a key set to nil and set again after the table grew sits where it first was offline, in a new node on the server (the engine warns)"
+
 var KnownDivergences = map[string]string{
-	"edge-cjson-object-three-keys": "table iteration order: cjson.encode writes an object's keys in gopher-lua's order (insertion order), Redis's Lua 5.1 in its hash-table order",
-	"edge-pairs-order-two-keys":    "table iteration order: pairs/next visit a table's hash keys in gopher-lua's order (insertion order), not Lua 5.1's hash-table order",
+	"lua-order-delete-reinsert-4":  reinsertAfterRehash,
+	"lua-order-delete-reinsert-8":  reinsertAfterRehash,
+	"lua-order-delete-reinsert-16": reinsertAfterRehash,
+	"lua-order-delete-reinsert-17": reinsertAfterRehash,
 	"edge-cjson-null-metatable":    "cjson.null carries a metatable offline (its __tostring prints Redis's \"userdata: (nil)\"); Redis's lightuserdata has none",
 }
 

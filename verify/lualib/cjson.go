@@ -35,14 +35,15 @@ func defaultCJSONConfig() *cjsonConfig {
 }
 
 type cjsonLib struct {
-	cfg  *cjsonConfig
-	null *lua.LUserData
+	cfg   *cjsonConfig
+	null  *lua.LUserData
+	order keyOrder
 }
 
 // newCJSON builds the cjson table and returns it with its configuration;
 // cjson.new builds more with their own configuration and the same
 // cjson.null.
-func newCJSON(L *lua.LState) (*lua.LTable, *cjsonConfig) {
+func newCJSON(L *lua.LState, order keyOrder) (*lua.LTable, *cjsonConfig) {
 	null := L.NewUserData()
 	mt := L.NewTable()
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -50,11 +51,11 @@ func newCJSON(L *lua.LState) (*lua.LTable, *cjsonConfig) {
 		return 1
 	}))
 	null.Metatable = mt
-	return cjsonModule(L, null)
+	return cjsonModule(L, null, order)
 }
 
-func cjsonModule(L *lua.LState, null *lua.LUserData) (*lua.LTable, *cjsonConfig) {
-	c := &cjsonLib{cfg: defaultCJSONConfig(), null: null}
+func cjsonModule(L *lua.LState, null *lua.LUserData, order keyOrder) (*lua.LTable, *cjsonConfig) {
+	c := &cjsonLib{cfg: defaultCJSONConfig(), null: null, order: order}
 	t := L.NewTable()
 	fns := map[string]lua.LGFunction{
 		"encode":                  c.encode,
@@ -67,7 +68,7 @@ func cjsonModule(L *lua.LState, null *lua.LUserData) (*lua.LTable, *cjsonConfig)
 		"encode_invalid_numbers":  c.cfgEnum("encode_invalid_numbers", &c.cfg.encodeInvalid, []string{"off", "on", "null"}),
 		"decode_invalid_numbers":  c.cfgEnum("decode_invalid_numbers", &c.cfg.decodeInvalid, nil),
 		"new": func(L *lua.LState) int {
-			t, _ := cjsonModule(L, null)
+			t, _ := cjsonModule(L, null, order)
 			L.Push(t)
 			return 1
 		},
@@ -251,7 +252,7 @@ func (c *cjsonLib) appendData(L *lua.LState, b []byte, v lua.LValue, depth int) 
 		}
 		b = append(b, '{')
 		first := true
-		for k, val := x.Next(lua.LNil); k != lua.LNil; k, val = x.Next(k) {
+		for k, val := range c.order.pairs(x) {
 			if !first {
 				b = append(b, ',')
 			}

@@ -23,7 +23,7 @@ const msgpackKeySlack = 1 << 16
 
 func newCmsgpack(L *lua.LState, opts Options) *lua.LTable {
 	t := L.NewTable()
-	t.RawSetString("pack", L.NewFunction(msgpackPack))
+	t.RawSetString("pack", L.NewFunction(func(L *lua.LState) int { return msgpackPack(L, opts.Keys) }))
 	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
 		return msgpackUnpackFull(L, opts, "unpack", 0, 0)
 	}))
@@ -43,20 +43,20 @@ func newCmsgpack(L *lua.LState, opts Options) *lua.LTable {
 	return t
 }
 
-func msgpackPack(L *lua.LState) int {
+func msgpackPack(L *lua.LState, order keyOrder) int {
 	n := L.GetTop()
 	if n == 0 {
 		argError(L, 0, "pack", "MessagePack pack needs input.")
 	}
 	var b []byte
 	for i := 1; i <= n; i++ {
-		b = msgpackEncode(b, L.Get(i), 0)
+		b = msgpackEncode(b, L.Get(i), 0, order)
 	}
 	L.Push(lua.LString(b))
 	return 1
 }
 
-func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
+func msgpackEncode(b []byte, v lua.LValue, level int, order keyOrder) []byte {
 	switch x := v.(type) {
 	case lua.LString:
 		return msgpackBytes(b, string(x))
@@ -79,7 +79,7 @@ func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
 		if n, ok := msgpackArrayLen(x); ok {
 			b = msgpackHeader(b, 0x90, 0xdc, 0xdd, uint64(n))
 			for i := 1; i <= n; i++ {
-				b = msgpackEncode(b, x.RawGetInt(i), level+1)
+				b = msgpackEncode(b, x.RawGetInt(i), level+1, order)
 			}
 			return b
 		}
@@ -88,9 +88,9 @@ func msgpackEncode(b []byte, v lua.LValue, level int) []byte {
 			n++
 		}
 		b = msgpackHeader(b, 0x80, 0xde, 0xdf, uint64(n))
-		for k, val := x.Next(lua.LNil); k != lua.LNil; k, val = x.Next(k) {
-			b = msgpackEncode(b, k, level+1)
-			b = msgpackEncode(b, val, level+1)
+		for k, val := range order.pairs(x) {
+			b = msgpackEncode(b, k, level+1, order)
+			b = msgpackEncode(b, val, level+1, order)
 		}
 		return b
 	}

@@ -12,15 +12,16 @@
 // position and '?' when called through pcall). It does not own the sandbox,
 // the redis.* API or the reply conversions (package verify does).
 //
-// Known gaps: cjson and cmsgpack encode a table's hash part in gopher-lua's
-// iteration order (insertion order), which differs from Redis's Lua 5.1 hash
-// order when a table has more than one non-array key; cjson.null is a
+// cjson and cmsgpack encode a table's hash part in the order Options.Keys
+// gives (the engine's Lua 5.1 order), else gopher-lua's. Known gap:
+// cjson.null is a
 // userdata with a metatable (its __tostring prints Redis's "userdata:
 // (nil)"), where Redis's lightuserdata has none.
 package lualib
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"strconv"
 	"strings"
@@ -41,6 +42,34 @@ type Options struct {
 	// dense array, so one such key costs up to a gigabyte). It must not
 	// return (raise or panic). Nil raises a Lua error with msg.
 	Unsupported func(L *lua.LState, msg string)
+	// Keys returns a table's keys whose values are not nil in the order
+	// the server's Lua visits them (lua_next), for cjson.encode and
+	// cmsgpack.pack; nil, or a nil result, means gopher-lua's order.
+	Keys keyOrder
+}
+
+// keyOrder lists a table's keys in the server's order (Options.Keys).
+type keyOrder func(t *lua.LTable) []lua.LValue
+
+// pairs iterates t's keys and values in the order o gives, or gopher-lua's.
+func (o keyOrder) pairs(t *lua.LTable) iter.Seq2[lua.LValue, lua.LValue] {
+	return func(yield func(lua.LValue, lua.LValue) bool) {
+		if o != nil {
+			if keys := o(t); keys != nil {
+				for _, k := range keys {
+					if !yield(k, t.RawGet(k)) {
+						return
+					}
+				}
+				return
+			}
+		}
+		for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
 }
 
 // OpenWith is Open with options. It returns the libraries' Go-side state,
@@ -49,7 +78,7 @@ func OpenWith(L *lua.LState, opts Options) *State {
 	if opts.Unsupported == nil {
 		opts.Unsupported = func(L *lua.LState, msg string) { L.RaiseError("%s", msg) }
 	}
-	cjson, cfg := newCJSON(L)
+	cjson, cfg := newCJSON(L, opts.Keys)
 	L.SetGlobal("bit", newBit(L))
 	L.SetGlobal("cjson", cjson)
 	L.SetGlobal("struct", newStruct(L))

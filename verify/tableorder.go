@@ -1,0 +1,510 @@
+package verify
+
+import (
+	"strconv"
+	"strings"
+	"weak"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
+
+	"github.com/scriptctl/scriptctl/verify/lua51"
+)
+
+// The order of a table's keys (next, pairs, cjson.encode, cmsgpack.pack) is
+// Lua 5.1's: gopher-lua keeps the hash part in insertion order, so the
+// engine replays what it knows of the table's history on a model of Lua
+// 5.1's layout (package lua51) and walks the model. What it knows:
+//
+//   - how the table was built: a constructor is compiled into a call of a
+//     hidden helper (tnewName) that records the constructor's shape (its
+//     list and record field counts, which presize the table, and its
+//     record keys in source order), and a table built by the engine's Go
+//     code (replies, KEYS, cjson.decode) starts empty, as lua_newtable
+//     does on the server;
+//   - the keys gopher-lua holds: the array part as stored, and the hash
+//     keys in the order they were first set, those set to nil since
+//     included (tablelayout.go).
+//
+// The replay inserts the constructor's fields, then the integer keys of the
+// array part in ascending order, then the hash keys in first-set order, the
+// keys whose value is nil now as set to nil together right after the last
+// of them was added (their nodes stay until a rehash drops them, as in
+// Lua). That is the server's
+// history, and so its order, unless the script interleaved integer and
+// other keys, or removed keys before adding others that grew the table;
+// then the order may differ and the run warns (Warnings).
+
+// tnewName is the hidden global of the constructor helper.
+const tnewName = "\x00tnew"
+
+// ctorInfo is what the constructor helper recorded about a table.
+type ctorInfo struct {
+	shape string // ctorShape
+	alen  int    // gopher-lua's array length right after the constructor
+}
+
+// ctorShape encodes a constructor for the helper: "na,nh,multret;" then
+// each record key as a kind byte ('s' string, 'n' number, 'b' boolean,
+// '?' computed at run time), the length of its text and ':' and the text.
+func ctorShape(x *ast.TableExpr) string {
+	na, nh, multret := 0, 0, false
+	var keys strings.Builder
+	for i, f := range x.Fields {
+		if f.Key == nil {
+			if i == len(x.Fields)-1 && isMultret(f.Value) {
+				multret = true
+				continue
+			}
+			na++
+			continue
+		}
+		nh++
+		kind, text := byte('?'), ""
+		switch k := f.Key.(type) {
+		case *ast.StringExpr:
+			kind, text = 's', k.Value
+		case *ast.NumberExpr:
+			if n, err := strconv.ParseFloat(strings.TrimSpace(k.Value), 64); err == nil {
+				kind, text = 'n', strconv.FormatFloat(n, 'g', -1, 64)
+			} else if v, ok := parseLuaNumber(k.Value); ok {
+				kind, text = 'n', strconv.FormatFloat(v, 'g', -1, 64)
+			}
+		case *ast.TrueExpr:
+			kind, text = 'b', "1"
+		case *ast.FalseExpr:
+			kind, text = 'b', "0"
+		}
+		keys.WriteByte(kind)
+		keys.WriteString(strconv.Itoa(len(text)))
+		keys.WriteByte(':')
+		keys.WriteString(text)
+	}
+	m := "0"
+	if multret {
+		m = "1"
+	}
+	return strconv.Itoa(na) + "," + strconv.Itoa(nh) + "," + m + ";" + keys.String()
+}
+
+// parseLuaNumber reads a hexadecimal numeral (0x10) as Lua 5.1 does.
+func parseLuaNumber(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		u, err := strconv.ParseUint(s[2:], 16, 64)
+		return float64(u), err == nil
+	}
+	return 0, false
+}
+
+func isMultret(e ast.Expr) bool {
+	switch e.(type) {
+	case *ast.FuncCallExpr, *ast.Comma3Expr:
+		return true
+	}
+	return false
+}
+
+// recKey is one record field of a constructor's shape.
+type recKey struct {
+	computed bool
+	key      lua51.Key
+}
+
+func parseShape(s string) (na, nh int, multret bool, recs []recKey) {
+	head, rest, _ := strings.Cut(s, ";")
+	parts := strings.Split(head, ",")
+	if len(parts) != 3 {
+		return 0, 0, false, nil
+	}
+	na, _ = strconv.Atoi(parts[0])
+	nh, _ = strconv.Atoi(parts[1])
+	multret = parts[2] == "1"
+	for len(rest) > 0 {
+		kind := rest[0]
+		colon := strings.IndexByte(rest, ':')
+		if colon < 0 {
+			break
+		}
+		n, err := strconv.Atoi(rest[1:colon])
+		if err != nil || colon+1+n > len(rest) {
+			break
+		}
+		text := rest[colon+1 : colon+1+n]
+		rest = rest[colon+1+n:]
+		switch kind {
+		case 's':
+			recs = append(recs, recKey{key: lua51.Str(text)})
+		case 'n':
+			f, _ := strconv.ParseFloat(text, 64)
+			recs = append(recs, recKey{key: lua51.Num(f)})
+		case 'b':
+			recs = append(recs, recKey{key: lua51.Bool(text == "1")})
+		default:
+			recs = append(recs, recKey{computed: true})
+		}
+	}
+	return na, nh, multret, recs
+}
+
+// fbRound is luaO_fb2int(luaO_int2fb(x)): the size OP_NEWTABLE can encode,
+// x rounded up to a "floating point byte".
+func fbRound(x int) int {
+	if x < 0 {
+		return 0
+	}
+	e := 0
+	for x >= 16 {
+		x = (x + 1) >> 1
+		e++
+	}
+	if x < 8 {
+		return x << e
+	}
+	return ((x & 7) + 8) << e
+}
+
+// tableNew is the constructor helper: it records the new table's shape
+// and returns the table.
+func (r *scriptRun) tableNew(L *lua.LState) int {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		L.Push(L.Get(1))
+		return 1
+	}
+	shape, _ := L.Get(2).(lua.LString)
+	array, _, _ := tableParts(t)
+	r.noteCtor(t, ctorInfo{shape: string(shape), alen: len(array)})
+	L.Push(t)
+	return 1
+}
+
+// noteCtor records a constructor's table. The record holds the table
+// weakly; records of collected tables are swept as the record grows.
+func (r *scriptRun) noteCtor(t *lua.LTable, info ctorInfo) {
+	if r.ctors == nil {
+		r.ctors = map[weak.Pointer[lua.LTable]]ctorInfo{}
+		r.ctorSweep = 1024
+	}
+	r.ctors[weak.Make(t)] = info
+	if len(r.ctors) >= r.ctorSweep {
+		for k := range r.ctors {
+			if k.Value() == nil {
+				delete(r.ctors, k)
+			}
+		}
+		r.ctorSweep = max(1024, 2*len(r.ctors))
+	}
+}
+
+func toKey(v lua.LValue) lua51.Key {
+	switch x := v.(type) {
+	case lua.LString:
+		return lua51.Str(string(x))
+	case lua.LNumber:
+		return lua51.Num(float64(x))
+	case lua.LBool:
+		return lua51.Bool(bool(x))
+	}
+	return lua51.RefKey(v)
+}
+
+func fromKey(k lua51.Key) lua.LValue {
+	switch k.Kind {
+	case lua51.KindString:
+		return lua.LString(k.S)
+	case lua51.KindNumber:
+		return lua.LNumber(k.N)
+	case lua51.KindBool:
+		return lua.LBool(k.B)
+	case lua51.KindRef:
+		if v, ok := k.Ref.(lua.LValue); ok {
+			return v
+		}
+	}
+	return lua.LNil
+}
+
+// layout replays t's history (see the top of this file) on a model of Lua
+// 5.1's table. approx reports a history the replay had to guess, or a key
+// Lua places by address; ok is false when the engine cannot read t's parts.
+func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
+	array, hkeys, ok := tableParts(t)
+	if !ok {
+		return nil, true, false
+	}
+	info, built := ctorInfo{}, false
+	if r.ctors != nil {
+		info, built = r.ctors[weak.Make(t)]
+	}
+	na, nh, multret, recs := 0, 0, false, []recKey(nil)
+	if built {
+		na, nh, multret, recs = parseShape(info.shape)
+	}
+	m = lua51.New(r.e.t.luaHash, fbRound(na), fbRound(nh))
+	var static map[lua51.Key]bool
+	for _, rk := range recs {
+		if !rk.computed {
+			if static == nil {
+				static = map[lua51.Key]bool{}
+			}
+			static[rk.key] = true
+		}
+	}
+	next := 0
+	for _, rk := range recs {
+		if !rk.computed {
+			m.Set(rk.key, true)
+			continue
+		}
+		for next < len(hkeys) && static[toKey(hkeys[next])] {
+			next++
+		}
+		if next < len(hkeys) {
+			m.Set(toKey(hkeys[next]), true)
+			next++
+		}
+	}
+	covered := 0
+	if built {
+		// OP_SETLIST stores the list items after the record fields,
+		// growing the array first when a trailing call or ... gave more
+		// items than the constructor presized.
+		covered = min(na, len(array))
+		if multret {
+			covered = min(max(na, info.alen), len(array))
+			if covered > m.SizeArray() {
+				m.ResizeArray(covered)
+			}
+		}
+		for i := covered; i >= 1; i-- {
+			m.Set(lua51.Num(float64(i)), array[i-1] != lua.LNil)
+		}
+	}
+	before := m.Rehashes()
+	ints, others := 0, 0
+	for i := covered + 1; i <= len(array); i++ {
+		if array[i-1] != lua.LNil {
+			m.Set(lua51.Num(float64(i)), true)
+			ints++
+		}
+	}
+	// Keys whose value is nil now are taken as set to nil together, right
+	// after the last of them was added (a script that builds a table,
+	// removes some keys, then adds others): their nodes stay until the
+	// next rehash drops them, as in Lua.
+	lastDeleted := -1
+	for i, k := range hkeys {
+		if t.RawGet(k) == lua.LNil {
+			lastDeleted = i
+		}
+	}
+	deletedAt := -1
+	for i, k := range hkeys {
+		if !m.Contains(toKey(k)) {
+			others++
+		}
+		m.Set(toKey(k), true)
+		if i == lastDeleted {
+			deletedAt = m.Rehashes()
+			for _, d := range hkeys[:i+1] {
+				if t.RawGet(d) == lua.LNil {
+					m.Set(toKey(d), false)
+				}
+			}
+		}
+	}
+	switch {
+	case m.Approximate():
+		approx = true
+	case ints > 0 && others > 0 && m.Rehashes() > before:
+		approx = true // integer and other keys added in an unknown interleaving
+	case lastDeleted >= 0 && m.Rehashes() > deletedAt:
+		approx = true // keys set to nil, then others added: when is unknown
+	}
+	return m, approx, true
+}
+
+// tableKeys returns the keys of t whose values are not nil, in Lua 5.1's
+// order (for cjson.encode, cmsgpack.pack); nil when it cannot.
+func (r *scriptRun) tableKeys(t *lua.LTable) []lua.LValue {
+	m, approx, ok := r.layout(t)
+	if !ok {
+		return nil
+	}
+	if approx {
+		r.warnOrder()
+	}
+	slots, _ := m.Slots()
+	out := make([]lua.LValue, 0, len(slots))
+	for _, k := range slots {
+		v := fromKey(k)
+		if t.RawGet(v) != lua.LNil && !isHidden(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (r *scriptRun) warnOrder() {
+	r.warn("a table's key order (pairs, next, cjson, cmsgpack) was replayed from an incomplete history: Redis's Lua 5.1 order may differ")
+}
+
+// iterState is the order next walks for one table, kept while a script
+// iterates it.
+type iterState struct {
+	m          *lua51.Table
+	slots      []lua.LValue
+	pos        map[lua.LValue]int
+	alen, klen int // the lengths of t's parts it was built from
+}
+
+// index is the 1-based position of key in the walk, 0 when absent.
+func (st *iterState) index(key lua.LValue) int {
+	if st.pos != nil {
+		return st.pos[key]
+	}
+	for i, k := range st.slots {
+		if k == key {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// nextKey is next(t, key) in Lua 5.1's order. It reports false for a key
+// next cannot continue from ("invalid key to 'next'").
+func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LValue, bool) {
+	st := r.iters[t]
+	array, keys, _ := tableParts(t)
+	if key == lua.LNil || st == nil || st.index(key) == 0 || st.alen != len(array) || st.klen != len(keys) {
+		m, approx, ok := r.layout(t)
+		if !ok {
+			k, v := t.Next(key)
+			return k, v, true
+		}
+		if approx {
+			r.warnOrder()
+		}
+		keys, _ := m.Slots()
+		slots, _ := m.Slots()
+		st = &iterState{m: m, slots: make([]lua.LValue, len(slots)), alen: len(array), klen: len(keys)}
+		if len(slots) > 16 {
+			st.pos = make(map[lua.LValue]int, len(slots))
+		}
+		for i, k := range slots {
+			v := fromKey(k)
+			st.slots[i] = v
+			if st.pos != nil {
+				st.pos[v] = i + 1
+			}
+		}
+		if r.iters == nil || len(r.iters) >= 64 {
+			r.iters = map[*lua.LTable]*iterState{}
+		}
+		r.iters[t] = st
+	}
+	i := 0
+	if key != lua.LNil {
+		i = st.index(key)
+		if i == 0 {
+			return lua.LNil, lua.LNil, false
+		}
+	}
+	for ; i < len(st.slots); i++ {
+		k := st.slots[i]
+		if v := t.RawGet(k); v != lua.LNil && !isHidden(k) {
+			return k, v, true
+		}
+	}
+	return lua.LNil, lua.LNil, true
+}
+
+// lenName is the hidden global of the # helper: gopher-lua's # counts a
+// table's array part its own way and honours __len on tables, which Lua
+// 5.1 ignores.
+const lenName = "\x00len"
+
+// lenOp is the # helper: Lua 5.1's OP_LEN. Its arguments are the operand
+// and how Lua names it in an error (rewriter.describe).
+func (r *scriptRun) lenOp(L *lua.LState) int {
+	v := L.Get(1)
+	switch x := v.(type) {
+	case *lua.LTable:
+		L.Push(lua.LNumber(r.border(x)))
+		return 1
+	case lua.LString:
+		L.Push(lua.LNumber(len(x)))
+		return 1
+	}
+	if mm := L.GetMetaField(v, "__len"); mm != lua.LNil {
+		L.Push(mm)
+		L.Push(v)
+		L.Push(lua.LNil)
+		L.Call(2, 1)
+		return 1
+	}
+	if s, _ := L.Get(2).(lua.LString); s != "" {
+		L.RaiseError("attempt to get length of %s (a %s value)", s, v.Type().String())
+	}
+	L.RaiseError("attempt to get length of a %s value", v.Type().String())
+	return 0
+}
+
+// exactBorderMax bounds the array parts the border checks whole on every
+// #: past it, only the elements added since the last # are checked for
+// holes (a hole punched in the checked part is then missed).
+const exactBorderMax = 4096
+
+// border is luaH_getn: the #t Lua 5.1 gives. A table whose keys 1..n are
+// all set and that has no other positive integer key has one border, n,
+// whatever its layout: that is gopher-lua's length. Otherwise the border
+// depends on the layout, and the history is replayed (layout).
+func (r *scriptRun) border(t *lua.LTable) int {
+	array, keys, ok := tableParts(t)
+	if !ok {
+		return t.Len()
+	}
+	n := len(array)
+	for n > 0 && array[n-1] == lua.LNil {
+		n--
+	}
+	from := 0
+	if n > exactBorderMax {
+		if c := r.borders[t]; c > 0 && c <= n {
+			from = c
+		}
+	}
+	simple := true
+	for _, v := range array[from:n] {
+		if v == lua.LNil {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		for _, k := range keys {
+			if f, isNum := k.(lua.LNumber); isNum && f >= 1 && t.RawGet(k) != lua.LNil {
+				simple = false
+				break
+			}
+		}
+	}
+	if simple {
+		if n > exactBorderMax {
+			if r.borders == nil || len(r.borders) >= 64 {
+				r.borders = map[*lua.LTable]int{}
+			}
+			r.borders[t] = n
+		}
+		return n
+	}
+	m, approx, ok := r.layout(t)
+	if !ok {
+		return t.Len()
+	}
+	if approx {
+		r.warnOrder()
+	}
+	return m.Border()
+}
