@@ -201,7 +201,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	orig := args[0]
 	args = append([]string{name}, args[1:]...)
 	if sc != nil {
-		if rep, err, ok := sc.checkKeys(name, args, h.keys(args)); !ok {
+		if rep, ok, err := sc.checkKeys(name, args, h.keys(args)); !ok {
 			return rep, err
 		}
 	}

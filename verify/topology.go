@@ -135,44 +135,44 @@ var shardChannel = map[string]bool{"spublish": true}
 // StrictKeys); on a cluster, scriptVerifyClusterState's rules give the
 // error reply the server answers. ok is false when the command must not
 // run (rep or err set).
-func (r *scriptRun) checkKeys(name string, args, keys []string) (rep Reply, err error, ok bool) {
+func (r *scriptRun) checkKeys(name string, args, keys []string) (rep Reply, ok bool, err error) {
 	for _, k := range keys {
 		if !r.declared(k) {
 			if re := r.undeclared(k, name); re != nil {
-				return Reply{}, re, false
+				return Reply{}, false, re
 			}
 		}
 	}
 	if !r.e.cluster() {
-		return Reply{}, nil, true
+		return Reply{}, true, nil
 	}
 	routed := keys
 	if shardChannel[name] && len(args) > 1 {
 		routed = append([]string{args[1]}, keys...)
 	}
 	if len(routed) == 0 {
-		return Reply{}, nil, true
+		return Reply{}, true, nil
 	}
 	first := slot.Of(routed[0])
 	for _, k := range routed[1:] {
 		if k != routed[0] && slot.Of(k) != first {
 			if r.e.t.scriptCrossSlotText {
-				return ErrorReply("ERR Command '" + name + "' in script attempted to access keys that don't hash to the same slot"), nil, false
+				return ErrorReply("ERR Command '" + name + "' in script attempted to access keys that don't hash to the same slot"), false, nil
 			}
-			return ErrorReply(errNonLocal), nil, false
+			return ErrorReply(errNonLocal), false, nil
 		}
 	}
 	if !r.serves(first) {
-		return ErrorReply(errNonLocal), nil, false
+		return ErrorReply(errNonLocal), false, nil
 	}
 	if !r.crossSlotOK {
 		if r.slot < 0 {
 			r.slot = first
 		} else if r.slot != first {
-			return ErrorReply(errSameSlot), nil, false
+			return ErrorReply(errSameSlot), false, nil
 		}
 	}
-	return Reply{}, nil, true
+	return Reply{}, true, nil
 }
 
 // undeclared records an access to key k, not in KEYS, by command name; under
