@@ -24,6 +24,10 @@ import (
 // Options configure Run.
 type Options struct {
 	Target string // the server the engine imitates; "" is verify's default
+	// Topology and StrictKeys are verify.Options': the server's topology
+	// ("" a cluster node) and whether an undeclared key stops a run.
+	Topology   string
+	StrictKeys bool
 	// Replay restores a state by replaying its path from the root instead
 	// of restoring its keyspace snapshot (slower; kept for the benchmark).
 	Replay bool
@@ -118,7 +122,7 @@ type node struct {
 
 // Run explores model m.
 func Run(ctx context.Context, m *Model, opts Options) (*Result, error) {
-	x := &explorer{m: m, opts: opts, eng: verify.New(verify.Options{Target: opts.Target})}
+	x := &explorer{m: m, opts: opts, eng: verify.New(verify.Options{Target: opts.Target, Topology: opts.Topology, StrictKeys: opts.StrictKeys})}
 	if x.opts.MaxStates <= 0 {
 		x.opts.MaxStates = DefaultMaxStates
 	}

@@ -148,7 +148,7 @@ func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-var topFields = []string{"schema", "library", "version", "targets", "scripts", "callers"}
+var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "scripts", "callers"}
 
 func (p *parser) parse(data []byte) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -215,6 +215,7 @@ func (p *parser) parse(data []byte) {
 		p.m.TargetsLine = keyLine(root, "targets", n)
 		p.targets(n)
 	}
+	p.keyRules(root, seen)
 	if n := seen["scripts"]; n != nil {
 		p.scripts(n)
 	}

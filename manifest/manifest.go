@@ -38,6 +38,17 @@ type Manifest struct {
 	TargetsLine int
 	Scripts     []*Script // in file order
 	Callers     []*Caller // in file order
+
+	// Topology is the server the offline runs imitate: TopologyCluster
+	// (the default, also when the manifest has none) or
+	// TopologyStandalone; TopologyLine is its line (0 when absent).
+	Topology     string
+	TopologyLine int
+	// StrictKeys makes an offline run stop at a key not declared in KEYS
+	// (strict_keys: true), as proxies that demand declared keys do;
+	// StrictKeysLine is its line (0 when absent).
+	StrictKeys     bool
+	StrictKeysLine int
 }
 
 // Script is one entry of the manifest's scripts mapping.

@@ -23,7 +23,9 @@ func runCmdCases(t *testing.T, cases []cmdCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			e := New(Options{Now: 1_000_000})
+			// A standalone server's commands (TestClusterDatabases has a
+			// cluster node's refusals).
+			e := New(Options{Now: 1_000_000, Topology: TopologyStandalone})
 			for _, s := range tc.setup {
 				if r, err := e.Do(ctx, s...); err != nil || r.Kind == Error {
 					t.Fatalf("setup %q: %s %v", s, r, err)

@@ -235,7 +235,7 @@ func parseDBIndex(s string) (int, *Reply) {
 // cmdCopy is COPY source destination [DB n] [REPLACE]: a deep copy that
 // keeps the source's expiry.
 func cmdCopy(e *Engine, a []string) Reply {
-	dst, replace := e.db, false
+	dst, replace, otherDB := e.db, false, e.db != e.dbs[0]
 	for j := 3; j < len(a); j++ {
 		switch opt := strings.ToLower(a[j]); {
 		case opt == "replace":
@@ -245,11 +245,18 @@ func cmdCopy(e *Engine, a []string) Reply {
 			if errr != nil {
 				return *errr
 			}
+			if id != 0 && e.cluster() && e.t.clusterOneDB {
+				return errDBRange // a cluster node has database 0 only
+			}
 			dst = e.database(id)
+			otherDB = otherDB || id != 0
 			j++
 		default:
 			return errSyntax
 		}
+	}
+	if otherDB && e.cluster() {
+		return ErrorReply("ERR Copying to another database is not allowed in cluster mode")
 	}
 	if dst == e.db && a[1] == a[2] {
 		return errSameObject
@@ -271,6 +278,9 @@ func cmdCopy(e *Engine, a []string) Reply {
 // cmdMove is MOVE key db: the value and its expiry go to the other database
 // unless the key exists there.
 func cmdMove(e *Engine, a []string) Reply {
+	if e.cluster() {
+		return ErrorReply("ERR MOVE is not allowed in cluster mode")
+	}
 	id, errr := parseDBIndex(a[2])
 	if errr != nil {
 		return *errr

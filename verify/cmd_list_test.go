@@ -394,7 +394,7 @@ func TestListKeyPositions(t *testing.T) {
 			t.Errorf("%q: keys %q, want %q", tc.args, got, tc.want)
 		}
 	}
-	e := New(Options{})
+	e := New(Options{StrictKeys: true})
 	_, err := e.Eval(context.Background(), []byte("return redis.call('LMPOP', 2, KEYS[1], 'other', 'LEFT')"), []string{"l"}, nil)
 	var re *RunError
 	if !errors.As(err, &re) || re.Code != CodeUndeclaredKey {

@@ -1,11 +1,5 @@
 package verify
 
-import (
-	"fmt"
-
-	"github.com/scriptctl/scriptctl/slot"
-)
-
 // Pub/sub commands a script may call: PUBLISH and SPUBLISH. The engine has
 // no subscribed clients; it records every message (Published) and answers
 // the number of receivers a test declares (SetSubscribers), 0 otherwise.
@@ -35,6 +29,9 @@ func (e *Engine) Published() []Message { return append([]Message(nil), e.publish
 // ResetPublished forgets the recorded messages.
 func (e *Engine) ResetPublished() { e.published = nil }
 
+// A script's SPUBLISH follows the cluster rules with its channel's slot
+// (topology.go checkKeys).
+
 // SetSubscribers declares how many clients receive a message sent to each
 // channel (subscribers and matching pattern subscribers together); PUBLISH
 // and SPUBLISH answer that number, 0 for a channel not in the map. The map
@@ -53,28 +50,6 @@ func (e *Engine) publish(sc *scriptRun, a []string, shard bool) (Reply, error) {
 	if sc != nil && sc.readOnly {
 		return ErrorReply(scriptErrWrite), nil
 	}
-	if shard && sc != nil {
-		if re := sc.checkShardChannel(a[1]); re != nil {
-			return Reply{}, re
-		}
-	}
 	e.published = append(e.published, Message{Channel: a[1], Message: a[2], Shard: shard})
 	return IntReply(e.subscribers[a[1]]), nil
-}
-
-// checkShardChannel applies the cluster rule to SPUBLISH's shard channel
-// in a script. A cluster node refuses the call when another node owns the
-// channel's slot ("Script attempted to access a non local key in a cluster
-// node", TestLiveSpublishSlot) and allows it when it owns the slot, even
-// one other than the declared keys'. Which node owns a slot is unknown
-// offline, so only a channel in the slot of a declared key (always local)
-// can be judged; any other stops the run, as an undeclared key does.
-func (sc *scriptRun) checkShardChannel(ch string) *RunError {
-	s := slot.Of(ch)
-	for k := range sc.keys {
-		if slot.Of(k) == s {
-			return nil
-		}
-	}
-	return &RunError{Code: CodeUndeclaredKey, Msg: fmt.Sprintf("SPUBLISH to shard channel %q (slot %d): no declared key is in its slot, so whether a cluster node owns it is unknown (declare a key of its slot, e.g. with the same hash tag)", ch, s)}
 }

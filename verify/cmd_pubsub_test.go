@@ -57,13 +57,24 @@ func TestPublished(t *testing.T) {
 	if len(e.Published()) != 0 {
 		t.Errorf("a refused PUBLISH was recorded: %+v", e.Published())
 	}
-	// A script's shard channel must share a declared key's slot: another
-	// slot may be another node's, which a cluster refuses.
-	for _, keys := range [][]string{nil, {"k"}} {
-		_, err := e.Eval(ctx, []byte("return redis.call('SPUBLISH', 'ch', 'm')"), keys, nil)
-		var re *RunError
-		if !errors.As(err, &re) || re.Code != CodeUndeclaredKey {
-			t.Errorf("SPUBLISH ch with keys %q: %v, want an undeclared-key RunError", keys, err)
+	// On a cluster a script's shard channel is routed like a key: in the
+	// declared keys' slot, or the run's first slot without keys, it is
+	// local; in another it is another node's. A standalone server has no
+	// such rule.
+	for _, c := range []struct {
+		keys     []string
+		topology string
+		want     Reply
+	}{
+		{nil, "", IntReply(0)},
+		{[]string{"{ch}k"}, "", IntReply(0)},
+		{[]string{"k"}, "", ErrorReply(errNonLocal)},
+		{[]string{"k"}, TopologyStandalone, IntReply(0)},
+	} {
+		e := New(Options{Topology: c.topology})
+		r, err := e.Eval(ctx, []byte("return redis.pcall('SPUBLISH', 'ch', 'm')"), c.keys, nil)
+		if err != nil || !r.Equal(c.want) {
+			t.Errorf("SPUBLISH ch with keys %q on %q: %s %v, want %s", c.keys, c.topology, r, err, c.want)
 		}
 	}
 	if r, err := e.Do(ctx, "SPUBLISH", "ch", "m"); err != nil || !r.Equal(IntReply(0)) {

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -54,6 +55,9 @@ func cmdTime(e *Engine, _ []string) Reply {
 // cmdSelect changes the database of the caller: a client until its next
 // SELECT, a script until it ends (the script's caller keeps its own).
 func cmdSelect(e *Engine, a []string) Reply {
+	if n, ok := parseInt(a[1]); ok && n != 0 && n >= math.MinInt32 && n <= math.MaxInt32 && e.cluster() {
+		return ErrorReply("ERR SELECT is not allowed in cluster mode")
+	}
 	id, errr := parseDBIndex(a[1])
 	if errr != nil {
 		return *errr
@@ -65,6 +69,9 @@ func cmdSelect(e *Engine, a []string) Reply {
 // cmdSwapdb swaps the contents of two databases: every client (and the
 // selected database) sees the other one's keys afterwards.
 func cmdSwapdb(e *Engine, a []string) Reply {
+	if e.cluster() {
+		return ErrorReply("ERR SWAPDB is not allowed in cluster mode")
+	}
 	ids := [2]int{}
 	for i, msg := range []string{"ERR invalid first DB index", "ERR invalid second DB index"} {
 		n, ok := parseInt(a[1+i])

@@ -44,7 +44,7 @@ func TestServerCommands(t *testing.T) {
 // ends: the caller (a client, or the next script) keeps its database.
 func TestSelectInScript(t *testing.T) {
 	ctx := context.Background()
-	e := New(Options{})
+	e := New(Options{Topology: TopologyStandalone})
 	mustDo(t, e, "SELECT", "2")
 	mustDo(t, e, "SET", "k", "two")
 	src := []byte("local a = redis.call('GET', KEYS[1]) redis.call('SELECT', 5) redis.call('SET', KEYS[1], 'five') return a")

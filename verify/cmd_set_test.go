@@ -407,7 +407,7 @@ func TestSetScriptKeys(t *testing.T) {
 		{"return redis.call('SINTERSTORE', 'dst', KEYS[1])", []string{"{x}a"}, true},
 		{"return redis.call('SUNION', KEYS[1], KEYS[2])", []string{"{x}a", "{x}b"}, false},
 	} {
-		e := New(Options{})
+		e := New(Options{StrictKeys: true})
 		_, err := e.Eval(ctx, []byte(c.src), c.keys, nil)
 		re, isRun := err.(*RunError)
 		if c.err != (isRun && re.Code == CodeUndeclaredKey) {
@@ -539,7 +539,7 @@ func TestSetEncodingLive(t *testing.T) {
 	}
 	for round := 0; round < 16; round++ {
 		liveDo(t, live, "FLUSHALL")
-		e := New(Options{Target: liveTarget(t)})
+		e := New(Options{Target: liveTarget(t), Topology: TopologyStandalone})
 		for step := 0; step < 300; step++ {
 			c := gen()
 			if c[0] == "SPOP" || c[0] == "SRANDMEMBER" {
@@ -600,7 +600,7 @@ func TestGlobMatchLive(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		add = append(add, word(4))
 	}
-	e := New(Options{Target: liveTarget(t)})
+	e := New(Options{Target: liveTarget(t), Topology: TopologyStandalone})
 	liveDo(t, live, add...)
 	if _, err := e.Do(ctx, add...); err != nil {
 		t.Fatal(err)

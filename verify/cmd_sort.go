@@ -2,7 +2,6 @@ package verify
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -52,7 +51,8 @@ type sortOptions struct {
 
 // parseSortOptions parses SORT's options in Redis's order; STORE is a
 // syntax error for SORT_RO.
-func parseSortOptions(a []string, readonly bool) (sortOptions, *Reply) {
+// On a cluster a BY or GET pattern may be refused (sortPatternRefused).
+func parseSortOptions(e *Engine, a []string, readonly bool) (sortOptions, *Reply) {
 	o := sortOptions{count: -1}
 	for j := 2; j < len(a); j++ {
 		left := len(a) - j - 1
@@ -81,9 +81,16 @@ func parseSortOptions(a []string, readonly bool) (sortOptions, *Reply) {
 			// A pattern without '*' is constant: nothing to sort by.
 			if !strings.Contains(cString(a[j+1]), "*") {
 				o.dontsort = true
+			} else if msg := e.sortPatternRefused("BY", a[j+1], a[1]); msg != "" {
+				r := ErrorReply(msg)
+				return o, &r
 			}
 			j++
 		case opt == "get" && left >= 1:
+			if msg := e.sortPatternRefused("GET", a[j+1], a[1]); msg != "" {
+				r := ErrorReply(msg)
+				return o, &r
+			}
 			o.gets = append(o.gets, a[j+1])
 			j++
 		default:
@@ -102,7 +109,7 @@ type sortItem struct {
 }
 
 func sortGeneric(e *Engine, sc *scriptRun, a []string, readonly bool) (Reply, error) {
-	o, errr := parseSortOptions(a, readonly)
+	o, errr := parseSortOptions(e, a, readonly)
 	if errr != nil {
 		return *errr, nil
 	}
@@ -299,7 +306,8 @@ func sortItems(e *Engine, items []sortItem, o *sortOptions) {
 // sortLookup is lookupKeyByPattern: "#" is the element itself; otherwise
 // the first '*' of the pattern is replaced by the element, and "->field"
 // after it reads a hash field instead of a string. Only the part before a
-// NUL byte is searched, as in C. In a script the key must be declared.
+// NUL byte is searched, as in C. In a script a key not in KEYS is a
+// Finding (a RunError under StrictKeys).
 func sortLookup(e *Engine, sc *scriptRun, cmd, pat, elem string) (string, bool, error) {
 	cpat := cString(pat)
 	if cpat == "#" {
@@ -320,7 +328,9 @@ func sortLookup(e *Engine, sc *scriptRun, cmd, pat, elem string) (string, bool, 
 	}
 	key := pat[:star] + elem + pat[star+1:star+1+post]
 	if sc != nil && !sc.declared(key) {
-		return "", false, &RunError{Code: CodeUndeclaredKey, Msg: fmt.Sprintf("undeclared key %q: pass it in KEYS (%s)", key, strings.ToUpper(cmd))}
+		if re := sc.undeclared(key, cmd); re != nil {
+			return "", false, re
+		}
 	}
 	v := e.db.get(key)
 	switch {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/scriptctl/scriptctl/slot"
 )
 
 func putList(e *Engine, key string, elems ...string) {
@@ -82,7 +84,9 @@ func TestSortCommand(t *testing.T) {
 		{"sort_ro store", a("SORT_RO", "l", "STORE", "dst"), errSyntax},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := New(Options{})
+			// BY and GET patterns as a standalone server takes them
+			// (TestSortCluster has a cluster's rules).
+			e := New(Options{Topology: TopologyStandalone})
 			fill(t, e)
 			got, err := e.Do(context.Background(), tc.cmd...)
 			if err != nil || !got.Equal(tc.want) {
@@ -93,7 +97,7 @@ func TestSortCommand(t *testing.T) {
 }
 
 func TestSortStore(t *testing.T) {
-	e := New(Options{})
+	e := New(Options{Topology: TopologyStandalone})
 	putList(e, "l", "2", "1")
 	mustDo(t, e, "SET", "dst", "old", "PX", "100")
 	if r := mustDo(t, e, "SORT", "l", "GET", "#", "GET", "v_*", "STORE", "dst"); !r.Equal(IntReply(4)) {
@@ -160,7 +164,7 @@ func TestSortUndeclaredPatternKeys(t *testing.T) {
 		{"return redis.call('SORT', KEYS[1], 'BY', 'w_*', 'GET', '#')", []string{"l", "w_1", "w_2"}, true},
 		{"return redis.call('SORT', KEYS[1], 'BY', 'nosort', 'GET', '#')", []string{"l"}, true},
 	} {
-		e := New(Options{})
+		e := New(Options{StrictKeys: true, Topology: TopologyStandalone})
 		putList(e, "l", "2", "1")
 		_, err := e.Eval(ctx, []byte(tc.src), tc.keys, nil)
 		var re *RunError
@@ -206,6 +210,60 @@ func TestSortKeys(t *testing.T) {
 		got := sortKeys(tc.args)
 		if len(got) != len(tc.want) || got[0] != tc.want[0] || (len(got) > 1 && got[1] != tc.want[1]) {
 			t.Errorf("sortKeys(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestSortCluster: on a cluster Redis 7.0 refuses every GET and a BY with
+// '*'; from 7.4 (Valkey 8.0) only a pattern whose keys may be in another
+// slot than the sorted key's (sort.c, patternHashSlot), and from 8.0
+// (Valkey 8.1) never GET "#".
+func TestSortCluster(t *testing.T) {
+	ctx := context.Background()
+	const (
+		by70   = "ERR BY option of SORT denied in Cluster mode."
+		get70  = "ERR GET option of SORT denied in Cluster mode."
+		get74  = "ERR GET option of SORT denied in Cluster mode when keys formed by the pattern may be in different slots."
+		byNew  = "ERR BY option of SORT denied in Cluster mode when keys formed by the pattern may be in different slots."
+		sorted = "sorted"
+	)
+	for _, tc := range []struct {
+		target string
+		args   []string
+		want   string // an error text, or sorted
+	}{
+		{"redis-7.0", a("SORT", "{t}l", "BY", "{t}w_*"), by70},
+		{"redis-7.0", a("SORT", "{t}l", "BY", "nosort"), sorted},
+		{"redis-7.0", a("SORT", "{t}l", "GET", "#"), get70},
+		{"valkey-7.2", a("SORT", "{t}l", "GET", "{t}w_*"), get70},
+		{"redis-8.0", a("SORT", "{t}l", "BY", "{t}w_*"), sorted},
+		{"redis-8.0", a("SORT", "{t}l", "BY", "w_*"), byNew},
+		{"redis-8.0", a("SORT", "{t}l", "GET", "#"), sorted},
+		{"redis-7.4", a("SORT", "{t}l", "GET", "#"), get74},
+		{"valkey-8.0", a("SORT", "{t}l", "GET", "#"), get74},
+		{"valkey-8.1", a("SORT", "{t}l", "GET", "#"), sorted},
+		{"valkey-8.1", a("SORT", "{t}l", "GET", "{t}w_*"), sorted},
+		{"valkey-8.1", a("SORT", "{t}l", "GET", "w_\\*"), get74},
+		{"redis-7.4", a("SORT", "{t}l", "GET", "{t}w_*", "GET", "{u}x"), get74},
+	} {
+		e := New(Options{Target: tc.target})
+		putList(e, "{t}l", "2", "1")
+		r, err := e.Do(ctx, tc.args...)
+		if err != nil {
+			t.Fatalf("%s %q: %v", tc.target, tc.args, err)
+		}
+		if got := r.Kind == Error; got != (tc.want != sorted) || (got && r.Str != tc.want) {
+			t.Errorf("%s %q: %s, want %s", tc.target, tc.args, r, tc.want)
+		}
+		e = New(Options{Target: tc.target, Topology: TopologyStandalone})
+		putList(e, "{t}l", "2", "1")
+		if r, err := e.Do(ctx, tc.args...); err != nil || r.Kind == Error {
+			t.Errorf("%s %q standalone: %s %v", tc.target, tc.args, r, err)
+		}
+	}
+	for p, want := range map[string]int{"a*": -1, "{t}a*": slot.Of("t"), "a{}b": slot.Of("a{}b"), "a?": -1, "[a]": -1, "a\\b": -1, "{x": slot.Of("{x"), "ab": slot.Of("ab")} {
+		if got := patternHashSlot(p); got != want {
+			t.Errorf("patternHashSlot(%q) = %d, want %d", p, got, want)
 		}
 	}
 }

@@ -177,7 +177,9 @@ func TestStreamScriptRules(t *testing.T) {
 	if !errors.As(err, &re) || re.Code != CodeNotImplemented {
 		t.Errorf("XREAD BLOCK: %v, want a not-implemented RunError", err)
 	}
-	// XREAD's keys are the first half after STREAMS: undeclared keys fail.
+	// XREAD's keys are the first half after STREAMS: undeclared keys fail
+	// under StrictKeys.
+	e = New(Options{StrictKeys: true})
 	_, err = e.Eval(ctx, []byte("return redis.call('XREAD', 'STREAMS', KEYS[1], 'other', '0', '0')"), []string{"s"}, nil)
 	if !errors.As(err, &re) || re.Code != CodeUndeclaredKey || !strings.Contains(re.Msg, `"other"`) {
 		t.Errorf("XREAD undeclared key: %v", err)

@@ -201,17 +201,15 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	if !ok {
 		return Reply{}, notImplemented("%s", strings.ToUpper(strings.ReplaceAll(info.Name, "|", " ")))
 	}
-	if info.Write() && !e.charge(argBytes(args)) && sc != nil {
-		return Reply{}, e.memoryError()
-	}
 	orig := args[0]
 	args = append([]string{name}, args[1:]...)
 	if sc != nil {
-		for _, k := range h.keys(args) {
-			if !sc.declared(k) {
-				return Reply{}, &RunError{Code: CodeUndeclaredKey, Msg: fmt.Sprintf("undeclared key %q: pass it in KEYS (%s)", k, strings.ToUpper(name))}
-			}
+		if rep, ok, err := sc.checkKeys(name, args, h.keys(args)); !ok {
+			return rep, err
 		}
+	}
+	if info.Write() && !e.charge(argBytes(args)) && sc != nil {
+		return Reply{}, e.memoryError()
 	}
 	if h.runCtx != nil {
 		return h.runCtx(e, cmdCtx{name: orig, script: sc != nil}, args)

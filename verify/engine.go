@@ -46,6 +46,17 @@ type Options struct {
 	// bytes (memory.go); past it a run stops with a "memory" RunError. 0
 	// means DefaultMemoryLimit.
 	MemoryLimit int64
+	// Topology is the server the engine imitates: TopologyCluster (""
+	// too) or TopologyStandalone (topology.go). Any other name is a
+	// TopologyCluster; check it first with CheckTopology.
+	Topology string
+	// NodeSlots are the slots the cluster node serves besides the
+	// declared keys' slot; nil means the documented model (serves).
+	NodeSlots []SlotRange
+	// StrictKeys stops a run at its first access to a key not in KEYS
+	// (a RunError with code undeclared-key), as proxies that demand
+	// declared keys do; without it the access is a Finding.
+	StrictKeys bool
 }
 
 // Engine is one offline Redis: a keyspace on a virtual clock, a Functions
@@ -72,6 +83,8 @@ type Engine struct {
 	callTick int64
 	// warnings lists the approximations of the last run (Warnings).
 	warnings []string
+	// findings lists the undeclared key accesses of the last run.
+	findings []Finding
 	// memory budget (memory.go): the limit, the use measured last, and
 	// the bytes charged since.
 	memLimit, memBase, memCharged int64
@@ -369,7 +382,7 @@ func (e *Engine) Eval(ctx context.Context, src []byte, keys, args []string) (Rep
 	if e.tErr != nil {
 		return Reply{}, e.tErr
 	}
-	e.warnings = nil
+	e.warnings, e.findings = nil, nil
 	return e.eval(ctx, src, keys, args, false)
 }
 
@@ -378,7 +391,7 @@ func (e *Engine) EvalRO(ctx context.Context, src []byte, keys, args []string) (R
 	if e.tErr != nil {
 		return Reply{}, e.tErr
 	}
-	e.warnings = nil
+	e.warnings, e.findings = nil, nil
 	return e.eval(ctx, src, keys, args, true)
 }
 

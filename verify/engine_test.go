@@ -56,9 +56,8 @@ func TestRunErrors(t *testing.T) {
 		{"doubling concat", "local s = 'x' for i = 1, 40 do s = s .. s end return #s", nil, CodeMemory, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := Options{StepLimit: 1_000_000}
+			opts := Options{StepLimit: 1_000_000, StrictKeys: tc.code == CodeUndeclaredKey}
 			e := New(opts)
-			start := time.Now()
 			r, err := evalT(t, e, tc.src, tc.keys, nil)
 			if err == nil {
 				t.Fatalf("want RunError %s, got reply %s", tc.code, r)
@@ -68,9 +67,6 @@ func TestRunErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("message %q does not contain %q", err.Error(), tc.msg)
-			}
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("took %s", d)
 			}
 		})
 	}

@@ -377,15 +377,18 @@ func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro
 	if e.tErr != nil {
 		return Reply{}, e.tErr
 	}
-	e.warnings = nil
+	e.warnings, e.findings = nil, nil
 	if len(keys) > 0 {
-		if r, bad := crossSlot(keys); bad {
+		if r, bad := e.crossSlot(keys); bad {
 			return r, nil
 		}
 	}
 	f, ok := e.funcs.funcs[strings.ToLower(name)]
 	if !ok {
 		return ErrorReply("ERR Function not found"), nil
+	}
+	if hasFlag(f.flags, "no-cluster") && e.cluster() {
+		return ErrorReply(errNoCluster), nil
 	}
 	noWrites := hasFlag(f.flags, "no-writes")
 	if ro && !noWrites {
@@ -399,6 +402,7 @@ func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro
 	r.name = name
 	r.readOnly = ro || noWrites
 	r.setKeys(keys)
+	r.startRun(keys, hasFlag(f.flags, "allow-cross-slot-keys"))
 	L := r.L
 	rep, err := r.call(f.callback, stringArray(L, keys), stringArray(L, args))
 	if err == nil && e.funcs.badArgv && e.t.fnArgvCrash {

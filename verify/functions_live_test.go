@@ -22,7 +22,7 @@ func TestLiveFunctions(t *testing.T) {
 	}
 	live := liveServer(t)
 	ctx := context.Background()
-	e := New(Options{Target: liveTarget(t)})
+	e := New(Options{Target: liveTarget(t), Topology: TopologyStandalone})
 	steps := [][]string{
 		{"FUNCTION", "LOAD", testLibrary},
 		{"FUNCTION", "LOAD", testLibrary},

@@ -34,7 +34,7 @@ func TestHLLLive(t *testing.T) {
 	}
 	live := liveServer(t)
 	live("FLUSHALL")
-	e := New(Options{Target: liveTarget(t)})
+	e := New(Options{Target: liveTarget(t), Topology: TopologyStandalone})
 	rng := rand.New(rand.NewSource(7))
 	var cmds [][]string
 	for round := 0; round < 60; round++ {
@@ -105,7 +105,7 @@ func TestGeoLive(t *testing.T) {
 	}
 	live := liveServer(t)
 	live("FLUSHALL")
-	e := New(Options{Target: liveTarget(t)})
+	e := New(Options{Target: liveTarget(t), Topology: TopologyStandalone})
 	rng := rand.New(rand.NewSource(11))
 	var cmds [][]string
 	var members []string

@@ -79,7 +79,7 @@ func TestLiveDifferential(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			live("FLUSHALL")
 			live("FUNCTION", "FLUSH")
-			e := New(Options{Target: liveTarget(t)})
+			e := New(Options{Target: liveTarget(t), Topology: TopologyStandalone})
 			// The live clock is real: keep TTLs in cases long enough that
 			// a few ms of test time never change TTL (seconds) replies,
 			// and compare PTTLs only through probes that round.

@@ -23,14 +23,19 @@ const (
 
 // scriptRun is one EVAL or FCALL (or one FUNCTION LOAD) in its own sandbox.
 type scriptRun struct {
-	e        *Engine
-	L        *lua.LState
-	ctx      *stepContext // the run's step budget and deadline (limits.go)
-	keys     map[string]bool
-	readOnly bool   // EVAL_RO, FCALL_RO, or the no-writes flag
-	name     string // "script: <name>" in error replies: the SHA, or the function
-	loading  bool   // FUNCTION LOAD: redis.call is not available
-	resp3    bool   // redis.setresp(3) in this run (resp3.go)
+	e    *Engine
+	L    *lua.LState
+	ctx  *stepContext // the run's step budget and deadline (limits.go)
+	keys map[string]bool
+	// slot is the slot a run without allow-cross-slot-keys is held to
+	// (the declared keys', else the first key's), -1 before one is
+	// fixed; home the slot the node is known to serve (topology.go).
+	slot, home  int
+	crossSlotOK bool   // EVAL without a shebang, or allow-cross-slot-keys
+	readOnly    bool   // EVAL_RO, FCALL_RO, or the no-writes flag
+	name        string // "script: <name>" in error replies: the SHA, or the function
+	loading     bool   // FUNCTION LOAD: redis.call is not available
+	resp3       bool   // redis.setresp(3) in this run (resp3.go)
 
 	globals  *lua.LTable                 // the readonly _G proxy scripts see
 	readonly map[*lua.LTable]*lua.LTable // readonly proxy -> the table behind it

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
-
-	"github.com/scriptctl/scriptctl/slot"
 )
 
 // Script flags (shebang "#!lua flags=..." or register_function's flags).
@@ -76,17 +74,6 @@ func hasFlag(flags []string, f string) bool {
 	return false
 }
 
-// crossSlot is the reply a cluster gives before running a script whose
-// declared keys hash to different slots.
-func crossSlot(keys []string) (Reply, bool) {
-	for _, k := range keys[1:] {
-		if slot.Of(k) != slot.Of(keys[0]) {
-			return ErrorReply("CROSSSLOT Keys in request don't hash to the same slot"), true
-		}
-	}
-	return Reply{}, false
-}
-
 func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro bool) (Reply, error) {
 	sha := SHA1(src)
 	if _, ok := e.sources[sha]; !ok {
@@ -96,7 +83,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 		e.sources[sha] = append([]byte(nil), src...)
 	}
 	if len(keys) > 0 {
-		if r, bad := crossSlot(keys); bad {
+		if r, bad := e.crossSlot(keys); bad {
 			return r, nil
 		}
 	}
@@ -108,6 +95,9 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	if c.err != nil {
 		e.noteCompileError(c.err)
 		return ErrorReply(sanitize("ERR Error compiling script (new function): " + c.err.Error())), nil
+	}
+	if hasFlag(flags, "no-cluster") && e.cluster() {
+		return ErrorReply(errNoCluster), nil
 	}
 	if flags != nil && !hasFlag(flags, "no-writes") && ro {
 		return ErrorReply("ERR Can not execute a script with write flag using *_ro command."), nil
@@ -128,6 +118,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	r.ctx, r.name, r.runErr = runCtx, sha, nil
 	r.readOnly = ro || hasFlag(flags, "no-writes")
 	r.setKeys(keys)
+	r.startRun(keys, flags == nil || hasFlag(flags, "allow-cross-slot-keys"))
 	clear(r.chunks)
 	r.chunks["user_script"] = c
 	L := r.L

@@ -30,7 +30,7 @@ func runStreamLive(t *testing.T, cases []streamLiveCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			live("FLUSHALL")
-			e := New(Options{Target: liveTarget(t)})
+			e := New(Options{Target: liveTarget(t), Topology: TopologyStandalone})
 			for _, cmd := range c.cmds {
 				want := live(cmd...)
 				e.Advance(time.Now().UnixMilli() - e.Now())

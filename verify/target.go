@@ -83,6 +83,25 @@ type serverFacts struct {
 	// Valkey 8.1's IFEQ).
 	handlers map[string]handler
 
+	// scriptCrossSlotText: a script's command whose own keys hash to
+	// different slots on a cluster fails with "Command '<name>' in script
+	// attempted to access keys that don't hash to the same slot" (Redis
+	// 7.4.0 #12707, Valkey 8.0); before, with the non-local key text.
+	scriptCrossSlotText bool
+	// sortPatternSlot: on a cluster SORT refuses a BY or GET pattern only
+	// when its keys may be in another slot than the sorted key's
+	// (patternHashSlot, Redis 7.4.0, Valkey 8.0); before, every GET and
+	// every BY with '*'.
+	sortPatternSlot bool
+	// sortGetSelf: that rule spares GET "#", the element itself (Redis
+	// 8.0, Valkey 8.1; seen on 8.0.2 and 8.1.1 by the cluster corpus).
+	sortGetSelf bool
+	// clusterOneDB: a cluster node has one database (config.c sets dbnum
+	// to 1; Redis 7.2, every Valkey): COPY ... DB n answers "DB index is
+	// out of range" before the cluster rule's text (seen on 8.0.2 and
+	// 8.1.1 by the cluster corpus).
+	clusterOneDB bool
+
 	// data: the data-type commands' encodings, limits, argument parsing and
 	// texts (dataFacts).
 	data dataFacts
@@ -245,13 +264,16 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 	switch e {
 	case era72:
 		f.numArg, f.texts, f.replyDouble = argNumberShortest, redis72Texts, d2string
+		f.clusterOneDB = true
 		f.data = data72()
 	case era74, era80:
 		f.numArg, f.texts, f.osClock, f.replyDouble = argNumberShortest, redis74Texts, true, d2string
 		f.fnArgvCrash = true
+		f.scriptCrossSlotText, f.sortPatternSlot, f.clusterOneDB = true, true, true
 		f.data = data74()
 		f.handlers = hashExpireHandlers(e == era80)
 		if e == era80 {
+			f.sortGetSelf = true
 			f.data.geoDouble, f.data.strictDouble, f.data.xreadPlus, f.data.xreadPlusText, f.data.tempSetHT = true, true, true, true, true
 		}
 	}
@@ -282,12 +304,13 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 	f := &serverFacts{name: name, family: "valkey", redisVersion: "7.2.4", redisVersionNum: 0x070204,
 		valkeyVersion: version, valkeyVersionNum: num, serverName: "valkey",
 		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
-		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72()}
+		numArg: argNumberShortest, texts: redis72Texts, replyDouble: d2string, data: data72(), clusterOneDB: true}
 	f.handlers = waitaofHandlers()
 	if v8 {
 		f.data = data74()
 		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus, f.data.readonlyStandalone = true, true, true, true
 		f.serverGlobal, f.osClock = true, true
+		f.scriptCrossSlotText, f.sortPatternSlot = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
 		f.texts = valkey8Texts
 		f.libName = "server"
@@ -356,6 +379,7 @@ var targets = map[string]*serverFacts{
 // (its commands, COMMANDLOG among them, come from its command table).
 func valkey81(f *serverFacts) *serverFacts {
 	f.scriptingEngines, f.serverErrHandler = true, true
+	f.sortGetSelf = true
 	f.luaHash = lua51.HashMurmur3
 	f.data.embeddedKeys = true
 	f.handlers = withHandlers(f.handlers, map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}})

@@ -159,8 +159,9 @@ type checkOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string
 	Format   string
-	FailOn   string // "error" (default) or "warning"
-	JUnit    string // --junit: write a JUnit XML report to this file
+	FailOn   string       // "error" (default) or "warning"
+	JUnit    string       // --junit: write a JUnit XML report to this file
+	Keys     keyRuleFlags // --topology, --strict-keys
 }
 
 func newCmdCheck(g *globalOptions) *cobra.Command {
@@ -186,6 +187,11 @@ Every step runs and reports; a step prints "ok" or its findings, one per
 line, as "file:line:col: severity code: message" (detail lines indented).
 Warnings are reported but do not fail the check unless --fail-on warning.
 
+The verify and explore steps imitate the manifest's topology (cluster by
+default; --topology overrides it); a key a script touches without passing it
+in KEYS is an undeclared-key warning at the script's line, or, with
+--strict-keys (strict_keys: true), an error that stops the run.
+
 For CI: --format sarif prints a SARIF 2.1.0 log with one run per step (GitHub
 code scanning), --junit FILE writes a JUnit XML report (one test case per
 step, and per scenario and mode for each target of the verify step; a failing
@@ -206,6 +212,9 @@ invalid.`,
 			if opts.FailOn != diag.Error && opts.FailOn != diag.Warning {
 				return cmdutil.Usage(fmt.Errorf("invalid --fail-on %q: want error or warning", opts.FailOn), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
+			if err := opts.Keys.check("check"); err != nil {
+				return err
+			}
 			opts.Manifest = g.Manifest
 			return runCheck(cmd.Context(), opts)
 		},
@@ -213,6 +222,7 @@ invalid.`,
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings of this severity or above: error or warning")
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
+	opts.Keys.register(cmd)
 	return cmd
 }
 
@@ -256,6 +266,7 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 		return &cmdutil.ExitError{Code: cmdutil.ExitInput, Err: err, Silent: true}
 	}
 
+	opts.Keys.apply(m)
 	results := make([]stepResult, 0, len(checkSteps))
 	for _, step := range checkSteps {
 		if err := ctx.Err(); err != nil {

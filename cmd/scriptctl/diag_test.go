@@ -68,7 +68,8 @@ func TestDiagnosticShape(t *testing.T) {
 		{"sum", []string{"sum", "-m", sumManifest}, 2, true, false},
 		{"scenario", []string{"verify", "-m", m, badScenario}, 2, true, false},
 		{"model", []string{"explore", "-m", m, badModel}, 2, true, false},
-		{"eval", []string{"eval", undeclared}, 1, true, false},
+		{"eval", []string{"eval", "--strict-keys", undeclared}, 1, true, false},
+		{"eval-warning", []string{"eval", undeclared}, 0, true, false},
 		{"state", []string{"eval", "--state", badState, undeclared}, 2, true, false},
 	} {
 		t.Run(tc.name+"/text", func(t *testing.T) {

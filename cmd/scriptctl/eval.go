@@ -41,6 +41,7 @@ type evalOptions struct {
 	// offline run too (without it the run stops only at the engine's step
 	// budget).
 	offlineTimeout time.Duration
+	Keys           keyRuleFlags // --topology, --strict-keys
 }
 
 const evalLong = `Run one Lua script once, exactly as "redis-cli --eval FILE KEY ... , ARG ..."
@@ -71,9 +72,16 @@ there); TIME and TTLs follow it.
 library "scriptctl_eval" (shebang flags become its flags) and calls it with
 FCALL scriptctl_eval.
 
-The engine is as strict as Redis Cluster: declared keys in different hash
-slots get the CROSSSLOT error reply, and a key the script touches without
-declaring it in KEYS stops the run (see exit code 1).
+The offline run imitates a node of a Redis Cluster (--topology cluster, the
+default): declared keys in different hash slots get the CROSSSLOT error
+reply, a script's command on a key of another node's slot fails as the
+node fails it, scripts with a shebang and functions stay in one slot unless
+allow-cross-slot-keys, and no-cluster scripts are refused. The node serves
+the declared keys' slot (without declared keys, the first key's) and no
+other. --topology standalone has none of these rules. A key the script
+touches without declaring it in KEYS is a warning (undeclared-key, at its
+line) and the run goes on as the server's would; --strict-keys stops the
+run there instead (exit 1), as proxies that demand declared keys do.
 
 --against URL runs the same EVAL (or FUNCTION LOAD, FCALL and FUNCTION
 DELETE) on that server instead and prints its reply the same way; --state
@@ -103,8 +111,8 @@ exactly, a string that only looks like a number included.
 Exit codes: 0 a reply was produced (an error reply included, as redis-cli
 does; with --diff: both sides agree), 1 --diff found a difference, or the
 offline engine could not judge the run (a command it does not implement, a
-key not declared in KEYS, a stop past the step budget or --timeout: printed
-on stderr, never as a reply),
+key not declared in KEYS under --strict-keys, a stop past the step budget
+or --timeout: printed on stderr, never as a reply),
 2 unreadable input (missing file, malformed --state naming file:line:col,
 usage),
 3 the server was unreachable or failed (the password is never printed).`
@@ -138,6 +146,7 @@ func newCmdEval(g *globalOptions) *cobra.Command {
 	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
 	fs.StringVar(&opts.Against, "against", "", "run on the server at `URL` instead: redis://[user@]host:port or rediss://...; a cluster node, or several separated by commas")
 	fs.BoolVar(&opts.Diff, "diff", false, "run offline and on --against; exit 1 when they differ")
+	opts.Keys.register(cmd)
 	fs.DurationVar(&opts.ClockTol, "clock-tolerance", scenario.DefaultClockTolerance*time.Millisecond, "with --diff: how far a clock-derived number (TIME, a timestamp, a TTL) may be from offline")
 	opts.Conn.registerAgainst(cmd)
 	fs.Lookup("timeout").Usage = "bound on connecting to the --against server and on each command; when given, also a wall-clock limit on the offline run (which otherwise stops only past the engine's step budget of Lua instructions)"
@@ -154,6 +163,9 @@ func (o *evalOptions) check(cmd *cobra.Command) error {
 	}
 	if err := verify.CheckTarget(o.Target); err != nil {
 		return usage("--target: %v", err)
+	}
+	if err := o.Keys.check("eval"); err != nil {
+		return err
 	}
 	if err := checkFormat(cmd, o.Format, "text", "json"); err != nil {
 		return err
@@ -205,7 +217,8 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	keys, args := evalrun.SplitArgs(opts.Words)
 	mode, _ := evalrun.ParseMode(opts.Mode)
 	ro := evalrun.Options{
-		Request: evalrun.Request{Source: src, Keys: keys, Args: args, Mode: mode, Now: opts.Now, Target: opts.Target, Timeout: opts.offlineTimeout},
+		Request: evalrun.Request{Source: src, Keys: keys, Args: args, Mode: mode, Now: opts.Now, Target: opts.Target, Timeout: opts.offlineTimeout,
+			Topology: opts.Keys.Topology, StrictKeys: opts.Keys.Strict},
 		File:    opts.File,
 		Offline: opts.Against == "" || opts.Diff,
 	}

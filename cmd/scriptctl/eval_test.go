@@ -38,7 +38,8 @@ type corpusSnippet struct {
 	Setup      [][]string `yaml:"setup"`
 	After      [][]string `yaml:"after"`
 	NoFunction string     `yaml:"no_function"`
-	Targets    []string   `yaml:"targets"` // only these servers; empty: every one
+	Targets    []string   `yaml:"targets"`  // only these servers; empty: every one
+	Topology   string     `yaml:"topology"` // cluster: a cluster node's snippet
 	file       string     // base name of the corpus file
 	index      int        // position in its file
 }
@@ -156,7 +157,7 @@ func TestEvalCorpusCLI(t *testing.T) {
 			after, _ := liveKeys(t, do)
 
 			ios, _, stdout, stderr := iostreams.Test()
-			args := append([]string{"eval", "--now", strconv.FormatInt(now, 10), "--state", stateFile, "--save", saveFile, "--", script}, words...)
+			args := append([]string{"eval", "--topology", "standalone", "--now", strconv.FormatInt(now, 10), "--state", stateFile, "--save", saveFile, "--", script}, words...)
 			code := run(ctx, ios, args)
 			ran++
 			// The same run straight through the engine: what the CLI must
@@ -218,6 +219,9 @@ func TestEvalCorpusCLI(t *testing.T) {
 func skipReason(s corpusSnippet) string {
 	if len(s.Targets) > 0 && !slices.Contains(s.Targets, "redis-7.0") {
 		return "a snippet for other targets"
+	}
+	if s.Topology == verify.TopologyCluster {
+		return "a cluster node's snippet (verify/difftest TestClusterCorpus)"
 	}
 	if !cliCorpusFiles[s.file] && s.index%cliSample != 0 {
 		return "not in the CLI sample (verify/difftest runs every snippet)"
@@ -390,7 +394,7 @@ func writeFile(t *testing.T, path, data string) {
 // engineOutput runs a snippet straight through the engine, as redis-cli
 // would print it, or "[run error <code>]".
 func engineOutput(ctx context.Context, s corpusSnippet, state []scenario.Key, now int64) (string, []string) {
-	e := verify.New(verify.Options{Now: now})
+	e := verify.New(verify.Options{Now: now, Topology: verify.TopologyStandalone})
 	for _, k := range state {
 		e.Put(k.Entry())
 	}
@@ -475,11 +479,11 @@ return 1
 		t.Errorf("--diff differing: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 
-	// A run the engine cannot judge (an undeclared key) differs from any
-	// reply: exit 1.
+	// A run the engine cannot judge (an undeclared key under
+	// --strict-keys) differs from any reply: exit 1.
 	undeclared := filepath.Join(dir, "undeclared.lua")
 	writeFile(t, undeclared, "return redis.call('GET', 'elsewhere')\n")
-	code, out, _ = runEvalCLI(t, "eval", "--diff", "--against", url, undeclared)
+	code, out, _ = runEvalCLI(t, "eval", "--strict-keys", "--diff", "--against", url, undeclared)
 	if code != 1 || !strings.Contains(out, "offline:\nno reply offline: undeclared key \"elsewhere\"") || !strings.Contains(out, "live "+srv.Addr+":\n(nil)\n") {
 		t.Errorf("--diff undeclared key: exit %d, stdout %q", code, out)
 	}
@@ -576,9 +580,9 @@ func TestEvalCorpusFunctionCLI(t *testing.T) {
 				live = redisCLI(append(append([]string{"FCALL", evalrun.FunctionName, strconv.Itoa(len(s.Keys))}, s.Keys...), s.Args...)...)
 			}
 			words := append(append(append([]string{}, s.Keys...), ","), s.Args...)
-			code, out, errOut := runEvalCLI(t, append([]string{"eval", "--mode", "function", "--", script}, words...)...)
+			code, out, errOut := runEvalCLI(t, append([]string{"eval", "--topology", "standalone", "--mode", "function", "--", script}, words...)...)
 			ran++
-			e := verify.New(verify.Options{})
+			e := verify.New(verify.Options{Topology: verify.TopologyStandalone})
 			engine := ""
 			if r, err := e.FunctionLoad(lib, false); err != nil || r.Kind == verify.Error {
 				engine = rediscli.Format(r)

@@ -10,8 +10,8 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
      under --exit-code, a --diff difference, code on the servers that
      differs from the repository's (diff), nodes that should agree and do
      not (inspect --exit-code), an eval run the offline engine
-     cannot judge (a command not implemented offline, an undeclared key, a
-     timeout)
+     cannot judge (a command not implemented offline, an undeclared key
+     under --strict-keys, a timeout)
   2  invalid input: usage (unknown command or flag, missing argument), no
      manifest.yaml found (without -m), an invalid manifest, a script that does not parse, an unreadable file
      (eval prints a compile error as Redis's error reply and exits 0, as

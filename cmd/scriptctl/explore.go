@@ -23,6 +23,7 @@ type exploreOptions struct {
 	Manifest string
 	Format   string
 	Models   []string
+	Keys     keyRuleFlags // --topology, --strict-keys
 }
 
 func newCmdExplore(g *globalOptions) *cobra.Command {
@@ -61,17 +62,26 @@ the manifest is invalid, 3 a step the offline engine cannot run.`,
 			if err := checkFormat(cmd, opts.Format, "text", "json"); err != nil {
 				return err
 			}
+			// --topology and --strict-keys: the server the engine
+			// imitates, as in verify.
+			if err := opts.Keys.check("explore"); err != nil {
+				return err
+			}
 			opts.Manifest = g.Manifest
 			opts.Models = args
 			return runExplore(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	opts.Keys.register(cmd)
 	return cmd
 }
 
 func runExplore(ctx context.Context, opts *exploreOptions) error {
 	m, err := manifest.Load(opts.Manifest)
+	if err == nil {
+		opts.Keys.apply(m)
+	}
 	if err != nil {
 		return err
 	}
@@ -111,7 +121,7 @@ func runExplore(ctx context.Context, opts *exploreOptions) error {
 // runModels explores the models against m on its first target; invalid
 // models are input errors, a step the engine cannot run an environment one.
 func runModels(ctx context.Context, m *manifest.Manifest, paths []string) ([]explore.Outcome, error) {
-	outs, err := explore.RunFiles(ctx, m, paths, explore.Options{Target: m.Targets[0]})
+	outs, err := explore.RunFiles(ctx, m, paths, explore.Options{Target: m.Targets[0], Topology: m.Topology, StrictKeys: m.StrictKeys})
 	var errs manifest.Errors
 	switch {
 	case errors.As(err, &errs):

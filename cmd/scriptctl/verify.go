@@ -35,7 +35,8 @@ type verifyOptions struct {
 	Scenarios []string
 	Target    string // --target: one server to imitate; "" every manifest target
 	ClockTol  time.Duration
-	JUnit     string // --junit: write a JUnit XML report to this file
+	JUnit     string       // --junit: write a JUnit XML report to this file
+	Keys      keyRuleFlags // --topology, --strict-keys
 
 	multiTarget bool // the report covers several targets: show a TARGET column
 }
@@ -86,6 +87,14 @@ Offline, every scenario runs once per target the manifest lists (targets:,
 default redis-7.0), each imitating that server; --target picks one. With
 --against, the target is --target or the manifest's first.
 
+Key rules: offline runs imitate a node of a Redis Cluster (--topology
+cluster, the default, or the manifest's topology:): the slot rules of the
+target's scripting layer, on a node that serves the declared keys' slot and
+no other; --topology standalone has no slot rule. A key a script touches
+without passing it in KEYS is an undeclared-key warning at the script's
+line and the run goes on; --strict-keys (or strict_keys: true) makes it a
+step that cannot be judged (the scenario fails), as strict proxies refuse it.
+
 Exit codes: 0 every scenario passed (and live matched; live_only scenarios
 are skipped offline), 1 a scenario failed
 or live differed, 2 a scenario or script is malformed, 3 the live server
@@ -117,6 +126,9 @@ failed.`,
 			if opts.ClockTol < 0 {
 				return cmdutil.Usage(fmt.Errorf("--clock-tolerance must not be negative, not %s", opts.ClockTol), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
+			if err := opts.Keys.check("verify"); err != nil {
+				return err
+			}
 			opts.Manifest = g.Manifest
 			opts.Scenarios = args
 			return runVerify(cmd.Context(), opts)
@@ -130,6 +142,7 @@ failed.`,
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`: a test case per scenario and mode, a suite per target")
+	opts.Keys.register(cmd)
 	return cmd
 }
 
@@ -138,6 +151,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Keys.apply(m)
 	paths, err := scenarioPaths(opts.Scenarios)
 	if err != nil {
 		return cmdutil.Input(err)
@@ -253,6 +267,10 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 	for _, d := range scenario.Diagnostics(rep.Warnings(), diag.Warning, "scenario-warning") {
 		io.Notice("%s", d)
 	}
+	for _, d := range rep.KeyDiagnostics() {
+		d.File = displayPath(d.File)
+		io.Notice("%s", d)
+	}
 	if io.StdoutTTY {
 		c := rep.Counts()
 		where := "offline"
@@ -327,6 +345,9 @@ func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	}
 	for _, w := range rep.Warnings() {
 		fs = append(fs, checkFinding{Severity: "warning", File: w.File, Line: w.Line, Code: "scenario-warning", Message: w.Message})
+	}
+	for _, d := range rep.KeyDiagnostics() {
+		fs = append(fs, checkFinding{Severity: d.Severity, File: displayPath(d.File), Line: d.Line, Code: d.Code, Message: d.Message})
 	}
 	res := stepResult{Findings: fs, Suites: verifySuites("verify/", rep)}
 	if rep.Malformed() {

@@ -96,6 +96,10 @@ type Request struct {
 	// Timeout is a wall-clock limit on the offline run; 0 means none (the
 	// engine's step budget still applies).
 	Timeout time.Duration
+	// Topology is the server the offline run imitates (verify.Topologies;
+	// "" is a cluster node); StrictKeys stops it at a key not in KEYS.
+	Topology   string
+	StrictKeys bool
 	// ClearKeys makes a live run delete the declared keys first, so it
 	// starts from the same keyspace as the offline run (--diff).
 	ClearKeys bool
@@ -124,6 +128,9 @@ type Side struct {
 	RunErr *verify.RunError
 	// Warnings are the engine's known approximations hit by this run.
 	Warnings []string
+	// Findings are the offline run's undeclared key accesses (each a
+	// warning diagnostic, code undeclared-key).
+	Findings []verify.Finding
 	// Keys are the run's keys after it: the declared KEYS and the --state
 	// keys that exist, sorted by name.
 	Keys []scenario.Key
@@ -160,7 +167,7 @@ func (r *Request) touched() []string {
 // error is non-nil only when ctx ends or the library cannot be generated;
 // a run the engine cannot judge is reported in Side.RunErr.
 func Offline(ctx context.Context, req Request) (*Side, error) {
-	e := verify.New(verify.Options{Now: req.Now, Timeout: req.Timeout, Target: req.Target})
+	e := verify.New(verify.Options{Now: req.Now, Timeout: req.Timeout, Target: req.Target, Topology: req.Topology, StrictKeys: req.StrictKeys})
 	for _, k := range req.State {
 		e.Put(k.Entry())
 	}
@@ -184,6 +191,7 @@ func Offline(ctx context.Context, req Request) (*Side, error) {
 		r, err = e.Eval(ctx, req.Source, req.Keys, req.Args)
 	}
 	side.Warnings = e.Warnings()
+	side.Findings = e.Findings()
 	if err != nil {
 		var re *verify.RunError
 		if !errors.As(err, &re) {

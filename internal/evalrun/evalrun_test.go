@@ -130,8 +130,9 @@ func TestOfflineStepsAndRunErrors(t *testing.T) {
 	if side.Step != StepFunctionLoad || side.Reply.Kind != verify.Error || !strings.Contains(side.Reply.Str, "Error compiling function") {
 		t.Errorf("bad library: step %q reply %v", side.Step, side.Reply)
 	}
-	// An undeclared key is no reply: a RunError, and nothing was written.
-	side, err = Offline(ctx, Request{Source: []byte("redis.call('SET', 'x', 1) return 1")})
+	// An undeclared key under StrictKeys is no reply: a RunError, and
+	// nothing was written.
+	side, err = Offline(ctx, Request{Source: []byte("redis.call('SET', 'x', 1) return 1"), StrictKeys: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +141,26 @@ func TestOfflineStepsAndRunErrors(t *testing.T) {
 	}
 	if len(side.Keyspace) != 0 {
 		t.Errorf("undeclared key: keyspace = %+v, want empty", side.Keyspace)
+	}
+	// Without it the run goes on: a finding, a reply and the key written;
+	// in function mode the finding's line is the library's.
+	for _, mode := range []Mode{ModeEval, ModeFunction} {
+		side, err = Offline(ctx, Request{Source: []byte("local a = 1\nredis.call('SET', 'x', 1) return 1"), Mode: mode, Topology: verify.TopologyStandalone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := verify.Finding{Code: verify.CodeUndeclaredKey, Key: "x", Command: "SET", Chunk: "user_script", Line: 2}
+		if mode == ModeFunction {
+			want.Chunk, want.Line = "user_function", 2+libraryHeader
+		}
+		if side.RunErr != nil || !side.Reply.Equal(verify.IntReply(1)) || len(side.Findings) != 1 || side.Findings[0] != want || len(side.Keyspace) != 1 {
+			t.Errorf("%s: undeclared key: %+v %+v %+v", mode, side.RunErr, side.Findings, side.Keyspace)
+		}
+		res := &Result{File: "f.lua", Mode: mode, Offline: side}
+		ds := res.Diagnostics()
+		if len(ds) != 1 || ds[0].Line != 2 || ds[0].Code != verify.CodeUndeclaredKey || ds[0].Severity != "warning" {
+			t.Errorf("%s: diagnostics %+v", mode, ds)
+		}
 	}
 	// The clock: --now.
 	side, err = Offline(ctx, Request{Source: []byte("return redis.call('TIME')"), Now: 1_700_000_001_234})

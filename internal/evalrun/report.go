@@ -258,6 +258,9 @@ func (r *Result) Diagnostics() []diag.Diagnostic {
 		for _, w := range off.Warnings {
 			out = append(out, diag.Diagnostic{File: r.File, Severity: diag.Warning, Code: CodeApproximation, Message: w})
 		}
+		for _, f := range off.Findings {
+			out = append(out, r.findingDiagnostic(f))
+		}
 	}
 	switch {
 	case r.Differ():
@@ -266,6 +269,20 @@ func (r *Result) Diagnostics() []diag.Diagnostic {
 		out = append(out, r.runErrorDiagnostic(off.RunErr))
 	}
 	return out
+}
+
+// findingDiagnostic is an undeclared key access as a warning at the
+// script's line (function mode's lines are the library's, two below the
+// file's).
+func (r *Result) findingDiagnostic(f verify.Finding) diag.Diagnostic {
+	d := diag.Diagnostic{File: r.File, Severity: diag.Warning, Code: f.Code, Message: f.Message()}
+	switch {
+	case f.Chunk == "user_script" && r.Mode != ModeFunction:
+		d.Line = f.Line
+	case f.Chunk == "user_function" && r.Mode == ModeFunction && f.Line > libraryHeader:
+		d.Line = f.Line - libraryHeader
+	}
+	return d
 }
 
 // userPos finds a Lua position ("user_script:3:") in an error text.

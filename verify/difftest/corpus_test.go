@@ -27,6 +27,10 @@ type Snippet struct {
 	Library    string     `yaml:"library"`  // function mode only: this library's code, loaded as is
 	Function   string     `yaml:"function"` // with library: the function FCALL calls
 	Targets    []string   `yaml:"targets"`  // only on these targets (verify.Targets); empty: all
+	// Topology "cluster" runs the snippet on a node of a 3-primary
+	// cluster only (TestClusterCorpus); "" or "standalone" on a
+	// standalone server.
+	Topology string `yaml:"topology"`
 
 	File string `yaml:"-"`
 	Line int    `yaml:"-"`
@@ -38,13 +42,26 @@ func (s Snippet) Pos() string { return fmt.Sprintf("%s:%d", s.File, s.Line) }
 var snippetFields = map[string]bool{
 	"name": true, "script": true, "file": true, "keys": true, "args": true,
 	"setup": true, "after": true, "no_function": true, "readonly": true,
-	"library": true, "function": true, "targets": true,
+	"library": true, "function": true, "targets": true, "topology": true,
 }
 
-// runs reports whether s runs on target in the mode: a library snippet
-// runs in function mode only, a no_function one in EVAL mode only, and a
-// snippet with targets only on those.
+// runs reports whether s runs on a standalone server of target in the
+// mode: a library snippet runs in function mode only, a no_function one in
+// EVAL mode only, a snippet with targets only on those, and a cluster
+// snippet never (runsCluster).
 func (s Snippet) runs(target string, fcall bool) bool {
+	if s.Topology == verify.TopologyCluster {
+		return false
+	}
+	return s.runsOn(target, fcall)
+}
+
+// runsCluster is runs for the cluster snippets.
+func (s Snippet) runsCluster(target string, fcall bool) bool {
+	return s.Topology == verify.TopologyCluster && s.runsOn(target, fcall)
+}
+
+func (s Snippet) runsOn(target string, fcall bool) bool {
 	if (fcall && s.NoFunction != "") || (!fcall && s.Library != "") {
 		return false
 	}
@@ -87,7 +104,7 @@ func parseCorpus(file string, data []byte) ([]Snippet, error) {
 		}
 		for i := 0; i < len(n.Content); i += 2 {
 			if k := n.Content[i]; !snippetFields[k.Value] {
-				return nil, fmt.Errorf("%s:%d: unknown field %q (want name, script, file, library, function, keys, args, setup, after, no_function, readonly or targets)", file, k.Line, k.Value)
+				return nil, fmt.Errorf("%s:%d: unknown field %q (want name, script, file, library, function, keys, args, setup, after, no_function, readonly, targets or topology)", file, k.Line, k.Value)
 			}
 		}
 		var s Snippet
@@ -109,6 +126,9 @@ func parseCorpus(file string, data []byte) ([]Snippet, error) {
 			return nil, fmt.Errorf("%s:%d: snippet %q: fields script and file: use one", file, n.Line, s.Name)
 		case strings.TrimSpace(s.Script) == "" && s.ScriptFile == "":
 			return nil, fmt.Errorf("%s:%d: snippet %q: field script: missing", file, n.Line, s.Name)
+		}
+		if s.Topology != "" && s.Topology != verify.TopologyCluster && s.Topology != verify.TopologyStandalone {
+			return nil, fmt.Errorf("%s:%d: snippet %q: field topology: want cluster or standalone", file, n.Line, s.Name)
 		}
 		for _, name := range s.Targets {
 			if err := verify.CheckTarget(name); err != nil {

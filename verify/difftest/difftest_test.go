@@ -16,6 +16,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/rediscli"
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/slot"
 	"github.com/scriptctl/scriptctl/verify"
 )
 
@@ -39,6 +40,9 @@ func functionLibrary(script string, readonly bool) string {
 type liveServer struct {
 	srv *redistest.Server
 	cli string
+	// slots are the slots srv serves as a cluster node; nil for a
+	// standalone server.
+	slots []verify.SlotRange
 }
 
 func startLive(t *testing.T) *liveServer {
@@ -157,9 +161,7 @@ func runSnippet(t *testing.T, l *liveServer, target string, now int64, s Snippet
 	if l != nil {
 		l.reset(t)
 	}
-	// A generous timeout: no snippet loops forever, and a loaded machine
-	// must not turn a long loop into a timeout.
-	e := verify.New(verify.Options{Now: now, Target: target, Timeout: 10 * time.Second})
+	e := verify.New(engineOptions(l, target, now, s))
 	var lb, ob strings.Builder
 	step := func(title string, liveArgs []string, offOut string) {
 		ob.WriteString("> " + title + "\n" + offOut)
@@ -191,6 +193,44 @@ func runSnippet(t *testing.T, l *liveServer, target string, now int64, s Snippet
 		step(strings.Join(c, " "), c, offline(e.Do(ctx, c...)))
 	}
 	return lb.String(), ob.String()
+}
+
+// engineOptions imitate where s runs: a standalone server, or for a
+// cluster snippet the cluster node l (its slots, or those of the node
+// clusterNode picks when l is nil).
+func engineOptions(l *liveServer, target string, now int64, s Snippet) verify.Options {
+	// A generous timeout: no snippet loops forever, and a loaded machine
+	// must not turn a long loop into a timeout.
+	opts := verify.Options{Now: now, Target: target, Timeout: 10 * time.Second, Topology: verify.TopologyStandalone}
+	if s.Topology == verify.TopologyCluster {
+		opts.Topology = verify.TopologyCluster
+		opts.NodeSlots = []verify.SlotRange{primarySlots(clusterNode(s))}
+		if l != nil {
+			opts.NodeSlots = l.slots
+		}
+	}
+	return opts
+}
+
+// clusterNode is the primary of redistest.NewCluster a cluster snippet
+// runs on, as a client routes it: the one serving its first key's slot,
+// primary 0 for a snippet without keys.
+func clusterNode(s Snippet) int {
+	if len(s.Keys) == 0 {
+		return 0
+	}
+	sl := slot.Of(s.Keys[0])
+	for i := 0; i < 3; i++ {
+		if r := primarySlots(i); sl <= r.Last {
+			return i
+		}
+	}
+	return 2
+}
+
+// primarySlots are the slots primary i of redistest.NewCluster serves.
+func primarySlots(i int) verify.SlotRange {
+	return verify.SlotRange{First: i * 16384 / 3, Last: (i+1)*16384/3 - 1}
 }
 
 // divergence returns why snippet name (or "fcall:" name in function mode)
@@ -345,6 +385,51 @@ func TestFCallCorpus(t *testing.T) {
 		t.Skip("-short: the corpus runs as EVAL only")
 	}
 	runCorpus(t, true)
+}
+
+// TestClusterCorpus runs the cluster snippets (topology: cluster) on a
+// 3-primary cluster, each as EVAL and as FCALL on the primary that serves
+// its first key's slot (primary 0 without keys), through redis-cli without
+// -c (not redirected), and on an engine imitating that node: its target,
+// TopologyCluster and the node's slots.
+func TestClusterCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: needs a redis-server cluster")
+	}
+	snippets, err := loadCorpus(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redistest.NewCluster(t)
+	cli := redistest.CLI(t)
+	target := c.Primaries[0].Kind.Name
+	n := 0
+	for _, fcall := range []bool{false, true} {
+		for _, s := range snippets {
+			if !s.runsCluster(target, fcall) {
+				continue
+			}
+			name := s.Name
+			if fcall {
+				name = "fcall:" + name
+			}
+			t.Run(name, func(t *testing.T) {
+				i := clusterNode(s)
+				l := &liveServer{srv: c.Primaries[i], cli: cli, slots: []verify.SlotRange{primarySlots(i)}}
+				live, off := runSnippet(t, l, target, time.Now().UnixMilli(), s, fcall)
+				if fcall {
+					l.srv.Do(context.Background(), "FUNCTION", "FLUSH")
+				}
+				reason, known := divergence(target, s.Name, fcall)
+				judge(t, s, live, off, reason, known)
+			})
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no cluster snippet ran")
+	}
+	t.Logf("%s: %d cluster runs", target, n)
 }
 
 // TestCorpus checks the corpus itself: it parses, it has at least 200

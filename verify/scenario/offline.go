@@ -11,27 +11,38 @@ import (
 // offline runs a scenario in the verify engine, its virtual clock advanced
 // by sleep steps. Every run starts from an empty engine; the engines come
 // from a pool, Reset when a run ends, so a worker builds its Lua sandboxes
-// once rather than once per run.
+// once rather than once per run. The engine imitates the target on the
+// manifest's topology, with its strict_keys.
 type offline struct {
 	e      *verify.Engine
 	m      *manifest.Manifest
 	mode   Mode
-	target string
+	opts   verify.Options
+	script string // the script of the last call
 }
 
-// engines holds, per target, the engines of finished runs, already Reset.
-var engines sync.Map // target -> *sync.Pool
+// engines holds, per engine options, the engines of finished runs, already
+// Reset.
+var engines sync.Map // poolKey -> *sync.Pool
 
-func enginePool(target string) *sync.Pool {
-	if p, ok := engines.Load(target); ok {
+// poolKey is what an offline run sets of verify.Options.
+type poolKey struct {
+	target, topology string
+	strict           bool
+}
+
+func enginePool(opts verify.Options) *sync.Pool {
+	k := poolKey{opts.Target, opts.Topology, opts.StrictKeys}
+	if p, ok := engines.Load(k); ok {
 		return p.(*sync.Pool)
 	}
-	p, _ := engines.LoadOrStore(target, &sync.Pool{New: func() any { return verify.New(verify.Options{Target: target}) }})
+	p, _ := engines.LoadOrStore(k, &sync.Pool{New: func() any { return verify.New(opts) }})
 	return p.(*sync.Pool)
 }
 
 func newOffline(m *manifest.Manifest, mode Mode, target string) (*offline, error) {
-	o := &offline{e: enginePool(target).Get().(*verify.Engine), m: m, mode: mode, target: target}
+	opts := verify.Options{Target: target, Topology: m.Topology, StrictKeys: m.StrictKeys}
+	o := &offline{e: enginePool(opts).Get().(*verify.Engine), m: m, mode: mode, opts: opts}
 	if mode == ModeFunction {
 		r, err := o.e.FunctionLoad(m.FunctionsLibrary(), false)
 		if err != nil {
@@ -50,7 +61,7 @@ func newOffline(m *manifest.Manifest, mode Mode, target string) (*offline, error
 // back to the pool once the run is over and nothing of it is read any more.
 func (o *offline) release() {
 	o.e.Reset()
-	enginePool(o.target).Put(o.e)
+	enginePool(o.opts).Put(o.e)
 	o.e = nil
 }
 
@@ -75,6 +86,7 @@ func (o *offline) Put(_ context.Context, k Key) error {
 }
 
 func (o *offline) Call(ctx context.Context, script string, keys, args []string) (verify.Reply, error) {
+	o.script = script
 	if o.mode == ModeFunction {
 		return o.e.FCall(ctx, o.m.FunctionName(script), keys, args)
 	}
@@ -94,6 +106,35 @@ func (o *offline) TakePublished() []verify.Message {
 
 // Warnings are the engine's warnings of the last call.
 func (o *offline) Warnings() []string { return o.e.Warnings() }
+
+// KeyFindings are the last call's undeclared key accesses, each at the
+// script file's line that made it.
+func (o *offline) KeyFindings() []KeyFinding {
+	var out []KeyFinding
+	for _, f := range o.e.Findings() {
+		kf := KeyFinding{Finding: f}
+		switch {
+		case o.mode == ModeFunction && f.Chunk == "user_function":
+			if s, line, ok := o.m.LibraryPosition(f.Line); ok {
+				kf.File, kf.Line = s.Path, line
+			}
+		case o.mode != ModeFunction && f.Chunk == "user_script":
+			if s := o.m.Script(o.script); s != nil {
+				kf.File, kf.Line = s.Path, f.Line
+			}
+		}
+		out = append(out, kf)
+	}
+	return out
+}
+
+// KeyFinding is an offline call's access to a key not declared in KEYS, at
+// the script file's line (File "" when unknown).
+type KeyFinding struct {
+	File string
+	Line int
+	verify.Finding
+}
 
 func (o *offline) Sleep(_ context.Context, ms int64) error {
 	o.e.Advance(ms)

@@ -344,10 +344,50 @@ func (rep *Report) Warnings() []Problem {
 }
 
 // Diagnostics returns the report's problems (severity error, code
-// scenario-failed) and then its warnings (severity warning, code
-// scenario-warning) in the shared diagnostic shape; [] when none.
+// scenario-failed), then its warnings (severity warning, code
+// scenario-warning), then its undeclared key accesses (KeyDiagnostics) in
+// the shared diagnostic shape; [] when none.
 func (rep *Report) Diagnostics() []diag.Diagnostic {
-	return diag.Normalize(append(Diagnostics(rep.Problems(), diag.Error, "scenario-failed"), Diagnostics(rep.Warnings(), diag.Warning, "scenario-warning")...))
+	out := append(Diagnostics(rep.Problems(), diag.Error, "scenario-failed"), Diagnostics(rep.Warnings(), diag.Warning, "scenario-warning")...)
+	return diag.Normalize(append(out, rep.KeyDiagnostics()...))
+}
+
+// KeyDiagnostics are the offline runs' accesses to keys not declared in
+// KEYS, as warnings (code undeclared-key) at the script line that made
+// them, each once however many scenarios, modes and steps made it.
+func (rep *Report) KeyDiagnostics() []diag.Diagnostic {
+	type at struct {
+		file      string
+		line      int
+		key, cmd  string
+		chunk     string
+		chunkLine int
+	}
+	seen := map[at]bool{}
+	var out []diag.Diagnostic
+	for _, r := range rep.Results {
+		for _, run := range r.Runs {
+			for _, st := range run.Steps {
+				for _, f := range st.KeyFindings {
+					k := at{f.File, f.Line, f.Key, f.Command, "", 0}
+					if f.File == "" {
+						k.chunk, k.chunkLine = f.Chunk, f.Finding.Line
+					}
+					if seen[k] {
+						continue
+					}
+					seen[k] = true
+					d := diag.Diagnostic{File: f.File, Line: f.Line, Severity: diag.Warning, Code: f.Code, Message: f.Message()}
+					if f.File == "" {
+						d.File = r.File
+						d.Message = fmt.Sprintf("scenario %q [%s]: %s", r.Name, r.Mode, d.Message)
+					}
+					out = append(out, d)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Diagnostics converts problems or warnings to shared diagnostics of one

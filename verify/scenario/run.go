@@ -47,6 +47,7 @@ type publisher interface {
 // from Redis's: the offline engine.
 type warner interface {
 	Warnings() []string
+	KeyFindings() []KeyFinding
 }
 
 // ScriptError is a script that cannot be loaded or compiled: the scenario
@@ -116,6 +117,8 @@ type StepResult struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Published are the messages the step published (offline runs only).
 	Published []verify.Message `json:"-"`
+	// KeyFindings are the call's undeclared key accesses (offline runs).
+	KeyFindings []KeyFinding `json:"-"`
 
 	published bool  // Published was recorded
 	drift     int64 // live runs: ms the real clock ran ahead of the virtual one
@@ -182,6 +185,7 @@ func (s *Scenario) execute(ctx context.Context, be Backend, control bool) (*Run,
 			reply, err = be.Call(ctx, st.Script, bs.keys, bs.args)
 			if w, ok := be.(warner); ok && err == nil {
 				sr.Warnings = w.Warnings()
+				sr.KeyFindings = w.KeyFindings()
 			}
 		case StepDo:
 			reply, err = be.Do(ctx, bs.cmd)

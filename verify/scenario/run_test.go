@@ -214,6 +214,7 @@ func TestStepTheEngineCannotJudgeFails(t *testing.T) {
 		"lua/release.lua":       "return redis.call('GET', 'somewhere:else')\n",
 		"lua_test/release.yaml": "vars: {id: '1'}\nsteps:\n  - call: release\n    args: [t]\n  - sleep_ms: 5\n",
 	})
+	m.StrictKeys = true // an undeclared key stops the run
 	rep := runFixture(t, m, ModeEval)
 	r := rep.Results[0]
 	if r.Status != StatusFail || rep.Malformed() {
@@ -270,5 +271,39 @@ func TestJSONReport(t *testing.T) {
 	first := r.Trace[0]
 	if first.Side != "offline" || first.Reply != `["acquired", "0"]` || len(first.Keys) != 1 || *first.Keys[0].Value != "tok-first-2e90" || first.Keys[0].PTTL != 1000 {
 		t.Errorf("first step: %+v", first)
+	}
+}
+
+// TestUndeclaredKeyFindings: without strict_keys a run goes on past an
+// undeclared key, which is one warning at the script's line whatever the
+// modes and steps that made it; on a cluster node (the default) the key's
+// slot, not the declared keys', is another node's: an error reply.
+func TestUndeclaredKeyFindings(t *testing.T) {
+	files := map[string]string{
+		"lua/release.lua":       "local x = 1\nreturn redis.call('GET', 'somewhere:else')\n",
+		"lua_test/release.yaml": "vars: {id: '1'}\nsteps:\n  - call: release\n    args: [t]\n    expect: {reply: null}\n  - call: release\n    args: [t]\n",
+	}
+	m := fixture(t, files)
+	m.Topology = manifest.TopologyStandalone
+	rep := runFixture(t, m)
+	if !rep.OK() {
+		t.Fatalf("standalone: %s", problems(rep))
+	}
+	ds := rep.KeyDiagnostics()
+	want := filepath.Join(m.Dir, "lua", "release.lua")
+	if len(ds) != 1 || ds[0].File != want || ds[0].Line != 2 || ds[0].Code != verify.CodeUndeclaredKey || ds[0].Severity != "warning" ||
+		!strings.Contains(ds[0].Message, `key "somewhere:else" of GET is not in KEYS`) {
+		t.Errorf("key diagnostics %+v, want one at %s:2", ds, want)
+	}
+	if n := len(rep.Diagnostics()); n != 1 {
+		t.Errorf("diagnostics %+v", rep.Diagnostics())
+	}
+	m = fixture(t, files)
+	rep = runFixture(t, m, ModeEval)
+	if rep.OK() || !strings.Contains(problems(rep), "non local key") {
+		t.Errorf("cluster: %s", problems(rep))
+	}
+	if len(rep.KeyDiagnostics()) != 1 {
+		t.Errorf("cluster key diagnostics %+v", rep.KeyDiagnostics())
 	}
 }

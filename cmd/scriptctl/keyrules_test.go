@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/scriptctl/scriptctl/internal/diag"
+	"github.com/scriptctl/scriptctl/internal/evalrun"
+	"github.com/scriptctl/scriptctl/lint"
+	"github.com/scriptctl/scriptctl/verify"
+	"github.com/scriptctl/scriptctl/verify/scenario"
+)
+
+// TestDynamicKeyMatchesUndeclaredKey: lint's dynamic-key and the offline
+// run's undeclared-key name the same lines, with the same advice, for keys
+// built from a prefix, ARGV, a literal or a reply. (A call written over
+// several lines differs: lint names the key argument's line, the run the
+// line Lua gives the call.)
+func TestDynamicKeyMatchesUndeclaredKey(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		src        string
+		keys, args []string
+		state      []scenario.Key
+	}{
+		{"prefix", "local id = redis.call('INCR', KEYS[1])\nlocal job = ARGV[1] .. id\nredis.call('HSET', job, 'd', ARGV[2])\nreturn redis.call('HGET', job, 'd')\n",
+			[]string{"bull:{q}:id"}, []string{"bull:{q}:", "x"}, nil},
+		{"literal", "redis.call('SET', KEYS[1], 1)\nreturn redis.call('GET', 'other')\n", []string{"k"}, nil, nil},
+		{"argv", "return redis.call('SET', ARGV[1], 1)\n", nil, []string{"x"}, nil},
+		{"mset", "local v = 1\nreturn redis.call('MSET', KEYS[1], 'v', 'x', 'v')\n", []string{"k"}, nil, nil},
+		{"reply", "local k = redis.call('GET', KEYS[1])\nreturn redis.call('GET', k)\n", []string{"k"}, nil,
+			[]scenario.Key{{Name: "k", Type: "string", Value: "target"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lintLines []int
+			for _, d := range lint.Source("s.lua", []byte(tc.src), nil) {
+				if d.Code == "dynamic-key" {
+					lintLines = append(lintLines, d.Pos.Line)
+					if !strings.HasSuffix(d.Message, ": in a cluster the key is not routed or slot-checked; pass it in KEYS") {
+						t.Errorf("lint message %q", d.Message)
+					}
+				}
+			}
+			side, err := evalrun.Offline(context.Background(), evalrun.Request{Source: []byte(tc.src), Keys: tc.keys, Args: tc.args, State: tc.state, Topology: verify.TopologyStandalone})
+			if err != nil || side.RunErr != nil {
+				t.Fatalf("%v %v", err, side.RunErr)
+			}
+			res := &evalrun.Result{File: "s.lua", Offline: side}
+			var runLines []int
+			for _, d := range res.Diagnostics() {
+				if d.Code == verify.CodeUndeclaredKey && d.Severity == diag.Warning {
+					runLines = append(runLines, d.Line)
+					if !strings.HasSuffix(d.Message, ": in a cluster the key is not routed or slot-checked; pass it in KEYS") {
+						t.Errorf("runtime message %q", d.Message)
+					}
+				}
+			}
+			runLines = slices.Compact(runLines)
+			if len(lintLines) == 0 || !slices.Equal(lintLines, runLines) {
+				t.Errorf("lint dynamic-key lines %v, undeclared-key lines %v", lintLines, runLines)
+			}
+		})
+	}
+}
