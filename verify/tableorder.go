@@ -571,7 +571,7 @@ func (r *scriptRun) orderedPairs(t *lua.LTable) iter.Seq2[lua.LValue, lua.LValue
 }
 
 func (r *scriptRun) warnOrder() {
-	r.warn("a table's key order (pairs, next, cjson, cmsgpack) was replayed from an incomplete history: Redis's Lua 5.1 order may differ")
+	r.warn("a table's key order (pairs, next, cjson, cmsgpack, #) is the engine's guess (keys Lua places by address, or stores it did not see): Redis's Lua 5.1 order may differ")
 }
 
 // iterState is the order next walks for one table, kept while a script

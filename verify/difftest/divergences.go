@@ -39,11 +39,7 @@ var unpatchedBuild = map[string]string{
 
 // TargetMatches maps a target to the KnownDivergences that match on it
 // anyway, and why: they are then required to match there.
-var TargetMatches = map[string]map[string]string{
-	"valkey-8.1": {
-		"edge-pairs-order-two-keys": "Valkey 8.1's Lua hashes strings differently from Redis's Lua 5.1 (pairs({x = 1, y = 2}) visits x then y there, y then x on Redis 7.0.15 and Valkey 8.0), which happens to be gopher-lua's insertion order",
-	},
-}
+var TargetMatches = map[string]map[string]string{}
 
 // SeedOrder maps a target to the snippets whose reply lists a hashtable in
 // its order there, which depends on a hash seed the server picks at start
