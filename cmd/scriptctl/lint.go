@@ -63,9 +63,10 @@ should be the repository root; call paths as relatedLocations).
 A key not passed in KEYS (dynamic-key) is a warning: a standalone server
 runs the script, and a cluster node does while the key hashes to the slot of
 the declared keys (a shared hash tag such as {q}); otherwise the node refuses
-it ("Script attempted to access a non local key in a cluster node"). With
-strict keys, --strict-keys or the manifest's strict_keys: true, it is an
-error, as proxies that demand declared keys refuse it always.
+it ("Script attempted to access a non local key in a cluster node", or
+"... keys that do not hash to the same slot" for scripts with a shebang and
+functions). With strict keys, --strict-keys or the manifest's strict_keys:
+true, it is an error, as proxies that demand declared keys refuse it always.
 
 --profile strict-proxy turns on key-alias, the rule of managed proxies
 that read scripts: every key argument written KEYS[i], and keys declared;
