@@ -15,8 +15,9 @@ import (
 
 // TestDynamicKeyMatchesUndeclaredKey: lint's dynamic-key and the offline
 // run's undeclared-key name the same lines, at the same severity (a
-// warning without strict keys) and with the same advice, for keys built
-// from a prefix, ARGV, a literal or a reply. (A call written over several
+// warning; with strict keys an error, where the run stops at the first)
+// and with the same advice, for keys built from a prefix, ARGV, a literal
+// or a reply. (A call written over several
 // lines differs: lint names the key argument's line, the run the line Lua
 // gives the call.)
 func TestDynamicKeyMatchesUndeclaredKey(t *testing.T) {
@@ -65,6 +66,34 @@ func TestDynamicKeyMatchesUndeclaredKey(t *testing.T) {
 			runLines = slices.Compact(runLines)
 			if len(lintLines) == 0 || !slices.Equal(lintLines, runLines) {
 				t.Errorf("lint dynamic-key lines %v, undeclared-key lines %v", lintLines, runLines)
+			}
+
+			// Strict keys: both are errors, and the run stops at the
+			// first line lint names.
+			strict, err := lint.Run(context.Background(), lint.Config{Files: []lint.File{{Path: "s.lua", Source: []byte(tc.src)}}, StrictKeys: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var strictLines []int
+			for _, d := range strict {
+				if d.Code == "dynamic-key" {
+					strictLines = append(strictLines, d.Pos.Line)
+					if d.Severity != lint.Error {
+						t.Errorf("strict keys: lint %s", d)
+					}
+				}
+			}
+			if !slices.Equal(strictLines, lintLines) {
+				t.Errorf("strict keys: lint dynamic-key lines %v, want %v", strictLines, lintLines)
+			}
+			side, err = evalrun.Offline(context.Background(), evalrun.Request{Source: []byte(tc.src), Keys: tc.keys, Args: tc.args, State: tc.state, Topology: verify.TopologyStandalone, StrictKeys: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res = &evalrun.Result{File: "s.lua", Offline: side}
+			ds := res.Diagnostics()
+			if side.RunErr == nil || len(ds) != 1 || ds[0].Code != verify.CodeUndeclaredKey || ds[0].Severity != diag.Error || len(lintLines) == 0 || ds[0].Line != lintLines[0] {
+				t.Errorf("strict keys: run %+v, want an undeclared-key error at line %v", ds, lintLines)
 			}
 		})
 	}
