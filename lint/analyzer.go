@@ -20,6 +20,20 @@ type Rule struct {
 	// Profile is the Config.Profile that turns the rule on; empty for a
 	// rule that is on by default.
 	Profile string
+	// StrictSeverity is the severity under strict keys (Config.StrictKeys,
+	// or the strict-proxy profile) when it differs from Severity: a key
+	// rule that is a warning because servers run the script, and an error
+	// where keys must be declared. Empty for the other rules.
+	StrictSeverity Severity
+}
+
+// SeverityText is the rule's severity as the rules listing shows it:
+// "warning", or "warning (error with strict keys)".
+func (r Rule) SeverityText() string {
+	if r.StrictSeverity != "" {
+		return fmt.Sprintf("%s (%s with strict keys)", r.Severity, r.StrictSeverity)
+	}
+	return string(r.Severity)
 }
 
 // rule is the Analyzer behind every registered code.
@@ -29,9 +43,10 @@ type rule struct {
 	summary       string
 	help          string
 	needsManifest bool
-	withoutParse  bool   // runs even when the script does not parse
-	linesOnly     bool   // reads only the lines and the shebang: needs no parse
-	profile       string // off by default; on with this Config.Profile
+	withoutParse  bool     // runs even when the script does not parse
+	linesOnly     bool     // reads only the lines and the shebang: needs no parse
+	profile       string   // off by default; on with this Config.Profile
+	strict        Severity // the severity under strict keys; "" is severity
 	run           func(p *Pass, r *rule) []Diagnostic
 }
 
@@ -67,7 +82,7 @@ func Rules() []Rule {
 	out := make([]Rule, 0, len(registry))
 	for _, a := range registry {
 		r := a.(*rule)
-		out = append(out, Rule{Code: r.code, Severity: r.severity, Summary: r.summary, Help: r.help, NeedsManifest: r.needsManifest, Profile: r.profile})
+		out = append(out, r.describe())
 	}
 	return out
 }
@@ -78,5 +93,18 @@ func Lookup(code string) (Rule, bool) {
 	if !ok {
 		return Rule{}, false
 	}
-	return Rule{Code: r.code, Severity: r.severity, Summary: r.summary, Help: r.help, NeedsManifest: r.needsManifest, Profile: r.profile}, true
+	return r.describe(), true
+}
+
+func (r *rule) describe() Rule {
+	return Rule{Code: r.code, Severity: r.severity, Summary: r.summary, Help: r.help, NeedsManifest: r.needsManifest, Profile: r.profile, StrictSeverity: r.strict}
+}
+
+// severityIn is the severity of r's findings in a run: r.strict under
+// strict keys, else r.severity.
+func (r *rule) severityIn(cfg Config) Severity {
+	if r.strict != "" && cfg.strictKeys() {
+		return r.strict
+	}
+	return r.severity
 }

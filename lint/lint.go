@@ -110,7 +110,17 @@ type Config struct {
 	// Only, when not empty, limits the run to these rule codes (what a
 	// pre-flight gate needs), default-off rules of the profile included.
 	Only []string
+	// StrictKeys makes the key rules errors (dynamic-key): a key not passed
+	// in KEYS is refused, as by the proxies that demand declared keys
+	// (manifest strict_keys: true, --strict-keys). Without it such a key
+	// is a warning: a standalone server runs the script, and a cluster
+	// node does while the key hashes to the declared keys' slot. The
+	// strict-proxy profile implies it.
+	StrictKeys bool
 }
+
+// strictKeys reports whether the run treats the key rules as errors.
+func (cfg Config) strictKeys() bool { return cfg.StrictKeys || cfg.Profile == "strict-proxy" }
 
 // Profiles lists the known values of Config.Profile.
 var Profiles = []string{"strict-proxy"}
@@ -202,7 +212,13 @@ func source(path string, src []byte, decl *Decl, cfg Config) []Diagnostic {
 		if p.Facts == nil && !r.withoutParse {
 			continue // the script does not parse: only syntax and the line-based rules run
 		}
-		out = append(out, r.Analyze(p)...)
+		ds := r.Analyze(p)
+		if sev := r.severityIn(cfg); sev != r.severity {
+			for i := range ds {
+				ds[i].Severity = sev
+			}
+		}
+		out = append(out, ds...)
 	}
 	out = p.suppress(out)
 	Sort(out)

@@ -134,3 +134,48 @@ func TestOnlyShebangFlagsMatchesFullRun(t *testing.T) {
 		t.Error("a pass without parse parsed")
 	}
 }
+
+// TestDynamicKeySeverity: dynamic-key is a warning (servers run the script
+// while the key shares the declared keys' slot) and an error with strict
+// keys, from Config.StrictKeys or the strict-proxy profile; other rules
+// keep their severity either way.
+func TestDynamicKeySeverity(t *testing.T) {
+	src := []byte("redis.call('SET', 'bull:{q}:' .. ARGV[1], 1)\nx = 1\nreturn redis.call('GET', KEYS[1])\n")
+	decl := &Decl{Script: "s", Keys: []string{"bull:{q}:id"}, Args: []string{"id"}}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want Severity
+	}{
+		{"default", Config{}, Warning},
+		{"strict keys", Config{StrictKeys: true}, Error},
+		{"strict-proxy", Config{Profile: "strict-proxy"}, Error},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.Files = []File{{Path: "s.lua", Source: src, Decl: decl}}
+			ds, err := Run(context.Background(), tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]Severity{}
+			for _, d := range ds {
+				got[d.Code] = d.Severity
+			}
+			if got["dynamic-key"] != tc.want || got["global-write"] != Error {
+				t.Errorf("severities %v, want dynamic-key %s and global-write error", got, tc.want)
+			}
+		})
+	}
+	r, ok := Lookup("dynamic-key")
+	if !ok || r.Severity != Warning || r.StrictSeverity != Error || r.SeverityText() != "warning (error with strict keys)" {
+		t.Errorf("rule %+v, want warning (error with strict keys)", r)
+	}
+	if g, _ := Lookup("global-write"); g.StrictSeverity != "" || g.SeverityText() != "error" {
+		t.Errorf("global-write %+v", g)
+	}
+	for _, sr := range SARIFRules() {
+		if sr.Code == "dynamic-key" && !strings.Contains(sr.Markdown, "(warning (error with strict keys))") {
+			t.Errorf("SARIF help %q does not name the strict severity", sr.Markdown)
+		}
+	}
+}

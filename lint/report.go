@@ -74,7 +74,7 @@ func SARIFRules() []diag.Rule {
 	var out []diag.Rule
 	for _, r := range Rules() {
 		out = append(out, diag.Rule{Code: r.Code, Summary: r.Summary, Help: r.Help, Severity: string(r.Severity),
-			Markdown: fmt.Sprintf("**%s** (%s): %s\n\nSuppress one finding with `-- scriptctl:ignore %s <reason>` on its line or the line above.", r.Code, r.Severity, r.Help, r.Code)})
+			Markdown: fmt.Sprintf("**%s** (%s): %s\n\nSuppress one finding with `-- scriptctl:ignore %s <reason>` on its line or the line above.", r.Code, r.SeverityText(), r.Help, r.Code)})
 	}
 	return out
 }

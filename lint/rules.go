@@ -37,13 +37,18 @@ func init() {
 			"not exist on one of them (HEXPIRE before Redis 7.4, DELIFEQ outside Valkey 9) fails " +
 			"there with an unknown-command error. Use a command every target has, or drop the target.",
 		run: runTargetCommand})
-	register(&rule{code: "dynamic-key", severity: Error,
+	register(&rule{code: "dynamic-key", severity: Warning, strict: Error,
 		summary: "A key position is not KEYS[n]",
-		help: "Every key a script touches must be passed in KEYS so that Redis Cluster can route the " +
-			"call and check that the keys share a slot. A literal key name, a concatenation, an ARGV " +
-			"value or a key read from a reply at a key position of a command (as COMMAND INFO gives " +
-			"them) works on one node and fails in a cluster. Declare the key in the manifest and pass " +
-			"it as KEYS[n]; a value taken from KEYS through locals, tables or loops is fine.",
+		help: "A literal key name, a concatenation, an ARGV value or a key read from a reply at a key " +
+			"position of a command (as COMMAND INFO gives them) is a key the caller did not pass in " +
+			"KEYS. A standalone server runs it. A cluster node runs it only while it hashes to the slot " +
+			"of the script's declared keys (a shared hash tag such as {q}, as BullMQ's bull:{q}: keys " +
+			"do); otherwise the server refuses it with \"Script attempted to access a non local key in a " +
+			"cluster node\" (\"... keys that do not hash to the same slot\" for scripts with a shebang " +
+			"and functions). Proxies that demand declared keys refuse it always. A warning; an error " +
+			"with strict keys (strict_keys: true, --strict-keys, --profile strict-proxy). Declare the key " +
+			"in the manifest and pass it as KEYS[n]; a value taken from KEYS through locals, tables or " +
+			"loops is fine.",
 		run: runDynamicKey})
 	register(&rule{code: "keys-out-of-range", severity: Error, needsManifest: true,
 		summary: "KEYS[n] beyond the manifest's declared keys",
@@ -338,6 +343,11 @@ func (c *Call) keyArgs() []int {
 	return slices.DeleteFunc(pos, func(i int) bool { return i < 1 || i > len(c.Args) })
 }
 
+// undeclaredAdvice ends every dynamic-key message, in the words of the
+// offline run's undeclared-key finding about the same line
+// (verify.Finding.Message).
+const undeclaredAdvice = "on a cluster node it must hash to the declared keys' slot, and proxies that demand declared keys refuse it; pass it in KEYS"
+
 func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
 	for _, c := range p.Facts.Calls {
@@ -384,12 +394,12 @@ func runDynamicKey(p *Pass, r *rule) []Diagnostic {
 			}
 			if c.outside(v.at) {
 				// The cause is the caller's argument: report it there.
-				d := reached(r.at(v.at, "this value %s and reaches key argument %d of %s at line %d, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", why, i, c.label(), a.Pos.Line), c.Path)
+				d := reached(r.at(v.at, "this value %s and reaches key argument %d of %s at line %d, not KEYS[n]: %s", why, i, c.label(), a.Pos.Line, undeclaredAdvice), c.Path)
 				d.also = a.Pos // an ignore comment left at the helper's argument still counts
 				out = append(out, d)
 				continue
 			}
-			out = append(out, reached(r.at(a.Pos, "key argument %d of %s %s, not KEYS[n]: in a cluster the key is not routed or slot-checked; pass it in KEYS", i, c.label(), why), c.Path))
+			out = append(out, reached(r.at(a.Pos, "key argument %d of %s %s, not KEYS[n]: %s", i, c.label(), why, undeclaredAdvice), c.Path))
 		}
 	}
 	return out

@@ -54,7 +54,7 @@ type Finding struct {
 // Message is the finding as a sentence, worded as lint's dynamic-key
 // finding about the same line.
 func (f Finding) Message() string {
-	return fmt.Sprintf("key %q of %s is not in KEYS: in a cluster the key is not routed or slot-checked; pass it in KEYS", f.Key, f.Command)
+	return fmt.Sprintf("key %q of %s is not in KEYS: on a cluster node it must hash to the declared keys' slot, and proxies that demand declared keys refuse it; pass it in KEYS", f.Key, f.Command)
 }
 
 // maxFindings bounds the findings of one run: a loop over many undeclared

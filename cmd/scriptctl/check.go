@@ -190,7 +190,9 @@ Warnings are reported but do not fail the check unless --fail-on warning.
 The verify and explore steps imitate the manifest's topology (cluster by
 default; --topology overrides it); a key a script touches without passing it
 in KEYS is an undeclared-key warning at the script's line, or, with
---strict-keys (strict_keys: true), an error that stops the run.
+--strict-keys (strict_keys: true), an error that stops the run. The lint
+step's dynamic-key finding about such a line follows the same rule: a
+warning, an error with strict keys.
 
 For CI: --format sarif prints a SARIF 2.1.0 log with one run per step (GitHub
 code scanning), --junit FILE writes a JUnit XML report (one test case per

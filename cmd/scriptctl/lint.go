@@ -29,6 +29,10 @@ type lintOptions struct {
 	FailOn      lint.Severity
 	Files       []string
 	Profile     string // turns on default-off rules: strict-proxy
+	// StrictKeys makes dynamic-key an error; StrictKeysSet records that
+	// --strict-keys was given (else the manifest's strict_keys applies).
+	StrictKeys    bool
+	StrictKeysSet bool
 }
 
 func newCmdLint(g *globalOptions) *cobra.Command {
@@ -56,8 +60,17 @@ severity, code, message, detail, related}; --format sarif prints SARIF 2.1.0
 for GitHub code scanning (paths relative to the current directory, which
 should be the repository root; call paths as relatedLocations).
 
+A key not passed in KEYS (dynamic-key) is a warning: a standalone server
+runs the script, and a cluster node does while the key hashes to the slot of
+the declared keys (a shared hash tag such as {q}); otherwise the node refuses
+it ("Script attempted to access a non local key in a cluster node", or
+"... keys that do not hash to the same slot" for scripts with a shebang and
+functions). With strict keys, --strict-keys or the manifest's strict_keys:
+true, it is an error, as proxies that demand declared keys refuse it always.
+
 --profile strict-proxy turns on key-alias, the rule of managed proxies
-that read scripts: every key argument written KEYS[i], and keys declared.
+that read scripts: every key argument written KEYS[i], and keys declared;
+it implies strict keys.
 
 Silence one finding with a comment on its line or the line above:
   -- scriptctl:ignore <code> <reason>
@@ -69,7 +82,8 @@ input or invalid manifest.`,
   scriptctl lint --fail-on warning
   scriptctl lint lua/publish.lua
   scriptctl lint --format sarif > lint.sarif
-  scriptctl lint --profile strict-proxy`,
+  scriptctl lint --profile strict-proxy
+  scriptctl lint --strict-keys`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(cmd, opts.Format, "text", "json", "sarif"); err != nil {
 				return err
@@ -84,22 +98,28 @@ input or invalid manifest.`,
 			}
 			opts.Manifest = g.Manifest
 			opts.ManifestSet = cmd.Flags().Changed("manifest")
+			opts.StrictKeysSet = cmd.Flags().Changed("strict-keys")
 			opts.Files = args
 			return runLint(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error or warning")
-	cmd.Flags().StringVar(&opts.Profile, "profile", "", "turn on the rules of a deployment profile: strict-proxy (key-alias: every key argument written KEYS[i], numkeys > 0)")
+	cmd.Flags().StringVar(&opts.Profile, "profile", "", "turn on the rules of a deployment profile: strict-proxy (key-alias: every key argument written KEYS[i], numkeys > 0; strict keys)")
+	cmd.Flags().BoolVar(&opts.StrictKeys, "strict-keys", false, "a key not declared in KEYS (dynamic-key) is an error, as proxies that demand declared keys refuse it; default the manifest's strict_keys, else a warning")
 	return cmd
 }
 
 func runLint(ctx context.Context, opts *lintOptions) error {
-	files, err := lintFiles(opts)
+	files, m, err := lintFiles(opts)
 	if err != nil {
 		return err
 	}
-	ds, err := lint.Run(ctx, lint.Config{Files: files, Profile: opts.Profile})
+	strict := opts.StrictKeys
+	if !opts.StrictKeysSet && m != nil {
+		strict = m.StrictKeys
+	}
+	ds, err := lint.Run(ctx, lint.Config{Files: files, Profile: opts.Profile, StrictKeys: strict})
 	if err != nil {
 		if errors.Is(err, lint.ErrUnreadable) {
 			return cmdutil.Input(err)
@@ -145,8 +165,9 @@ func lintDiagnostics(ds []lint.Diagnostic) []diag.Diagnostic {
 }
 
 // lintFiles resolves what to lint: the manifest's scripts, or the FILE
-// arguments with the manifest's declaration for those it lists.
-func lintFiles(opts *lintOptions) ([]lint.File, error) {
+// arguments with the manifest's declaration for those it lists. The
+// manifest is nil when FILE arguments are linted without one.
+func lintFiles(opts *lintOptions) ([]lint.File, *manifest.Manifest, error) {
 	m, err := manifest.Load(opts.Manifest)
 	if err != nil {
 		var pe *os.PathError
@@ -155,11 +176,11 @@ func lintFiles(opts *lintOptions) ([]lint.File, error) {
 		case missing && len(opts.Files) > 0 && !opts.ManifestSet:
 			m = nil // lint the files on their own
 		case missing && len(opts.Files) > 0:
-			return nil, cmdutil.Usage(err, "fix the -m path, or drop -m to lint the files on their own")
+			return nil, nil, cmdutil.Usage(err, "fix the -m path, or drop -m to lint the files on their own")
 		case missing:
-			return nil, cmdutil.Usage(err, "'scriptctl lint -m path/to/manifest.yaml', or name the files to lint")
+			return nil, nil, cmdutil.Usage(err, "'scriptctl lint -m path/to/manifest.yaml', or name the files to lint")
 		default:
-			return nil, cmdutil.Input(err)
+			return nil, nil, cmdutil.Input(err)
 		}
 	}
 	if len(opts.Files) == 0 {
@@ -167,7 +188,7 @@ func lintFiles(opts *lintOptions) ([]lint.File, error) {
 		for i := range files {
 			files[i].Path = displayPath(files[i].Path)
 		}
-		return files, nil
+		return files, m, nil
 	}
 	var files []lint.File
 	seen := map[string]bool{}
@@ -186,7 +207,7 @@ func lintFiles(opts *lintOptions) ([]lint.File, error) {
 		}
 		files = append(files, lf)
 	}
-	return files, nil
+	return files, m, nil
 }
 
 // displayPath returns path relative to the current directory when it lies
@@ -223,13 +244,15 @@ func checkLintStep(ctx context.Context, m *manifest.Manifest) stepResult {
 }
 
 // lintStep lints every script of m with its declarations (only the rules
-// in only, when given) and returns the findings as a check step's.
+// in only, when given) and returns the findings as a check step's. The
+// manifest's strict_keys (which check's --strict-keys overrides) makes
+// dynamic-key an error.
 func lintStep(ctx context.Context, m *manifest.Manifest, only []string) stepResult {
 	files := lint.ManifestFiles(m)
 	for i := range files {
 		files[i].Path = displayPath(files[i].Path)
 	}
-	ds, err := lint.Run(ctx, lint.Config{Files: files, Only: only})
+	ds, err := lint.Run(ctx, lint.Config{Files: files, Only: only, StrictKeys: m.StrictKeys})
 	if err != nil {
 		if errors.Is(err, lint.ErrUnreadable) {
 			err = cmdutil.Input(err)

@@ -10,7 +10,9 @@ import (
 )
 
 // TestCheckLintStep: the lint step of scriptctl check reports the
-// repository's scripts clean, and a bad script's findings with their codes.
+// repository's scripts clean, and a bad script's findings with their codes;
+// dynamic-key is a warning, and an error when the manifest's strict_keys
+// (or check's --strict-keys, which sets it) asks for strict keys.
 func TestCheckLintStep(t *testing.T) {
 	m, err := manifest.Load("../../manifest.yaml")
 	if err != nil {
@@ -39,10 +41,16 @@ func TestCheckLintStep(t *testing.T) {
 		t.Fatalf("got %+v, want 2 findings", r)
 	}
 	f := r.Findings[0]
-	if f.Severity != "error" || f.Code != "dynamic-key" || f.Line != 1 || f.Col != 27 {
+	if f.Severity != "warning" || f.Code != "dynamic-key" || f.Line != 1 || f.Col != 27 {
 		t.Errorf("finding 0: %+v", f)
 	}
 	if r.Findings[1].Severity != "warning" || r.Findings[1].Code != "unbounded-command" {
 		t.Errorf("finding 1: %+v", r.Findings[1])
+	}
+
+	m.StrictKeys = true
+	r = checkLintStep(context.Background(), m)
+	if r.Err != nil || len(r.Findings) != 2 || r.Findings[0].Severity != "error" || r.Findings[0].Code != "dynamic-key" || r.Findings[1].Severity != "warning" {
+		t.Errorf("strict keys: got %+v, want dynamic-key an error, unbounded-command a warning", r.Findings)
 	}
 }
