@@ -17,7 +17,10 @@ import (
 var (
 	frameDepthOK                       bool
 	stackFieldOff, segIdxOff, segSpOff uintptr
-	frameStackType                     reflect.Type
+	// stackItab is the type word of the frame stack interface the offsets
+	// were read from: a thread whose stack has another concrete type
+	// (built with other options) is not read.
+	stackItab unsafe.Pointer
 )
 
 func init() {
@@ -38,6 +41,7 @@ func init() {
 		return
 	}
 	stackFieldOff, segIdxOff, segSpOff = f.Offset, idx.Offset, sp.Offset
+	stackItab = (*[2]unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), stackFieldOff))[0]
 	// Check against a known depth: the frame stack is empty now.
 	if frameDepthOf(L) != 0 {
 		return
@@ -45,9 +49,13 @@ func init() {
 	frameDepthOK = true
 }
 
-// frameDepthOf is the number of frames on L's stack (frameDepthOK only).
+// frameDepthOf is the number of frames on L's stack (frameDepthOK only);
+// 0 for a stack of another type than the one measured.
 func frameDepthOf(L *lua.LState) int {
 	iface := (*[2]unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), stackFieldOff))
+	if iface[0] != stackItab {
+		return 0
+	}
 	p := iface[1]
 	idx := *(*uint16)(unsafe.Add(p, segIdxOff))
 	sp := *(*uint8)(unsafe.Add(p, segSpOff))
