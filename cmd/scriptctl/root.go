@@ -124,11 +124,13 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 			return cmdutil.Usage(errors.New("--quiet and --verbose exclude each other"), fmt.Sprintf("'%s --help'", c.CommandPath()))
 		}
 		ios.Quiet, ios.Verbose = g.Quiet, g.Verbose
-		// --format table is the online commands' old name of text.
+		// --format table is text with its tables aligned under a header
+		// even when stdout is not a terminal.
 		if f := c.Flags().Lookup("format"); f != nil && f.Value.String() == "table" {
 			if err := f.Value.Set("text"); err != nil {
 				return err
 			}
+			ios.TableFormat = true
 		}
 		return resolveManifest(c, g)
 	}
