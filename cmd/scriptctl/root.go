@@ -95,7 +95,8 @@ prune), driven by a manifest.yaml that declares every script's keys, args and
 flags and the key templates each caller uses.
 
 Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
-3 the environment failed. See 'scriptctl help exit-codes'.`,
+3 the environment failed, 4 changes pending (plan --exit-code). See
+'scriptctl help exit-codes'.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
