@@ -71,7 +71,7 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	fs.StringArrayVar(&f.URLs, "url", nil, "server `URL`, redis://[user@]host:port or rediss://...; repeatable (env SCRIPTCTL_URL)")
 	f.registerSecurity(cmd, "the servers")
 	fs.StringVar(&f.Mode, "mode", "both", "what to handle: scripts, functions or both")
-	fs.StringVar(&f.Format, "format", "text", "output format: text (piped: tab-separated rows, no header), table (aligned, with a header) or json")
+	fs.StringVar(&f.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	cmd.Long += "\n" + connHelp
 }
 

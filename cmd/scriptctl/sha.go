@@ -42,7 +42,7 @@ table with a header. With SCRIPT arguments, only those scripts.`,
 			return runSha(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text (piped: tab-separated rows, no header), table (aligned, with a header) or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	return cmd
 }
 

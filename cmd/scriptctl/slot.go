@@ -54,7 +54,7 @@ stderr which slots the keys fall in.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Same, "same", false, "exit 1 unless all keys share one slot")
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text (piped: tab-separated rows, no header), table (aligned, with a header) or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	return withoutManifest(cmd)
 }
 

@@ -127,7 +127,7 @@ failed.`,
 	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on the server at `URL` (redis://[user@]host:port or rediss://...; a cluster node, or several separated by commas) and compare with offline")
 	opts.Conn.registerAgainst(cmd)
 	cmd.Flags().DurationVar(&opts.ClockTol, "clock-tolerance", scenario.DefaultClockTolerance*time.Millisecond, "with --against: how far a clock-derived number (TIME, a timestamp, a TTL) may be from offline")
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text (piped: tab-separated rows, no header), table (aligned, with a header) or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`: a test case per scenario and mode, a suite per target")
 	return cmd
