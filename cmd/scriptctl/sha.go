@@ -71,7 +71,15 @@ func runSha(ctx context.Context, opts *shaOptions) error {
 		for _, name := range opts.Scripts {
 			s := m.Script(name)
 			if s == nil {
-				return cmdutil.Usage(fmt.Errorf("unknown script %q: %s declares %s", name, m.Path, shaScriptNames(m)), "'scriptctl sha' without arguments lists every script")
+				names := make([]string, len(m.Scripts))
+				for i, sc := range m.Scripts {
+					names[i] = sc.Name
+				}
+				mean := ""
+				if sug := manifest.Suggest(name, names); sug != "" {
+					mean = fmt.Sprintf(" (did you mean %q?)", sug)
+				}
+				return cmdutil.Usage(fmt.Errorf("unknown script %q%s: %s declares %s", name, mean, m.Path, shaScriptNames(m)), "'scriptctl sha' without arguments lists every script")
 			}
 			scripts = append(scripts, s)
 		}

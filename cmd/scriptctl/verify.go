@@ -235,7 +235,8 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 		case scenario.StatusSkip:
 			status = colorCell(io, iostreams.Yellow, string(r.Status))
 		}
-		row := []string{scenarioName(r.File), string(r.Mode), status, r.Summary()}
+		// The scenario's name: its name: field, else its file's name.
+		row := []string{r.Name, string(r.Mode), status, r.Summary()}
 		if opts.multiTarget {
 			row = append([]string{r.Target}, row...)
 		}
