@@ -148,7 +148,7 @@ func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-var topFields = []string{"schema", "library", "version", "targets", "scripts", "callers"}
+var topFields = []string{"schema", "library", "version", "targets", "deploy", "scripts", "callers"}
 
 func (p *parser) parse(data []byte) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -214,6 +214,16 @@ func (p *parser) parse(data []byte) {
 	if n := seen["targets"]; n != nil {
 		p.m.TargetsLine = keyLine(root, "targets", n)
 		p.targets(n)
+	}
+	p.m.Deploy = DeployBoth
+	if n := seen["deploy"]; n != nil {
+		switch d := p.str(n, "deploy"); d {
+		case DeployBoth, DeployScripts, DeployFunctions:
+			p.m.Deploy = d
+		case "":
+		default:
+			p.errorf(n, "deploy", "invalid deploy %q: want both, scripts or functions", d)
+		}
 	}
 	if n := seen["scripts"]; n != nil {
 		p.scripts(n)

@@ -225,7 +225,12 @@ func checkLintStep(ctx context.Context, m *manifest.Manifest) stepResult {
 // lintStep lints every script of m with its declarations (only the rules
 // in only, when given) and returns the findings as a check step's.
 func lintStep(ctx context.Context, m *manifest.Manifest, only []string) stepResult {
-	files := lint.ManifestFiles(m)
+	return lintFilesStep(ctx, lint.ManifestFiles(m), only)
+}
+
+// lintFilesStep lints files (only some rules when only is set) as a check
+// step.
+func lintFilesStep(ctx context.Context, files []lint.File, only []string) stepResult {
 	for i := range files {
 		files[i].Path = displayPath(files[i].Path)
 	}

@@ -90,6 +90,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Mode = opts.Conn.modeFor(m, opts.Mode)
 	if err := opts.Conn.validate("plan"); err != nil {
 		return err
 	}
