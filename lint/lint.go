@@ -85,6 +85,10 @@ type Decl struct {
 	Keys   []string // names of KEYS[1], KEYS[2], ...
 	Args   []string // names of ARGV[1], ARGV[2], ...
 	Flags  []string // the manifest's flags for the script
+	// FunctionsOnly is set when the script is deployed only as a Function
+	// (manifest deploy: functions): FCALL applies the manifest's flags, and
+	// no EVAL runs the script, so it needs no shebang to carry them.
+	FunctionsOnly bool
 	// Targets are the server lines the manifest proves the script on
 	// ("redis-7.0", "valkey-8.1"); nil means redis-7.0.
 	Targets []string

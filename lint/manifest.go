@@ -13,6 +13,7 @@ func ManifestFiles(m *manifest.Manifest) []File {
 	for _, s := range m.Scripts {
 		d := DeclOf(s)
 		d.Targets = slices.Clone(m.Targets)
+		d.FunctionsOnly = !m.EvalRuns()
 		out = append(out, File{Path: s.Path, Source: s.Source, Decl: d})
 	}
 	return out

@@ -120,7 +120,10 @@ func init() {
 		help: "A '#!lua flags=...' first line sets the flags Redis applies under EVAL/EVALSHA; the " +
 			"manifest's flags are what FCALL gets. Unknown flags are rejected by Redis, and flags that " +
 			"differ make the same script behave differently depending on how it is called. Use only " +
-			strings.Join(manifest.ScriptFlags, ", ") + " and keep them equal to the manifest.",
+			strings.Join(manifest.ScriptFlags, ", ") + " and keep them equal to the manifest. A script " +
+			"without a shebang whose manifest entry has flags is a finding only when the manifest " +
+			"deploys it for EVAL/EVALSHA (deploy: both, the default, or scripts); with deploy: " +
+			"functions, FCALL applies the manifest's flags.",
 		run: runShebang})
 	register(&rule{code: "key-alias", severity: Error, profile: "strict-proxy",
 		summary: "A key argument not written KEYS[i] (strict-proxy profile)",
@@ -771,8 +774,10 @@ func runShebang(p *Pass, r *rule) []Diagnostic {
 	}
 	want, got := set(p.Decl.Flags), set(p.Shebang)
 	switch {
-	case !p.HasShebang && len(want) > 0:
-		out = append(out, r.at(at, "the manifest declares flags [%s] for %s but the script has no shebang, so EVAL/EVALSHA run it without them; add '#!lua flags=%s'", strings.Join(want, " "), p.Decl.Script, strings.Join(want, ",")))
+	case !p.HasShebang && len(want) > 0 && !p.Decl.FunctionsOnly:
+		// Deployed for EVAL/EVALSHA too (manifest deploy: both or
+		// scripts): only a shebang carries the flags there.
+		out = append(out, r.at(at, "the manifest declares flags [%s] for %s but the script has no shebang, and the manifest deploys it for EVAL/EVALSHA too (deploy: both or scripts), which run it without them; add '#!lua flags=%s', or set deploy: functions", strings.Join(want, " "), p.Decl.Script, strings.Join(want, ",")))
 	case p.HasShebang && !slices.Equal(want, got):
 		out = append(out, r.at(at, "shebang flags [%s] differ from the manifest's flags [%s] for %s", strings.Join(got, " "), strings.Join(want, " "), p.Decl.Script))
 	}

@@ -438,6 +438,12 @@ type tracker struct {
 	// allKeys and allArgs count the places that index KEYS or ARGV
 	// dynamically or let them escape whole (Facts.AllKeys, AllArgs).
 	allKeys, allArgs int
+	// params collects, per local function, the command names its
+	// parameters receive at its call sites; seeds are what an earlier
+	// pass found there, the values a function walked on its own starts
+	// its parameters with (commandSeeds).
+	params map[*ast.FunctionExpr]*paramNames
+	seeds  map[*ast.FunctionExpr]map[int]Value
 	// walks holds, per function, what each walk of it on its own added
 	// to the facts: a helper never called drops it.
 	walks map[*ast.FunctionExpr][]factSpan
@@ -466,6 +472,7 @@ func (t *tracker) lens() factLens {
 type fnUse struct {
 	named          bool // bound to a local name
 	reads, follows int
+	calls          int // reads that are calls, followed or not
 	// readIn holds, per read, the functions being walked on their own
 	// around it (empty for a read in code that runs).
 	readIn [][]*ast.FunctionExpr
@@ -558,13 +565,125 @@ func (t *tracker) loc(node any, line, typ int, str string) Pos {
 }
 
 func track(p *Pass) *Facts {
-	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}, uses: map[*ast.FunctionExpr]*fnUse{}, walks: map[*ast.FunctionExpr][]factSpan{}}
+	var seeds map[*ast.FunctionExpr]map[int]Value
+	for pass := 0; ; pass++ {
+		t := trackOnce(p, seeds)
+		// A helper past the inlining depth is walked on its own, its
+		// parameters unknown: a command name it takes from one is
+		// dynamic there, even when every caller passes a literal. Walk
+		// again with the names the callers pass, until nothing new is
+		// learnt (a chain of helpers learns one link per pass).
+		if pass == maxInline+2 || !t.dynamicAlone() {
+			return t.f
+		}
+		next := t.commandSeeds()
+		if seedsEqual(seeds, next) {
+			return t.f
+		}
+		seeds = next
+	}
+}
+
+func trackOnce(p *Pass, seeds map[*ast.FunctionExpr]map[int]Value) *tracker {
+	t := &tracker{p: p, f: &Facts{}, pos: map[ast.Expr]Pos{}, locs: map[locKey]Pos{}, reported: map[*Call]bool{}, uses: map[*ast.FunctionExpr]*fnUse{}, walks: map[*ast.FunctionExpr][]factSpan{},
+		params: map[*ast.FunctionExpr]*paramNames{}, seeds: seeds}
 	st := &state{vals: map[*binding]Value{}}
 	t.block(p.Chunk, (&scope{}).child(), st)
 	t.findDead()
 	t.dropClosed()
 	t.dropNeverCalled()
-	return t.f
+	return t
+}
+
+// paramNames are the command names each parameter of a local function
+// receives at its call sites; bad marks a parameter that receives
+// anything else at some site.
+type paramNames struct {
+	names map[int][]string
+	bad   map[int]bool
+}
+
+// noteCall records what a call of fn passes to its parameters.
+func (t *tracker) noteCall(fn *ast.FunctionExpr, args []Arg, open bool) {
+	t.use(fn).calls++
+	if fn.ParList == nil {
+		return
+	}
+	pn := t.params[fn]
+	if pn == nil {
+		pn = &paramNames{names: map[int][]string{}, bad: map[int]bool{}}
+		t.params[fn] = pn
+	}
+	for i := range fn.ParList.Names {
+		if i >= len(args) || open && i >= len(args)-1 {
+			pn.bad[i] = true
+			continue
+		}
+		lits := litSet(args[i].V)
+		if len(lits) == 0 || slices.ContainsFunc(lits, func(s string) bool { return lookupCommand(strings.ToUpper(s)) == nil }) {
+			pn.bad[i] = true
+			continue
+		}
+		pn.names[i] = append(pn.names[i], lits...)
+	}
+}
+
+// dynamicAlone reports whether a call with a computed command name was
+// found in a function walked on its own.
+func (t *tracker) dynamicAlone() bool {
+	return slices.ContainsFunc(t.f.Calls, func(c *Call) bool { return c.Name == "" && c.names == "" && len(c.within) > 0 })
+}
+
+// commandSeeds are, per local function whose every read is a call, the
+// parameters that receive a command name (a literal, or one of several) at
+// every call site, with the names they receive.
+func (t *tracker) commandSeeds() map[*ast.FunctionExpr]map[int]Value {
+	out := map[*ast.FunctionExpr]map[int]Value{}
+	for fn, pn := range t.params {
+		u := t.uses[fn]
+		if u == nil || !u.named || u.reads != u.calls {
+			continue
+		}
+		for i, names := range pn.names {
+			if pn.bad[i] {
+				continue
+			}
+			names = slices.Compact(slices.Sorted(slices.Values(names)))
+			if len(names) > maxAlts {
+				continue
+			}
+			v := Value{O: FromLiteral, How: "a command name its callers pass", litNotNil: true, clean: true}
+			if len(names) == 1 {
+				v.IsLit, v.Lit = true, names[0]
+			} else {
+				v.alts = names
+			}
+			if out[fn] == nil {
+				out[fn] = map[int]Value{}
+			}
+			out[fn][i] = v
+		}
+	}
+	return out
+}
+
+func seedsEqual(a, b map[*ast.FunctionExpr]map[int]Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for fn, pa := range a {
+		pb, ok := b[fn]
+		if !ok || len(pa) != len(pb) {
+			return false
+		}
+		for i, v := range pa {
+			w, ok := pb[i]
+			if !ok || !slices.Equal(litSet(v), litSet(w)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // dropClosed forgets the calls found by walking a local function on its
@@ -1138,9 +1257,13 @@ func (t *tracker) function(fn *ast.FunctionExpr, sc *scope, st *state, method bo
 		body.set(inner.declare("self"), Value{O: FromUnknown})
 	}
 	if fn.ParList != nil {
-		for _, n := range fn.ParList.Names {
+		for i, n := range fn.ParList.Names {
 			t.loc(fn, fn.Line(), parse.TIdent, n)
-			body.set(inner.declare(n), Value{O: FromUnknown})
+			v, ok := t.seeds[fn][i]
+			if !ok {
+				v = Value{O: FromUnknown}
+			}
+			body.set(inner.declare(n), v)
 		}
 	}
 	savedLoop, savedCollect, savedRet, savedGuard := t.loop, t.collect, t.ret, t.guard
@@ -1602,6 +1725,7 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 	}
 	open := len(e.Args) > 0 && isMulti(e.Args[len(e.Args)-1])
 	if fv := fn.fn; fv != nil && fn.builtin == "" {
+		t.noteCall(fv.expr, args, open)
 		if len(t.stack) < maxInline && t.inlines < maxInlines && !slices.Contains(t.stack, fv.expr) {
 			t.inlines++
 			return t.inline(t.posOf(e.Func), fv, args, open, st)

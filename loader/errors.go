@@ -3,6 +3,8 @@ package loader
 import (
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -66,7 +68,23 @@ func classify(err error) error {
 		return &ConnError{Class: ClassNotRedis, Err: err, Msg: notRedis(msg),
 			Hint: "the endpoint did not answer in the Redis protocol: check the host and port (and redis:// versus rediss://)"}
 	}
-	return &ConnError{Class: ClassUnreachable, Err: err}
+	return &ConnError{Class: ClassUnreachable, Err: err, Msg: dialCause(err)}
+}
+
+// dialCause is why a dial failed without the "dial tcp <addr>: connect:"
+// that the node's name and the "connect" step already say: "connection
+// refused", not "dial tcp 127.0.0.1:1: connect: connection refused". ""
+// when err is not a failed dial, or says more than the dial error does.
+func dialCause(err error) string {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "dial" || oe.Err == nil || err.Error() != oe.Error() {
+		return ""
+	}
+	var se *os.SyscallError
+	if errors.As(oe.Err, &se) && se.Err != nil {
+		return se.Err.Error()
+	}
+	return oe.Err.Error()
 }
 
 // notRedis says in words what a protocol error means: rueidis reports the

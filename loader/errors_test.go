@@ -44,6 +44,37 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestUnreachableSaysItOnce: a refused connection reads "<node>: connect:
+// connection refused", not "<node>: connect: dial tcp <node>: connect:
+// connection refused".
+func TestUnreachableSaysItOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: the dial is refused
+	cfg, err := connect.Resolve(connect.Settings{URLs: []string{"redis://" + addr}, Timeout: 2 * time.Second}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := Connect(context.Background(), cfg.Dial, cfg.Seeds, cfg.Timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tp.Close()
+	if len(tp.Nodes) != 1 || tp.Nodes[0].OK() {
+		t.Fatalf("nodes: %+v", tp.Nodes)
+	}
+	ne := &NodesError{Errs: []*NodeError{nodeErr(tp.Nodes[0])}}
+	if got, want := ne.Error(), "1 node failed: "+addr+": connect: connection refused"; got != want {
+		t.Fatalf("error %q, want %q", got, want)
+	}
+	if Class(tp.Nodes[0].Err) != ClassUnreachable {
+		t.Fatalf("class %q", Class(tp.Nodes[0].Err))
+	}
+}
+
 // TestConnectHTTPEndpoint points discovery at a plain TCP server that
 // answers like a web server: the node is named "not redis" in words, not
 // with the client library's "received unknown message type: 72".

@@ -148,7 +148,7 @@ func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "scripts", "callers"}
+var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "deploy", "scripts", "callers"}
 
 func (p *parser) parse(data []byte) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -216,6 +216,16 @@ func (p *parser) parse(data []byte) {
 		p.targets(n)
 	}
 	p.keyRules(root, seen)
+	p.m.Deploy = DeployBoth
+	if n := seen["deploy"]; n != nil {
+		switch d := p.str(n, "deploy"); d {
+		case DeployBoth, DeployScripts, DeployFunctions:
+			p.m.Deploy = d
+		case "":
+		default:
+			p.errorf(n, "deploy", "invalid deploy %q: want both, scripts or functions", d)
+		}
+	}
 	if n := seen["scripts"]; n != nil {
 		p.scripts(n)
 	}

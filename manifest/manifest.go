@@ -49,7 +49,24 @@ type Manifest struct {
 	// StrictKeysLine is its line (0 when absent).
 	StrictKeys     bool
 	StrictKeysLine int
+	// Deploy is how plan, deploy and status handle the scripts unless
+	// --mode says otherwise: DeployBoth (the default: SCRIPT LOAD for
+	// EVALSHA and a Functions library for FCALL), DeployScripts or
+	// DeployFunctions (FCALL only: the manifest's flags always apply).
+	Deploy string
 }
+
+// The values of the manifest's deploy field.
+const (
+	DeployBoth      = "both"
+	DeployScripts   = "scripts"
+	DeployFunctions = "functions"
+)
+
+// EvalRuns reports whether the manifest deploys its scripts for EVAL and
+// EVALSHA (deploy both or scripts), which apply a script's shebang flags
+// and not the manifest's.
+func (m *Manifest) EvalRuns() bool { return m.Deploy != DeployFunctions }
 
 // Script is one entry of the manifest's scripts mapping.
 type Script struct {

@@ -95,6 +95,11 @@ func (k KeyTemplate) Placeholders() []string {
 	return names
 }
 
+// Suggest returns the candidate closest to s when it is close enough to be
+// a likely typo, or "": the rule of the manifest's own "did you mean", for
+// files that name the manifest's scripts and callers (scenarios).
+func Suggest(s string, candidates []string) string { return suggest(s, candidates) }
+
 // suggest returns the candidate closest to s when it is close enough to be a
 // likely typo, or "".
 func suggest(s string, candidates []string) string {

@@ -368,6 +368,7 @@ func CheckSum(m *Manifest, s *Sum) []*Error {
 	for _, e := range s.Version(m.Version) {
 		recorded[e.Script] = e
 	}
+	released := len(recorded) > 0
 	if latest := s.Latest(); latest > m.Version {
 		out = append(out, &Error{File: m.Path, Field: "version", Msg: fmt.Sprintf("version %d is older than version %d, the latest released in %s: versions only go up", m.Version, latest, path)})
 	}
@@ -375,6 +376,9 @@ func CheckSum(m *Manifest, s *Sum) []*Error {
 		e, ok := recorded[sc.Name]
 		delete(recorded, sc.Name)
 		switch {
+		case !ok && released:
+			// sum refuses to add a script to a released version.
+			out = append(out, &Error{File: path, Msg: fmt.Sprintf("no entry for script %s in version %d, which is already released (immutable): bump version in %s, then run 'scriptctl sum'", sc.Name, m.Version, m.Path)})
 		case !ok:
 			out = append(out, &Error{File: path, Msg: fmt.Sprintf("no entry for script %s in version %d: run 'scriptctl sum' to record it", sc.Name, m.Version)})
 		case e.SHA != sc.SHA:

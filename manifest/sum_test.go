@@ -219,7 +219,7 @@ func TestCheckSum(t *testing.T) {
 		{"ok with history", testManifest(2, get), ledger("1 get " + shaB + "\n2 get " + shaA + "\n"), nil},
 		{"no ledger", testManifest(1, get), nil, []string{"scripts.sum: not found: run 'scriptctl sum' to record version 1"}},
 		{"version not recorded", testManifest(2, get), ledger("1 get " + shaA + "\n"), []string{"scripts.sum: no entry for script get in version 2: run 'scriptctl sum' to record it"}},
-		{"script added", testManifest(1, get, put), ledger("1 get " + shaA + "\n"), []string{"scripts.sum: no entry for script put in version 1: run 'scriptctl sum' to record it"}},
+		{"script added", testManifest(1, get, put), ledger("1 get " + shaA + "\n"), []string{"scripts.sum: no entry for script put in version 1, which is already released (immutable): bump version in manifest.yaml, then run 'scriptctl sum'"}},
 		{"body changed", testManifest(1, get, put), ledger("# h\n1 get " + shaB + "\n1 put " + shaC + "\n"), []string{
 			"lua/get.lua: changed since version 1 was released (scripts.sum:2 records " + shaB + ", the file is " + shaA + "): bump version in manifest.yaml, then run 'scriptctl sum'",
 		}},

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/scriptctl/scriptctl/internal/atomicfile"
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
@@ -161,6 +164,7 @@ type checkOptions struct {
 	Format   string
 	FailOn   string       // "error" (default) or "warning"
 	JUnit    string       // --junit: write a JUnit XML report to this file
+	SARIF    string       // --sarif: write the SARIF log to this file
 	Keys     keyRuleFlags // --topology, --strict-keys
 }
 
@@ -195,9 +199,11 @@ step's dynamic-key finding about such a line follows the same rule: a
 warning, an error with strict keys.
 
 For CI: --format sarif prints a SARIF 2.1.0 log with one run per step (GitHub
-code scanning), --junit FILE writes a JUnit XML report (one test case per
-step, and per scenario and mode for each target of the verify step; a failing
-case carries its findings and the expected and actual values).
+code scanning), --sarif FILE writes that log to a file whatever --format
+is, and --junit FILE writes a JUnit XML report (one test case per step, and
+per scenario and mode for each target of the verify step; a failing case
+carries its findings and the expected and actual values). One run can so
+print the text report and write both files.
 
 Exit status: 0 when every step passed, 1 when a step found a problem (at or
 above --fail-on), 2 when the manifest, scripts.sum, a script or a scenario is
@@ -205,6 +211,7 @@ invalid.`,
 		Example: `  scriptctl check
   scriptctl check -m deploy/manifest.yaml --format json
   scriptctl check --format sarif --junit scriptctl-junit.xml > scriptctl.sarif
+  scriptctl check --sarif scriptctl.sarif --junit scriptctl-junit.xml
   scriptctl check --fail-on warning`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -224,6 +231,7 @@ invalid.`,
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or sarif")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings of this severity or above: error or warning")
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
+	cmd.Flags().StringVar(&opts.SARIF, "sarif", "", "also write the SARIF 2.1.0 log to `file`")
 	opts.Keys.register(cmd)
 	return cmd
 }
@@ -307,18 +315,27 @@ func writeCheckReport(opts *checkOptions, results []stepResult, ran int) error {
 			return cmdutil.Env(err)
 		}
 	}
+	if opts.SARIF != "" {
+		var b bytes.Buffer
+		if err := writeCheckSARIF(&b, opts, results, ran); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(opts.SARIF, b.Bytes()); err != nil {
+			return cmdutil.Env(fmt.Errorf("write %s: %w", opts.SARIF, err))
+		}
+	}
 	switch opts.Format {
 	case "json":
 		return writeCheckJSON(opts, results, ran)
 	case "sarif":
-		return writeCheckSARIF(opts, results, ran)
+		return writeCheckSARIF(opts.IO.Out, opts, results, ran)
 	}
 	return writeCheckText(opts, results)
 }
 
-// writeCheckSARIF writes one SARIF run per step that ran, the lint step
-// with every lint rule's help.
-func writeCheckSARIF(opts *checkOptions, results []stepResult, ran int) error {
+// writeCheckSARIF writes to w one SARIF run per step that ran, the lint
+// step with every lint rule's help.
+func writeCheckSARIF(w io.Writer, opts *checkOptions, results []stepResult, ran int) error {
 	var runs []diag.Run
 	for i := 0; i < ran; i++ {
 		name := checkSteps[i].Name
@@ -333,7 +350,7 @@ func writeCheckSARIF(opts *checkOptions, results []stepResult, ran int) error {
 		}
 		runs = append(runs, run)
 	}
-	return diag.WriteSARIF(opts.IO.Out, runs)
+	return diag.WriteSARIF(w, runs)
 }
 
 // checkSuites is the JUnit report of a check: one suite "check" with a case

@@ -86,7 +86,7 @@ on stdout; problems, warnings and a summary on stderr.`,
 			return runCheckKeys(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	cmd.Flags().StringVar(&opts.Values, "values", "any", "placeholder values the proof covers: any or plain (non-empty, no braces)")
 	return cmd
 }

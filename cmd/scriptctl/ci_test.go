@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -132,6 +133,50 @@ func TestCheckSARIF(t *testing.T) {
 		if !strings.Contains(strings.Join(results[tool], ","), want) {
 			t.Errorf("%s results %v lack %q", tool, results[tool], want)
 		}
+	}
+}
+
+// TestCheckSARIFFile: --sarif FILE writes the same SARIF log that --format
+// sarif prints, while stdout keeps the text report, so CI runs check once.
+func TestCheckSARIFFile(t *testing.T) {
+	dir := ciRepo(t)
+	m := filepath.Join(dir, "manifest.yaml")
+	want := loaderRun(t, "check", "-m", m, "--format", "sarif")
+	sarif, junit := filepath.Join(dir, "out.sarif"), filepath.Join(dir, "out.xml")
+	r := loaderRun(t, "check", "-m", m, "--sarif", sarif, "--junit", junit)
+	if r.code != 1 || !strings.Contains(r.out, "lint: ") || strings.HasPrefix(r.out, "{") {
+		t.Fatalf("exit %d, want 1 and the text report:\n%s%s", r.code, r.out, r.errOut)
+	}
+	got, err := os.ReadFile(sarif)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want.out {
+		t.Fatalf("--sarif file differs from --format sarif:\n%s\nwant\n%s", got, want.out)
+	}
+	if len(readJUnit(t, junit).failing(t)) == 0 {
+		t.Fatal("JUnit report has no failing case")
+	}
+}
+
+// TestActionRunsCheckOnce: the composite action runs scriptctl check once
+// (SARIF, JUnit and the text for the summary from one run), and the usage
+// page its header names exists.
+func TestActionRunsCheckOnce(t *testing.T) {
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	action := string(b)
+	if n := regexp.MustCompile(`(?m)^\s*scriptctl .*\bcheck\b`).FindAllString(action, -1); len(n) != 1 {
+		t.Fatalf("action runs scriptctl check %d times, want once: %q", len(n), n)
+	}
+	usage := regexp.MustCompile(`Usage: (\S+?)\.?\n`).FindStringSubmatch(action)
+	if usage == nil {
+		t.Fatal("action.yml names no usage page")
+	}
+	if _, err := os.Stat(filepath.Join("../..", usage[1])); err != nil {
+		t.Fatalf("action.yml links to %s: %v", usage[1], err)
 	}
 }
 

@@ -70,8 +70,8 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringArrayVar(&f.URLs, "url", nil, "server `URL`, redis://[user@]host:port or rediss://...; repeatable (env SCRIPTCTL_URL)")
 	f.registerSecurity(cmd, "the servers")
-	fs.StringVar(&f.Mode, "mode", "both", "what to handle: scripts, functions or both")
-	fs.StringVar(&f.Format, "format", "text", "output format: text or json (table: a synonym of text)")
+	fs.StringVar(&f.Mode, "mode", "both", "what to handle: scripts, functions or both (default: the manifest's deploy, else both)")
+	fs.StringVar(&f.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	cmd.Long += "\n" + connHelp
 }
 
@@ -265,6 +265,18 @@ func (o *online) envErr(err error) error {
 		return &cmdutil.ExitError{Code: cmdutil.ExitEnv, Err: err, Hint: h.Hint()}
 	}
 	return cmdutil.Env(err)
+}
+
+// modeFor is the --mode given, else the manifest's deploy field (both by
+// default).
+func (f *connFlags) modeFor(m *manifest.Manifest, given loader.Mode) loader.Mode {
+	if f.cmd != nil && f.cmd.Flags().Changed("mode") {
+		return given
+	}
+	if mode, err := loader.ParseMode(m.Deploy); err == nil {
+		return mode
+	}
+	return given
 }
 
 // loadManifestFor loads the manifest for an online command.

@@ -124,6 +124,7 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Mode = opts.Conn.modeFor(m, opts.Mode)
 	if err := opts.Conn.validate("deploy"); err != nil {
 		return err
 	}

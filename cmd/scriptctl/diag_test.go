@@ -288,7 +288,7 @@ func TestDiagnosticShapeOnline(t *testing.T) {
 		{"plan", func(t *testing.T) []string {
 			s := redistest.Standalone(t)
 			return []string{"plan", "--exit-code", "-m", loaderProject(t, "1"), "--url", s.URL()}
-		}, 1, "pending-change"},
+		}, 4, "pending-change"},
 		{"deploy-failed", func(t *testing.T) []string {
 			a, b := redistest.Standalone(t), redistest.Standalone(t)
 			readOnly(b) // the lock is on a, the first given

@@ -67,6 +67,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Mode = opts.Conn.modeFor(m, opts.Mode)
 	ledger, err := readLedger(m)
 	if err != nil {
 		return err

@@ -6,8 +6,9 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
 
   0  success: the check passed, the deploy converged, nothing to report
   1  the check ran and found a problem: lint findings at or above --fail-on,
-     a failed scenario, drift in status, a slot mismatch, a plan with changes
-     under --exit-code, a --diff difference, code on the servers that
+     a failed scenario, drift in status, a slot mismatch, a plan under
+     --exit-code whose deploy would refuse (a conflict, an untargeted node)
+     or whose pre-flight checks refused, a --diff difference, code on the servers that
      differs from the repository's (diff), nodes that should agree and do
      not (inspect --exit-code), an eval run the offline engine
      cannot judge (a command not implemented offline, an undeclared key
@@ -18,6 +19,8 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
      redis-cli does)
   3  the environment failed: unreachable node, authentication, timeout, a
      partial deploy, an interrupted run
+  4  changes pending: plan --exit-code found something a deploy would load,
+     and nothing wrong (only plan --exit-code exits 4; no failure does)
 
 Errors are printed on stderr as "Error: ..." (usage errors add "Try: ...").
 Invalid files (manifest, scripts.sum, scripts, scenarios, models) print each

@@ -72,7 +72,7 @@ the manifest is invalid, 3 a step the offline engine cannot run.`,
 			return runExplore(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	opts.Keys.register(cmd)
 	return cmd
 }

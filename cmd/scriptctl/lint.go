@@ -248,11 +248,16 @@ func checkLintStep(ctx context.Context, m *manifest.Manifest) stepResult {
 // manifest's strict_keys (which check's --strict-keys overrides) makes
 // dynamic-key an error.
 func lintStep(ctx context.Context, m *manifest.Manifest, only []string) stepResult {
-	files := lint.ManifestFiles(m)
+	return lintFilesStep(ctx, lint.ManifestFiles(m), only, m.StrictKeys)
+}
+
+// lintFilesStep lints files (only some rules when only is set) as a check
+// step; strict makes dynamic-key an error.
+func lintFilesStep(ctx context.Context, files []lint.File, only []string, strict bool) stepResult {
 	for i := range files {
 		files[i].Path = displayPath(files[i].Path)
 	}
-	ds, err := lint.Run(ctx, lint.Config{Files: files, Only: only, StrictKeys: m.StrictKeys})
+	ds, err := lint.Run(ctx, lint.Config{Files: files, Only: only, StrictKeys: strict})
 	if err != nil {
 		if errors.Is(err, lint.ErrUnreadable) {
 			err = cmdutil.Input(err)

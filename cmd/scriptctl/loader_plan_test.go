@@ -144,7 +144,7 @@ type planNode struct {
 
 // TestPlanJSONEmptyServer: plan --format json on an empty server prints
 // the documented plan document (every script and the library "load", with
-// a detail) and exits 0, or 1 under --exit-code; plan changes nothing.
+// a detail) and exits 0, or 4 under --exit-code; plan changes nothing.
 func TestPlanJSONEmptyServer(t *testing.T) {
 	s := planServer(t)
 	m := loadFor(t, repoManifest)
@@ -156,7 +156,7 @@ func TestPlanJSONEmptyServer(t *testing.T) {
 		code int
 	}{
 		{nil, 0},
-		{[]string{"--exit-code"}, 1},
+		{[]string{"--exit-code"}, 4},
 	} {
 		args := append([]string{"plan", "--format", "json", "-m", repoManifest, "--url", s.URL()}, tc.args...)
 		res := loaderExpect(t, tc.code, args...)

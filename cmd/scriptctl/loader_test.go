@@ -152,7 +152,8 @@ func TestLoaderPrimaryAndReplica(t *testing.T) {
 	m := loadFor(t, path)
 	urls := []string{"-m", path, "--url", p.URL(), "--url", r.URL()}
 
-	res := loaderExpect(t, 1, append([]string{"plan", "--exit-code"}, urls...)...)
+	// Changes pending and nothing wrong: exit 4, which no failure uses.
+	res := loaderExpect(t, 4, append([]string{"plan", "--exit-code"}, urls...)...)
 	if got := strings.Count(res.out, "\tload\t"); got != 8 {
 		t.Fatalf("plan: %d load rows, want 8 (3 scripts x 2 nodes + library x 2)\n%s", got, res.out)
 	}
@@ -302,7 +303,13 @@ func TestLoaderConflictLockAndPrune(t *testing.T) {
 	// The pre-flight checks refuse code changed under a released version;
 	// --skip-checks reaches the server's own conflict check.
 	loaderExpect(t, 1, "plan", "-m", path)
-	res := loaderExpect(t, 1, "plan", "-m", path, "--exit-code", "--skip-checks")
+	// A refused plan is never "changes pending" (4): CI must not deploy.
+	res := loaderExpect(t, 1, "plan", "-m", path, "--exit-code")
+	if !strings.Contains(res.errOut, "Error: plan refused: the pre-flight checks failed (sum") {
+		t.Fatalf("plan --exit-code does not say it refused:\n%s", res.errOut)
+	}
+	// A conflict is a deploy that would refuse: 1, not 4.
+	res = loaderExpect(t, 1, "plan", "-m", path, "--exit-code", "--skip-checks")
 	if !strings.Contains(res.out, "\tlibrary\tcatalog_refresh_v1\tconflict\t") {
 		t.Fatalf("plan does not show the conflict:\n%s", res.out)
 	}

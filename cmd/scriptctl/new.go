@@ -18,7 +18,9 @@ type newOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string
 	Name     string
-	Script   string // new scenario --script
+	Script   string   // new scenario --script
+	Keys     []string // new script --keys (nil: the default)
+	Args     []string // new script --args (nil: the default)
 	Force    bool
 	Format   string
 }
@@ -101,8 +103,9 @@ func newCmdNewScript(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "script NAME",
 		Short: "Write lua/NAME.lua and register it in the manifest",
-		Long: `Write lua/NAME.lua beside the manifest (a script with one key and one arg)
-and add it to the manifest's scripts: (file, keys, args), keeping the
+		Long: `Write lua/NAME.lua beside the manifest (a script with the keys and args of
+--keys and --args, by default one key "key" and one arg "value") and add it
+to the manifest's scripts: (file, keys, args), keeping the
 manifest's comments and layout. The edited manifest is validated before it is
 written; nothing is written when it does not validate. An existing
 lua/NAME.lua is never overwritten (a file-exists error, exit 2) unless
@@ -111,8 +114,10 @@ lua/NAME.lua is never overwritten (a file-exists error, exit 2) unless
 Then: describe its keys and args, bind its keys in a caller, write a
 scenario ('scriptctl new scenario NAME --script NAME'), and record the new
 version (bump version, 'scriptctl sum').`,
-		Example: `  scriptctl new script renew`,
-		Args:    exactArgs(1),
+		Example: `  scriptctl new script renew
+  scriptctl new script renew --keys lease --args token,ttl_ms
+  scriptctl new script ping --keys '' --args ''`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(cmd, opts.Format, "text", "json"); err != nil {
 				return err
@@ -121,9 +126,28 @@ version (bump version, 'scriptctl sum').`,
 			if !scaffold.IsScriptName(opts.Name) {
 				return cmdutil.Usage(fmt.Errorf("invalid script name %q: use lowercase letters, digits and _", opts.Name), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
+			for _, f := range []struct {
+				flag string
+				list *[]string
+			}{{"keys", &opts.Keys}, {"args", &opts.Args}} {
+				if !cmd.Flags().Changed(f.flag) {
+					*f.list = nil
+					continue
+				}
+				if *f.list == nil {
+					*f.list = []string{} // --keys '': none
+				}
+				for _, n := range *f.list {
+					if !scaffold.IsScriptName(n) {
+						return cmdutil.Usage(fmt.Errorf("invalid name %q in --%s: use lowercase letters, digits and _", n, f.flag), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+					}
+				}
+			}
 			return runNewScript(opts)
 		},
 	}
+	cmd.Flags().StringSliceVar(&opts.Keys, "keys", nil, "the script's key `names`, in KEYS order, comma-separated ('' for none; default key)")
+	cmd.Flags().StringSliceVar(&opts.Args, "args", nil, "the script's arg `names`, in ARGV order, comma-separated ('' for none; default value)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite the script file if it exists")
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
 	return cmd
@@ -131,7 +155,7 @@ version (bump version, 'scriptctl sum').`,
 
 func runNewScript(opts *newOptions) error {
 	doc := newScaffoldJSON("new script")
-	paths, err := scaffold.NewScript(opts.Manifest, opts.Name, opts.Force)
+	paths, err := scaffold.NewScript(opts.Manifest, opts.Name, opts.Keys, opts.Args, opts.Force)
 	if err != nil {
 		return newFileError(err, doc)
 	}

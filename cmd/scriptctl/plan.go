@@ -53,9 +53,13 @@ version upstream lists as affected by a 2025 Lua CVE (a distribution build
 may carry the fix). Each is an error when it sets the exit status (below),
 else a warning.
 
-Exit status: 0, or with --exit-code 1 when anything would load or conflict
-or a node is untargeted (or, with --fail-on-cve, CVE-listed); 3 when a node
-cannot be reached (the others are still shown).
+Exit status: 0 when a deploy would change nothing (or without --exit-code);
+with --exit-code, 4 when a deploy would load something and nothing is wrong
+(changes pending), 1 when a library conflicts (without --replace) or a node
+is untargeted (or, with --fail-on-cve, CVE-listed); 1 or 2 when the
+pre-flight checks refuse (nothing was contacted); 3 when a node cannot be
+reached (the others are still shown). Only 4 means "deploy now": 0 and 4
+never stand for a failure.
 
 With --exit-code each item that would load or conflict is a finding on
 stderr (in JSON, in diagnostics), one per node: code pending-change or
@@ -74,7 +78,7 @@ conflict, at the script's file, or the manifest's library field.`,
 		},
 	}
 	opts.Conn.register(cmd)
-	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 1 when a deploy would change anything")
+	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 4 when a deploy would change anything (1 when it would refuse)")
 	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "plan as deploy --replace would: a differing library is loaded over")
 	cmd.Flags().BoolVar(&opts.SkipChecks, "skip-checks", false, "do not run the pre-flight checks (scripts.sum, syntax, check-keys, shebang-flags) first; said on stderr every time")
 	cmd.Flags().BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "with --exit-code, also exit 1 for a node whose upstream version is listed as affected by a Lua CVE")
@@ -86,6 +90,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Mode = opts.Conn.modeFor(m, opts.Mode)
 	if err := opts.Conn.validate("plan"); err != nil {
 		return err
 	}
@@ -125,8 +130,16 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err := p.Unreachable(); err != nil {
 		return o.envErr(err)
 	}
-	if opts.ExitCode && (p.Changes() > 0 || servers.findings(opts.FailOnCVE) > 0) {
+	if !opts.ExitCode {
+		return nil
+	}
+	// A deploy that would refuse is a finding (1); one that would only
+	// load is a pending change (4), a code no failure uses.
+	if p.Conflicts() != nil || servers.findings(opts.FailOnCVE) > 0 {
 		return cmdutil.Findings()
+	}
+	if p.Changes() > 0 {
+		return cmdutil.Pending()
 	}
 	return nil
 }

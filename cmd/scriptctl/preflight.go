@@ -9,6 +9,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/lint"
 	"github.com/scriptctl/scriptctl/loader"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
@@ -25,14 +26,20 @@ func preflightSteps(mode loader.Mode) []checkStep {
 		{"sum", checkSumStep},
 		{"syntax", func(ctx context.Context, m *manifest.Manifest) stepResult { return checkSyntaxStep(ctx, m, mode) }},
 		{"check-keys", checkKeysStep},
-		{"shebang-flags", checkShebangStep},
+		{"shebang-flags", func(ctx context.Context, m *manifest.Manifest) stepResult { return checkShebangStep(ctx, m, mode) }},
 	}
 }
 
 // checkShebangStep runs lint's shebang-flags rule on every script of the
-// manifest: a finding refuses the deploy (exit 1).
-func checkShebangStep(ctx context.Context, m *manifest.Manifest) stepResult {
-	return lintStep(ctx, m, []string{"shebang-flags"})
+// manifest as mode deploys it: a finding refuses the deploy (exit 1). A
+// mode that loads scripts for EVALSHA needs the flags in a shebang,
+// whatever the manifest's deploy says.
+func checkShebangStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode) stepResult {
+	files := lint.ManifestFiles(m)
+	for i := range files {
+		files[i].Decl.FunctionsOnly = mode == loader.ModeFunctions
+	}
+	return lintFilesStep(ctx, files, []string{"shebang-flags"}, false)
 }
 
 // checkSyntaxStep compiles every script (SCRIPT LOAD) and the generated

@@ -95,7 +95,8 @@ prune), driven by a manifest.yaml that declares every script's keys, args and
 flags and the key templates each caller uses.
 
 Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
-3 the environment failed. See 'scriptctl help exit-codes'.`,
+3 the environment failed, 4 changes pending (plan --exit-code). See
+'scriptctl help exit-codes'.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
@@ -124,11 +125,13 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 			return cmdutil.Usage(errors.New("--quiet and --verbose exclude each other"), fmt.Sprintf("'%s --help'", c.CommandPath()))
 		}
 		ios.Quiet, ios.Verbose = g.Quiet, g.Verbose
-		// --format table is the online commands' old name of text.
+		// --format table is text with its tables aligned under a header
+		// even when stdout is not a terminal.
 		if f := c.Flags().Lookup("format"); f != nil && f.Value.String() == "table" {
 			if err := f.Value.Set("text"); err != nil {
 				return err
 			}
+			ios.TableFormat = true
 		}
 		return resolveManifest(c, g)
 	}

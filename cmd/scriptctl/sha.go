@@ -28,8 +28,9 @@ func newCmdSha(g *globalOptions) *cobra.Command {
 		Use:   "sha [SCRIPT...]",
 		Short: "Print the SHA1 of every script, as SCRIPT LOAD returns it",
 		Long: `Print the SHA1 of each script's exact file bytes: the SHA that SCRIPT LOAD
-returns and EVALSHA expects. One line per script: <sha1>, script name, file.
-With SCRIPT arguments, only those scripts.`,
+returns and EVALSHA expects. Piped, one "<sha1><TAB><script><TAB><file>" line
+per script and no header; on a terminal (or with --format table) an aligned
+table with a header. With SCRIPT arguments, only those scripts.`,
 		Example: `  scriptctl sha
   scriptctl sha acquire --format json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -41,7 +42,7 @@ With SCRIPT arguments, only those scripts.`,
 			return runSha(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	return cmd
 }
 
@@ -70,7 +71,15 @@ func runSha(ctx context.Context, opts *shaOptions) error {
 		for _, name := range opts.Scripts {
 			s := m.Script(name)
 			if s == nil {
-				return cmdutil.Usage(fmt.Errorf("unknown script %q: %s declares %s", name, m.Path, shaScriptNames(m)), "'scriptctl sha' without arguments lists every script")
+				names := make([]string, len(m.Scripts))
+				for i, sc := range m.Scripts {
+					names[i] = sc.Name
+				}
+				mean := ""
+				if sug := manifest.Suggest(name, names); sug != "" {
+					mean = fmt.Sprintf(" (did you mean %q?)", sug)
+				}
+				return cmdutil.Usage(fmt.Errorf("unknown script %q%s: %s declares %s", name, mean, m.Path, shaScriptNames(m)), "'scriptctl sha' without arguments lists every script")
 			}
 			scripts = append(scripts, s)
 		}

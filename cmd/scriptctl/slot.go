@@ -36,11 +36,13 @@ when that is not empty: "{user1000}.following" hashes "user1000";
 "foo{}{bar}" hashes the whole key (the first tag is empty, the second is
 never looked at); "foo{{bar}}zap" hashes "{bar".
 
-Output: one "<slot><TAB><key>" line per key (a table with a header on a
-terminal). With --same, exit 1 unless every key is in one slot, and say on
+Output: piped, one "<slot><TAB><key>" line per key and no header, so
+'scriptctl slot ... | cut -f1' prints the slots; on a terminal (or with
+--format table) an aligned table with a header. With --same, exit 1 unless every key is in one slot, and say on
 stderr which slots the keys fall in.`,
 		Example: `  scriptctl slot 'catalog:{product-42}:lease' 'catalog:{product-42}:value'
   scriptctl slot --same 'catalog:{product-42}:lease' 'catalog:{product-42}:value'
+  scriptctl slot foo bar | cut -f1
   scriptctl slot --format json foo bar`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,7 +54,7 @@ stderr which slots the keys fall in.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Same, "same", false, "exit 1 unless all keys share one slot")
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	return withoutManifest(cmd)
 }
 

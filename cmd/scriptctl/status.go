@@ -82,6 +82,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.Mode = opts.Conn.modeFor(m, opts.Mode)
 	ledger, err := readLedger(m)
 	if err != nil {
 		return err

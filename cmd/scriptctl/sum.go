@@ -51,7 +51,7 @@ line was added, unchanged, changed or removed.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "rewrite the lines of an already recorded version")
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	return cmd
 }
 

@@ -139,7 +139,7 @@ failed.`,
 	cmd.Flags().StringVar(&opts.Against, "against", "", "also run on the server at `URL` (redis://[user@]host:port or rediss://...; a cluster node, or several separated by commas) and compare with offline")
 	opts.Conn.registerAgainst(cmd)
 	cmd.Flags().DurationVar(&opts.ClockTol, "clock-tolerance", scenario.DefaultClockTolerance*time.Millisecond, "with --against: how far a clock-derived number (TIME, a timestamp, a TTL) may be from offline")
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`: a test case per scenario and mode, a suite per target")
 	opts.Keys.register(cmd)
@@ -249,7 +249,8 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 		case scenario.StatusSkip:
 			status = colorCell(io, iostreams.Yellow, string(r.Status))
 		}
-		row := []string{scenarioName(r.File), string(r.Mode), status, r.Summary()}
+		// The scenario's name: its name: field, else its file's name.
+		row := []string{r.Name, string(r.Mode), status, r.Summary()}
 		if opts.multiTarget {
 			row = append([]string{r.Target}, row...)
 		}

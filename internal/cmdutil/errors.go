@@ -18,6 +18,7 @@ const (
 	ExitFindings = 1 // the check ran and found a problem
 	ExitInput    = 2 // invalid input: usage, manifest, script syntax
 	ExitEnv      = 3 // the environment failed: unreachable node, auth, timeout, partial deploy
+	ExitPending  = 4 // plan --exit-code: a deploy would load something, and nothing failed
 )
 
 // ExitError carries an exit code. When Silent is set the command has already
@@ -41,6 +42,10 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Findings returns a silent error for a report that already printed its
 // findings: exit 1, nothing more printed.
 func Findings() error { return &ExitError{Code: ExitFindings, Silent: true} }
+
+// Pending returns a silent error for a plan that printed its pending
+// changes and found nothing wrong: exit 4 (plan --exit-code).
+func Pending() error { return &ExitError{Code: ExitPending, Silent: true} }
 
 // Usage wraps a usage problem (exit 2) with a hint such as
 // "scriptctl slot --help".

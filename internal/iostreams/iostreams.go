@@ -26,6 +26,9 @@ type IOStreams struct {
 
 	// Quiet drops progress lines (--quiet); notices still print.
 	Quiet bool
+	// TableFormat prints tables aligned with a header even when stdout is
+	// not a terminal (--format table).
+	TableFormat bool
 	// Verbose prints progress lines even when stderr is not a terminal,
 	// and Detail lines (--verbose).
 	Verbose bool
@@ -149,9 +152,10 @@ func (s *IOStreams) Paint(code, text string) string {
 	return "\x1b[" + code + "m" + text + "\x1b[0m"
 }
 
-// Table prints rows as an aligned table with a header row, on a terminal
-// and piped alike, so CI logs show labelled columns; --format json is the
-// machine interface.
+// Table prints rows as an aligned table with a header row when stdout is a
+// terminal (or TableFormat is set); piped, it prints one tab-separated line
+// per row and no header, so `cut -f1` and `while read` take it apart. A cell
+// never holds a tab or a newline (Row escapes them).
 type Table struct {
 	s      *IOStreams
 	header []string
@@ -237,8 +241,16 @@ func isSGRCode(s string) bool {
 // Len returns the number of rows.
 func (t *Table) Len() int { return len(t.rows) }
 
-// Render writes the table to stdout.
+// Render writes the table to stdout: aligned with a header on a terminal or
+// with TableFormat, else tab-separated rows without a header.
 func (t *Table) Render() error {
+	if !t.s.StdoutTTY && !t.s.TableFormat {
+		p := &Printer{W: t.s.Out}
+		for _, r := range t.rows {
+			p.Printf("%s\n", strings.Join(r, "\t"))
+		}
+		return p.Err
+	}
 	tw := tabwriter.NewWriter(t.s.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(t.header, "\t"))
 	for _, r := range t.rows {

@@ -5,10 +5,31 @@ import (
 	"testing"
 )
 
-// TestTablePiped: off a terminal the table keeps its header row and aligned
-// columns, so a CI log shows labelled columns.
+// TestTablePiped: off a terminal a table is tab-separated rows without a
+// header, and a tab or newline inside a cell is escaped, so every row is
+// one line of exactly as many fields as the header.
 func TestTablePiped(t *testing.T) {
 	ios, _, out, _ := Test()
+	tb := ios.NewTable("NODE", "STATE")
+	tb.Row("127.0.0.1:7000", "loaded")
+	tb.Row("127.0.0.1:7001", "missing\tnow\nreally")
+	if err := tb.Render(); err != nil {
+		t.Fatal(err)
+	}
+	want := "127.0.0.1:7000\tloaded\n127.0.0.1:7001\tmissing\\tnow\\nreally\n"
+	if out.String() != want {
+		t.Fatalf("piped table:\n%q\nwant\n%q", out.String(), want)
+	}
+	if tb.Len() != 2 {
+		t.Fatalf("Len = %d, want 2", tb.Len())
+	}
+}
+
+// TestTableFormat: --format table (TableFormat) prints the aligned table
+// with its header even when piped.
+func TestTableFormat(t *testing.T) {
+	ios, _, out, _ := Test()
+	ios.TableFormat = true
 	tb := ios.NewTable("NODE", "STATE")
 	tb.Row("127.0.0.1:7000", "loaded")
 	tb.Row("127.0.0.1:7001", "missing")
@@ -17,10 +38,7 @@ func TestTablePiped(t *testing.T) {
 	}
 	want := "NODE            STATE\n127.0.0.1:7000  loaded\n127.0.0.1:7001  missing\n"
 	if out.String() != want {
-		t.Fatalf("piped table:\n%q\nwant\n%q", out.String(), want)
-	}
-	if tb.Len() != 2 {
-		t.Fatalf("Len = %d, want 2", tb.Len())
+		t.Fatalf("--format table:\n%q\nwant\n%q", out.String(), want)
 	}
 }
 
@@ -90,6 +108,7 @@ func TestSafe(t *testing.T) {
 func TestTableEscapesCellsKeepsColor(t *testing.T) {
 	ios, _, out, _ := Test()
 	ios.Color = true
+	ios.StdoutTTY = true
 	tb := ios.NewTable("A", "B")
 	tb.Row("holder\x1b]0;title\x07", ios.Paint(Red, "failed\x1b[2J"))
 	if err := tb.Render(); err != nil {

@@ -73,9 +73,9 @@ func NewScenario(m *manifest.Manifest, name, script string, force bool) (string,
 	}
 	data := map[string]any{"Name": name, "Script": script}
 	if caller != nil {
-		if len(m.Callers) > 1 {
-			data["Caller"] = caller.Name
-		}
+		// Named even when it is the only caller: a second caller added
+		// later must not leave the scenario without one.
+		data["Caller"] = caller.Name
 		var vars []string
 		seen := map[string]bool{}
 		for _, k := range caller.Keys {
@@ -161,12 +161,13 @@ func placeholders(tmpl string) []string {
 	}
 }
 
-// NewScript writes lua/NAME.lua beside the manifest at manifestPath (one
-// key, one arg) and registers it under scripts: in the manifest, keeping the
+// NewScript writes lua/NAME.lua beside the manifest at manifestPath with
+// the given keys and args (nil: one key "key" and one arg "value"; empty:
+// none) and registers it under scripts: in the manifest, keeping the
 // manifest's comments and layout: the entry is inserted as text after the
 // last script, at the indentation the file uses. The edited manifest is
 // validated before anything is written. It returns the paths written.
-func NewScript(manifestPath, name string, force bool) ([]string, error) {
+func NewScript(manifestPath, name string, keys, args []string, force bool) ([]string, error) {
 	if !IsScriptName(name) {
 		return nil, fmt.Errorf("invalid script name %q: use lowercase letters, digits and _", name)
 	}
@@ -182,11 +183,17 @@ func NewScript(manifestPath, name string, force bool) ([]string, error) {
 		return nil, err
 	}
 	rel := "lua/" + name + ".lua"
-	edited, err := AddScript(src, name, rel, []string{"key"}, []string{"value"})
+	if keys == nil {
+		keys = []string{"key"}
+	}
+	if args == nil {
+		args = []string{"value"}
+	}
+	edited, err := AddScript(src, name, rel, keys, args)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", manifestPath, err)
 	}
-	body, err := render("script_new.lua.tmpl", map[string]any{"Name": name})
+	body, err := render("script_new.lua.tmpl", map[string]any{"Name": name, "Keys": keys, "Args": args})
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ var templateFS embed.FS
 
 // templates are parsed on first use, not at every process start.
 var templates = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join, "yaml": yamlScalar}).ParseFS(templateFS, "templates/*.tmpl"))
+	return template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join, "yaml": yamlScalar, "inc": func(i int) int { return i + 1 }}).ParseFS(templateFS, "templates/*.tmpl"))
 })
 
 // yamlScalar writes s as a YAML scalar that reads back as the string s:

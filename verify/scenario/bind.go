@@ -88,7 +88,7 @@ func (b *binder) bind() *binding {
 	}
 	for _, c := range s.Controls {
 		if b.m.Script(c.Script) == nil {
-			b.errorf(c.Line, "control."+c.Script, "unknown script %q: the manifest declares %s", c.Script, b.scriptNames())
+			b.errorf(c.Line, "control."+c.Script, "unknown script %q%s: the manifest declares %s", c.Script, b.didYouMean(c.Script), b.scriptNames())
 		}
 		out.controls[c.Script] = c.Source
 	}
@@ -123,6 +123,19 @@ func (b *binder) bind() *binding {
 	}
 	sort.Strings(out.universe)
 	return out
+}
+
+// didYouMean is " (did you mean \"x\"?)" when a script of the manifest is
+// close enough to name to be a likely typo, else "".
+func (b *binder) didYouMean(name string) string {
+	names := make([]string, len(b.m.Scripts))
+	for i, sc := range b.m.Scripts {
+		names[i] = sc.Name
+	}
+	if s := manifest.Suggest(name, names); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
 }
 
 func (b *binder) scriptNames() string {
@@ -256,7 +269,7 @@ func (b *binder) lookup(ref string, line int, field string) (string, bool) {
 func (b *binder) call(st *Step, field string) (keys, args []string) {
 	sc := b.m.Script(st.Script)
 	if sc == nil {
-		b.errorf(st.callLine, field+".call", "unknown script %q: the manifest declares %s", st.Script, b.scriptNames())
+		b.errorf(st.callLine, field+".call", "unknown script %q%s: the manifest declares %s", st.Script, b.didYouMean(st.Script), b.scriptNames())
 		return nil, nil
 	}
 	switch {

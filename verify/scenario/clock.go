@@ -199,14 +199,24 @@ func unit(rate float64) float64 {
 }
 
 // number reads a leaf as a number: an integer reply, or a bulk string that
-// is a plain decimal number (digits, an optional sign and point).
+// is a decimal number (digits, an optional sign and point, an optional
+// exponent: 1.796427678095e+12 as a score may print).
 func number(leaf string) (float64, bool) {
 	kind, text, ok := strings.Cut(leaf, ":")
 	if !ok || (kind != "i" && kind != "b") || text == "" || len(text) > 40 {
 		return 0, false
 	}
-	for i, c := range text {
+	mant, exp, hasExp := strings.Cut(strings.ToLower(text), "e")
+	if mant == "" || mant == "-" || hasExp && (exp == "" || exp == "-" || exp == "+") {
+		return 0, false
+	}
+	for i, c := range mant {
 		if !(c >= '0' && c <= '9' || c == '.' || (i == 0 && c == '-')) {
+			return 0, false
+		}
+	}
+	for i, c := range exp {
+		if !(c >= '0' && c <= '9' || (i == 0 && (c == '-' || c == '+'))) {
 			return 0, false
 		}
 	}

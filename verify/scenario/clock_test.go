@@ -270,3 +270,105 @@ steps:
 		t.Errorf("empty clock entry: %v", err)
 	}
 }
+
+// TestClockSortedSetScores: a sorted set scored by a millisecond clock (a
+// sliding-window limiter's ZADD key now now) is clock-derived, and a live
+// score within the tolerance passes: its scores print without an exponent,
+// so the number matcher reads them.
+func TestClockSortedSetScores(t *testing.T) {
+	const now = 1796427678095
+	if got := FormatScore(now); got != "1796427678095" {
+		t.Fatalf("FormatScore(%v) = %q, want a plain decimal", float64(now), got)
+	}
+	for f, want := range map[float64]string{1e6: "1000000", 1.5e15: "1500000000000000", 0.25: "0.25", 1e21: "1e+21", 1e-7: "1e-07"} {
+		if got := FormatScore(f); got != want {
+			t.Errorf("FormatScore(%v) = %q, want %q", f, got, want)
+		}
+	}
+	zkey := func(ms float64) Key {
+		return Key{Name: "rl:{u}", Type: "zset", ZSet: []verify.ZMember{{Member: "m1", Score: ms}}, PTTL: -1}
+	}
+	var u ClockUnits
+	u.MarkProbe(Outcome{Keys: []Key{zkey(now)}}, Outcome{Keys: []Key{zkey(now + Shift)}}, Outcome{Keys: []Key{zkey(now + 2*Shift)}}, Shift)
+	if got := u.Keys["rl:{u}"]["score.0"]; got != 1 {
+		t.Fatalf("score unit %v, want 1 (ms): %v", got, u.Keys)
+	}
+	if ok, tolerated := u.SameContents(zkey(now), zkey(now+40), 50, 0); !ok || !tolerated {
+		t.Fatalf("a score 40ms off: ok %v, tolerated %v; want both", ok, tolerated)
+	}
+	if ok, _ := u.SameContents(zkey(now), zkey(now+400), 50, 0); ok {
+		t.Fatal("a score 400ms off passed a 50ms tolerance")
+	}
+	// The number matcher also reads an exponent, as a reply may carry one.
+	if f, ok := number("b:1.796427678095e+12"); !ok || f != now {
+		t.Fatalf("number(1.796427678095e+12) = %v, %v", f, ok)
+	}
+}
+
+// TestClockSlidingWindowLive: a sliding-window limiter that scores its
+// sorted set with the server clock in milliseconds passes a live comparison
+// within the clock tolerance: the scores (above 1e6) are read as numbers.
+func TestClockSlidingWindowLive(t *testing.T) {
+	srv := dial(t, redistest.Standalone(t))
+	dir := t.TempDir()
+	files := map[string]string{
+		"manifest.yaml": "schema: 1\nlibrary: window\nversion: 1\nscripts:\n  hit:\n    file: hit.lua\n    keys: [window]\n    args: [limit, window_ms, id]\n",
+		"hit.lua": `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := manifest.Load(filepath.Join(dir, "manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Parse("window.yaml", []byte(`steps:
+  - call: hit
+    keys: ["rl:{u1}"]
+    args: ["2", "60000", "a"]
+    expect: {reply: 1}
+  - call: hit
+    keys: ["rl:{u1}"]
+    args: ["2", "60000", "b"]
+    expect: {reply: 1}
+  - call: hit
+    keys: ["rl:{u1}"]
+    args: ["2", "60000", "c"]
+    expect: {reply: 0}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Bind(m); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RunAll(context.Background(), m, []*Scenario{sc}, Options{Live: srv, ClockTolerance: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Status != StatusPass {
+			t.Fatalf("[%s]: status %s\n%s", r.Mode, r.Status, problems(rep))
+		}
+		keys := 0
+		for _, d := range r.ClockTolerated {
+			if d.What != "reply" {
+				keys++
+			}
+		}
+		if keys == 0 {
+			t.Errorf("[%s]: no key reported within the clock tolerance: %+v", r.Mode, r.ClockTolerated)
+		}
+	}
+}

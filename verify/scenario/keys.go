@@ -144,13 +144,17 @@ func ParseScore(s string) (float64, error) {
 }
 
 // FormatScore writes a score so that ParseScore (and ZADD) read the same
-// double back: the shortest exact decimal, or inf and -inf.
+// double back: the shortest exact decimal, or inf and -inf. Between 1e-6
+// and 1e21 it has no exponent (a millisecond timestamp is 1796427678095,
+// not 1.796427678095e+12), as Redis prints it.
 func FormatScore(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
 		return "inf"
 	case math.IsInf(f, -1):
 		return "-inf"
+	case f == 0 || math.Abs(f) >= 1e-6 && math.Abs(f) < 1e21:
+		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }

@@ -183,7 +183,7 @@ func TestBindErrors(t *testing.T) {
 		name, src string
 		want      []string
 	}{
-		{"unknown script", "steps:\n  - call: acquirex\n", []string{`x.yaml:2: steps[1].call: unknown script "acquirex": the manifest declares acquire, publish, release`}},
+		{"unknown script", "steps:\n  - call: acquirex\n", []string{`x.yaml:2: steps[1].call: unknown script "acquirex" (did you mean "acquire"?): the manifest declares acquire, publish, release`}},
 		{"unknown caller", "caller: nobody\nsteps:\n  - sleep_ms: 1\n", []string{`x.yaml:1: caller: unknown caller "nobody"`}},
 		{"missing var", "steps:\n  - call: release\n    args: [t]\n", []string{"x.yaml:2: steps[1]: key template \"catalog:{product-<id>}:lease\" of caller catalog_summary needs <id>: set vars.id"}},
 		{"unknown arg", "vars: {id: '1'}\nsteps:\n  - call: release\n    args: {token: a, ttl: 5}\n", []string{`x.yaml:4: steps[1].args.ttl: script release has no arg "ttl" (args: token)`}},
@@ -193,7 +193,8 @@ func TestBindErrors(t *testing.T) {
 		{"token without worker", "vars: {id: '1'}\nsteps:\n  - do: [GET, '${token}']\n", []string{"${token} needs the step's worker"}},
 		{"unknown key ref", "vars: {id: '1'}\nsteps:\n  - do: [GET, '${key.nope}']\n", []string{`caller catalog_summary has no key "nope"`}},
 		{"unclosed", "vars: {id: '1'}\nsteps:\n  - do: [GET, '${id']\n", []string{"unclosed ${"}},
-		{"unknown control script", "vars: {id: '1'}\ncontrol: {nope: c.lua}\nsteps:\n  - sleep_ms: 1\n    regression: {reply: 1}\n", []string{`x.yaml:2: control.nope: unknown script "nope"`}},
+		{"unknown control script", "vars: {id: '1'}\ncontrol: {nope: c.lua}\nsteps:\n  - sleep_ms: 1\n    regression: {reply: 1}\n", []string{`x.yaml:2: control.nope: unknown script "nope": the manifest declares`}},
+		{"unknown control script, a typo", "vars: {id: '1'}\ncontrol: {relase: c.lua}\nsteps:\n  - sleep_ms: 1\n    regression: {reply: 1}\n", []string{`x.yaml:2: control.relase: unknown script "relase" (did you mean "release"?): the manifest declares`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
