@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+	"github.com/scriptctl/scriptctl/internal/safefile"
 )
 
 // DefaultTimeout bounds dialing and each command when Settings.Timeout is 0.
@@ -263,7 +264,7 @@ func validUser(name string) bool {
 func tlsConfig(s Settings) (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.TLSServer, InsecureSkipVerify: s.TLSInsecure}
 	if s.TLSCA != "" {
-		pem, err := os.ReadFile(s.TLSCA)
+		pem, err := safefile.Read(s.TLSCA, MaxPEMSize)
 		if err != nil {
 			return nil, inputf("--tls-ca %s: %v", s.TLSCA, pathErr(err))
 		}
@@ -277,7 +278,15 @@ func tlsConfig(s Settings) (*tls.Config, error) {
 		return nil, inputf("--tls-cert and --tls-key go together: give both or neither")
 	}
 	if s.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(s.TLSCert, s.TLSKey)
+		certPEM, err := safefile.Read(s.TLSCert, MaxPEMSize)
+		if err != nil {
+			return nil, inputf("--tls-cert %s: %v", s.TLSCert, pathErr(err))
+		}
+		keyPEM, err := safefile.Read(s.TLSKey, MaxPEMSize)
+		if err != nil {
+			return nil, inputf("--tls-key %s: %v", s.TLSKey, pathErr(err))
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, inputf("--tls-cert/--tls-key: %v", err)
 		}
@@ -417,10 +426,17 @@ type scrubbed struct {
 func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.err }
 
+// MaxPasswordFileSize bounds a --password-file; MaxPEMSize bounds each of
+// --tls-ca, --tls-cert and --tls-key.
+const (
+	MaxPasswordFileSize = 64 << 10
+	MaxPEMSize          = 1 << 20
+)
+
 // ReadPasswordFile reads a password file: the first line, without its line
 // ending. An empty password is an error.
 func ReadPasswordFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, MaxPasswordFileSize)
 	if err != nil {
 		return "", inputf("--password-file %s: %v", path, pathErr(err))
 	}
