@@ -207,13 +207,30 @@ func validHost(h string) bool {
 	return len(h) <= 253
 }
 
-// Redact returns raw with its secret part replaced by "xxxxx", for
+// Redact returns raw with its secret parts replaced by "xxxxx", for
 // messages about a URL. It works on malformed URLs too: anything between a
 // scheme-like prefix ("redis://", "redis:/", "redis//", "redis:") and the
-// last "@" is treated as a secret. Only a well-formed "user:password" keeps
-// its user name visible.
+// last "@" is treated as a secret, and so is a query or fragment (from the
+// first "?" or "#": "?password=..." is a password too). Only a well-formed
+// "user:password" keeps its user name visible. When a "?" or "#" comes
+// before the last "@", which part is the password cannot be told, and all
+// but the scheme is hidden.
 func Redact(raw string) string {
 	at := strings.LastIndex(raw, "@")
+	q := strings.IndexAny(raw, "?#")
+	if q >= 0 && at > q {
+		return schemePrefix(raw[:q]) + "xxxxx"
+	}
+	tail := ""
+	if q >= 0 {
+		raw, tail = raw[:q], raw[q:q+1]+"xxxxx"
+	}
+	return redactUserinfo(raw, at) + tail
+}
+
+// redactUserinfo hides what stands between raw's scheme-like prefix and
+// its last "@", at.
+func redactUserinfo(raw string, at int) string {
 	if at < 0 {
 		return raw
 	}
@@ -457,10 +474,52 @@ func pathErr(err error) error {
 	return err
 }
 
-// SplitURLs splits a SCRIPTCTL_URL value: URLs separated by commas or
-// whitespace.
+// SplitURLs splits a list of URLs (SCRIPTCTL_URL, --against) separated by
+// commas or whitespace. A separator splits only where what follows it
+// starts a new URL (a scheme and a slash: "redis://", or a typo such as
+// "redis//"): elsewhere it
+// belongs to the URL before it, so a comma or a space inside a password
+// ("redis://deployer:pa,ss@host") is never taken for a separator and half
+// the password never shown as a URL of its own. A password holding a
+// separator followed by a scheme and a slash must be percent-encoded ("%2C"
+// for a comma).
 func SplitURLs(v string) []string {
-	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+	isSep := func(b byte) bool { return b == ',' || b == ' ' || b == '\t' || b == '\n' }
+	var out []string
+	start := -1 // start of the current URL, -1 before the first
+	for i := 0; i < len(v); {
+		if !isSep(v[i]) {
+			if start < 0 {
+				start = i
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && isSep(v[j]) {
+			j++
+		}
+		if start >= 0 && (j == len(v) || startsURL(v[j:])) {
+			out = append(out, v[start:i])
+			start = -1
+		}
+		i = j
+	}
+	if start >= 0 {
+		out = append(out, v[start:])
+	}
+	return out
+}
+
+// startsURL reports whether s begins like a URL: a scheme followed by
+// "://", or by the typos ":/" and "//" (reported as malformed URLs of their
+// own).
+func startsURL(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && (s[i] >= '0' && s[i] <= '9' || s[i] == '+' || s[i] == '-' || s[i] == '.')) {
+		i++
+	}
+	return i > 0 && (strings.HasPrefix(s[i:], ":/") || strings.HasPrefix(s[i:], "//"))
 }
 
 // DeploymentOption returns the rueidis options for a client of the whole
