@@ -37,6 +37,7 @@ type Settings struct {
 	TLSServer   string   // server name to verify instead of the URL host
 	TLSInsecure bool     // skip certificate verification (explicit)
 	Timeout     time.Duration
+	Limits      ReplyLimits // zero fields take DefaultReplyLimits
 	// Source names where URLs came from in errors: "--url" (the default),
 	// "SCRIPTCTL_URL" or "--against".
 	Source string
@@ -61,6 +62,7 @@ type Config struct {
 	Seeds    []string // host:port, in the order given, without duplicates
 	Username string
 	Timeout  time.Duration
+	Limits   ReplyLimits // what one reply may hold; zero fields take DefaultReplyLimits
 
 	password  string
 	tlsConfig *tls.Config
@@ -84,7 +86,7 @@ func Resolve(s Settings, allowURLPassword bool) (*Config, error) {
 	if len(s.URLs) == 0 {
 		return nil, inputf("no server given: pass --url redis://host:port (repeatable) or set SCRIPTCTL_URL")
 	}
-	c := &Config{Timeout: s.Timeout, password: s.Password}
+	c := &Config{Timeout: s.Timeout, Limits: s.Limits.withDefaults(), password: s.Password}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
@@ -336,6 +338,9 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 		// as the deploy lock's SET.
 		PipelineMultiplex: -1,
 		Dialer:            net.Dialer{Timeout: c.Timeout},
+		// Every byte a server sends is checked against the reply limits
+		// before rueidis reads it: rueidis allocates what a header asks.
+		DialCtxFn: c.dial,
 	}
 	if c.tlsConfig != nil {
 		tc := c.tlsConfig.Clone()
@@ -358,7 +363,7 @@ func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) 
 		c   rueidis.Client
 		err error
 	}
-	fc := &fastClose{}
+	fc := &fastClose{cfg: c}
 	opt := c.Option(addr)
 	opt.DialCtxFn = fc.dial
 	ch := make(chan result, 1)
@@ -387,12 +392,14 @@ func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) 
 // rueidis's own Close, so that does not wait for a PING.
 type fastClose struct {
 	rueidis.Client
+	cfg   *Config
 	mu    sync.Mutex
 	conns []net.Conn
 }
 
-// dial is rueidis's default dial, remembering the connection.
-func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
+// dial is rueidis's default dial, with the connection guarded by the
+// reply limits.
+func (c *Config) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
 	var conn net.Conn
 	var err error
 	if tc != nil {
@@ -400,6 +407,15 @@ func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls
 	} else {
 		conn, err = d.DialContext(ctx, "tcp", dst)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return newGuardConn(conn, c.Limits), nil
+}
+
+// dial is Config.dial, remembering the connection.
+func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
+	conn, err := f.cfg.dial(ctx, dst, d, tc)
 	if err == nil {
 		f.mu.Lock()
 		f.conns = append(f.conns, conn)
