@@ -14,10 +14,12 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
      timeout)
   2  invalid input: usage (unknown command or flag, missing argument), no
      manifest.yaml found (without -m), an invalid manifest, a script that does not parse, an unreadable file
+     (a directory, named pipe or device, or a file over its size cap)
      (eval prints a compile error as Redis's error reply and exits 0, as
      redis-cli does)
   3  the environment failed: unreachable node, authentication, timeout, a
-     partial deploy, an interrupted run
+     reply over the --reply-limit bounds or not in the Redis protocol (the
+     node named), a partial deploy, an interrupted run
 
 Errors are printed on stderr as "Error: ..." (usage errors add "Try: ...").
 Invalid files (manifest, scripts.sum, scripts, scenarios, models) print each

@@ -223,3 +223,45 @@ func TestValidatorByteAtATime(t *testing.T) {
 		}
 	}
 }
+
+func TestParseReplyLimit(t *testing.T) {
+	var l ReplyLimits
+	for _, s := range []string{"bulk=1GiB", "total=2048MiB", "elements=5000000", "depth=100"} {
+		if err := ParseReplyLimit(&l, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if l != (ReplyLimits{Bulk: 1 << 30, Total: 2 << 30, Elements: 5000000, Depth: 100}) {
+		t.Fatalf("limits %+v", l)
+	}
+	for s, want := range map[string]string{
+		"bulk":          `--reply-limit "bulk": want NAME=VALUE with NAME one of bulk, elements, depth, total`,
+		"bulk=x":        `--reply-limit bulk: "x" is not a positive number of bytes (or KiB, MiB, GiB)`,
+		"elements=0":    `--reply-limit elements: "0" is not a positive number`,
+		"elements=1MiB": `--reply-limit elements: "1MiB" is not a positive number`,
+		"depth=100000":  `--reply-limit depth: 100000 is more than 65536`,
+		"size=1":        `--reply-limit "size=1": unknown limit "size": want bulk, elements, depth or total`,
+	} {
+		if err := ParseReplyLimit(&l, s); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", s, err, want)
+		}
+	}
+	// A raised limit lets a reply through that the default refuses.
+	addr := startHostile(t, map[string]hostileReply{"FUNCTION LIST": {head: "$70000000\r\n", repeat: strings.Repeat("z", 70000000) + "\r\n", repeats: 1}})
+	for _, bulk := range []int64{0, 128 << 20} {
+		cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: 30 * time.Second, Limits: ReplyLimits{Bulk: bulk}}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := cfg.Dial(context.Background(), addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := cl.Do(context.Background(), cl.B().FunctionList().Build()).ToString()
+		cl.Close()
+		var le *ReplyLimitError
+		if bulk == 0 && !errors.As(err, &le) || bulk != 0 && (err != nil || len(s) != 70000000) {
+			t.Errorf("bulk limit %d: %d bytes, %v", bulk, len(s), err)
+		}
+	}
+}
