@@ -57,7 +57,8 @@ func hostileNode(t *testing.T, reply string) string {
 	return ln.Addr().String()
 }
 
-// TestHostileServer: every online command, facing a node whose replies
+// TestHostileServer: every online command (and eval and verify with
+// --against), facing a node whose replies
 // ask for 2^63-1 bytes or elements, nest without end, or are not RESP,
 // stops with exit 3 naming the node, instead of crashing.
 func TestHostileServer(t *testing.T) {
@@ -69,9 +70,13 @@ func TestHostileServer(t *testing.T) {
 		"&\r\n",
 	} {
 		addr := hostileNode(t, reply)
-		for _, cmd := range []string{"status", "plan", "deploy", "prune", "diff", "inspect", "unlock"} {
+		for _, cmd := range []string{"status", "plan", "deploy", "prune", "diff", "inspect", "unlock", "eval", "verify"} {
 			args := []string{cmd, "--url", "redis://" + addr}
 			switch cmd {
+			case "eval":
+				args = []string{cmd, "--against", "redis://" + addr, "../../lua/release.lua", "k", ",", "t"}
+			case "verify":
+				args = []string{cmd, "--against", "redis://" + addr, "-m", "../../manifest.yaml"}
 			case "inspect":
 				args = append(args, "--sha", strings.Repeat("a", 40))
 			case "prune":
