@@ -145,16 +145,17 @@ type respValidator struct {
 }
 
 const (
-	stType = iota // expecting a type byte
-	stLine        // inside a line, until CRLF
-	stBulk        // inside a bulk payload
+	stType    = iota // expecting a type byte
+	stLine           // inside a line, until CRLF
+	stBulk           // inside a bulk payload
+	stForeign        // after a byte that starts no RESP reply: the client fails on it
 )
 
 // headerMax bounds a header line: a sign and 19 digits.
 const headerMax = 20
 
 func (v *respValidator) feed(b []byte) error {
-	for i := 0; i < len(b); {
+	for i := 0; i < len(b) && v.state != stForeign; {
 		v.total++
 		if v.total > v.lim.Total {
 			return &ReplyLimitError{Limit: "total", Msg: fmt.Sprintf("more than %d bytes", v.lim.Total)}
@@ -164,8 +165,16 @@ func (v *respValidator) feed(b []byte) error {
 		case stType:
 			switch c {
 			case '+', '-', ':', ',', '#', '(', '_', '$', '!', '=', '*', '~', '%', '>', '|':
+			case '.', ';':
+				// RESP3 streamed aggregates and strings, which rueidis
+				// reads and Redis never sends: refused.
+				return &ReplyLimitError{Limit: "protocol", Msg: fmt.Sprintf("unsupported reply type %q", c)}
 			default:
-				return &ReplyLimitError{Limit: "protocol", Msg: fmt.Sprintf("unknown reply type %q", c)}
+				// A byte no RESP reply starts with: rueidis refuses it
+				// itself, before reading on, and says which byte it was
+				// (an HTTP server's "H"); pass the rest through.
+				v.state = stForeign
+				return nil
 			}
 			v.typ, v.line, v.lineLen, v.state = c, v.line[:0], 0, stLine
 			i++

@@ -122,7 +122,8 @@ func TestHostileReplies(t *testing.T) {
 		{"many bulks", hostileReply{head: "*1000\r\n", repeat: "$65536\r\n" + chunk + "\r\n", repeats: 1000}, "total"},
 		{"endless line", hostileReply{head: "+", repeat: chunk}, "total"},
 		{"elements over arrays", hostileReply{head: "*1000000\r\n*100000\r\n", repeat: ":1\r\n", repeats: 10}, "elements"},
-		{"unknown type", hostileReply{head: "&1\r\n"}, "protocol"},
+		{"streamed", hostileReply{head: "*?\r\n", repeat: "*1\r\n"}, "protocol"},
+		{"streamed end", hostileReply{head: ".\r\n"}, "protocol"},
 		{"long header", hostileReply{head: "$000000000000000000000000001\r\n"}, "protocol"},
 		{"negative length", hostileReply{head: "*-5\r\n"}, "protocol"},
 	}
@@ -185,6 +186,26 @@ func TestRepliesWithinLimits(t *testing.T) {
 	}
 }
 
+// TestForeignReplyLeftToClient: a reply starting with a byte no RESP
+// reply starts with fails with the client's own error, which names the
+// byte (an HTTP server's "H").
+func TestForeignReplyLeftToClient(t *testing.T) {
+	addr := startHostile(t, map[string]hostileReply{"FUNCTION LIST": {head: "HTTP/1.1 400 Bad Request\r\n"}})
+	cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: 30 * time.Second}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := cfg.Dial(context.Background(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	err = cl.Do(context.Background(), cl.B().FunctionList().Build()).Error()
+	if err == nil || !strings.Contains(err.Error(), "unknown message type: 72") {
+		t.Fatalf("err = %v, want the client's unknown message type 72", err)
+	}
+}
+
 // TestValidatorByteAtATime: the validator gives the same verdicts when the
 // stream arrives one byte at a time.
 func TestValidatorByteAtATime(t *testing.T) {
@@ -205,6 +226,10 @@ func TestValidatorByteAtATime(t *testing.T) {
 		// Limits count each reply afresh.
 		{"*4\r\n:1\r\n:2\r\n:3\r\n:4\r\n*4\r\n:1\r\n:2\r\n:3\r\n:4\r\n", ""},
 		{"$x\r\n", "protocol"},
+		{";4\r\n", "protocol"},
+		// A byte no reply starts with is left to the client, which fails
+		// on it and names it.
+		{"HTTP/1.1 400 Bad Request\r\n*99999999999\r\n", ""},
 	} {
 		for _, step := range []int{1, len(tc.in)} {
 			v := respValidator{lim: lim}
