@@ -52,8 +52,9 @@ func ParseReplyLimit(l *ReplyLimits, setting string) error {
 		return inputf("--reply-limit %q: want NAME=VALUE with NAME one of bulk, elements, depth, total", setting)
 	}
 	var mult int64 = 1
-	num := val
+	num, unit := val, ""
 	if name == "bulk" || name == "total" {
+		unit = " of bytes (or KiB, MiB, GiB)"
 		for _, u := range []struct {
 			suffix string
 			m      int64
@@ -66,7 +67,7 @@ func ParseReplyLimit(l *ReplyLimits, setting string) error {
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n <= 0 || n > (1<<40)/mult {
-		return inputf("--reply-limit %s: %q is not a positive number%s", name, val, map[bool]string{true: " of bytes (or KiB, MiB, GiB)", false: ""}[name == "bulk" || name == "total"])
+		return inputf("--reply-limit %s: %q is not a positive number%s", name, val, unit)
 	}
 	n *= mult
 	switch name {
