@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/scriptctl/scriptctl/internal/safefile"
 	"gopkg.in/yaml.v3"
 
 	"github.com/scriptctl/scriptctl/internal/lazy"
@@ -141,10 +142,13 @@ const (
 	maxDepth     = 64
 )
 
+// MaxFileSize bounds a model file.
+const MaxFileSize = 16 << 20
+
 // Load reads and parses the model file at path against m. Every problem is
 // reported, as manifest.Errors, at file:line:col with its field.
 func Load(path string, m *manifest.Manifest) (*Model, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		msg := "cannot read the model"
 		if pe, ok := err.(*os.PathError); ok {

@@ -18,6 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/scriptctl/scriptctl/internal/lazy"
+	"github.com/scriptctl/scriptctl/internal/safefile"
+	"github.com/scriptctl/scriptctl/manifest"
 )
 
 // Severity of a diagnostic.
@@ -160,7 +162,7 @@ func Run(ctx context.Context, cfg Config) ([]Diagnostic, error) {
 		}
 		src := f.Source
 		if src == nil {
-			data, err := os.ReadFile(f.Path)
+			data, err := safefile.Read(f.Path, manifest.MaxScriptSize)
 			if err != nil {
 				var pe *os.PathError
 				if errors.As(err, &pe) {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/connect"
 )
 
 // ErrInterrupted is the cause of a run stopped by its context (Ctrl-C)
@@ -56,6 +58,12 @@ func classify(err error) error {
 	var ce *ConnError
 	if errors.As(err, &ce) {
 		return err
+	}
+	var le *connect.ReplyLimitError
+	if errors.As(err, &le) {
+		// A reply over the limits, or outside the protocol: the node
+		// answered, but not as a Redis server scriptctl accepts.
+		return &ConnError{Class: ClassNotRedis, Err: err, Msg: le.Error()}
 	}
 	msg := err.Error()
 	switch {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/scriptctl/scriptctl/internal/safefile"
 	"github.com/scriptctl/scriptctl/internal/target"
 	"github.com/scriptctl/scriptctl/internal/yamlnode"
 	"gopkg.in/yaml.v3"
@@ -23,6 +24,10 @@ import (
 // but a script this large is a mistake (a wrong path, a data file), and the
 // limit keeps Load from reading a device or a huge file.
 const MaxScriptSize = 4 << 20
+
+// MaxManifestSize bounds the manifest file: a manifest is a few kilobytes of
+// YAML, and a larger one is a mistake, not a deployment.
+const MaxManifestSize = 16 << 20
 
 // Error is one problem at a position: in a manifest, in a scripts.sum ledger
 // or in a script file. Line and Col are 1-based; 0 means unknown.
@@ -101,7 +106,7 @@ var ErrInvalid = errors.New("manifest: invalid")
 // is an Errors value listing every problem (errors.Is(err, ErrInvalid)); an
 // unreadable manifest also unwraps to its *os.PathError.
 func Load(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, MaxManifestSize)
 	if err != nil {
 		msg := "cannot read the manifest"
 		var pe *os.PathError
@@ -688,29 +693,9 @@ func ReadScriptFile(path string) ([]byte, error) { return readFile(path) }
 // readFile reads a regular file of at most MaxScriptSize bytes. It refuses
 // directories, devices and pipes rather than block or read without end.
 func readFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+	data, err := safefile.Read(path, MaxScriptSize)
 	if err != nil {
 		return nil, unwrapPath(err)
-	}
-	switch {
-	case fi.IsDir():
-		return nil, errors.New("is a directory")
-	case !fi.Mode().IsRegular():
-		return nil, errors.New("not a regular file")
-	case fi.Size() > MaxScriptSize:
-		return nil, fmt.Errorf("file is larger than %d bytes", MaxScriptSize)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxScriptSize+1))
-	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	if len(data) > MaxScriptSize {
-		return nil, fmt.Errorf("file is larger than %d bytes", MaxScriptSize)
 	}
 	return data, nil
 }

@@ -446,7 +446,7 @@ func TestLoadFifoIsRefused(t *testing.T) {
 	}
 	t.Chdir(dir)
 	_, err := Load("manifest.yaml")
-	want := "manifest.yaml:11:11: scripts.put.file: cannot read put.lua: not a regular file"
+	want := "manifest.yaml:11:11: scripts.put.file: cannot read put.lua: not a regular file: it is a named pipe (FIFO)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %s", err, want)
 	}
@@ -564,5 +564,41 @@ func TestLoadPlaceholders(t *testing.T) {
 	}
 	if p := m.Caller("svc").Placeholders; p == nil || len(p) != 0 {
 		t.Errorf("placeholders = %#v, want an empty map", p)
+	}
+}
+
+// TestLoadSizeCaps: a manifest over MaxManifestSize and a scripts.sum over
+// MaxSumSize are refused before they are read (the files are sparse: their
+// size is all that is checked).
+func TestLoadSizeCaps(t *testing.T) {
+	dir := t.TempDir()
+	big := func(name string, size int64) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mp := big("manifest.yaml", MaxManifestSize+1)
+	_, err := Load(mp)
+	if want := mp + ": cannot read the manifest: larger than the 16 MiB limit"; err == nil || err.Error() != want {
+		t.Errorf("manifest: err = %v, want %s", err, want)
+	}
+	sp := big("scripts.sum", MaxSumSize+1)
+	_, err = ReadSum(sp)
+	if want := sp + ": cannot read: larger than the 64 MiB limit"; err == nil || err.Error() != want {
+		t.Errorf("sum: err = %v, want %s", err, want)
+	}
+	lp := big("big.lua", MaxScriptSize+1)
+	if _, err := ReadScriptFile(lp); err == nil || err.Error() != "larger than the 4 MiB limit" {
+		t.Errorf("script: err = %v", err)
 	}
 }

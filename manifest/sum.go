@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/scriptctl/scriptctl/internal/safefile"
 )
 
 // SumFile is the name of the release ledger, kept beside the manifest.
@@ -44,11 +46,15 @@ type Sum struct {
 	Entries []SumEntry
 }
 
+// MaxSumSize bounds a scripts.sum file: a line is about 120 bytes, so this
+// holds over half a million lines.
+const MaxSumSize = 64 << 20
+
 // ReadSum reads and parses the ledger at path. When the file does not exist
 // the error matches fs.ErrNotExist; when it is malformed it is an Errors value
 // naming every bad line.
 func ReadSum(path string) (*Sum, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, MaxSumSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err

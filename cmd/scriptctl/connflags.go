@@ -52,6 +52,7 @@ type connFlags struct {
 	TLSInsecure   bool
 	cmd           *cobra.Command // for the --tls-insecure warning on its stderr
 	Timeout       time.Duration
+	ReplyLimits   []string // --reply-limit NAME=VALUE settings
 	Mode          string
 	Format        string
 }
@@ -93,10 +94,11 @@ func (f *connFlags) registerSecurity(cmd *cobra.Command, servers string) {
 	fs.StringVar(&f.TLSServerName, "tls-server-name", "", "server `name` to verify instead of the URL's host")
 	fs.BoolVar(&f.TLSInsecure, "tls-insecure", false, "do not verify the certificates of "+servers+" (explicit opt-in)")
 	fs.DurationVar(&f.Timeout, "timeout", connect.DefaultTimeout, "bound on connecting to "+servers+" and on each command")
+	fs.StringArrayVar(&f.ReplyLimits, "reply-limit", nil, "raise a bound on one reply of "+servers+": bulk=SIZE (default 64MiB), elements=N (1048576), depth=N (32), total=SIZE (256MiB); repeatable")
 }
 
 // againstFlags are the flags registerAgainst adds: they need --against.
-var againstFlags = []string{"password-file", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure", "timeout"}
+var againstFlags = []string{"password-file", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure", "timeout", "reply-limit"}
 
 // checkAgainstFlags refuses the --against connection flags without --against.
 func checkAgainstFlags(cmd *cobra.Command, against string) error {
@@ -165,6 +167,11 @@ func (f *connFlags) settings() (s connect.Settings, fromEnv bool, err error) {
 		TLSServer:   f.TLSServerName,
 		TLSInsecure: f.TLSInsecure,
 		Timeout:     f.Timeout,
+	}
+	for _, l := range f.ReplyLimits {
+		if err := connect.ParseReplyLimit(&s.Limits, l); err != nil {
+			return s, false, err
+		}
 	}
 	if f.TLSInsecure && f.cmd != nil {
 		// Every time: a flag that turns off verification must never be

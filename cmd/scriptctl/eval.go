@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/scriptctl/scriptctl/internal/safefile"
+	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
@@ -306,13 +306,13 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 // readScript reads FILE's exact bytes, or stdin for "-".
 func readScript(opts *evalOptions) ([]byte, error) {
 	if opts.File == "-" {
-		src, err := io.ReadAll(opts.IO.In)
+		src, err := safefile.ReadStdin(opts.IO.In, manifest.MaxScriptSize)
 		if err != nil {
 			return nil, cmdutil.Input(fmt.Errorf("read script from stdin: %w", err))
 		}
 		return src, nil
 	}
-	src, err := os.ReadFile(opts.File)
+	src, err := safefile.Read(opts.File, manifest.MaxScriptSize)
 	if err != nil {
 		return nil, cmdutil.Input(fmt.Errorf("read script: %w", err))
 	}
@@ -322,7 +322,7 @@ func readScript(opts *evalOptions) ([]byte, error) {
 // readState parses a --state file; every problem is printed with its
 // file:line, then exit 2.
 func readState(ios *iostreams.IOStreams, path string) ([]scenario.Key, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, scenario.MaxFileSize)
 	if err != nil {
 		return nil, cmdutil.Input(fmt.Errorf("read --state: %w", err))
 	}

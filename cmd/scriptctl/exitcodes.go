@@ -12,13 +12,15 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
      differs from the repository's (diff), nodes that should agree and do
      not (inspect --exit-code), an eval run the offline engine
      cannot judge (a command not implemented offline, an undeclared key
-     under --strict-keys, a timeout)
+     under --strict-keys, a step-budget or --timeout stop)
   2  invalid input: usage (unknown command or flag, missing argument), no
      manifest.yaml found (without -m), an invalid manifest, a script that does not parse, an unreadable file
+     (a directory, named pipe or device, or a file over its size cap)
      (eval prints a compile error as Redis's error reply and exits 0, as
      redis-cli does)
   3  the environment failed: unreachable node, authentication, timeout, a
-     partial deploy, an interrupted run
+     reply over the --reply-limit bounds or not in the Redis protocol (the
+     node named), a partial deploy, an interrupted run
   4  changes pending: plan --exit-code found something a deploy would load,
      and nothing wrong (only plan --exit-code exits 4; no failure does)
 

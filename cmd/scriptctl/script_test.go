@@ -43,7 +43,7 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:          map[string]func(ts *testscript.TestScript, neg bool, args []string){"replace": cmdReplace},
+		Cmds:          map[string]func(ts *testscript.TestScript, neg bool, args []string){"replace": cmdReplace, "mkfifo": cmdMkfifo},
 	})
 }
 
@@ -59,6 +59,15 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	path := ts.MkAbs(args[2])
 	ts.Check(os.WriteFile(path, []byte(strings.ReplaceAll(data, args[0], args[1])), 0o644))
+}
+
+// cmdMkfifo is "mkfifo PATH": a named pipe with no writer, which a blocking
+// open would wait on forever. Scripts skip where there are no FIFOs.
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mkfifo PATH")
+	}
+	ts.Check(mkfifo(ts.MkAbs(args[0])))
 }
 
 func exitsMain() {

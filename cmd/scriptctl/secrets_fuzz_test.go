@@ -28,6 +28,18 @@ var secretURLSeeds = []string{
 	"rediss://u:" + secretMarker + "@",
 	"u:" + secretMarker + "@h",
 	"redis://:" + secretMarker + "@[::1",
+	// A password in a query parameter, percent-encoded, or holding a
+	// separator of SCRIPTCTL_URL's list (each half carries the marker, so
+	// printing either half is caught).
+	"redis://127.0.0.1:1/?password=" + secretMarker,
+	"redis://127.0.0.1:1?password=" + secretMarker + "&x=1",
+	"redis://127.0.0.1:1/#" + secretMarker,
+	"redis://127.0.0.1:1/?password=" + secretMarker + "@x",
+	"redis://u:" + secretMarker + "?x@127.0.0.1:1",
+	"redis://u:" + secretMarker + "%2C%40@127.0.0.1:1",
+	"redis://deployer:" + secretMarker + "," + secretMarker + "@127.0.0.1:1",
+	"redis://deployer:" + secretMarker + ", " + secretMarker + "@127.0.0.1:1,redis://x.invalid:1",
+	"redis://127.0.0.1:1," + secretMarker + ":" + secretMarker + "@127.0.0.1:1",
 }
 
 // urlCommands are every command that takes a server URL, with the way the
@@ -48,13 +60,45 @@ func urlCommands(u string) [][]string {
 // to an address is run only when every seed is a reserved, unresolvable
 // .invalid name or port 1 on loopback, where nothing listens.
 func safeToRun(u string) bool {
-	cfg, err := connect.Resolve(connect.Settings{URLs: []string{u}, Timeout: time.Second}, true)
+	cfg, err := connect.Resolve(connect.Settings{URLs: connect.SplitURLs(u), Timeout: time.Second}, true)
 	if err != nil {
 		return true // refused before any connection
 	}
 	for _, s := range cfg.Seeds {
 		if !strings.HasSuffix(s, ".invalid:1") && s != "127.0.0.1:1" {
 			return false
+		}
+	}
+	return true
+}
+
+// secretPlaced reports whether u holds the marker, and only as a password:
+// after the ":" of user:password, before the last "@", or in a query
+// or fragment (after the first "?" or "#"), in u as a whole (one --url) and
+// in each URL of its list (SCRIPTCTL_URL). A marker that is a host, a user
+// name or the whole value is not a password.
+func secretPlaced(u string) bool {
+	if !strings.Contains(u, secretMarker) {
+		return false
+	}
+	for _, piece := range append(connect.SplitURLs(u), u) {
+		at := strings.LastIndex(piece, "@")
+		q := strings.IndexAny(piece, "?#")
+		for i := 0; ; {
+			j := strings.Index(piece[i:], secretMarker)
+			if j < 0 {
+				break
+			}
+			start := i + j
+			userinfo := 0
+			if k := strings.Index(piece, "://"); k >= 0 && k < start {
+				userinfo = k + 3
+			}
+			password := start+len(secretMarker) <= at && strings.Contains(piece[userinfo:start], ":")
+			if !password && !(q >= 0 && start > q) {
+				return false
+			}
+			i = start + 1
 		}
 	}
 	return true
@@ -86,7 +130,7 @@ func FuzzSecretNeverPrinted(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, u string) {
-		if !strings.Contains(u, secretMarker) || !safeToRun(u) || strings.ContainsAny(u, ",\x00") {
+		if !secretPlaced(u) || !safeToRun(u) || strings.ContainsRune(u, 0) {
 			return
 		}
 		for _, args := range urlCommands(u) {

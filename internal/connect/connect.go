@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+	"github.com/scriptctl/scriptctl/internal/safefile"
 )
 
 // DefaultTimeout bounds dialing and each command when Settings.Timeout is 0.
@@ -36,6 +37,7 @@ type Settings struct {
 	TLSServer   string   // server name to verify instead of the URL host
 	TLSInsecure bool     // skip certificate verification (explicit)
 	Timeout     time.Duration
+	Limits      ReplyLimits // zero fields take DefaultReplyLimits
 	// Source names where URLs came from in errors: "--url" (the default),
 	// "SCRIPTCTL_URL" or "--against".
 	Source string
@@ -60,6 +62,7 @@ type Config struct {
 	Seeds    []string // host:port, in the order given, without duplicates
 	Username string
 	Timeout  time.Duration
+	Limits   ReplyLimits // what one reply may hold; zero fields take DefaultReplyLimits
 
 	password  string
 	tlsConfig *tls.Config
@@ -83,7 +86,7 @@ func Resolve(s Settings, allowURLPassword bool) (*Config, error) {
 	if len(s.URLs) == 0 {
 		return nil, inputf("no server given: pass --url redis://host:port (repeatable) or set SCRIPTCTL_URL")
 	}
-	c := &Config{Timeout: s.Timeout, password: s.Password}
+	c := &Config{Timeout: s.Timeout, Limits: s.Limits.withDefaults(), password: s.Password}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
@@ -206,13 +209,30 @@ func validHost(h string) bool {
 	return len(h) <= 253
 }
 
-// Redact returns raw with its secret part replaced by "xxxxx", for
+// Redact returns raw with its secret parts replaced by "xxxxx", for
 // messages about a URL. It works on malformed URLs too: anything between a
 // scheme-like prefix ("redis://", "redis:/", "redis//", "redis:") and the
-// last "@" is treated as a secret. Only a well-formed "user:password" keeps
-// its user name visible.
+// last "@" is treated as a secret, and so is a query or fragment (from the
+// first "?" or "#": "?password=..." is a password too). Only a well-formed
+// "user:password" keeps its user name visible. When a "?" or "#" comes
+// before the last "@", which part is the password cannot be told, and all
+// but the scheme is hidden.
 func Redact(raw string) string {
 	at := strings.LastIndex(raw, "@")
+	q := strings.IndexAny(raw, "?#")
+	if q >= 0 && at > q {
+		return schemePrefix(raw[:q]) + "xxxxx"
+	}
+	tail := ""
+	if q >= 0 {
+		raw, tail = raw[:q], raw[q:q+1]+"xxxxx"
+	}
+	return redactUserinfo(raw, at) + tail
+}
+
+// redactUserinfo hides what stands between raw's scheme-like prefix and
+// its last "@", at.
+func redactUserinfo(raw string, at int) string {
 	if at < 0 {
 		return raw
 	}
@@ -263,7 +283,7 @@ func validUser(name string) bool {
 func tlsConfig(s Settings) (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.TLSServer, InsecureSkipVerify: s.TLSInsecure}
 	if s.TLSCA != "" {
-		pem, err := os.ReadFile(s.TLSCA)
+		pem, err := safefile.Read(s.TLSCA, MaxPEMSize)
 		if err != nil {
 			return nil, inputf("--tls-ca %s: %v", s.TLSCA, pathErr(err))
 		}
@@ -277,7 +297,15 @@ func tlsConfig(s Settings) (*tls.Config, error) {
 		return nil, inputf("--tls-cert and --tls-key go together: give both or neither")
 	}
 	if s.TLSCert != "" {
-		cert, err := tls.LoadX509KeyPair(s.TLSCert, s.TLSKey)
+		certPEM, err := safefile.Read(s.TLSCert, MaxPEMSize)
+		if err != nil {
+			return nil, inputf("--tls-cert %s: %v", s.TLSCert, pathErr(err))
+		}
+		keyPEM, err := safefile.Read(s.TLSKey, MaxPEMSize)
+		if err != nil {
+			return nil, inputf("--tls-key %s: %v", s.TLSKey, pathErr(err))
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, inputf("--tls-cert/--tls-key: %v", err)
 		}
@@ -310,6 +338,9 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 		// as the deploy lock's SET.
 		PipelineMultiplex: -1,
 		Dialer:            net.Dialer{Timeout: c.Timeout},
+		// Every byte a server sends is checked against the reply limits
+		// before rueidis reads it: rueidis allocates what a header asks.
+		DialCtxFn: c.dial,
 	}
 	if c.tlsConfig != nil {
 		tc := c.tlsConfig.Clone()
@@ -332,7 +363,7 @@ func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) 
 		c   rueidis.Client
 		err error
 	}
-	fc := &fastClose{}
+	fc := &fastClose{cfg: c}
 	opt := c.Option(addr)
 	opt.DialCtxFn = fc.dial
 	ch := make(chan result, 1)
@@ -361,12 +392,14 @@ func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) 
 // rueidis's own Close, so that does not wait for a PING.
 type fastClose struct {
 	rueidis.Client
+	cfg   *Config
 	mu    sync.Mutex
 	conns []net.Conn
 }
 
-// dial is rueidis's default dial, remembering the connection.
-func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
+// dial is rueidis's default dial, with the connection guarded by the
+// reply limits.
+func (c *Config) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
 	var conn net.Conn
 	var err error
 	if tc != nil {
@@ -374,6 +407,15 @@ func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls
 	} else {
 		conn, err = d.DialContext(ctx, "tcp", dst)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return newGuardConn(conn, c.Limits), nil
+}
+
+// dial is Config.dial, remembering the connection.
+func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
+	conn, err := f.cfg.dial(ctx, dst, d, tc)
 	if err == nil {
 		f.mu.Lock()
 		f.conns = append(f.conns, conn)
@@ -417,10 +459,17 @@ type scrubbed struct {
 func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.err }
 
+// MaxPasswordFileSize bounds a --password-file; MaxPEMSize bounds each of
+// --tls-ca, --tls-cert and --tls-key.
+const (
+	MaxPasswordFileSize = 64 << 10
+	MaxPEMSize          = 1 << 20
+)
+
 // ReadPasswordFile reads a password file: the first line, without its line
 // ending. An empty password is an error.
 func ReadPasswordFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, MaxPasswordFileSize)
 	if err != nil {
 		return "", inputf("--password-file %s: %v", path, pathErr(err))
 	}
@@ -441,10 +490,52 @@ func pathErr(err error) error {
 	return err
 }
 
-// SplitURLs splits a SCRIPTCTL_URL value: URLs separated by commas or
-// whitespace.
+// SplitURLs splits a list of URLs (SCRIPTCTL_URL, --against) separated by
+// commas or whitespace. A separator splits only where what follows it
+// starts a new URL (a scheme and a slash: "redis://", or a typo such as
+// "redis//"): elsewhere it
+// belongs to the URL before it, so a comma or a space inside a password
+// ("redis://deployer:pa,ss@host") is never taken for a separator and half
+// the password never shown as a URL of its own. A password holding a
+// separator followed by a scheme and a slash must be percent-encoded ("%2C"
+// for a comma).
 func SplitURLs(v string) []string {
-	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+	isSep := func(b byte) bool { return b == ',' || b == ' ' || b == '\t' || b == '\n' }
+	var out []string
+	start := -1 // start of the current URL, -1 before the first
+	for i := 0; i < len(v); {
+		if !isSep(v[i]) {
+			if start < 0 {
+				start = i
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && isSep(v[j]) {
+			j++
+		}
+		if start >= 0 && (j == len(v) || startsURL(v[j:])) {
+			out = append(out, v[start:i])
+			start = -1
+		}
+		i = j
+	}
+	if start >= 0 {
+		out = append(out, v[start:])
+	}
+	return out
+}
+
+// startsURL reports whether s begins like a URL: a scheme followed by
+// "://", or by the typos ":/" and "//" (reported as malformed URLs of their
+// own).
+func startsURL(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && (s[i] >= '0' && s[i] <= '9' || s[i] == '+' || s[i] == '-' || s[i] == '.')) {
+		i++
+	}
+	return i > 0 && (strings.HasPrefix(s[i:], ":/") || strings.HasPrefix(s[i:], "//"))
 }
 
 // DeploymentOption returns the rueidis options for a client of the whole

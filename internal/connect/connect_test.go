@@ -107,6 +107,16 @@ func TestRedactAndScrub(t *testing.T) {
 		"redis://u:12345/EnvTailSecret@127.0.0.1:7720": "redis://u:xxxxx@127.0.0.1:7720",
 		"u:bare@h":             "u:xxxxx@h",
 		"redis://u/x:Secret@h": "redis://xxxxx@h",
+		// A query or a fragment is hidden whole: "?password=" is a password.
+		"redis://h:1/?password=QuerySecret":    "redis://h:1/?xxxxx",
+		"redis://h:1?password=QuerySecret&x=1": "redis://h:1?xxxxx",
+		"redis://u:pw@h:1/#FragSecret":         "redis://u:xxxxx@h:1/#xxxxx",
+		"redis://h:1/?password=Query@Secret":   "redis://xxxxx",
+		"redis://u:Pass?Secret@h:1":            "redis://xxxxx",
+		"redis://u:Pass#Secret@h:1":            "redis://xxxxx",
+		"redis://u:Pass%40Secret@h:1":          "redis://u:xxxxx@h:1",
+		"redis://u:pa,ss Secret\t\x00\xff@h:1": "redis://u:xxxxx@h:1",
+		"redis://%75ser:PctSecret@h:1":         "redis://xxxxx@h:1",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
@@ -144,9 +154,41 @@ func TestReadPasswordFile(t *testing.T) {
 }
 
 func TestSplitURLs(t *testing.T) {
-	got := SplitURLs(" redis://a:1, redis://b:2\tredis://c:3,,")
-	if strings.Join(got, "|") != "redis://a:1|redis://b:2|redis://c:3" {
-		t.Fatalf("SplitURLs = %q", got)
+	for in, want := range map[string]string{
+		" redis://a:1, redis://b:2\tredis://c:3,,": "redis://a:1|redis://b:2|redis://c:3",
+		// A separator not followed by a URL belongs to the URL before it:
+		// a comma or a space in a password.
+		"redis://deployer:pa,ss@h:1":           "redis://deployer:pa,ss@h:1",
+		"redis://u:p,q@h:1,rediss://u:p,q@h:2": "redis://u:p,q@h:1|rediss://u:p,q@h:2",
+		"redis://u:a b,,c@h:1 ,\n REDIS://h:2": "redis://u:a b,,c@h:1|REDIS://h:2",
+		"h:1,redis://h:2":                      "h:1|redis://h:2",
+		"redis://h:1,h:2":                      "redis://h:1,h:2",
+		"":                                     "",
+		" , ":                                  "",
+	} {
+		if got := strings.Join(SplitURLs(in), "|"); got != want {
+			t.Errorf("SplitURLs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestResolveCommaPassword: a password with a comma, in SCRIPTCTL_URL's
+// list, is the whole password.
+func TestResolveCommaPassword(t *testing.T) {
+	c, err := Resolve(Settings{URLs: SplitURLs("redis://deployer:pa,ss@h:1,redis://deployer:pa,ss@h:2")}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.password != "pa,ss" || c.Username != "deployer" || strings.Join(c.Seeds, "|") != "h:1|h:2" {
+		t.Fatalf("password %q, user %q, seeds %q", c.password, c.Username, c.Seeds)
+	}
+}
+
+// TestQueryErrorRedacted: the error for a query names no parameter value.
+func TestQueryErrorRedacted(t *testing.T) {
+	_, err := Resolve(Settings{URLs: []string{"redis://h:1/?password=QuerySecret"}}, true)
+	if want := `--url #1: "redis://h:1/?xxxxx": query parameters are not supported: use the --tls-* and --timeout flags`; err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %s", err, want)
 	}
 }
 

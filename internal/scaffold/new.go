@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/scriptctl/scriptctl/internal/safefile"
 	"gopkg.in/yaml.v3"
 
 	"github.com/scriptctl/scriptctl/internal/atomicfile"
@@ -178,7 +179,7 @@ func NewScript(manifestPath, name string, keys, args []string, force bool) ([]st
 	if m.Script(name) != nil {
 		return nil, fmt.Errorf("%s already declares script %q", m.Path, name)
 	}
-	src, err := os.ReadFile(manifestPath)
+	src, err := safefile.Read(manifestPath, manifest.MaxManifestSize)
 	if err != nil {
 		return nil, err
 	}

@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/scriptctl/scriptctl/internal/safefile"
 	"github.com/scriptctl/scriptctl/internal/yamlnode"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 	"gopkg.in/yaml.v3"
 )
+
+// MaxFileSize bounds a scenario file, and a --state file of eval.
+const MaxFileSize = 16 << 20
 
 // Load reads and parses the scenario file at path and reads the control
 // scripts it names (relative to the file's folder), which must stay inside
@@ -26,7 +29,7 @@ func Load(path string) (*Scenario, error) { return LoadIn(filepath.Dir(path), pa
 // LoadIn is Load with the folder the control scripts must stay inside:
 // the manifest's folder, for a scenario beside a manifest.
 func LoadIn(root, path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
 	}
