@@ -107,7 +107,7 @@ func TestHostileNodeIsAFailedNode(t *testing.T) {
 	addr := hostileNode(t, "*9223372036854775807\r\n")
 	ios, _, out, errOut := iostreams.Test()
 	code := run(context.Background(), ios, []string{"deploy", "-m", "../../manifest.yaml", "--url", good.URL(), "--url", "redis://" + addr})
-	wantRow := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(addr) + ` +unknown .* not redis +reply over the elements limit: more than 1048576 elements \(raise it with --reply-limit elements=\.\.\.\)$`)
+	wantRow := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(addr) + `\tunknown\t.*\tnot redis\treply over the elements limit: more than 1048576 elements \(raise it with --reply-limit elements=\.\.\.\)$`)
 	if code != 3 || !wantRow.MatchString(out.String()) || !strings.Contains(errOut.String(), "Error: 1 node failed: "+addr+": connect: reply over the elements limit") {
 		t.Fatalf("exit %d; want 3 with the node's row\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
