@@ -12,19 +12,16 @@ import (
 	"time"
 )
 
-// hostileServer is a fake server on a loopback port: it answers every
-// command with "+OK" except those named in replies, which get their reply
-// written as is (and, when endless, repeated until the client hangs up).
-type hostileServer struct {
-	ln net.Listener
-}
-
+// hostileReply is what the fake server (startHostile) answers a command.
 type hostileReply struct {
 	head    string // written once
 	repeat  string // then written until the client goes away
 	repeats int    // how often; 0 means until the client goes away
 }
 
+// startHostile starts a fake server on a loopback port: it answers every
+// command with "+OK" except those named in replies, which get their reply
+// written as is (and, when endless, repeated until the client hangs up).
 func startHostile(t *testing.T, replies map[string]hostileReply) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
