@@ -314,12 +314,7 @@ func (r *scriptRun) settable(L *lua.LState, t, k, v, desc lua.LValue) {
 				return
 			}
 			r.noteDel(tb, k, false)
-			if fn, ok := mm.(*lua.LFunction); ok {
-				L.Push(fn)
-				L.Push(t)
-				L.Push(k)
-				L.Push(v)
-				L.Call(3, 0)
+			if callNewindex(L, mm, t, k, v) {
 				return
 			}
 			t = mm
@@ -332,17 +327,27 @@ func (r *scriptRun) settable(L *lua.LState, t, k, v, desc lua.LValue) {
 			}
 			L.RaiseError("attempt to index a %s value", t.Type().String())
 		}
-		if fn, ok := mm.(*lua.LFunction); ok {
-			L.Push(fn)
-			L.Push(t)
-			L.Push(k)
-			L.Push(v)
-			L.Call(3, 0)
+		if callNewindex(L, mm, t, k, v) {
 			return
 		}
 		t = mm
 	}
 	L.RaiseError("loop in settable")
+}
+
+// callNewindex calls mm(t, k, v) when the __newindex mm is a function and
+// reports whether it did (else the store repeats on mm, a table).
+func callNewindex(L *lua.LState, mm, t, k, v lua.LValue) bool {
+	fn, ok := mm.(*lua.LFunction)
+	if !ok {
+		return false
+	}
+	L.Push(fn)
+	L.Push(t)
+	L.Push(k)
+	L.Push(v)
+	L.Call(3, 0)
+	return true
 }
 
 func toKey(v lua.LValue) lua51.Key {
