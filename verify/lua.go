@@ -62,11 +62,12 @@ type scriptRun struct {
 	// ctors records the shape of each table a constructor built, held
 	// weakly, and iters the order next walks for the tables being
 	// iterated (tableorder.go).
-	tables     map[weak.Pointer[lua.LTable]]*tableInfo
-	tableSweep int
-	iters      map[*lua.LTable]*iterState
-	borders    map[*lua.LTable]int // tableorder.go's border: hole-free prefixes checked
-	lenHelp    *lua.LFunction      // the # helper (tableorder.go)
+	tables      map[weak.Pointer[lua.LTable]]*tableInfo
+	tableSweep  int
+	eventTables int // tables with recorded stores (tableInfo.dels) so far
+	iters       map[*lua.LTable]*iterState
+	borders     map[*lua.LTable]int // tableorder.go's border: hole-free prefixes checked
+	lenHelp     *lua.LFunction      // the # helper (tableorder.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }

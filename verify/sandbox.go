@@ -134,5 +134,18 @@ func (r *scriptRun) reset() {
 	r.keys, r.readOnly, r.name, r.loading, r.runErr = nil, false, "", false, nil
 	r.forVals, r.forNext = [2]lua.LNumber{}, 0
 	r.iters, r.borders = nil, nil
+	if r.eventTables > 0 {
+		// the tables of the run are gone but for what the state keeps
+		// (function libraries' upvalues): count those still there
+		r.eventTables = 0
+		for k, in := range r.tables {
+			switch {
+			case k.Value() == nil:
+				delete(r.tables, k)
+			case len(in.dels) > 0:
+				r.eventTables++
+			}
+		}
+	}
 	r.L.SetTop(0)
 }

@@ -240,6 +240,9 @@ func (r *scriptRun) noteDel(t *lua.LTable, k lua.LValue, present bool) {
 	if len(in.dels) > maxDelEvents {
 		return
 	}
+	if len(in.dels) == 0 {
+		r.eventTables++
+	}
 	_, keys, _ := tableParts(t)
 	in.dels = append(in.dels, delEvent{key: k, present: present, klen: len(keys)})
 }
@@ -259,11 +262,20 @@ func (r *scriptRun) noteStore(t *lua.LTable, k, v lua.LValue, present bool) {
 	if !ok || float64(n) != float64(int64(n)) || n < 1 || int64(n) >= int64(lua.MaxArrayIndex) {
 		return
 	}
+	array, keys, _ := tableParts(t)
+	if r.eventTables == 0 && len(keys) == 0 && int(n) == len(array)+1 {
+		// An append to a table that has no other key and no recorded
+		// store yet is what the replay assumes of an unrecorded integer
+		// key (added first, in ascending order): nothing to record.
+		return
+	}
 	in := r.info(t, true)
 	if len(in.dels) > maxDelEvents {
 		return
 	}
-	_, keys, _ := tableParts(t)
+	if len(in.dels) == 0 {
+		r.eventTables++
+	}
 	in.dels = append(in.dels, delEvent{key: k, add: true, klen: len(keys)})
 }
 
@@ -350,19 +362,33 @@ func callNewindex(L *lua.LState, mm, t, k, v lua.LValue) bool {
 	return true
 }
 
+// toKey is v as a model key; Ref keeps v itself, so that fromKey gives it
+// back without boxing it again (for strings and numbers Ref plays no part
+// in comparisons: use bare for a map key).
 func toKey(v lua.LValue) lua51.Key {
 	switch x := v.(type) {
 	case lua.LString:
-		return lua51.Str(string(x))
+		return lua51.Key{Kind: lua51.KindString, S: string(x), Ref: v}
 	case lua.LNumber:
-		return lua51.Num(float64(x))
+		return lua51.Key{Kind: lua51.KindNumber, N: float64(x), Ref: v}
 	case lua.LBool:
-		return lua51.Bool(bool(x))
+		return lua51.Key{Kind: lua51.KindBool, B: bool(x), Ref: v}
 	}
 	return lua51.RefKey(v)
 }
 
+// bare is k without the value toKey keeps, for use as a map key.
+func bare(k lua51.Key) lua51.Key {
+	if k.Kind != lua51.KindRef {
+		k.Ref = nil
+	}
+	return k
+}
+
 func fromKey(k lua51.Key) lua.LValue {
+	if v, ok := k.Ref.(lua.LValue); ok {
+		return v
+	}
 	switch k.Kind {
 	case lua51.KindString:
 		return lua.LString(k.S)
@@ -400,7 +426,7 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 			if static == nil {
 				static = map[lua51.Key]bool{}
 			}
-			static[rk.key] = true
+			static[bare(rk.key)] = true
 		}
 	}
 	next := 0
@@ -409,7 +435,7 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 			m.Set(rk.key, true)
 			continue
 		}
-		for next < len(hkeys) && static[toKey(hkeys[next])] {
+		for next < len(hkeys) && static[bare(toKey(hkeys[next]))] {
 			next++
 		}
 		if next < len(hkeys) {
