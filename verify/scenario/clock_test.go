@@ -357,18 +357,12 @@ return 1
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Whether the two clocks read the same millisecond is the machine's
+	// business: the scores may agree exactly or within the tolerance
+	// (ClockTolerated), and either way the run passes.
 	for _, r := range rep.Results {
 		if r.Status != StatusPass {
 			t.Fatalf("[%s]: status %s\n%s", r.Mode, r.Status, problems(rep))
-		}
-		keys := 0
-		for _, d := range r.ClockTolerated {
-			if d.What != "reply" {
-				keys++
-			}
-		}
-		if keys == 0 {
-			t.Errorf("[%s]: no key reported within the clock tolerance: %+v", r.Mode, r.ClockTolerated)
 		}
 	}
 }
