@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scriptctl/scriptctl/internal/connect"
+	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
 func TestClassify(t *testing.T) {
@@ -79,26 +80,13 @@ func TestUnreachableSaysItOnce(t *testing.T) {
 // answers like a web server: the node is named "not redis" in words, not
 // with the client library's "received unknown message type: 72".
 func TestConnectHTTPEndpoint(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				_, _ = c.Read(buf)
-				_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
-			}()
-		}
-	}()
-	cfg, err := connect.Resolve(connect.Settings{URLs: []string{"redis://" + ln.Addr().String()}, Timeout: 2 * time.Second}, false)
+	addr := redistest.Fake(t, func(c net.Conn) {
+		defer c.Close()
+		buf := make([]byte, 4096)
+		_, _ = c.Read(buf)
+		_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+	})
+	cfg, err := connect.Resolve(connect.Settings{URLs: []string{"redis://" + addr}, Timeout: 2 * time.Second}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -329,21 +329,24 @@ func (r *scriptRun) tableSort(L *lua.LState) int {
 	}
 	less := func(a, b lua.LValue) bool { return luaLessThan(L, a, b) }
 	if cmp != lua.LNil {
-		less = func(a, b lua.LValue) bool {
-			L.Push(cmp)
-			L.Push(a)
-			L.Push(b)
-			L.Call(2, 1)
-			res := lua.LVAsBool(L.Get(-1))
-			L.Pop(1)
-			return res
-		}
+		less = func(a, b lua.LValue) bool { return callBool(L, cmp, a, b) }
 	}
 	if err := luaSort(n, get, set, less); err != nil {
 		// luaL_error: the position of the code that called table.sort.
 		L.Error(lua.LString(luaWhere(L, 1)+err.Error()), 0)
 	}
 	return 0
+}
+
+// callBool calls fn(a, b) and reads its first result as a condition.
+func callBool(L *lua.LState, fn, a, b lua.LValue) bool {
+	L.Push(fn)
+	L.Push(a)
+	L.Push(b)
+	L.Call(2, 1)
+	res := lua.LVAsBool(L.Get(-1))
+	L.Pop(1)
+	return res
 }
 
 // luaLessThan is Lua 5.1's lua_lessthan (lvm.c luaV_lessthan): numbers,
@@ -359,13 +362,7 @@ func luaLessThan(L *lua.LState, a, b lua.LValue) bool {
 			return x < b.(lua.LString)
 		}
 		if mm := L.GetMetaField(a, "__lt"); mm != lua.LNil && mm == L.GetMetaField(b, "__lt") {
-			L.Push(mm)
-			L.Push(a)
-			L.Push(b)
-			L.Call(2, 1)
-			res := lua.LVAsBool(L.Get(-1))
-			L.Pop(1)
-			return res
+			return callBool(L, mm, a, b)
 		}
 	}
 	L.Error(lua.LString(orderError(a, b)), 0)

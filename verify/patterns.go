@@ -395,15 +395,7 @@ func (ms *matchState) pushCaptures(s, e int, whole bool) int {
 	return n
 }
 
-func posrelat(pos, n int) int {
-	if pos < 0 {
-		pos += n + 1
-	}
-	if pos < 0 {
-		return 0
-	}
-	return pos
-}
+func posrelat(pos, n int) int { return int(posrelat64(int64(pos), int64(n))) }
 
 func (r *scriptRun) newMatch(L *lua.LState, src, pat string) *matchState {
 	return &matchState{r: r, L: L, src: src, pat: cString(pat)}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -20,45 +19,18 @@ import (
 // command with reply: a reply header that once crashed scriptctl.
 func hostileNode(t *testing.T, reply string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return redistest.Fake(t, func(conn net.Conn) {
+		defer conn.Close()
+		r := bufio.NewReader(conn)
 		for {
-			conn, err := ln.Accept()
-			if err != nil {
+			if _, err := redistest.ReadCommand(r); err != nil {
 				return
 			}
-			go func() {
-				defer conn.Close()
-				r := bufio.NewReader(conn)
-				for {
-					// Skip one command (an array of bulk strings).
-					line, err := r.ReadString('\n')
-					if err != nil || len(line) < 2 {
-						return
-					}
-					n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
-					for range n {
-						hdr, err := r.ReadString('\n')
-						if err != nil || len(hdr) < 2 {
-							return
-						}
-						size, _ := strconv.Atoi(strings.TrimSpace(hdr[1:]))
-						if _, err := io.CopyN(io.Discard, r, int64(size)+2); err != nil {
-							return
-						}
-					}
-					if _, err := io.WriteString(conn, reply); err != nil {
-						return
-					}
-				}
-			}()
+			if _, err := io.WriteString(conn, reply); err != nil {
+				return
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // TestHostileServer: every online command (and eval and verify with

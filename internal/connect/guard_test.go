@@ -6,10 +6,11 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
 // hostileReply is what the fake server (startHostile) answers a command.
@@ -24,28 +25,14 @@ type hostileReply struct {
 // written as is (and, when endless, repeated until the client hangs up).
 func startHostile(t *testing.T, replies map[string]hostileReply) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serveHostile(conn, replies)
-		}
-	}()
-	return ln.Addr().String()
+	return redistest.Fake(t, func(conn net.Conn) { serveHostile(conn, replies) })
 }
 
 func serveHostile(conn net.Conn, replies map[string]hostileReply) {
 	defer conn.Close()
 	r := bufio.NewReader(conn)
 	for {
-		args, err := readCommand(r)
+		args, err := redistest.ReadCommand(r)
 		if err != nil {
 			return
 		}
@@ -68,35 +55,6 @@ func serveHostile(conn net.Conn, replies map[string]hostileReply) {
 			}
 		}
 	}
-}
-
-// readCommand reads one RESP array of bulk strings, as clients send.
-func readCommand(r *bufio.Reader) ([]string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return nil, err
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(line[1:]))
-	if err != nil || line[0] != '*' || n < 1 {
-		return nil, errors.New("not a command")
-	}
-	args := make([]string, n)
-	for i := range args {
-		hdr, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		size, err := strconv.Atoi(strings.TrimSpace(hdr[1:]))
-		if err != nil {
-			return nil, err
-		}
-		buf := make([]byte, size+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return nil, err
-		}
-		args[i] = string(buf[:size])
-	}
-	return args, nil
 }
 
 // TestHostileReplies: replies that once panicked the client (a length of
