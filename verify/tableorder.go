@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/gopher-lua/ast"
 
 	"github.com/scriptctl/scriptctl/verify/lua51"
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // The order of a table's keys (next, pairs, cjson.encode, cmsgpack.pack) is
@@ -583,22 +584,7 @@ func (r *scriptRun) tableKeys(t *lua.LTable) []lua.LValue {
 // orderedPairs walks t's keys and values in Lua 5.1's order, as lua_next
 // does (Redis flattening a returned {map=...} or {set=...}).
 func (r *scriptRun) orderedPairs(t *lua.LTable) iter.Seq2[lua.LValue, lua.LValue] {
-	return func(yield func(lua.LValue, lua.LValue) bool) {
-		keys := r.tableKeys(t)
-		if keys == nil {
-			for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
-				if !yield(k, v) {
-					return
-				}
-			}
-			return
-		}
-		for _, k := range keys {
-			if !yield(k, t.RawGet(k)) {
-				return
-			}
-		}
-	}
+	return lualib.KeyOrder(r.tableKeys).Pairs(t)
 }
 
 func (r *scriptRun) warnOrder() {
@@ -608,7 +594,6 @@ func (r *scriptRun) warnOrder() {
 // iterState is the order next walks for one table, kept while a script
 // iterates it.
 type iterState struct {
-	m          *lua51.Table
 	slots      []lua.LValue
 	pos        map[lua.LValue]int
 	alen, klen int // the lengths of t's parts it was built from
@@ -643,7 +628,7 @@ func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LVal
 		}
 		keys, _ := m.Slots()
 		slots, _ := m.Slots()
-		st = &iterState{m: m, slots: make([]lua.LValue, len(slots)), alen: len(array), klen: len(keys)}
+		st = &iterState{slots: make([]lua.LValue, len(slots)), alen: len(array), klen: len(keys)}
 		if len(slots) > 16 {
 			st.pos = make(map[lua.LValue]int, len(slots))
 		}

@@ -37,13 +37,13 @@ func defaultCJSONConfig() *cjsonConfig {
 type cjsonLib struct {
 	cfg   *cjsonConfig
 	null  *lua.LUserData
-	order keyOrder
+	order KeyOrder
 }
 
 // newCJSON builds the cjson table and returns it with its configuration;
 // cjson.new builds more with their own configuration and the same
 // cjson.null.
-func newCJSON(L *lua.LState, order keyOrder) (*lua.LTable, *cjsonConfig) {
+func newCJSON(L *lua.LState, order KeyOrder) (*lua.LTable, *cjsonConfig) {
 	null := L.NewUserData()
 	mt := L.NewTable()
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -54,7 +54,7 @@ func newCJSON(L *lua.LState, order keyOrder) (*lua.LTable, *cjsonConfig) {
 	return cjsonModule(L, null, order)
 }
 
-func cjsonModule(L *lua.LState, null *lua.LUserData, order keyOrder) (*lua.LTable, *cjsonConfig) {
+func cjsonModule(L *lua.LState, null *lua.LUserData, order KeyOrder) (*lua.LTable, *cjsonConfig) {
 	c := &cjsonLib{cfg: defaultCJSONConfig(), null: null, order: order}
 	t := L.NewTable()
 	fns := map[string]lua.LGFunction{
@@ -252,7 +252,7 @@ func (c *cjsonLib) appendData(L *lua.LState, b []byte, v lua.LValue, depth int) 
 		}
 		b = append(b, '{')
 		first := true
-		for k, val := range c.order.pairs(x) {
+		for k, val := range c.order.Pairs(x) {
 			if !first {
 				b = append(b, ',')
 			}

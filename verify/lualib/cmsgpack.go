@@ -43,7 +43,7 @@ func newCmsgpack(L *lua.LState, opts Options) *lua.LTable {
 	return t
 }
 
-func msgpackPack(L *lua.LState, order keyOrder) int {
+func msgpackPack(L *lua.LState, order KeyOrder) int {
 	n := L.GetTop()
 	if n == 0 {
 		argError(L, 0, "pack", "MessagePack pack needs input.")
@@ -56,7 +56,7 @@ func msgpackPack(L *lua.LState, order keyOrder) int {
 	return 1
 }
 
-func msgpackEncode(b []byte, v lua.LValue, level int, order keyOrder) []byte {
+func msgpackEncode(b []byte, v lua.LValue, level int, order KeyOrder) []byte {
 	switch x := v.(type) {
 	case lua.LString:
 		return msgpackBytes(b, string(x))
@@ -88,7 +88,7 @@ func msgpackEncode(b []byte, v lua.LValue, level int, order keyOrder) []byte {
 			n++
 		}
 		b = msgpackHeader(b, 0x80, 0xde, 0xdf, uint64(n))
-		for k, val := range order.pairs(x) {
+		for k, val := range order.Pairs(x) {
 			b = msgpackEncode(b, k, level+1, order)
 			b = msgpackEncode(b, val, level+1, order)
 		}

@@ -45,14 +45,15 @@ type Options struct {
 	// Keys returns a table's keys whose values are not nil in the order
 	// the server's Lua visits them (lua_next), for cjson.encode and
 	// cmsgpack.pack; nil, or a nil result, means gopher-lua's order.
-	Keys keyOrder
+	Keys KeyOrder
 }
 
-// keyOrder lists a table's keys in the server's order (Options.Keys).
-type keyOrder func(t *lua.LTable) []lua.LValue
+// KeyOrder lists a table's keys whose values are not nil in the server's
+// order (Options.Keys); nil, or a nil result, means gopher-lua's order.
+type KeyOrder func(t *lua.LTable) []lua.LValue
 
-// pairs iterates t's keys and values in the order o gives, or gopher-lua's.
-func (o keyOrder) pairs(t *lua.LTable) iter.Seq2[lua.LValue, lua.LValue] {
+// Pairs iterates t's keys and values in the order o gives, or gopher-lua's.
+func (o KeyOrder) Pairs(t *lua.LTable) iter.Seq2[lua.LValue, lua.LValue] {
 	return func(yield func(lua.LValue, lua.LValue) bool) {
 		if o != nil {
 			if keys := o(t); keys != nil {
