@@ -355,7 +355,7 @@ func writeCheckSARIF(w io.Writer, opts *checkOptions, results []stepResult, ran 
 
 // checkSuites is the JUnit report of a check: one suite "check" with a case
 // per step, and the verify step's own suites (per target, a case per
-// scenario and mode).
+// scenario and mode). Findings below --fail-on are the case's <system-out>.
 func checkSuites(opts *checkOptions, results []stepResult, ran int) []diag.Suite {
 	steps := diag.Suite{Name: "check"}
 	var more []diag.Suite
@@ -367,12 +367,15 @@ func checkSuites(opts *checkOptions, results []stepResult, ran int) []diag.Suite
 			continue
 		}
 		r := results[i]
-		var failing []diag.Diagnostic
+		var failing, other []diag.Diagnostic
 		for _, d := range r.diagnostics(step.Name) {
 			if diag.AtOrAbove(d, opts.FailOn) {
 				failing = append(failing, d)
+			} else {
+				other = append(other, d)
 			}
 		}
+		c.SystemOut = diag.Lines(other)
 		switch {
 		case r.Err != nil:
 			c.Error = &diag.Failure{Message: r.Err.Error(), Text: r.Err.Error()}

@@ -11,7 +11,8 @@ import (
 // verifySuites turns a verify report into JUnit suites: one suite per
 // target, one test case per scenario and mode (the scenario's steps as one
 // group), named "<scenario> [<mode>]"; a failing case carries every failure
-// with the expected and actual values, and the live differences.
+// with the expected and actual values, and the live differences; a case's
+// warnings (undeclared keys among them) are its <system-out>.
 func verifySuites(prefix string, rep *scenario.Report) []diag.Suite {
 	var suites []diag.Suite
 	index := map[string]int{}
@@ -31,9 +32,16 @@ func verifySuites(prefix string, rep *scenario.Report) []diag.Suite {
 			ClassName: target + "/" + scenarioName(r.File),
 			File:      r.File,
 		}
+		one := &scenario.Report{Results: []*scenario.Result{r}, Against: rep.Against}
+		var warnings []diag.Diagnostic
+		for _, d := range one.Diagnostics() {
+			if d.Severity == diag.Warning {
+				warnings = append(warnings, d)
+			}
+		}
+		c.SystemOut = diag.Lines(warnings)
 		if r.Status != scenario.StatusPass {
 			var b strings.Builder
-			one := &scenario.Report{Results: []*scenario.Result{r}, Against: rep.Against}
 			if err := one.WriteProblems(&b); err != nil {
 				b.WriteString(err.Error())
 			}

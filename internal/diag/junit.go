@@ -25,6 +25,9 @@ type Case struct {
 	Failure   *Failure
 	Error     *Failure // it could not run (invalid input, an engine error)
 	Skipped   string
+	// SystemOut is what the case reported without failing: its warnings,
+	// one diagnostic a line (<system-out>).
+	SystemOut string
 }
 
 // Failure is a <failure> or <error>: a one-line message and the full text
@@ -59,6 +62,7 @@ type (
 		Failure   *junitFailure `xml:"failure,omitempty"`
 		Error     *junitFailure `xml:"error,omitempty"`
 		Skipped   *junitSkipped `xml:"skipped,omitempty"`
+		SystemOut string        `xml:"system-out,omitempty"`
 	}
 	junitFailure struct {
 		Message string `xml:"message,attr"`
@@ -77,7 +81,7 @@ func WriteJUnit(w io.Writer, name string, suites []Suite) error {
 	for _, s := range suites {
 		js := junitSuite{Name: s.Name, Tests: len(s.Cases)}
 		for _, c := range s.Cases {
-			jc := junitCase{Name: c.Name, ClassName: c.ClassName, File: c.File}
+			jc := junitCase{Name: c.Name, ClassName: c.ClassName, File: c.File, SystemOut: c.SystemOut}
 			switch {
 			case c.Error != nil:
 				jc.Error = &junitFailure{Message: c.Error.Message, Type: "error", Text: c.Error.Text}
@@ -136,4 +140,12 @@ func FailureOf(ds []Diagnostic) *Failure {
 		f.Text += d.String()
 	}
 	return f
+}
+
+// Lines is ds one diagnostic a line (a Case's SystemOut); "" for none.
+func Lines(ds []Diagnostic) string {
+	if f := FailureOf(ds); f != nil {
+		return f.Text
+	}
+	return ""
 }
