@@ -2,6 +2,7 @@ package verify
 
 import (
 	"reflect"
+	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -14,8 +15,11 @@ import (
 // read from the frame stack's fields, found by name once; if the layout is
 // not the expected one (another gopher-lua version), frameDepthOK is false
 // and the depth limit falls back to gopher-lua's own frame limit.
+// The layout is measured on first use (frameDepthOK), not at start-up: a
+// process that runs no script does not build a Lua state for it.
+var frameDepthOK = sync.OnceValue(measureFrameDepth)
+
 var (
-	frameDepthOK                       bool
 	stackFieldOff, segIdxOff, segSpOff uintptr
 	// stackItab is the type word of the frame stack interface the offsets
 	// were read from: a thread whose stack has another concrete type
@@ -23,30 +27,30 @@ var (
 	stackItab unsafe.Pointer
 )
 
-func init() {
+func measureFrameDepth() bool {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, MinimizeStackMemory: true, CallStackSize: 16})
 	defer L.Close()
 	f, ok := reflect.TypeOf(*L).FieldByName("stack")
 	if !ok || f.Type.Kind() != reflect.Interface {
-		return
+		return false
 	}
 	v := reflect.ValueOf(L).Elem().FieldByIndex(f.Index).Elem()
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return
+		return false
 	}
 	st := v.Elem().Type()
 	idx, ok1 := st.FieldByName("segIdx")
 	sp, ok2 := st.FieldByName("segSp")
 	if !ok1 || !ok2 || idx.Type.Kind() != reflect.Uint16 || sp.Type.Kind() != reflect.Uint8 {
-		return
+		return false
 	}
 	stackFieldOff, segIdxOff, segSpOff = f.Offset, idx.Offset, sp.Offset
 	stackItab = (*[2]unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), stackFieldOff))[0]
 	// Check against a known depth: the frame stack is empty now.
 	if frameDepthOf(L) != 0 {
-		return
+		return false
 	}
-	frameDepthOK = true
+	return true
 }
 
 // frameDepthOf is the number of frames on L's stack (frameDepthOK only);

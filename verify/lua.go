@@ -101,13 +101,13 @@ func (r *scriptRun) newState() {
 	// frames beyond leave the error handlers room; without it gopher-lua's
 	// own limit stands for Lua's, and its panic carries the traceback.
 	frames := r.callInfo
-	if frameDepthOK {
+	if frameDepthOK() {
 		frames = callInfoGrown + 64
 	}
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
 		CallStackSize:       frames,
-		IncludeGoStackTrace: !frameDepthOK,
+		IncludeGoStackTrace: !frameDepthOK(),
 
 		RegistrySize:        registrySize,
 		RegistryMaxSize:     registryMaxSize,

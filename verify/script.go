@@ -168,7 +168,7 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	defer L.SetTop(top)
 	clear(r.ccalls)
 	r.raised = ""
-	if frameDepthOK {
+	if frameDepthOK() {
 		r.ctx.g, r.ctx.mainFrames = L.G, r.callInfo
 	}
 	// Redis calls the function from C: a Go frame under it makes
