@@ -78,7 +78,7 @@ func TestClusterDiscoveryEveryServer(t *testing.T) {
 			if len(tp.Nodes) != 6 {
 				t.Fatalf("discovered %d nodes, want 6", len(tp.Nodes))
 			}
-			family, version, _ := strings.Cut(k.Name, "-")
+			family, version, _ := strings.Cut(k.Target(), "-")
 			for _, n := range tp.Nodes {
 				if n.Family != family || !strings.HasPrefix(n.Version, version+".") {
 					t.Fatalf("%s: family %q version %q, want %s %s.x", n.Addr, n.Family, n.Version, family, version)

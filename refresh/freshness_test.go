@@ -225,7 +225,7 @@ func testRevisions(t *testing.T, e *env) {
 
 // nativeExpected reports whether the servers of this run have SET ... IFEQ.
 func nativeExpected(t *testing.T) bool {
-	return redistest.DefaultKind(t).Name == "valkey-8.1"
+	return kindHasSetIfeq(redistest.DefaultKind(t))
 }
 
 // A load three times as long as the lease keeps it by renewal and
@@ -350,7 +350,7 @@ func TestNativeRenew(t *testing.T) {
 			}
 			r := newRunner(s.Client(), Options{})
 			ctx := context.Background()
-			want := kind.Name == "valkey-8.1"
+			want := kindHasSetIfeq(kind)
 			if got := r.native.all(ctx, r.client); got != want {
 				t.Fatalf("SET IFEQ detected %v, want %v", got, want)
 			}
@@ -388,4 +388,10 @@ func TestNativeRenew(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kindHasSetIfeq reports whether a test server build has SET ... IFEQ (Valkey
+// 8.1 and later).
+func kindHasSetIfeq(k redistest.Kind) bool {
+	return k.Target() == "valkey-8.1" || k.Target() == "valkey-9.1"
 }

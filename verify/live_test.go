@@ -40,7 +40,7 @@ func a(s ...string) []string { return s }
 
 // liveTarget is the engine target of the server the live tests start
 // ($SCRIPTCTL_TEST_SERVER, redistest.DefaultKind): the engine imitates it.
-func liveTarget(t testing.TB) string { return redistest.DefaultKind(t).Name }
+func liveTarget(t testing.TB) string { return redistest.DefaultKind(t).Target() }
 
 // liveServer starts a throwaway redis-server and returns a function that
 // runs one command on it over RESP2 and converts the reply exactly.

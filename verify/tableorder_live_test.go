@@ -67,7 +67,7 @@ return out`)
 // real server and compares #t, the pairs order and cjson.encode.
 func TestTableOrderLive(t *testing.T) {
 	srv := redistest.Standalone(t)
-	target := redistest.DefaultKind(t).Name
+	target := redistest.DefaultKind(t).Target()
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(21, 5))
 	e := New(Options{Target: target})

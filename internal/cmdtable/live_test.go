@@ -22,7 +22,15 @@ import (
 func liveServers(t *testing.T) map[string]*redistest.Server {
 	out := map[string]*redistest.Server{}
 	// The builds the tests run (make test-servers): Redis 7.0, 8.0, Valkey 8.1.
+	// A build kept to prove a patch release (redis-8.0.6) is judged by its
+	// target's table, recorded from another patch release: not compared here.
 	for _, k := range redistest.Kinds {
+		if k.Target() != k.Name {
+			continue
+		}
+		if _, err := Load(k.Name); err != nil {
+			continue // a build whose table is not recorded yet
+		}
 		out[k.Name] = redistest.Standalone(t, redistest.WithKind(k))
 	}
 	for _, kv := range strings.Split(os.Getenv("SCRIPTCTL_TARGET_SERVERS"), ",") {

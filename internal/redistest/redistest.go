@@ -31,7 +31,8 @@ var StartTimeout = 30 * time.Second
 // Kind is a server build the tests can start: a target name (as scriptctl
 // names server targets) and where its binaries are.
 type Kind struct {
-	Name   string // "redis-7.0", "redis-8.0", "valkey-8.1"
+	Name   string // "redis-7.0", "redis-8.0", "redis-8.0.6", "valkey-8.1", "valkey-9.1"
+	target string // the engine target the build is judged as, when not Name
 	server string // server binary name
 	cli    string // CLI binary name
 	// cached is true for servers that .ci/test-servers unpacks into the
@@ -43,7 +44,19 @@ type Kind struct {
 var Kinds = []Kind{
 	{Name: "redis-7.0", server: "redis-server", cli: "redis-cli"},
 	{Name: "redis-8.0", server: "redis-server", cli: "redis-cli", cached: true},
+	{Name: "redis-8.0.6", target: "redis-8.0", server: "redis-server", cli: "redis-cli", cached: true},
 	{Name: "valkey-8.1", server: "valkey-server", cli: "valkey-cli", cached: true},
+	{Name: "valkey-9.1", server: "valkey-server", cli: "valkey-cli", cached: true},
+}
+
+// Target is the scriptctl server target k is judged as: its Name, or the
+// minor line for a build kept to prove a patch release ("redis-8.0.6" is
+// judged as "redis-8.0").
+func (k Kind) Target() string {
+	if k.target != "" {
+		return k.target
+	}
+	return k.Name
 }
 
 // ServerEnv names the environment variable that picks the server build every

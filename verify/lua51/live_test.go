@@ -126,7 +126,7 @@ func model(h StringHash, na, nh int, ctor, ops []op) []string {
 func TestLayoutLive(t *testing.T) {
 	srv := redistest.Standalone(t)
 	h := HashLua51All
-	if strings.HasPrefix(redistest.DefaultKind(t).Name, "valkey-") && redistest.DefaultKind(t).Name >= "valkey-8.1" {
+	if strings.HasPrefix(redistest.DefaultKind(t).Target(), "valkey-") && redistest.DefaultKind(t).Target() >= "valkey-8.1" {
 		h = HashMurmur3
 	}
 	ctx := context.Background()
