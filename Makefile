@@ -5,7 +5,7 @@ BIN     ?= bin/scriptctl
 # Keep runs sized for small machines; override with make test P=8.
 P       ?= 2
 
-.PHONY: help build install test test-servers test-targets test-targets-full examples race bench fuzz lint check-tidy check clean
+.PHONY: help build install test test-full test-servers test-targets test-targets-full examples race bench fuzz lint check-tidy check clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -16,9 +16,30 @@ build: ## Build $(BIN) (default bin/scriptctl) with the version injected
 install: ## go install scriptctl with the version injected
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/scriptctl
 
-test: ## Run all tests with the race detector, then every benchmark once
-	$(GO) test -race -count=1 -p $(P) -timeout 12m ./...
+# Test tiers. make test is what the README's test command runs: every
+# package once, the race detector where goroutines run (RACE_PKGS, and the
+# command layer's parallel pre-flight through RACE_CMD_RUN), the engine and
+# its corpora without it (one goroutine per Lua run: -race finds nothing
+# there and costs 3-4x), the difftest corpus sampled deterministically
+# (SAMPLE_EVAL / SAMPLE_FCALL), then every benchmark once. make test-full
+# runs the corpora whole; CI runs both. Timeouts are sized for a busy
+# machine: nothing may depend on wall-clock speed.
+RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/... ./manifest/... ./verify/scenario/... ./explore/...
+NORACE_PKGS  ?= ./cmd/... ./lint/... ./slot/... ./lua/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/lualib/...
+RACE_CMD_RUN ?= ^(TestCheck|TestScript/check|TestExamplesCheck)
+SAMPLE_EVAL  ?= 3
+SAMPLE_FCALL ?= 9
+TEST_TIMEOUT ?= 30m
+
+test: ## Run the tests (race detector where goroutines run, corpora sampled), then every benchmark once
+	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
+	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(RACE_CMD_RUN)' ./cmd/scriptctl/
+	SCRIPTCTL_CORPUS_EVAL_EVERY=$(SAMPLE_EVAL) SCRIPTCTL_CORPUS_FCALL_EVERY=$(SAMPLE_FCALL) \
+	  $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(NORACE_PKGS)
 	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -p 1 ./...
+
+test-full: ## Run the engine's corpora whole (every snippet as EVAL and FCALL)
+	$(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run 'Corpus' ./verify/difftest/
 
 test-servers: ## Fetch Redis 8.0 and Valkey 8.1 (Debian 13 packages, run through their own loader) for the tests
 	.ci/test-servers
@@ -48,8 +69,8 @@ test-targets: test-servers ## Run the loader, refresh, engine, corpus (sampled) 
 test-targets-full: test-servers ## test-targets with the whole corpus in both modes
 	$(MAKE) test-targets EVAL_EVERY=1 FCALL_EVERY=1
 
-race: ## Run all tests with the race detector
-	$(GO) test -race -count=1 -p $(P) ./...
+race: ## Run all tests with the race detector (slow: the engine's corpora under -race)
+	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) ./...
 
 bench: ## Run the benchmarks (BENCH=regexp, default all)
 	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchmem -count=1 -p 1 ./...
