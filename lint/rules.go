@@ -791,6 +791,11 @@ func set(list []string) []string {
 	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
 }
 
+// otherCommandsCodes are codes other commands honour in a scriptctl:ignore
+// comment: lint accepts them as known and leaves them to those commands
+// (scriptctl mutate skips the mutants of a line marked mutant-survived).
+var otherCommandsCodes = map[string]bool{"mutant-survived": true}
+
 func runBadSuppression(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
 	for _, s := range p.supps {
@@ -799,7 +804,7 @@ func runBadSuppression(p *Pass, r *rule) []Diagnostic {
 		switch {
 		case s.code == "":
 			out = append(out, r.at(at, "scriptctl:ignore needs a rule code and a reason: -- scriptctl:ignore <code> <reason>"))
-		case byCode[s.code] == nil:
+		case byCode[s.code] == nil && !otherCommandsCodes[s.code]:
 			out = append(out, r.at(at, "scriptctl:ignore names unknown rule %q", s.code))
 		case s.reason == "":
 			out = append(out, r.at(at, "scriptctl:ignore %s has no reason: say why the finding is acceptable", s.code))

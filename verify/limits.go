@@ -156,9 +156,23 @@ func (s *stepContext) AfterFunc(f func()) func() bool {
 	}
 }
 
+type stepLimitKey struct{}
+
+// WithStepLimit returns a context under which every run an engine makes
+// stops past n steps when n is below the engine's own budget
+// (Options.StepLimit): a caller that runs other callers' scenarios on
+// changed scripts (scriptctl mutate) bounds a mutant that loops without
+// building engines of its own.
+func WithStepLimit(ctx context.Context, n int64) context.Context {
+	return context.WithValue(ctx, stepLimitKey{}, n)
+}
+
 // runContext returns the context of one run: the step budget, under the
 // caller's context and, when Options.Timeout is set, a wall-clock limit.
 func (e *Engine) runContext(ctx context.Context, limit int64) (*stepContext, context.CancelFunc) {
+	if n, ok := ctx.Value(stepLimitKey{}).(int64); ok && n > 0 && n < limit {
+		limit = n
+	}
 	cancel := context.CancelFunc(func() {})
 	if e.timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, e.timeout)

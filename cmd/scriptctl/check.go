@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,6 +167,15 @@ type checkOptions struct {
 	JUnit    string       // --junit: write a JUnit XML report to this file
 	SARIF    string       // --sarif: write the SARIF log to this file
 	Keys     keyRuleFlags // --topology, --strict-keys
+	Mutate   bool         // --mutate: run the mutate step after the others
+}
+
+// steps are the steps this check runs: checkSteps, then mutate when asked.
+func (o *checkOptions) steps() []checkStep {
+	if !o.Mutate {
+		return checkSteps
+	}
+	return append(slices.Clone(checkSteps), checkStep{"mutate", checkMutateStep})
 }
 
 func newCmdCheck(g *globalOptions) *cobra.Command {
@@ -186,6 +196,9 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
               skipped; no scenarios at all is a warning
   explore     every model in lua_test/models/: every interleaving within
               its bounds keeps the invariants (scriptctl explore)
+  mutate      with --mutate only: every single-point mutant of every script
+              is caught by a scenario or a model (scriptctl mutate); a
+              survivor is a mutant-survived error
 
 Every step runs and reports; a step prints "ok" or its findings, one per
 line, as "file:line:col: severity code: message" (detail lines indented).
@@ -232,6 +245,7 @@ invalid.`,
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings of this severity or above: error or warning")
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`")
 	cmd.Flags().StringVar(&opts.SARIF, "sarif", "", "also write the SARIF 2.1.0 log to `file`")
+	cmd.Flags().BoolVar(&opts.Mutate, "mutate", false, "also run scriptctl mutate as a last step (slow: every mutant runs the scenarios)")
 	opts.Keys.register(cmd)
 	return cmd
 }
@@ -265,7 +279,7 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 		}
 		// The JSON report names the manifest's problems; the other steps
 		// are skipped.
-		results := make([]stepResult, len(checkSteps))
+		results := make([]stepResult, len(opts.steps()))
 		results[0] = stepResult{
 			Findings: checkFindingsOf("error", errs),
 			Err:      cmdutil.Input(fmt.Errorf("invalid manifest: %s", checkPlural(len(errs), "problem"))),
@@ -277,8 +291,8 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 	}
 
 	opts.Keys.apply(m)
-	results := make([]stepResult, 0, len(checkSteps))
-	for _, step := range checkSteps {
+	results := make([]stepResult, 0, len(opts.steps()))
+	for _, step := range opts.steps() {
 		if err := ctx.Err(); err != nil {
 			return cmdutil.Env(fmt.Errorf("check interrupted before step %s: %w", step.Name, err))
 		}
@@ -338,7 +352,7 @@ func writeCheckReport(opts *checkOptions, results []stepResult, ran int) error {
 func writeCheckSARIF(w io.Writer, opts *checkOptions, results []stepResult, ran int) error {
 	var runs []diag.Run
 	for i := 0; i < ran; i++ {
-		name := checkSteps[i].Name
+		name := opts.steps()[i].Name
 		r := results[i]
 		run := diag.Run{Tool: "scriptctl " + name, Version: buildVersion().Version, Diagnostics: r.diagnostics(name)}
 		if name == "lint" {
@@ -359,7 +373,7 @@ func writeCheckSARIF(w io.Writer, opts *checkOptions, results []stepResult, ran 
 func checkSuites(opts *checkOptions, results []stepResult, ran int) []diag.Suite {
 	steps := diag.Suite{Name: "check"}
 	var more []diag.Suite
-	for i, step := range checkSteps {
+	for i, step := range opts.steps() {
 		c := diag.Case{Name: step.Name, ClassName: "scriptctl.check"}
 		if i >= ran {
 			c.Skipped = "the manifest is invalid"
@@ -395,7 +409,7 @@ func writeCheckText(opts *checkOptions, results []stepResult) error {
 	ios := opts.IO
 	var b strings.Builder
 	for i, r := range results {
-		name := checkSteps[i].Name
+		name := opts.steps()[i].Name
 		errs, warns := r.count("error"), r.count("warning")
 		switch {
 		case r.Err != nil:
@@ -440,7 +454,7 @@ func severityPainter(ios *iostreams.IOStreams) func(string) string {
 // writeCheckJSON writes the report; steps from ran on are reported skipped.
 func writeCheckJSON(opts *checkOptions, results []stepResult, ran int) error {
 	doc := checkJSON{FormatVersion: diag.FormatVersion, Manifest: opts.Manifest, OK: true, Steps: []checkStepJSON{}}
-	for i, step := range checkSteps {
+	for i, step := range opts.steps() {
 		s := checkStepJSON{Name: step.Name, Status: "skipped", Findings: []diag.Diagnostic{}}
 		if i < ran {
 			r := results[i]
