@@ -274,3 +274,126 @@ func TestRunBaselineFails(t *testing.T) {
 		t.Fatalf("err %v, want a BaselineError naming the failing step", err)
 	}
 }
+
+// TestEquivalentsAmbiguous: an entry that matches two mutants of a line
+// must name the column.
+func TestEquivalentsAmbiguous(t *testing.T) {
+	m := repo(t, func(s string) string {
+		return strings.Replace(s, "return n + i\n", "return n + i + 0 * 1 + 0 * 1\n", 1)
+	})
+	p := filepath.Join(m.Dir, EquivalentFile)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := "equivalent:\n  - script: bump\n    line: 15\n    operator: constant\n    from: '1'\n    to: '2'\n    reason: times zero\n"
+	if err := os.WriteFile(p, []byte(entry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), m, Options{})
+	if err == nil || !strings.Contains(err.Error(), "2 constant mutants `1` → `2` at bump line 15 (columns 20, 28): add column to name one") {
+		t.Fatalf("err %v", err)
+	}
+	if err := os.WriteFile(p, []byte(entry+"    column: 28\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), m, Options{Operators: []string{OpConstant}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rep.Results {
+		if r.Status == Ignored {
+			n++
+			if r.Line != 15 || r.Col != 28 {
+				t.Errorf("ignored %s", brief(r.Mutant))
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d ignored, want 1", n)
+	}
+}
+
+func TestEquivalentsFile(t *testing.T) {
+	m := repo(t, nil)
+	write := func(body string) {
+		t.Helper()
+		p := filepath.Join(m.Dir, EquivalentFile)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One entry names the cap's boundary mutant: it is ignored, with the reason.
+	write("equivalent:\n  - script: bump\n    line: 11\n    operator: relational\n    from: '>'\n    to: '>='\n    reason: the service never sends a step past the cap\n")
+	rep, err := Run(context.Background(), m, Options{Operators: []string{OpRelational}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		want := ""
+		if r.Line == 11 {
+			want = "the service never sends a step past the cap"
+		}
+		if r.Ignored != want || (want != "") != (r.Status == Ignored) {
+			t.Errorf("%s: %s ignored %q, want %q", brief(r.Mutant), r.Status, r.Ignored, want)
+		}
+	}
+	for _, tc := range []struct{ body, want string }{
+		{"equivalent:\n  - script: bump\n    line: 11\n    operator: relational\n    from: '<'\n    to: '<='\n    reason: x\n", "mutants.yaml"},
+		{"equivalent:\n  - script: bmp\n    line: 11\n    operator: relational\n    from: '>'\n    reason: x\n", `unknown script "bmp" (did you mean "bump"?)`},
+		{"equivalent:\n  - script: bump\n    line: 0\n    operator: relationl\n    from: '>'\n    reason: ''\n", "line: must be a line number from 1"},
+		{"equivalent: {}\n", "must be a list of mutants"},
+		{"equivalents: []\n", "unknown field: want equivalent"},
+		{"equivalent:\n  - script: bump\n", "missing line"},
+	} {
+		write(tc.body)
+		_, err := Run(context.Background(), m, Options{Operators: []string{OpRelational}})
+		var errs manifest.Errors
+		if !errors.As(err, &errs) {
+			t.Errorf("%q: err %v, want manifest.Errors", tc.body, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), filepath.Join("lua_test", "mutate", "equivalent.yaml")) {
+			t.Errorf("%q: %v does not name the file", tc.body, err)
+		}
+		switch {
+		case tc.want == "mutants.yaml":
+			if !strings.Contains(err.Error(), "no relational mutant `<` → `<=` at bump line 11") {
+				t.Errorf("stale entry: %v", err)
+			}
+		default:
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%q: %v, want %q", tc.body, err, tc.want)
+			}
+		}
+	}
+}
+
+// TestBundledNoSurvivor: every mutant of the repository's own scripts is
+// killed by its scenarios and models, except the equivalent ones listed in
+// lua_test/mutate/equivalent.yaml.
+func TestBundledNoSurvivor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the bundled scenarios once per mutant")
+	}
+	m, err := manifest.Load("../manifest.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Status == Survived {
+			t.Errorf("%s:%d:%d: %s mutant %s survived", r.File, r.Line, r.Col, r.Operator, r.Description())
+		}
+	}
+	if n, ig := len(rep.Results), rep.Count(Ignored); n < 150 || ig > 4 {
+		t.Errorf("%d mutants, %d ignored: want the whole set, at most the 4 listed equivalents", n, ig)
+	}
+	t.Logf("%d mutants: %d killed, %d ignored", len(rep.Results), rep.Count(Killed), rep.Count(Ignored))
+}

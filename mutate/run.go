@@ -15,6 +15,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -145,21 +146,31 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 		return nil, &BaselineError{Problems: []string{by}}
 	}
 
-	var all []Result
+	// Every mutant first, so that the equivalents file is checked whole
+	// whatever --script and --operator pick.
+	var every []Result
 	for _, s := range m.Scripts {
-		if len(opts.Scripts) > 0 && !contains(opts.Scripts, s.Name) {
-			continue
-		}
 		ms, err := Generate(s.Name, s.Path, s.Source)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Path, err)
 		}
 		for _, mu := range ms {
-			if len(opts.Operators) > 0 && !contains(opts.Operators, mu.Operator) {
-				continue
-			}
-			all = append(all, Result{Mutant: mu})
+			every = append(every, Result{Mutant: mu})
 		}
+	}
+	qs, err := LoadEquivalents(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyEquivalents(filepath.Join(m.Dir, EquivalentFile), qs, every); err != nil {
+		return nil, err
+	}
+	var all []Result
+	for _, r := range every {
+		if len(opts.Scripts) > 0 && !contains(opts.Scripts, r.Script) || len(opts.Operators) > 0 && !contains(opts.Operators, r.Operator) {
+			continue
+		}
+		all = append(all, r)
 	}
 
 	var (

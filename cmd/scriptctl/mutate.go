@@ -175,7 +175,8 @@ func runMutants(ctx context.Context, m *manifest.Manifest, opts *mutateOptions) 
 	case errors.As(err, &base):
 		return nil, &cmdutil.ExitError{Code: cmdutil.ExitFindings, Err: err}
 	case errors.As(err, &errs):
-		return nil, cmdutil.Input(err)
+		// The manifest loaded already: these are the equivalents file's.
+		return nil, cmdutil.Input(withCode("mutate", err))
 	case ctx.Err() != nil:
 		return nil, cmdutil.Env(fmt.Errorf("mutate interrupted: %w", ctx.Err()))
 	}
