@@ -372,28 +372,44 @@ func TestEquivalentsFile(t *testing.T) {
 	}
 }
 
-// TestBundledNoSurvivor: every mutant of the repository's own scripts is
-// killed by its scenarios and models, except the equivalent ones listed in
-// lua_test/mutate/equivalent.yaml.
+// TestBundledNoSurvivor: every mutant of the repository's own scripts and
+// of each example is killed by its scenarios and models, except the
+// equivalent ones listed in lua_test/mutate/equivalent.yaml.
 func TestBundledNoSurvivor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the bundled scenarios once per mutant")
 	}
-	m, err := manifest.Load("../manifest.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Run(context.Background(), m, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rep.Results {
-		if r.Status == Survived {
-			t.Errorf("%s:%d:%d: %s mutant %s survived", r.File, r.Line, r.Col, r.Operator, r.Description())
+	for _, tc := range []struct {
+		manifest   string
+		equivalent int
+	}{
+		{"../manifest.yaml", 4},
+		{"../examples/rate_limiter/manifest.yaml", 2},
+		{"../examples/reliable_queue/manifest.yaml", 0},
+		{"../examples/token_bucket/manifest.yaml", 0},
+	} {
+		name := filepath.Base(filepath.Dir(tc.manifest))
+		if name == ".." {
+			name = "bundled"
 		}
+		t.Run(name, func(t *testing.T) {
+			m, err := manifest.Load(tc.manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Run(context.Background(), m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Results {
+				if r.Status == Survived {
+					t.Errorf("%s:%d:%d: %s mutant %s survived", r.File, r.Line, r.Col, r.Operator, r.Description())
+				}
+			}
+			if n, ig := len(rep.Results), rep.Count(Ignored); n < 50 || ig != tc.equivalent {
+				t.Errorf("%d mutants, %d ignored: want the whole set and the %d listed equivalents", n, ig, tc.equivalent)
+			}
+			t.Logf("%d mutants: %d killed, %d ignored", len(rep.Results), rep.Count(Killed), rep.Count(Ignored))
+		})
 	}
-	if n, ig := len(rep.Results), rep.Count(Ignored); n < 150 || ig > 4 {
-		t.Errorf("%d mutants, %d ignored: want the whole set, at most the 4 listed equivalents", n, ig)
-	}
-	t.Logf("%d mutants: %d killed, %d ignored", len(rep.Results), rep.Count(Killed), rep.Count(Ignored))
 }

@@ -24,9 +24,9 @@ type exampleRepo struct {
 }
 
 var exampleRepos = []exampleRepo{
-	{"rate_limiter", 6, "allow", "controls/allow_records_refused.lua", "lua/allow.lua"},
-	{"reliable_queue", 7, "requeue", "controls/requeue_unconditional.lua", "lua/requeue.lua"},
-	{"token_bucket", 6, "take", "controls/take_restart_clock.lua", "lua/take.lua"},
+	{"rate_limiter", 7, "allow", "controls/allow_records_refused.lua", "lua/allow.lua"},
+	{"reliable_queue", 8, "requeue", "controls/requeue_unconditional.lua", "lua/requeue.lua"},
+	{"token_bucket", 7, "take", "controls/take_restart_clock.lua", "lua/take.lua"},
 }
 
 func exampleManifest(name string) string {
