@@ -15,9 +15,9 @@ import (
 // modelsDir holds the bundled models.
 var modelsDir = filepath.Join("..", "lua_test", "models")
 
-// v1ManifestText is version 1 of the bundled manifest, on the copies of its
-// scripts the v1 models pin (lua_test/models/v1/), so the tests do not
-// depend on the version the repository is at.
+// v1ManifestText is version 1 of the bundled manifest, on its released
+// scripts in a v1/ folder beside it, so the tests do not depend on the
+// version the repository is at.
 const v1ManifestText = `schema: 1
 library: catalog_refresh
 version: 1
@@ -57,16 +57,15 @@ func manifestIn(t testing.TB, dir string) *manifest.Manifest {
 	return m
 }
 
-// v2Manifest is a stand-in for version 2 written to its contract
-// (testdata/v2), or the bundled manifest once it is version 2.
+// v2Manifest is the bundled manifest, version 2.
 func v2Manifest(t testing.TB) *manifest.Manifest {
 	t.Helper()
-	if m, err := manifest.Load(filepath.Join("..", "manifest.yaml")); err == nil && m.Version == 2 {
-		return m
-	}
-	m, err := manifest.Load(filepath.Join("testdata", "v2", "manifest.yaml"))
+	m, err := manifest.Load(filepath.Join("..", "manifest.yaml"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m.Version != 2 {
+		t.Fatalf("the bundled manifest is version %d: the v2 models and mutants need version 2", m.Version)
 	}
 	return m
 }
@@ -213,7 +212,7 @@ func writeModelFiles(t *testing.T, body string, files map[string]string) (*Model
 		t.Fatal(err)
 	}
 	for _, f := range []string{"acquire.lua", "publish.lua", "release.lua"} {
-		src, err := os.ReadFile(filepath.Join(modelsDir, "v1", f))
+		src, err := os.ReadFile(filepath.Join("..", "lua", "v1", f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +275,7 @@ environment:
 // TTL is not counted, but two live owners are: a raw SET that takes the
 // lease unconditionally (an acquire without NX) is caught.
 func TestSingleOwner(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(modelsDir, "v1", "acquire.lua"))
+	src, err := os.ReadFile(filepath.Join("..", "lua", "v1", "acquire.lua"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,9 +387,9 @@ bounds: {steps: 4, depth: 20}
 var mutants = []struct {
 	name, file, from, to, model string
 }{
-	{"publish compares the token inverted", "publish.lua", "redis.call('GET', KEYS[1]) ~= token", "redis.call('GET', KEYS[1]) == token", "paused_writer.yaml"},
+	{"publish compares the token inverted", "publish.lua", "local owned = redis.call('GET', KEYS[1]) == token", "local owned = redis.call('GET', KEYS[1]) ~= token", "paused_writer.yaml"},
 	{"renew without the token check", "renew.lua", "if redis.call('GET', KEYS[1]) == token then", "if true then", "paused_writer.yaml"},
-	{"publish drops the revision check", "publish.lua", "tonumber(rev) < tonumber(seen)", "false", "invalidation_race_revisions.yaml"},
+	{"publish drops the revision check", "publish.lua", "tonumber(rev) < tonumber(state[2])", "false", "invalidation_race_revisions.yaml"},
 	{"invalidate records no tombstone", "invalidate.lua", "redis.call('HSET', KEYS[3], 'rev', rev)", "", "invalidation_race_revisions.yaml"},
 	{"invalidate does not bump the generation", "invalidate.lua", "local gen = redis.call('HINCRBY', KEYS[3], 'gen', 1)", "local gen = 0", "invalidation_race.yaml"},
 }
@@ -427,12 +426,19 @@ func TestGenerationOrLeaseDeletion(t *testing.T) {
 
 type mutation struct{ file, from, to string }
 
-// mutantManifest copies the stand-in v2 library (testdata/v2) with the
-// mutations applied and loads it.
+// mutantManifest copies the bundled manifest and its scripts (version 2)
+// with the mutations applied and loads it.
 func mutantManifest(t *testing.T, muts ...mutation) *manifest.Manifest {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "v2"))); err != nil {
+	text, err := os.ReadFile(filepath.Join("..", "manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest.yaml"), text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(dir, "lua"), os.DirFS(filepath.Join("..", "lua"))); err != nil {
 		t.Fatal(err)
 	}
 	for _, mu := range muts {
@@ -456,7 +462,7 @@ func mutantManifest(t *testing.T, muts ...mutation) *manifest.Manifest {
 	return m
 }
 
-// TestMutants runs each mutant of the stand-in v2 scripts (testdata/v2)
+// TestMutants runs each mutant of the bundled v2 scripts
 // through the model that must catch it.
 func TestMutants(t *testing.T) {
 	for _, mu := range mutants {
@@ -571,7 +577,7 @@ func TestModelFileStaysInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"acquire.lua", "publish.lua", "release.lua"} {
-		src, err := os.ReadFile(filepath.Join(modelsDir, "v1", f))
+		src, err := os.ReadFile(filepath.Join("..", "lua", "v1", f))
 		if err != nil {
 			t.Fatal(err)
 		}

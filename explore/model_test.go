@@ -13,11 +13,11 @@ import (
 	"github.com/scriptctl/scriptctl/verify"
 )
 
-// parseModel parses body as a model beside the bundled ones (so v1/
-// resolves) against the bundled manifest.
+// parseModel parses body as a model in lua/ (so v1/ resolves to the
+// released v1 scripts) against the bundled manifest.
 func parseModel(t testing.TB, body string) (*Model, error) {
 	t.Helper()
-	return Parse(filepath.Join(modelsDir, "bad.yaml"), []byte(body), repoManifest(t))
+	return Parse(filepath.Join("..", "lua", "bad.yaml"), []byte(body), repoManifest(t))
 }
 
 const goodWorkers = `
