@@ -73,11 +73,10 @@ func lex(src string) ([]token, error) {
 		case c == '-' && strings.HasPrefix(src[i:], "--"):
 			j := i + 2
 			if lvl, ok := longBracket(src, j); ok {
-				end := strings.Index(src[j+lvl+2:], "]"+strings.Repeat("=", lvl)+"]")
-				if end < 0 {
+				stop, ok := closeLong(src, j, lvl)
+				if !ok {
 					return toks, errorf(i, "unfinished long comment")
 				}
-				stop := j + lvl + 2 + end + lvl + 2
 				newlines(i, stop)
 				i = stop
 				continue
@@ -132,11 +131,10 @@ func lex(src string) ([]token, error) {
 			kind = tString
 		case c == '[':
 			if lvl, ok := longBracket(src, i); ok {
-				end := strings.Index(src[i+lvl+2:], "]"+strings.Repeat("=", lvl)+"]")
-				if end < 0 {
+				stop, ok := closeLong(src, i, lvl)
+				if !ok {
 					return toks, errorf(i, "unfinished long string")
 				}
-				stop := i + lvl + 2 + end + lvl + 2
 				newlines(i, stop)
 				i = stop
 				kind = tString
@@ -177,6 +175,16 @@ func longBracket(src string, i int) (int, bool) {
 		return j - i - 1, true
 	}
 	return 0, false
+}
+
+// closeLong returns the offset just past the closing bracket of the long
+// bracket of level lvl that opens at src[i].
+func closeLong(src string, i, lvl int) (int, bool) {
+	end := strings.Index(src[i+lvl+2:], "]"+strings.Repeat("=", lvl)+"]")
+	if end < 0 {
+		return 0, false
+	}
+	return i + lvl + 2 + end + lvl + 2, true
 }
 
 func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
