@@ -57,6 +57,11 @@ type stepContext struct {
 	mainFrames int
 	overflow   overflowInfo
 	pendingErr error // the overflow Err reports once, to the VM
+
+	// Line coverage (linecover.go): the run's recording and the Lua
+	// state whose running thread it reads; nil when not asked for.
+	cover  *runCover
+	coverG *lua.Global
 }
 
 // closedChan is the Done of an instruction that must raise an error.
@@ -69,6 +74,9 @@ func newStepContext(parent context.Context, limit int64) *stepContext {
 // Done counts one step, and checks the running thread's call depth.
 func (s *stepContext) Done() <-chan struct{} {
 	s.n++
+	if s.cover != nil && s.coverG != nil {
+		s.cover.record(s.coverG)
+	}
 	if s.n > s.limit || (s.n&0x3ff == 0 && s.pdone != nil) {
 		s.check()
 	}
@@ -177,7 +185,14 @@ func (e *Engine) runContext(ctx context.Context, limit int64) (*stepContext, con
 	if e.timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, e.timeout)
 	}
-	return newStepContext(ctx, limit), cancel
+	sc := newStepContext(ctx, limit)
+	if c := lineCoverageOf(ctx); c != nil {
+		rc := &runCover{c: c, hits: map[*lua.FunctionProto]*protoHits{}}
+		sc.cover = rc
+		stop := cancel
+		cancel = func() { rc.flush(); stop() }
+	}
+	return sc, cancel
 }
 
 // stopError is the RunError of a run its context stopped.

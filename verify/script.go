@@ -171,6 +171,9 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	if frameDepthOK() {
 		r.ctx.g, r.ctx.mainFrames = L.G, r.callInfo
 	}
+	if r.ctx.cover != nil {
+		r.ctx.coverG = L.G
+	}
 	// Redis calls the function from C: a Go frame under it makes
 	// gopher-lua's frames count like Lua's call infos (overflow.go).
 	L.Push(r.base)

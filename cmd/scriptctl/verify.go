@@ -37,6 +37,8 @@ type verifyOptions struct {
 	ClockTol  time.Duration
 	JUnit     string       // --junit: write a JUnit XML report to this file
 	Keys      keyRuleFlags // --topology, --strict-keys
+	Coverage  string       // --coverage: write line and branch coverage to this file
+	CovFormat string       // --coverage-format: lcov or cobertura
 
 	multiTarget bool // the report covers several targets: show a TARGET column
 }
@@ -95,6 +97,14 @@ without passing it in KEYS is an undeclared-key warning at the script's
 line and the run goes on; --strict-keys (or strict_keys: true) makes it a
 step that cannot be judged (the scenario fails), as strict proxies refuse it.
 
+Coverage: --coverage FILE records which lines of each script ran, and
+which way each comparison and test went, while the scenarios run offline
+(every target, both modes; a script's EVAL and FCALL runs add up) and, when
+no SCENARIO is named, while the models in lua_test/models/ are explored;
+it writes an lcov tracefile (--coverage-format cobertura: a Cobertura XML
+report) and prints a summary per script after the table. Lines are the
+script file's; "end" lines and the shebang have no code.
+
 Exit codes: 0 every scenario passed (and live matched; live_only scenarios
 are skipped offline), 1 a scenario failed
 or live differed, 2 a scenario or script is malformed, 3 the live server
@@ -102,7 +112,8 @@ failed.`,
 		Example: `  scriptctl verify
   scriptctl verify -v lua_test/paused_writer.yaml
   scriptctl verify --mode function --format json
-  scriptctl verify --against redis://127.0.0.1:6380`,
+  scriptctl verify --against redis://127.0.0.1:6380
+  scriptctl verify --coverage coverage.lcov`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(cmd, opts.Format, "text", "json"); err != nil {
 				return err
@@ -129,6 +140,12 @@ failed.`,
 			if err := opts.Keys.check("verify"); err != nil {
 				return err
 			}
+			if opts.CovFormat != "lcov" && opts.CovFormat != "cobertura" {
+				return cmdutil.Usage(fmt.Errorf("invalid --coverage-format %q: want lcov or cobertura", opts.CovFormat), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			}
+			if cmd.Flags().Changed("coverage-format") && opts.Coverage == "" {
+				return cmdutil.Usage(errors.New("--coverage-format applies to --coverage, which is not given"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+			}
 			opts.Manifest = g.Manifest
 			opts.Scenarios = args
 			return runVerify(cmd.Context(), opts)
@@ -142,6 +159,8 @@ failed.`,
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every step: the reply and the stored values and TTLs")
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report to `file`: a test case per scenario and mode, a suite per target")
+	cmd.Flags().StringVar(&opts.Coverage, "coverage", "", "also write the scripts' line and branch coverage to `file` (offline runs, and the models)")
+	cmd.Flags().StringVar(&opts.CovFormat, "coverage-format", "lcov", "format of --coverage: lcov or cobertura")
 	opts.Keys.register(cmd)
 	return cmd
 }
@@ -195,6 +214,14 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		}
 		opts.IO.Progress("running %d scenarios on %s and offline...", len(scenarios), srv.Addr)
 	}
+	var cov *verify.LineCoverage
+	if opts.Coverage != "" {
+		cov = verify.NewLineCoverage()
+		if !cov.Supported() {
+			return cmdutil.Env(errors.New("--coverage: this build cannot read the Lua VM's frames"))
+		}
+		ctx = verify.WithLineCoverage(ctx, cov)
+	}
 	rep := &scenario.Report{}
 	for _, t := range targets {
 		ro.Target = t
@@ -213,6 +240,11 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 	}
 	if err := writeVerifyReport(opts, rep); err != nil {
 		return err
+	}
+	if cov != nil {
+		if err := writeVerifyCoverage(ctx, opts, m, cov); err != nil {
+			return err
+		}
 	}
 	switch {
 	case rep.Malformed():
@@ -350,6 +382,7 @@ func checkVerifyStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	for _, d := range rep.KeyDiagnostics() {
 		fs = append(fs, checkFinding{Severity: d.Severity, File: displayPath(d.File), Line: d.Line, Code: d.Code, Message: d.Message})
 	}
+	fs = append(fs, untestedScripts(m, rep)...)
 	res := stepResult{Findings: fs, Suites: verifySuites("verify/", rep)}
 	if rep.Malformed() {
 		res.Err = cmdutil.Input(errors.New("a script does not compile or load"))
