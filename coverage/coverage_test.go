@@ -11,6 +11,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
+	"github.com/scriptctl/scriptctl/verify/scenario"
 )
 
 // repo writes a manifest with two scripts and loads it.
@@ -93,6 +94,35 @@ func TestCollect(t *testing.T) {
 		`<class name="never" filename="never.lua" line-rate="0.0000"`} {
 		if !strings.Contains(cob.String(), frag) {
 			t.Errorf("cobertura lacks %q:\n%s", frag, cob.String())
+		}
+	}
+}
+
+// TestBundledFullLineCoverage: the scenarios of the repository and of each
+// example run every line of their scripts.
+func TestBundledFullLineCoverage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs every bundled scenario")
+	}
+	for _, path := range []string{"../manifest.yaml", "../examples/rate_limiter/manifest.yaml", "../examples/reliable_queue/manifest.yaml", "../examples/token_bucket/manifest.yaml"} {
+		m, err := manifest.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := verify.NewLineCoverage()
+		if _, err := scenario.Check(verify.WithLineCoverage(context.Background(), c), m); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range Collect(m, c).Scripts {
+			if tt := s.Totals(); tt.LinesHit != tt.Lines {
+				var missed []int
+				for _, l := range s.Lines {
+					if l.Count == 0 {
+						missed = append(missed, l.Line)
+					}
+				}
+				t.Errorf("%s: %d of %d lines ran; never: %v", s.File, tt.LinesHit, tt.Lines, missed)
+			}
 		}
 	}
 }

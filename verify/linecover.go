@@ -90,6 +90,13 @@ func (rc *runCover) record(g *lua.Global) {
 		rc.hits[p] = h
 	}
 	h.n[pc]++
+	if inst := p.Code[pc]; int(inst>>26) == lua.OP_MOVEN {
+		// MOVEN runs the C MOVEs after it itself, never dispatched:
+		// consecutive "local a = b" lines are one instruction.
+		for i := 1; i <= int(inst>>9)&0x1ff && pc+i < len(h.n); i++ {
+			h.n[pc+i]++
+		}
+	}
 	if th == rc.th && p == rc.proto && isConditional(p.Code[rc.pc]) {
 		switch pc {
 		case rc.pc + 1:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 func TestLineCoverage(t *testing.T) {
@@ -73,5 +75,28 @@ func TestLineCoverage(t *testing.T) {
 		if l.Line == 4 && l.Count != 1 {
 			t.Errorf("line 4: %d", l.Count)
 		}
+	}
+}
+
+// TestLineCoverageMoveN: consecutive "local a = b" lines compile to one
+// MOVEN that runs the MOVEs after it without dispatching them; each line
+// still counts.
+func TestLineCoverageMoveN(t *testing.T) {
+	src := []byte("local a, b = ARGV[1], ARGV[2]\nlocal x = a\nlocal y = b\nlocal z = a\nreturn x .. y .. z\n")
+	c := NewLineCoverage()
+	if _, err := New(Options{}).Eval(WithLineCoverage(context.Background(), c), src, nil, []string{"p", "q"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range c.ScriptLines(src) {
+		if l.Count != 1 {
+			t.Errorf("line %d ran %d times, want 1", l.Line, l.Count)
+		}
+	}
+	moven := false
+	for _, inst := range compileCached(src, "@user_script").proto.Code {
+		moven = moven || int(inst>>26) == lua.OP_MOVEN
+	}
+	if !moven {
+		t.Error("the chunk has no MOVEN: the case is not exercised")
 	}
 }
