@@ -93,15 +93,32 @@ func (n CVENotice) Text() (text string, detail []string) {
 		for _, node := range r.Nodes {
 			addrs = append(addrs, node.Addr)
 		}
-		detail = append(detail, fmt.Sprintf("%s (fixed in %s): %s", r.Name(), r.FixedIn, strings.Join(addrs, ", ")))
+		fix := "fixed in " + r.FixedIn
+		if r.FixedIn == "" {
+			fix = "no release of its line is fixed: move to a supported line"
+		}
+		detail = append(detail, fmt.Sprintf("%s: %s (%s)", r.Name(), strings.Join(addrs, ", "), fix))
 	}
-	var urls []string
-	for _, a := range n.CVE.Advisories {
-		urls = append(urls, target.AdvisoryURL(a))
+	var urls, notes []string
+	var families []string
+	for _, r := range n.Releases {
+		if !slices.Contains(families, r.Family) {
+			families = append(families, r.Family)
+		}
 	}
-	detail = append(detail, "advisory: "+strings.Join(urls, ", "))
-	if n.CVE.Note != "" {
-		detail = append(detail, "note: "+n.CVE.Note)
+	for _, f := range families {
+		for _, a := range n.CVE.Advisories[f] {
+			urls = append(urls, target.AdvisoryURL(a))
+		}
+		if note := n.CVE.Notes[f]; note != "" {
+			notes = append(notes, note)
+		}
+	}
+	if len(urls) > 0 {
+		detail = append(detail, "advisory: "+strings.Join(urls, ", "))
+	}
+	for _, note := range notes {
+		detail = append(detail, "note: "+note)
 	}
 	detail = append(detail, target.CVEHint)
 	return target.CVEWarning(n.CVE, names), detail

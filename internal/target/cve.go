@@ -13,9 +13,9 @@ import (
 type CVE struct {
 	ID      string
 	Summary string
-	// Advisories name where the rows come from: a GHSA id (its URL is
-	// AdvisoryURL) or a release-notes URL.
-	Advisories []string
+	// Advisories name, per family, where its rows come from: a GHSA id
+	// (its URL is AdvisoryURL) or a release-notes URL.
+	Advisories map[string][]string
 	// Lines maps a family to its lines ("8.0") and each line to the first
 	// release of the line that carries the fix ("8.0.4"), or to
 	// LineAffected (no release of the line is fixed: end of life when the
@@ -23,9 +23,10 @@ type CVE struct {
 	// or never had the bug). A line that is not listed is not known: a
 	// node of it is reported as unknown, never guessed.
 	Lines map[string]map[string]string
-	// Note says which rows are less certain than the advisory itself, and
-	// why; "" when every row is from the advisory or the release notes.
-	Note string
+	// Notes say, per family, which rows are less certain than the
+	// advisory itself, and why; none when every row is from the advisory or
+	// the release notes.
+	Notes map[string]string
 }
 
 // The values of CVE.Lines besides a fixed release.
@@ -63,49 +64,54 @@ var lua2025 = map[string]map[string]string{
 	Valkey: {"7.2": "7.2.11", "8.0": "8.0.6", "8.1": "8.1.4", "9.0": LineUnaffected, "9.1": LineUnaffected},
 }
 
-// lua2025Note says where the 2025 rows are less sure.
-const lua2025Note = "Valkey 8.0.6 and 7.2.11 are from Valkey's release notes of 3 October 2025 as this table's authors read them; check them against your distribution's advisory"
+// adv2025 names a 2025 CVE's Redis advisory and Valkey's release notes.
+func adv2025(ghsa string) map[string][]string {
+	return map[string][]string{Redis: {ghsa}, Valkey: {"https://github.com/valkey-io/valkey/releases/tag/8.1.4"}}
+}
+
+// notes2025 say where the 2025 rows are less sure.
+var notes2025 = map[string]string{Valkey: "Valkey 8.0.6 and 7.2.11 are from Valkey's release notes of 3 October 2025 as this table's authors read them, not from an advisory"}
 
 // CVEs is the table of Lua CVEs scriptctl warns about, newest first.
 var CVEs = []CVE{
-	{ID: "CVE-2025-49844", Summary: "use-after-free in the Lua parser (remote code execution by a script)",
-		Advisories: []string{"GHSA-4789-qfc9-5f9q", "https://github.com/valkey-io/valkey/releases/tag/8.1.4"}, Lines: lua2025, Note: lua2025Note},
-	{ID: "CVE-2025-46817", Summary: "integer overflow in Lua unpack (remote code execution by a script)",
-		Advisories: []string{"GHSA-m8fj-85cg-7vhp", "https://github.com/valkey-io/valkey/releases/tag/8.1.4"}, Lines: lua2025, Note: lua2025Note},
-	{ID: "CVE-2025-46818", Summary: "a script can run code in another user's context (basic types' metatables)",
-		Advisories: []string{"GHSA-qrv7-wcrx-q5jp", "https://github.com/valkey-io/valkey/releases/tag/8.1.4"}, Lines: lua2025, Note: lua2025Note},
+	{ID: "CVE-2025-49844", Summary: "use-after-free in the Lua parser, remote code execution by a script",
+		Advisories: adv2025("GHSA-4789-qfc9-5f9q"), Lines: lua2025, Notes: notes2025},
+	{ID: "CVE-2025-46817", Summary: "integer overflow in Lua unpack, remote code execution by a script",
+		Advisories: adv2025("GHSA-m8fj-85cg-7vhp"), Lines: lua2025, Notes: notes2025},
+	{ID: "CVE-2025-46818", Summary: "a script can run code in another user's context through basic types' metatables",
+		Advisories: adv2025("GHSA-qrv7-wcrx-q5jp"), Lines: lua2025, Notes: notes2025},
 	{ID: "CVE-2025-46819", Summary: "out-of-bounds read in the Lua lexer",
-		Advisories: []string{"GHSA-4c68-q8q8-3g4f", "https://github.com/valkey-io/valkey/releases/tag/8.1.4"}, Lines: lua2025, Note: lua2025Note},
+		Advisories: adv2025("GHSA-4c68-q8q8-3g4f"), Lines: lua2025, Notes: notes2025},
 	// January 2025: Redis 7.4.2, 7.2.7, 6.2.17; Valkey 8.0.2 and 7.2.8
 	// (valkey#1536 notes the fix in both released lines).
-	{ID: "CVE-2024-46981", Summary: "use-after-free through the Lua garbage collector (remote code execution by a script)",
-		Advisories: []string{"https://github.com/redis/redis/releases/tag/7.4.2", "https://github.com/valkey-io/valkey/releases/tag/8.0.2"},
+	{ID: "CVE-2024-46981", Summary: "use-after-free through the Lua garbage collector, remote code execution by a script",
+		Advisories: map[string][]string{Redis: {"https://github.com/redis/redis/releases/tag/7.4.2"}, Valkey: {"https://github.com/valkey-io/valkey/releases/tag/8.0.2"}},
 		Lines: map[string]map[string]string{
 			Redis:  {"6.0": LineAffected, "6.2": "6.2.17", "7.0": LineAffected, "7.2": "7.2.7", "7.4": "7.4.2", "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
 			Valkey: {"7.2": "7.2.8", "8.0": "8.0.2", "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
 		},
-		Note: "the Valkey rows (8.0.2, 7.2.8) are from Valkey's January 2025 releases as this table's authors read them, not from an advisory"},
+		Notes: map[string]string{Valkey: "the Valkey rows (8.0.2, 7.2.8) are from Valkey's January 2025 releases as this table's authors read them, not from an advisory"}},
 	// October 2024: Redis 7.4.1, 7.2.6, 6.2.16 (release notes, redis#13583,
 	// #13582, #13584); Valkey applied the same fixes for 8.0.1 and 7.2.7
 	// (valkey#1113, #1114).
-	{ID: "CVE-2024-31449", Summary: "stack overflow in the Lua bit library (remote code execution by a script)",
-		Advisories: []string{"GHSA-whxg-wx83-85p5", "https://github.com/redis/redis/releases/tag/7.4.1"},
+	{ID: "CVE-2024-31449", Summary: "stack overflow in the Lua bit library, remote code execution by a script",
+		Advisories: map[string][]string{Redis: {"GHSA-whxg-wx83-85p5"}, Valkey: {"https://github.com/valkey-io/valkey/pull/1113", "https://github.com/valkey-io/valkey/pull/1114"}},
 		Lines: map[string]map[string]string{
 			Redis:  {"6.0": LineAffected, "6.2": "6.2.16", "7.0": LineAffected, "7.2": "7.2.6", "7.4": "7.4.1", "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
 			Valkey: {"7.2": "7.2.7", "8.0": "8.0.1", "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
 		},
-		Note: "the Valkey rows (8.0.1, 7.2.7) are from Valkey's security-fix pull requests of 2 October 2024, not from an advisory"},
+		Notes: map[string]string{Valkey: "the Valkey rows (8.0.1, 7.2.7) are from Valkey's security-fix pull requests of 2 October 2024, not from an advisory"}},
 	// July 2023: Redis 7.0.12, 6.2.13, 6.0.20. Valkey forked from Redis
 	// 7.2.4, after the fix.
-	{ID: "CVE-2022-24834", Summary: "heap overflow in the Lua cjson and cmsgpack libraries (remote code execution by a script)",
-		Advisories: []string{"GHSA-p8x2-9v9q-c838", "https://github.com/redis/redis/releases/tag/7.0.12"},
+	{ID: "CVE-2022-24834", Summary: "heap overflow in the Lua cjson and cmsgpack libraries, remote code execution by a script",
+		Advisories: map[string][]string{Redis: {"GHSA-p8x2-9v9q-c838"}},
 		Lines: map[string]map[string]string{
 			Redis:  {"6.0": "6.0.20", "6.2": "6.2.13", "7.0": "7.0.12", "7.2": LineUnaffected, "7.4": LineUnaffected, "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
 			Valkey: {"7.2": LineUnaffected, "8.0": LineUnaffected, "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
 		}},
 	// October 2021: Redis 6.2.6, 6.0.16; the 7.x lines came out after it.
-	{ID: "CVE-2021-32626", Summary: "heap overflow through a Lua stack overflow (remote code execution by a script)",
-		Advisories: []string{"GHSA-p486-xggp-782c", "https://github.com/redis/redis/releases/tag/6.2.6"},
+	{ID: "CVE-2021-32626", Summary: "heap overflow through a Lua stack overflow, remote code execution by a script",
+		Advisories: map[string][]string{Redis: {"GHSA-p486-xggp-782c"}},
 		Lines: map[string]map[string]string{
 			Redis:  {"6.0": "6.0.16", "6.2": "6.2.6", "7.0": LineUnaffected, "7.2": LineUnaffected, "7.4": LineUnaffected, "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
 			Valkey: {"7.2": LineUnaffected, "8.0": LineUnaffected, "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
@@ -164,22 +170,17 @@ func (c CVE) Judge(family, version string) Verdict {
 	return Unaffected
 }
 
-// FixedIn is the first fixed release of version's line ("8.0.4"), or a
-// phrase for a line without one ("no fix on the 7.0 line"); "" when the
-// table has no row for the line.
+// FixedIn is the first fixed release of version's line ("8.0.4"); "" when
+// the line has none (no release of it is fixed, it was never affected, or
+// the table has no row for it).
 func (c CVE) FixedIn(family, version string) string {
 	v, ok := ParseVersion(version)
 	if !ok {
 		return ""
 	}
-	line := fmt.Sprintf("%d.%d", v.Major, v.Minor)
-	switch row := c.Lines[family][line]; row {
-	case "":
+	switch row := c.Lines[family][fmt.Sprintf("%d.%d", v.Major, v.Minor)]; row {
+	case LineAffected, LineUnaffected:
 		return ""
-	case LineAffected:
-		return fmt.Sprintf("no fixed %s %s release: upgrade to a supported line", family, line)
-	case LineUnaffected:
-		return "not affected"
 	default:
 		return row
 	}
@@ -217,7 +218,7 @@ func judged(family, version string, v Verdict) []CVE {
 }
 
 // CVEHint is what to do about an affected node.
-const CVEHint = "upgrade to a fixed release or check your distribution's advisory; a build known to carry the fix can say so once in the manifest (accept_cves)"
+const CVEHint = "upgrade to a fixed release or check your distribution's advisory; accept_cves in the manifest acknowledges a build known to carry the fix"
 
 // CVEWarning words the finding for c: upstream lists the releases (such as
 // "redis 8.0.2") as affected, but a distribution build may carry the fix
