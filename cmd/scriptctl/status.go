@@ -151,8 +151,12 @@ func statusDiagnostics(m *manifest.Manifest, st *loader.StatusReport, ledger map
 				continue
 			}
 			file, line := itemPos(m, it.Kind, it.Name)
-			out = append(out, diag.Diagnostic{File: file, Line: line, Severity: diag.Error, Code: "drift",
-				Message: fmt.Sprintf("%s: %s %s %s", ns.Node.Addr, it.Kind, it.Name, it.State)})
+			d := diag.Diagnostic{File: file, Line: line, Severity: diag.Error, Code: "drift",
+				Message: fmt.Sprintf("%s: %s %s %s", ns.Node.Addr, it.Kind, it.Name, it.State)}
+			if it.Gap != "" {
+				d.Detail = []string{it.Gap}
+			}
+			out = append(out, d)
 		}
 	}
 	for _, sc := range m.Scripts {
