@@ -242,6 +242,31 @@ func setIfeqNotes(ios *iostreams.IOStreams, p *loader.PlanReport) {
 		ios.Notice("note: %s %s (%d node(s)) has SET ... IFEQ: package refresh renews leases there without the renew script",
 			fam, strings.Join(versions[fam], ", "), counts[fam])
 	}
+	// DELIFEQ (Valkey 9.0 and later): refresh releases natively where
+	// every node has it.
+	var dv []string
+	dn := 0
+	for _, np := range p.Nodes {
+		n := np.Node
+		if !n.OK() || !hasDelifeq(n.Family, n.Version) {
+			continue
+		}
+		if !slices.Contains(dv, n.Version) {
+			dv = append(dv, n.Version)
+		}
+		dn++
+	}
+	if dn > 0 {
+		ios.Notice("note: %s %s (%d node(s)) has DELIFEQ: package refresh releases leases there without the release script",
+			loader.FamilyValkey, strings.Join(dv, ", "), dn)
+	}
+}
+
+// hasDelifeq reports whether a server family and version has the DELIFEQ
+// command: Valkey from 9.0.
+func hasDelifeq(family, version string) bool {
+	v, ok := target.ParseVersion(version)
+	return ok && family == loader.FamilyValkey && !v.Less(target.Version{Major: 9})
 }
 
 // hasSetIfeq reports whether a server family and version has SET's IFEQ
