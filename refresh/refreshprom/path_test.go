@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/rueidis"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/refresh"
@@ -17,13 +18,18 @@ import (
 )
 
 // TestPathMetricLive runs a renewal and a release on the run's server build
-// (SCRIPTCTL_TEST_SERVER) and reads the path label of
-// refresh_conditional_ops_total: native on Valkey 9.1 (SET ... IFEQ and
-// DELIFEQ) and Valkey 8.1 (renewals only), script on Redis.
+// (SCRIPTCTL_TEST_SERVER), standalone and on the 6-node cluster, and reads
+// the path label of refresh_conditional_ops_total: native on Valkey 9.1
+// (SET ... IFEQ and DELIFEQ) and Valkey 8.1 (renewals only), script on
+// Redis.
 func TestPathMetricLive(t *testing.T) {
+	t.Run("standalone", func(t *testing.T) { pathMetric(t, redistest.Standalone(t).Client()) })
+	t.Run("cluster", func(t *testing.T) { pathMetric(t, redistest.NewCluster(t).Client()) })
+}
+
+func pathMetric(t *testing.T, client rueidis.Client) {
 	kind := redistest.DefaultKind(t)
-	s := redistest.Standalone(t)
-	c, err := refresh.New(s.Client(), refresh.Options{LeaseTTL: 400 * time.Millisecond, RenewAfter: 0.25})
+	c, err := refresh.New(client, refresh.Options{LeaseTTL: 400 * time.Millisecond, RenewAfter: 0.25})
 	if err != nil {
 		t.Fatal(err)
 	}
