@@ -29,11 +29,21 @@ type Severity string
 const (
 	Error   Severity = "error"
 	Warning Severity = "warning"
+	// Info is a suggestion (native-alternative): it is reported, but no
+	// --fail-on level counts it.
+	Info Severity = "info"
 )
 
-// AtLeast reports whether s is as severe as min or more.
+// AtLeast reports whether s is as severe as min or more. Info findings
+// are never counted against --fail-on (which takes error or warning).
 func (s Severity) AtLeast(min Severity) bool {
-	return min == Warning || s == Error
+	switch min {
+	case Warning:
+		return s == Error || s == Warning
+	case Info:
+		return true
+	}
+	return s == Error
 }
 
 // ParseSeverity parses "error" or "warning".

@@ -147,6 +147,13 @@ func init() {
 			"list, string or stream, gives different results for the same data. Sort it first " +
 			"(table.sort) or keep the data in a sorted set.",
 		run: runNondeterministicOrder})
+	register(&rule{code: "native-alternative", severity: Info, needsManifest: true,
+		summary: "A script whose whole effect is one native command on every target",
+		help: "A token-safe delete (GET compared with a token, then DEL) is DELIFEQ on Valkey 9; a token-safe " +
+			"renew (then PEXPIRE) or compare-and-set (then SET) is SET ... IFEQ on Valkey 8.1 and Redis 8.4. " +
+			"When every target the manifest lists has the command, call it instead: nothing to deploy, no " +
+			"script cache to keep. The finding is a suggestion (info): it never fails a run.",
+		run: runNativeAlternative})
 	register(&rule{code: "bad-suppression", severity: Error, withoutParse: true,
 		summary: "A scriptctl:ignore comment without a known code or a reason",
 		help: "A suppression is written '-- scriptctl:ignore <code> <reason>' on the line of the finding " +

@@ -72,6 +72,11 @@ type Mismatch struct {
 	Name     string // the library name, or the script's SHA
 	Group    string // GroupCluster, or the primary whose replicas disagree
 	Variants []Variant
+	// Gaps are the cluster primaries that serve slots without the item
+	// (absent library, missing script), as "addr (slots a-b)": calls on
+	// keys of those slots fail there. A new shard starts empty, and slot
+	// migration carries neither scripts nor Functions.
+	Gaps []string
 }
 
 // GroupCluster is the Group of a mismatch among the nodes of a cluster.
@@ -107,7 +112,26 @@ func (m Mismatch) String() string {
 		}
 		parts = append(parts, fmt.Sprintf("%s on %s", val, strings.Join(v.Nodes, ", ")))
 	}
-	return fmt.Sprintf("%s differs %s: %s", name, where, strings.Join(parts, "; "))
+	out := fmt.Sprintf("%s differs %s: %s", name, where, strings.Join(parts, "; "))
+	if len(m.Gaps) > 0 {
+		out += fmt.Sprintf("; primaries serving slots without it: %s (deploy loads it)", strings.Join(m.Gaps, ", "))
+	}
+	return out
+}
+
+// gaps lists the nodes of ns whose value is absent or missing and that are
+// cluster primaries serving slots, as "addr (slots a-b)".
+func gaps(ns []*NodeInspect, vals []string) []string {
+	var out []string
+	for i, ni := range ns {
+		if vals[i] != ValueAbsent && vals[i] != ValueMissing {
+			continue
+		}
+		if slots := ni.Node.SlotRanges(); slots != "" {
+			out = append(out, fmt.Sprintf("%s (slots %s)", ni.Node.Addr, slots))
+		}
+	}
+	return out
 }
 
 func abbrev(sha string) string {
@@ -278,7 +302,7 @@ func (r *InspectReport) compare(t *Topology) {
 			if len(vs) < 2 {
 				continue
 			}
-			r.Mismatches = append(r.Mismatches, Mismatch{Kind: KindLibrary, Name: display, Group: g, Variants: vs})
+			r.Mismatches = append(r.Mismatches, Mismatch{Kind: KindLibrary, Name: display, Group: g, Variants: vs, Gaps: gaps(withFn, vals)})
 			for i, ni := range withFn {
 				if ni.LibraryDiffers == nil {
 					ni.LibraryDiffers = map[string]bool{}
@@ -302,7 +326,7 @@ func (r *InspectReport) compare(t *Topology) {
 			if len(vs) < 2 {
 				continue
 			}
-			r.Mismatches = append(r.Mismatches, Mismatch{Kind: KindScript, Name: sha, Group: g, Variants: vs})
+			r.Mismatches = append(r.Mismatches, Mismatch{Kind: KindScript, Name: sha, Group: g, Variants: vs, Gaps: gaps(ms, vals)})
 			for _, ni := range ms {
 				ni.ScriptDiffers[i] = true
 			}

@@ -36,6 +36,9 @@ type StatusItem struct {
 	SHA     string // scripts
 	State   State
 	Detail  string
+	// Gap explains a missing item on a cluster primary that serves slots
+	// (also at the end of Detail); "" otherwise.
+	Gap string
 }
 
 // NodeStatus is what one node holds. A node that could not be reached has
@@ -157,6 +160,9 @@ func statusNode(ctx context.Context, ns *NodeStatus, m *manifest.Manifest, code 
 			switch {
 			case w.version == m.Version && !exists[i]:
 				it.State, it.Detail = StateMissing, "not in the script cache: EVALSHA fails with NOSCRIPT"
+				if it.Gap = shardGap(n, KindScript); it.Gap != "" {
+					it.Detail += "; " + it.Gap
+				}
 			case w.version == m.Version:
 			case !exists[i]:
 				continue
@@ -207,6 +213,10 @@ func statusNode(ctx context.Context, ns *NodeStatus, m *manifest.Manifest, code 
 			others = append(others, it)
 		}
 		sort.Slice(others, func(i, j int) bool { return others[i].Version > others[j].Version })
+		if gap := shardGap(n, KindLibrary); current.State == StateMissing && gap != "" {
+			current.Detail += "; " + gap
+			current.Gap = gap
+		}
 		ns.Items = append(ns.Items, current)
 		ns.Items = append(ns.Items, others...)
 	}

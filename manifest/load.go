@@ -153,7 +153,7 @@ func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "deploy", "scripts", "callers"}
+var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "deploy", "accept_cves", "scripts", "callers"}
 
 func (p *parser) parse(data []byte) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -230,6 +230,10 @@ func (p *parser) parse(data []byte) {
 		default:
 			p.errorf(n, "deploy", "invalid deploy %q: want both, scripts or functions", d)
 		}
+	}
+	if n := seen["accept_cves"]; n != nil {
+		p.m.AcceptCVEsLine = keyLine(root, "accept_cves", n)
+		p.acceptCVEs(n)
 	}
 	if n := seen["scripts"]; n != nil {
 		p.scripts(n)
@@ -472,6 +476,50 @@ func (p *parser) targets(n *yaml.Node) {
 	}
 	if len(out) > 0 {
 		p.m.Targets = out
+	}
+}
+
+var acceptCVEFields = []string{"id", "reason"}
+
+// acceptCVEs reads the acknowledged Lua CVEs: a list of {id, reason}, each
+// id one of scriptctl's CVE table and listed once, each with a reason.
+func (p *parser) acceptCVEs(n *yaml.Node) {
+	v := yamlnode.Deref(n)
+	if v.Kind != yaml.SequenceNode {
+		p.errorf(n, "accept_cves", "must be a list of {id, reason}, not %s", yamlnode.Describe(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i, e := range v.Content {
+		field := fmt.Sprintf("accept_cves[%d]", i)
+		if yamlnode.Deref(e).Kind != yaml.MappingNode {
+			p.errorf(e, field, "must be a mapping {id, reason}, not %s (write each entry as {id: CVE-..., reason: ...})", yamlnode.Describe(e))
+			continue
+		}
+		f := p.fields(e, field, acceptCVEFields)
+		a := AcceptedCVE{Line: e.Line}
+		if f["id"] == nil {
+			p.errorf(e, field+".id", "required field is missing")
+		} else if a.ID = p.str(f["id"], field+".id"); a.ID != "" {
+			switch _, known := target.LookupCVE(a.ID); {
+			case seen[a.ID]:
+				p.errorf(f["id"], field+".id", "%s is listed twice", a.ID)
+				a.ID = ""
+			case !known:
+				p.errorf(f["id"], field+".id", "%s is not a Lua CVE scriptctl warns about (known: %s)", a.ID, strings.Join(target.CVEIDs(), ", "))
+				a.ID = ""
+			default:
+				seen[a.ID] = true
+			}
+		}
+		if f["reason"] == nil {
+			p.errorf(e, field+".reason", "required field is missing: say why the warning does not apply (such as the distribution advisory whose build carries the fix)")
+		} else if a.Reason = strings.TrimSpace(p.str(f["reason"], field+".reason")); a.Reason == "" && isString(yamlnode.Deref(f["reason"])) {
+			p.errorf(f["reason"], field+".reason", "must not be empty: say why the warning does not apply")
+		}
+		if a.ID != "" && a.Reason != "" {
+			p.m.AcceptCVEs = append(p.m.AcceptCVEs, a)
+		}
 	}
 }
 

@@ -201,6 +201,20 @@ func TestLoadTargets(t *testing.T) {
 	}
 }
 
+func TestLoadAcceptCVEs(t *testing.T) {
+	m, err := loadIn(t, edit("version: 3\n", "version: 3\naccept_cves:\n  - id: CVE-2025-49844\n    reason: Debian's 8.0.2 carries the fix (DSA-6011-1)\n  - {id: CVE-2025-46817, reason: same build}\n"), defaultFiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AcceptedCVE{{ID: "CVE-2025-49844", Reason: "Debian's 8.0.2 carries the fix (DSA-6011-1)", Line: 5}, {ID: "CVE-2025-46817", Reason: "same build", Line: 7}}
+	if !slices.Equal(m.AcceptCVEs, want) || m.AcceptCVEsLine != 4 {
+		t.Fatalf("accept_cves %+v at line %d, want %+v at line 4", m.AcceptCVEs, m.AcceptCVEsLine, want)
+	}
+	if got := m.AcceptedCVEs(); len(got) != 2 || got["CVE-2025-46817"] != "same build" {
+		t.Fatalf("AcceptedCVEs = %v", got)
+	}
+}
+
 func TestLoadAnchorsAndComments(t *testing.T) {
 	y := strings.Replace(validManifest, "keys: [lease]\n", "keys: &k [lease]\n", 1)
 	y = strings.Replace(y, "    args: []\n", "    args: *k # aliases resolve\n", 1)
@@ -243,7 +257,14 @@ var invalidManifests = []struct {
 	{"not a mapping", "- a\n- b\n", nil, []string{"manifest.yaml:1:1: the manifest must be a YAML mapping, not a list"}},
 	{"two documents", validManifest + "---\nschema: 1\n", nil, []string{"manifest.yaml:22:1: a manifest holds one YAML document; remove the second one (after ---)"}},
 	{"unknown top field", edit("version: 3\n", "version: 3\nscirpts: {}\n"), nil, []string{`manifest.yaml:4:1: scirpts: unknown field "scirpts" (did you mean "scripts"?)`}},
-	{"unknown field far", edit("version: 3\n", "version: 3\nrollout: x\n"), nil, []string{`manifest.yaml:4:1: rollout: unknown field "rollout": want one of schema, library, version, targets, topology, strict_keys, deploy, scripts, callers`}},
+	{"unknown field far", edit("version: 3\n", "version: 3\nrollout: x\n"), nil, []string{`manifest.yaml:4:1: rollout: unknown field "rollout": want one of schema, library, version, targets, topology, strict_keys, deploy, accept_cves, scripts, callers`}},
+	{"accept_cves not a list", edit("version: 3\n", "version: 3\naccept_cves: CVE-2025-49844\n"), nil, []string{"manifest.yaml:4:14: accept_cves: must be a list of {id, reason}, not the string \"CVE-2025-49844\""}},
+	{"accept_cves bare id", edit("version: 3\n", "version: 3\naccept_cves: [CVE-2025-49844]\n"), nil, []string{`manifest.yaml:4:15: accept_cves[0]: must be a mapping {id, reason}, not the string "CVE-2025-49844" (write each entry as {id: CVE-..., reason: ...})`}},
+	{"accept_cves no reason", edit("version: 3\n", "version: 3\naccept_cves:\n  - id: CVE-2025-49844\n"), nil, []string{"manifest.yaml:5:5: accept_cves[0].reason: required field is missing: say why the warning does not apply (such as the distribution advisory whose build carries the fix)"}},
+	{"accept_cves empty reason", edit("version: 3\n", "version: 3\naccept_cves:\n  - {id: CVE-2025-49844, reason: ' '}\n"), nil, []string{"manifest.yaml:5:34: accept_cves[0].reason: must not be empty: say why the warning does not apply"}},
+	{"accept_cves unknown id", edit("version: 3\n", "version: 3\naccept_cves:\n  - {id: CVE-2025-0001, reason: patched}\n"), nil, []string{"manifest.yaml:5:10: accept_cves[0].id: CVE-2025-0001 is not a Lua CVE scriptctl warns about (known: CVE-2025-49844, CVE-2025-46817, CVE-2025-46818, CVE-2025-46819, CVE-2024-46981, CVE-2024-31449, CVE-2022-24834, CVE-2021-32626)"}},
+	{"accept_cves twice", edit("version: 3\n", "version: 3\naccept_cves:\n  - {id: CVE-2025-49844, reason: a}\n  - {id: CVE-2025-49844, reason: b}\n"), nil, []string{"manifest.yaml:6:10: accept_cves[1].id: CVE-2025-49844 is listed twice"}},
+	{"accept_cves unknown field", edit("version: 3\n", "version: 3\naccept_cves:\n  - {id: CVE-2025-49844, reason: a, until: 2026}\n"), nil, []string{`manifest.yaml:5:37: accept_cves[0].until: unknown field "until": want one of id, reason`}},
 	{"bad deploy", edit("version: 3\n", "version: 3\ndeploy: lua\n"), nil, []string{`manifest.yaml:4:9: deploy: invalid deploy "lua": want both, scripts or functions`}},
 	{"missing fields", "schema: 1\n", nil, []string{
 		"manifest.yaml:1:1: library: required field is missing",

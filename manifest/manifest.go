@@ -54,6 +54,28 @@ type Manifest struct {
 	// EVALSHA and a Functions library for FCALL), DeployScripts or
 	// DeployFunctions (FCALL only: the manifest's flags always apply).
 	Deploy string
+	// AcceptCVEs are the Lua CVEs the team knows its servers' builds carry
+	// the fix for (accept_cves: a list of {id, reason}): plan, deploy and
+	// status do not warn about them. AcceptCVEsLine is the field's line (0
+	// when absent).
+	AcceptCVEs     []AcceptedCVE
+	AcceptCVEsLine int
+}
+
+// AcceptedCVE is one entry of accept_cves.
+type AcceptedCVE struct {
+	ID     string // "CVE-2025-49844", one of scriptctl's Lua CVE table
+	Reason string // why the warning does not apply; required
+	Line   int    // the entry's line in the manifest
+}
+
+// AcceptedCVEs maps the acknowledged ids to their reasons.
+func (m *Manifest) AcceptedCVEs() map[string]string {
+	out := map[string]string{}
+	for _, a := range m.AcceptCVEs {
+		out[a.ID] = a.Reason
+	}
+	return out
 }
 
 // The values of the manifest's deploy field.

@@ -12,6 +12,7 @@
 // ErrInvalidated or ErrOlderRevision. Loads that run longer than a fraction
 // of the lease have it renewed (natively with SET ... IFEQ where every
 // server has it); a renewal that finds the lease lost cancels the load.
+// Leases are released natively with DELIFEQ where every server has it.
 // Waiting callers poll with jitter up to an absolute deadline, and every
 // load from the origin, fallback loads included, passes one process-wide
 // admission limit.
@@ -133,6 +134,12 @@ type Stats struct {
 	// renew script.
 	Renewals       uint64
 	RenewalsNative uint64
+	// Releases counts token-safe releases the server answered (the lease
+	// was deleted, or it was missing or someone else's and left alone);
+	// ReleasesNative counts those done with DELIFEQ instead of the release
+	// script.
+	Releases       uint64
+	ReleasesNative uint64
 	// RenewalsLost counts renewals that found the lease lost: the load was
 	// cancelled and nothing was published.
 	RenewalsLost uint64
@@ -154,6 +161,7 @@ type counters struct {
 	hits, misses, loads, loaderErrors, accepted, rejected, staleServed, waitTimeouts, admissionWaits atomic.Uint64
 	rejLeaseLost, rejInvalidated, rejOlderRevision                                                   atomic.Uint64
 	renewals, renewalsNative, renewalsLost, renewErrors, invalidations                               atomic.Uint64
+	releases, releasesNative                                                                         atomic.Uint64
 }
 
 // Cache reads values through the lease protocol. It is safe for concurrent
@@ -172,6 +180,7 @@ type Cache struct {
 	now       func() time.Time // publish times and stale deadlines
 	newToken  func() string
 	publishFn func(ctx context.Context, k keys, token, candidate, ttl, gen, rev string) (publishResult, error)
+	releaseFn func(ctx context.Context, k keys, token string) (renewal, error)
 }
 
 // New returns a Cache that calls the lease scripts through client. It
@@ -202,6 +211,7 @@ func New(client rueidis.Client, opts Options) (*Cache, error) {
 		c.stale = newStaleStore(o.MaxStaleEntries)
 	}
 	c.publishFn = c.r.publish
+	c.releaseFn = c.r.release
 	return c, nil
 }
 
@@ -227,6 +237,8 @@ func (c *Cache) Stats() Stats {
 		Renewals:              c.st.renewals.Load(),
 		RenewalsNative:        c.st.renewalsNative.Load(),
 		RenewalsLost:          c.st.renewalsLost.Load(),
+		Releases:              c.st.releases.Load(),
+		ReleasesNative:        c.st.releasesNative.Load(),
 		RenewErrors:           c.st.renewErrors.Load(),
 		Invalidations:         c.st.invalidations.Load(),
 	}
@@ -572,7 +584,14 @@ func (c *Cache) fallback(ctx context.Context, id string, k keys, load func(conte
 func (c *Cache) release(ctx context.Context, k keys, token string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
-	return c.r.release(ctx, k, token)
+	rl, err := c.releaseFn(ctx, k, token)
+	if err == nil {
+		c.st.releases.Add(1)
+		if rl.native {
+			c.st.releasesNative.Add(1)
+		}
+	}
+	return rl.extended, err
 }
 
 // releaseQuietly releases when the caller has a more important error to

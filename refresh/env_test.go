@@ -180,6 +180,16 @@ func unconditionalPublish(c *Cache) {
 	}
 }
 
+// unconditionalRelease makes c release like the regression the token-safe
+// release fixes: a plain DEL of the lease, whoever holds it. Test only.
+func unconditionalRelease(c *Cache) {
+	c.releaseFn = func(ctx context.Context, k keys, token string) (renewal, error) {
+		cl := c.r.client
+		n, err := cl.Do(ctx, cl.B().Del().Key(k.lease).Build()).AsInt64()
+		return renewal{extended: n == 1}, err
+	}
+}
+
 // maxGauge tracks the highest concurrency seen.
 type maxGauge struct {
 	mu       sync.Mutex

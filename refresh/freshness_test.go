@@ -395,3 +395,66 @@ func TestNativeRenew(t *testing.T) {
 func kindHasSetIfeq(k redistest.Kind) bool {
 	return k.Target() == "valkey-8.1" || k.Target() == "valkey-9.1"
 }
+
+// kindHasDelifeq reports whether a test server build has DELIFEQ (Valkey
+// 9.0 and later).
+func kindHasDelifeq(k redistest.Kind) bool {
+	return k.Name == "valkey-9.1"
+}
+
+// TestNativeRelease runs release on each server build: Valkey 9.1 has
+// DELIFEQ and releases natively, the others through the release script;
+// both delete only the owner's lease. A build that is not installed skips
+// (fails under CI).
+func TestNativeRelease(t *testing.T) {
+	for _, kind := range redistest.Kinds {
+		t.Run(kind.Name, func(t *testing.T) {
+			s := redistest.Standalone(t, redistest.WithKind(kind))
+			exists := func(key string) bool {
+				m := s.MustDo("EXISTS", key)
+				n, _ := m.AsInt64()
+				return n == 1
+			}
+			r := newRunner(s.Client(), Options{})
+			ctx := context.Background()
+			want := kindHasDelifeq(kind)
+			if got := r.nativeRelease.all(ctx, r.client); got != want {
+				t.Fatalf("DELIFEQ detected %v, want %v", got, want)
+			}
+			k := keys{lease: "catalog:{product-1}:lease", value: "catalog:{product-1}:value", gen: "catalog:{product-1}:gen"}
+			s.MustDo("SET", k.lease, "tok-a", "PX", "60000")
+			rl, err := r.release(ctx, k, "tok-b")
+			if err != nil || rl.extended || rl.native != want {
+				t.Fatalf("other token's release = %+v, %v; want not released, native %v", rl, err, want)
+			}
+			m := s.MustDo("GET", k.lease)
+			if v, _ := (&m).ToString(); v != "tok-a" {
+				t.Fatalf("lease = %q after another token's release, want tok-a", v)
+			}
+			rl, err = r.release(ctx, k, "tok-a")
+			if err != nil || !rl.extended || rl.native != want {
+				t.Fatalf("owner release = %+v, %v; want released, native %v", rl, err, want)
+			}
+			if exists(k.lease) {
+				t.Fatal("the owner's release left the lease")
+			}
+			rl, err = r.release(ctx, k, "tok-a")
+			if err != nil || rl.extended {
+				t.Fatalf("release of a missing lease = %+v, %v", rl, err)
+			}
+			// A lease of another type: the native path and the script
+			// both answer WRONGTYPE and touch nothing.
+			s.MustDo("HSET", k.lease, "f", "v")
+			if _, err := r.release(ctx, k, "tok-a"); ErrorCode(err) != "WRONGTYPE" {
+				t.Fatalf("release of a hash lease = %v, want WRONGTYPE", err)
+			}
+			if !exists(k.lease) {
+				t.Fatal("a failed release deleted the key")
+			}
+			// ScriptRelease never asks the server.
+			if rs := newRunner(s.Client(), Options{ScriptRelease: true}); rs.nativeRelease != nil {
+				t.Fatal("ScriptRelease kept native detection")
+			}
+		})
+	}
+}

@@ -127,6 +127,10 @@ type Options struct {
 	// ScriptRenew renews with the renew script even where every server has
 	// SET ... IFEQ (by default such servers renew without a script).
 	ScriptRenew bool
+	// ScriptRelease releases with the release script even where every
+	// server has DELIFEQ (by default such servers, Valkey 9.0 and later,
+	// release without a script).
+	ScriptRelease bool
 	// CacheTTL is how long a published value stays in Redis. Default
 	// DefaultCacheTTL.
 	CacheTTL time.Duration

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/lua"
 )
 
@@ -25,6 +26,7 @@ func TestRedis(t *testing.T) {
 		{"PausedWriterNoSuccessor", testPausedWriterNoSuccessor},
 		{"PausedWriterSuccessorHoldsLease", testPausedWriterSuccessorHoldsLease},
 		{"ReleaseAfterLoaderFailure", testReleaseAfterLoaderFailure},
+		{"ReleaseNegativeControl", testReleaseNegativeControl},
 		{"ReleaseOnCancel", testReleaseOnCancel},
 		{"OneLoadPerColdKey", testOneLoadPerColdKey},
 		{"AdmissionLimit", testAdmissionLimit},
@@ -260,43 +262,29 @@ func testReleaseAfterLoaderFailure(t *testing.T, e *env) {
 	boom := errors.New("origin down")
 	t.Run("successor", func(t *testing.T) {
 		id := "rel-succ-" + e.name
-		old := e.newCache(t, Options{LeaseTTL: 50 * time.Millisecond, NoRenew: true})
-		cur := e.newCache(t, Options{})
-		k, _ := old.keys(id)
-
-		oldRead, oldResume := make(chan struct{}), make(chan struct{})
-		oldDone := goGet(old, id, func(context.Context) ([]byte, error) {
-			close(oldRead)
-			<-oldResume
-			return nil, boom
-		})
-		receive(t, oldRead, "OLD's loader")
-		e.waitGone(t, k.lease)
-
-		curToken, curResume := make(chan string, 1), make(chan struct{})
-		curDone := goGet(cur, id, func(context.Context) ([]byte, error) {
-			tok, _ := e.rawGet(t, k.lease)
-			curToken <- tok
-			<-curResume
-			return []byte("CURRENT snapshot"), nil
-		})
-		token := receive(t, curToken, "CURRENT's loader")
-
-		close(oldResume)
-		got := receive(t, oldDone, "OLD's Get")
+		got, old, lease, token, cur := releaseRace(t, e, id, boom, nil)
 		var le *LoadError
 		if !errors.As(got.err, &le) || !errors.Is(got.err, boom) || le.ID != id || le.ReleaseErr != nil || got.v != nil {
 			t.Fatalf("OLD Get = %q, %v; want a LoadError wrapping the loader's error", got.v, got.err)
 		}
-		if lease, ok := e.rawGet(t, k.lease); !ok || lease != token {
-			t.Fatalf("successor's lease = %q (exists %v) after OLD's release, want %q", lease, ok, token)
+		if lease != token {
+			t.Fatalf("successor's lease = %q after OLD's release, want %q", lease, token)
 		}
-		if s := old.Stats(); s.LoaderErrors != 1 || s.Loads != 1 || s.PublishesRejected != 0 {
+		if cur.err != nil || string(cur.v) != "CURRENT snapshot" {
+			t.Fatalf("CURRENT Get = %q, %v", cur.v, cur.err)
+		}
+		s := old.Stats()
+		if s.LoaderErrors != 1 || s.Loads != 1 || s.PublishesRejected != 0 {
 			t.Fatalf("OLD stats = %+v", s)
 		}
-		close(curResume)
-		if got := receive(t, curDone, "CURRENT's Get"); got.err != nil || string(got.v) != "CURRENT snapshot" {
-			t.Fatalf("CURRENT Get = %q, %v", got.v, got.err)
+		// The release ran natively (DELIFEQ) where every node has it, with
+		// the script elsewhere: the path counters say which.
+		wantNative := uint64(0)
+		if kindHasDelifeq(redistest.DefaultKind(t)) {
+			wantNative = 1
+		}
+		if s.Releases != 1 || s.ReleasesNative != wantNative {
+			t.Fatalf("OLD released %d times, %d natively, on %s; want 1, %d", s.Releases, s.ReleasesNative, redistest.DefaultKind(t).Name, wantNative)
 		}
 	})
 	t.Run("owner", func(t *testing.T) {
@@ -326,6 +314,62 @@ func testReleaseAfterLoaderFailure(t *testing.T, e *env) {
 			t.Fatalf("stats = %+v", s)
 		}
 	})
+}
+
+// releaseRace is the release fixture: OLD's loader blocks while its short
+// lease expires; CURRENT acquires and holds the lease while loading; OLD's
+// loader then fails with boom and OLD releases. hook (nil for none) changes
+// OLD before the race. It returns OLD's Get outcome, OLD, the lease as it
+// is right after OLD's release ("" when gone), CURRENT's token, and
+// CURRENT's Get outcome (CURRENT completes its load after OLD's release).
+func releaseRace(t *testing.T, e *env, id string, boom error, hook func(*Cache)) (got outcome, old *Cache, lease, token string, cur outcome) {
+	t.Helper()
+	old = e.newCache(t, Options{LeaseTTL: 50 * time.Millisecond, NoRenew: true})
+	if hook != nil {
+		hook(old)
+	}
+	curCache := e.newCache(t, Options{})
+	k, _ := old.keys(id)
+
+	oldRead, oldResume := make(chan struct{}), make(chan struct{})
+	oldDone := goGet(old, id, func(context.Context) ([]byte, error) {
+		close(oldRead)
+		<-oldResume
+		return nil, boom
+	})
+	receive(t, oldRead, "OLD's loader")
+	e.waitGone(t, k.lease)
+
+	curToken, curResume := make(chan string, 1), make(chan struct{})
+	curDone := goGet(curCache, id, func(context.Context) ([]byte, error) {
+		tok, _ := e.rawGet(t, k.lease)
+		curToken <- tok
+		<-curResume
+		return []byte("CURRENT snapshot"), nil
+	})
+	token = receive(t, curToken, "CURRENT's loader")
+
+	close(oldResume)
+	got = receive(t, oldDone, "OLD's Get")
+	lease, _ = e.rawGet(t, k.lease)
+	close(curResume)
+	return got, old, lease, token, receive(t, curDone, "CURRENT's Get")
+}
+
+// testReleaseNegativeControl runs the release fixture with the regression's
+// unconditional release (a plain DEL of the lease): OLD deletes CURRENT's
+// lease. It proves the fixture reaches the interleaving the token-safe
+// release (script or DELIFEQ) guards against.
+func testReleaseNegativeControl(t *testing.T, e *env) {
+	id := "rel-negative-" + e.name
+	_, _, lease, token, cur := releaseRace(t, e, id, errors.New("origin down"), unconditionalRelease)
+	if token == "" || lease != "" {
+		t.Fatalf("lease = %q after the unconditional release (CURRENT's token %q): the fixture misses the interleaving", lease, token)
+	}
+	// CURRENT lost the lease it held: its publication is refused.
+	if !errors.Is(cur.err, ErrLeaseLost) {
+		t.Fatalf("CURRENT Get = %q, %v; want ErrLeaseLost after its lease was deleted", cur.v, cur.err)
+	}
 }
 
 // A cancelled Get still releases its lease.

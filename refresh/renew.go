@@ -2,27 +2,32 @@ package refresh
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/redis/rueidis"
 )
 
-// ifeqNodes remembers, per node address, whether the server has SET's IFEQ
-// option (Valkey 8.1, Redis 8.4), read from COMMAND DOCS SET. A node is
-// asked once; a node that cannot be asked is asked again next time.
-type ifeqNodes struct {
+// capNodes remembers, per node address, whether the server has one native
+// conditional operation: SET's IFEQ option (Valkey 8.1, Redis 8.4), read
+// from COMMAND DOCS SET, or the DELIFEQ command (Valkey 9.0), read from
+// COMMAND INFO DELIFEQ. A node is asked once; a node that cannot be asked
+// is asked again next time.
+type capNodes struct {
+	probe func(context.Context, rueidis.Client) (bool, error)
 	mu    sync.Mutex
 	nodes map[string]bool
 }
 
-func newIfeqNodes() *ifeqNodes { return &ifeqNodes{nodes: map[string]bool{}} }
+func newIfeqNodes() *capNodes    { return &capNodes{probe: hasSetIfeq, nodes: map[string]bool{}} }
+func newDelifeqNodes() *capNodes { return &capNodes{probe: hasDelifeq, nodes: map[string]bool{}} }
 
-// all reports whether every node of client has SET ... IFEQ. The decision is
-// for the whole deployment, not for the node a key lives on (rueidis does
-// not expose the slot map), so a mixed cluster, during a rolling upgrade,
-// renews with the script until every node has IFEQ.
-func (n *ifeqNodes) all(ctx context.Context, client rueidis.Client) bool {
+// all reports whether every node of client has the operation. The decision
+// is for the whole deployment, not for the node a key lives on (rueidis
+// does not expose the slot map), so a mixed cluster, during a rolling
+// upgrade, runs the script until every node has the operation.
+func (n *capNodes) all(ctx context.Context, client rueidis.Client) bool {
 	nodes := client.Nodes()
 	if len(nodes) == 0 {
 		return false
@@ -34,7 +39,7 @@ func (n *ifeqNodes) all(ctx context.Context, client rueidis.Client) bool {
 		n.mu.Unlock()
 		if !known {
 			var err error
-			has, err = hasSetIfeq(ctx, c)
+			has, err = n.probe(ctx, c)
 			if err != nil {
 				return false
 			}
@@ -47,9 +52,9 @@ func (n *ifeqNodes) all(ctx context.Context, client rueidis.Client) bool {
 	return ok
 }
 
-// forget drops what is known, after a native renewal failed with a server
+// forget drops what is known, after a native operation failed with a server
 // error (a node was replaced by an older server at the same address).
-func (n *ifeqNodes) forget() {
+func (n *capNodes) forget() {
 	n.mu.Lock()
 	clear(n.nodes)
 	n.mu.Unlock()
@@ -68,6 +73,20 @@ func hasSetIfeq(ctx context.Context, c rueidis.Client) (bool, error) {
 		return false, err
 	}
 	return hasToken(msg, "IFEQ"), nil
+}
+
+// hasDelifeq reports whether the server c talks to knows the DELIFEQ
+// command: COMMAND INFO answers one entry per name asked, nil for a command
+// the server does not have.
+func hasDelifeq(ctx context.Context, c rueidis.Client) (bool, error) {
+	arr, err := c.Do(ctx, c.B().CommandInfo().CommandName("delifeq").Build()).ToArray()
+	if err != nil {
+		if _, ok := rueidis.IsRedisErr(err); ok {
+			return false, nil
+		}
+		return false, err
+	}
+	return len(arr) == 1 && !arr[0].IsNil(), nil
 }
 
 // hasToken walks a COMMAND DOCS reply (RESP2 arrays of name, value pairs, or
@@ -105,10 +124,10 @@ func hasToken(m rueidis.RedisMessage, token string) bool {
 	return false
 }
 
-// renewal is how a renewal was done.
+// renewal is how a renewal or a release was done.
 type renewal struct {
-	extended bool // the lease held the token and has its TTL again
-	native   bool // done with SET ... IFEQ rather than the renew script
+	extended bool // the lease held the token and has its TTL again (release: and is deleted)
+	native   bool // done with SET ... IFEQ (release: DELIFEQ) rather than the script
 }
 
 // renew extends the lease while it holds token: with SET lease token IFEQ
@@ -134,5 +153,30 @@ func (r *runner) renew(ctx context.Context, k keys, token, leaseTTL string) (ren
 		r.native.forget()
 	}
 	ok, err := r.renewScript(ctx, k, token, leaseTTL)
+	return renewal{extended: ok}, err
+}
+
+// release deletes the lease while it holds token: with DELIFEQ lease token
+// where every node has it (1: deleted; 0: missing or someone else's), else
+// with the release script. Neither touches a lease token does not own.
+func (r *runner) release(ctx context.Context, k keys, token string) (renewal, error) {
+	if r.nativeRelease != nil && token != "" && r.nativeRelease.all(ctx, r.client) {
+		c := r.client
+		n, err := c.Do(ctx, c.B().Arbitrary("DELIFEQ").Keys(k.lease).Args(token).Build()).AsInt64()
+		switch {
+		case err == nil && (n == 0 || n == 1):
+			return renewal{extended: n == 1, native: true}, nil
+		case err == nil:
+			return renewal{}, &CallError{Op: "release", Key: k.lease, Err: fmt.Errorf("unexpected DELIFEQ reply %d", n)}
+		}
+		if ErrorCode(err) != "ERR" {
+			return renewal{}, r.fail(ctx, "release", k.lease, err)
+		}
+		// A generic error (an unknown command: a node was replaced by an
+		// older server): ask the nodes again next time, release with the
+		// script now.
+		r.nativeRelease.forget()
+	}
+	ok, err := r.flag(ctx, r.call(ctx, "release", []string{k.lease}, []string{token}), "release", k.lease)
 	return renewal{extended: ok}, err
 }

@@ -111,14 +111,16 @@ const (
 )
 
 // runner runs the lease scripts, as EVALSHA/EVAL of the embedded bodies or
-// as FCALL of the deployed functions, and renews natively where the server
-// has SET ... IFEQ.
+// as FCALL of the deployed functions, renews natively where the servers
+// have SET ... IFEQ and releases natively where they have DELIFEQ.
 type runner struct {
 	client    rueidis.Client
 	functions bool
 	library   string            // <library>_v<version>, with functions
 	names     map[string]string // script -> function name, with functions
-	native    *ifeqNodes        // nil: always renew with the script
+	native    *capNodes         // SET ... IFEQ; nil: always renew with the script
+	// nativeRelease is DELIFEQ; nil: always release with the script.
+	nativeRelease *capNodes
 }
 
 func newRunner(client rueidis.Client, o Options) *runner {
@@ -133,6 +135,9 @@ func newRunner(client rueidis.Client, o Options) *runner {
 	}
 	if !o.ScriptRenew {
 		r.native = newIfeqNodes()
+	}
+	if !o.ScriptRelease {
+		r.nativeRelease = newDelifeqNodes()
 	}
 	return r
 }
@@ -263,11 +268,6 @@ func (r *runner) invalidate(ctx context.Context, k keys, rev string) (int64, err
 		return 0, &CallError{Op: "invalidate", Key: k.lease, Err: fmt.Errorf("unexpected reply %d", n)}
 	}
 	return n, nil
-}
-
-// release reports whether the lease held token and was deleted.
-func (r *runner) release(ctx context.Context, k keys, token string) (bool, error) {
-	return r.flag(ctx, r.call(ctx, "release", []string{k.lease}, []string{token}), "release", k.lease)
 }
 
 // renewScript reports whether the renew script extended the lease.

@@ -308,9 +308,13 @@ type nodeJSON struct {
 	Version      string `json:"version,omitempty"`
 	RedisVersion string `json:"redis_version,omitempty"`
 	// Targeted: the manifest's targets cover the node's server line;
-	// CVEs: Lua CVEs upstream lists the node's version as affected by.
-	Targeted *bool    `json:"targeted,omitempty"`
-	CVEs     []string `json:"cves,omitempty"`
+	// CVEs: Lua CVEs upstream lists the node's version as affected by;
+	// CVEsAccepted: those of them the manifest's accept_cves acknowledges;
+	// CVEsUnknown: Lua CVEs the table cannot judge for the node's release.
+	Targeted     *bool    `json:"targeted,omitempty"`
+	CVEs         []string `json:"cves,omitempty"`
+	CVEsAccepted []string `json:"cves_accepted,omitempty"`
+	CVEsUnknown  []string `json:"cves_unknown,omitempty"`
 	// Problem classes an unusable node: unreachable, auth failed, not redis.
 	Problem string `json:"problem,omitempty"`
 	Error   string `json:"error,omitempty"`

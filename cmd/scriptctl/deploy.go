@@ -71,7 +71,8 @@ discovered again once; a second time, deploy stops and says so.
 Every node's server and version is compared with the manifest's targets
 first, as in plan: a node whose server line they do not list refuses the
 deploy (exit 1, nothing changed) unless --allow-untargeted, and so does a
-node whose upstream version a Lua CVE lists, with --fail-on-cve. Each is a
+node whose upstream release a Lua CVE lists (unless the manifest's
+accept_cves acknowledges it), with --fail-on-cve. Each is a
 finding on stderr (in JSON, in diagnostics) at the manifest's targets field,
 code untargeted-server or lua-cve: an error when it refuses, else a warning.
 

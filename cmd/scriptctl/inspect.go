@@ -376,6 +376,9 @@ type mismatchJSON struct {
 	Name     string        `json:"name"`
 	Group    string        `json:"group"`
 	Variants []variantJSON `json:"variants"`
+	// Gaps: the cluster primaries serving slots without the item, "addr
+	// (slots a-b)"; omitted when none.
+	Gaps []string `json:"gaps,omitempty"`
 }
 
 type variantJSON struct {
@@ -427,7 +430,7 @@ func (o *online) inspectJSON(rep *loader.InspectReport, labels map[string][]stri
 		out.SHAs = append(out.SHAs, inspectSHAJSON{SHA: sha, Releases: append([]string{}, labels[sha]...)})
 	}
 	for _, m := range rep.Mismatches {
-		mj := mismatchJSON{Kind: m.Kind, Name: m.Name, Group: m.Group}
+		mj := mismatchJSON{Kind: m.Kind, Name: m.Name, Group: m.Group, Gaps: m.Gaps}
 		for _, v := range m.Variants {
 			mj.Variants = append(mj.Variants, variantJSON{Value: v.Value, Nodes: v.Nodes})
 		}

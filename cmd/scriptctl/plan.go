@@ -48,10 +48,12 @@ script cache is per node); the library with FUNCTION LIST WITHCODE.
 Every node's server and version is compared with the manifest's targets,
 each finding on stderr (in JSON, in diagnostics) at the manifest's targets
 field: code untargeted-server for a node whose server line they do not list
-(deploy refuses it without --allow-untargeted), lua-cve for the nodes of a
-version upstream lists as affected by a 2025 Lua CVE (a distribution build
-may carry the fix). Each is an error when it sets the exit status (below),
-else a warning.
+(deploy refuses it without --allow-untargeted), lua-cve once per Lua CVE
+that lists the release of some nodes as affected (the nodes grouped by
+release in its detail lines; a distribution build may carry the fix, and
+the manifest's accept_cves acknowledges it), lua-cve-unknown for a release
+the CVE table has no row for. Each is an error when it sets the exit status
+(below), else a warning.
 
 Exit status: 0 when a deploy would change nothing (or without --exit-code);
 with --exit-code, 4 when a deploy would load something and nothing is wrong
@@ -240,6 +242,31 @@ func setIfeqNotes(ios *iostreams.IOStreams, p *loader.PlanReport) {
 		ios.Notice("note: %s %s (%d node(s)) has SET ... IFEQ: package refresh renews leases there without the renew script",
 			fam, strings.Join(versions[fam], ", "), counts[fam])
 	}
+	// DELIFEQ (Valkey 9.0 and later): refresh releases natively where
+	// every node has it.
+	var dv []string
+	dn := 0
+	for _, np := range p.Nodes {
+		n := np.Node
+		if !n.OK() || !hasDelifeq(n.Family, n.Version) {
+			continue
+		}
+		if !slices.Contains(dv, n.Version) {
+			dv = append(dv, n.Version)
+		}
+		dn++
+	}
+	if dn > 0 {
+		ios.Notice("note: %s %s (%d node(s)) has DELIFEQ: package refresh releases leases there without the release script",
+			loader.FamilyValkey, strings.Join(dv, ", "), dn)
+	}
+}
+
+// hasDelifeq reports whether a server family and version has the DELIFEQ
+// command: Valkey from 9.0.
+func hasDelifeq(family, version string) bool {
+	v, ok := target.ParseVersion(version)
+	return ok && family == loader.FamilyValkey && !v.Less(target.Version{Major: 9})
 }
 
 // hasSetIfeq reports whether a server family and version has SET's IFEQ

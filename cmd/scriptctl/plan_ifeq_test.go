@@ -7,6 +7,19 @@ import (
 	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
+func TestHasDelifeq(t *testing.T) {
+	for _, tc := range []struct {
+		family, version string
+		want            bool
+	}{
+		{"valkey", "9.0.0", true}, {"valkey", "9.1.2", true}, {"valkey", "8.1.1", false}, {"redis", "9.0.0", false}, {"valkey", "x", false},
+	} {
+		if got := hasDelifeq(tc.family, tc.version); got != tc.want {
+			t.Errorf("hasDelifeq(%q, %q) = %v, want %v", tc.family, tc.version, got, tc.want)
+		}
+	}
+}
+
 func TestHasSetIfeq(t *testing.T) {
 	for _, tc := range []struct {
 		family, version string
@@ -36,6 +49,10 @@ func TestPlanSetIfeqNote(t *testing.T) {
 			}
 			if has && !strings.Contains(res.errOut, "(1 node(s)) has SET ... IFEQ") {
 				t.Fatalf("note does not name the family, version and node count:\n%s", res.errOut)
+			}
+			del := strings.Contains(res.errOut, "has DELIFEQ: package refresh releases leases there without the release script")
+			if want := kind.Name == "valkey-9.1"; del != want {
+				t.Fatalf("plan on %s: DELIFEQ note %v, want %v; stderr:\n%s", kind.Name, del, want, res.errOut)
 			}
 		})
 	}

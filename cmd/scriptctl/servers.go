@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/target"
 	"github.com/scriptctl/scriptctl/loader"
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -15,7 +18,8 @@ import (
 // applies). Codes (stable, documented in docs/json.md):
 const (
 	codeUntargetedServer = "untargeted-server" // a node runs a server line the manifest's targets do not list
-	codeLuaCVE           = "lua-cve"           // a node's upstream version is listed as affected by a Lua CVE
+	codeLuaCVE           = "lua-cve"           // a Lua CVE lists the upstream release of one or more nodes as affected
+	codeLuaCVEUnknown    = "lua-cve-unknown"   // the CVE table has no row for a node's release line
 )
 
 // serverCheck is what plan, deploy and status found about the nodes' server
@@ -25,9 +29,14 @@ type serverCheck struct {
 	targets    []string
 	byNode     map[*loader.Node]loader.ServerFinding
 	untargeted []loader.ServerFinding
-	cves       []loader.ServerFinding
+	// cves are the nodes affected by a Lua CVE the manifest does not
+	// acknowledge; accepted maps the acknowledged ids to their reasons.
+	cves     []loader.ServerFinding
+	accepted map[string]string
 	// diags are the findings as diagnostics: one untargeted-server per
-	// node, one lua-cve per server version (naming its nodes).
+	// node, one lua-cve per CVE (its nodes grouped by release in the
+	// detail lines), one lua-cve-unknown per release the table cannot
+	// judge. Acknowledged CVEs are not among them.
 	diags []diag.Diagnostic
 }
 
@@ -49,16 +58,18 @@ func (s serverSeverity) of(decides bool) string {
 // sev gives, for the document's diagnostics. With text it also prints them
 // on stderr at once, one line each (with its hint as detail).
 func (o *online) checkServers(ios *iostreams.IOStreams, m *manifest.Manifest, text bool, sev serverSeverity) *serverCheck {
-	c := &serverCheck{targets: m.Targets, byNode: map[*loader.Node]loader.ServerFinding{}}
+	c := &serverCheck{targets: m.Targets, byNode: map[*loader.Node]loader.ServerFinding{}, accepted: m.AcceptedCVEs()}
 	file := displayPath(m.Path)
-	add := func(code string, decides bool, text, hint string) {
+	add := func(code string, decides bool, text string, detail ...string) {
+		for i := range detail {
+			detail[i] = o.cfg.ScrubString(detail[i])
+		}
 		c.diags = append(c.diags, diag.Diagnostic{File: file, Line: m.TargetsLine, Severity: sev.of(decides), Code: code,
-			Message: o.cfg.ScrubString(text), Detail: []string{o.cfg.ScrubString(hint)}})
+			Message: o.cfg.ScrubString(text), Detail: detail})
 	}
-	// One CVE finding per server version, naming its nodes: a 6-node
-	// cluster of one version gets one, not six.
-	var versions []string
-	byVersion := map[string][]loader.ServerFinding{}
+	var affected []loader.ServerFinding
+	var releases []string // unknown releases, in node order
+	unknown := map[string][]loader.ServerFinding{}
 	for _, f := range loader.CheckServers(o.topo, m.Targets) {
 		c.byNode[f.Node] = f
 		if f.Untargeted {
@@ -66,18 +77,37 @@ func (o *online) checkServers(ios *iostreams.IOStreams, m *manifest.Manifest, te
 			msg, hint := f.UntargetedText(m.Targets)
 			add(codeUntargetedServer, sev.untargeted, msg, hint)
 		}
-		if len(f.CVEs) > 0 {
+		if slices.ContainsFunc(f.CVEs, func(cv target.CVE) bool { return c.accepted[cv.ID] == "" }) {
 			c.cves = append(c.cves, f)
-			v := f.Node.Family + " " + f.Node.Version
-			if byVersion[v] == nil {
-				versions = append(versions, v)
+		}
+		affected = append(affected, f)
+		if len(f.Unknown) > 0 {
+			r := f.Node.Family + " " + f.Node.Version
+			if unknown[r] == nil {
+				releases = append(releases, r)
 			}
-			byVersion[v] = append(byVersion[v], f)
+			unknown[r] = append(unknown[r], f)
 		}
 	}
-	for _, v := range versions {
-		msg, hint := loader.CVEText(byVersion[v])
-		add(codeLuaCVE, sev.cve, msg, hint)
+	// One CVE finding per CVE, its nodes grouped by release: a 6-node
+	// cluster of one version gets one per CVE, not six.
+	var acked []string
+	for _, n := range loader.CVENotices(affected, c.accepted) {
+		if n.Accepted != "" {
+			acked = append(acked, n.CVE.ID)
+			continue
+		}
+		msg, detail := n.Text()
+		add(codeLuaCVE, sev.cve, msg, detail...)
+	}
+	for _, r := range releases {
+		msg, detail := loader.UnknownText(unknown[r])
+		add(codeLuaCVEUnknown, false, msg, detail...)
+	}
+	// Acknowledged CVEs: one line on a terminal run without -q, never a
+	// warning; JSON lists them per node (cves_accepted).
+	if text && len(acked) > 0 && !ios.Quiet {
+		ios.Notice("%s: note: %s acknowledged by accept_cves (no warning)", file, strings.Join(acked, ", "))
 	}
 	if text {
 		printDiagnostics(ios, c.diags)
@@ -129,6 +159,12 @@ func (c *serverCheck) nodeFields(n *loader.Node, j *nodeJSON) {
 	}
 	for _, cve := range f.CVEs {
 		j.CVEs = append(j.CVEs, cve.ID)
+		if c.accepted[cve.ID] != "" {
+			j.CVEsAccepted = append(j.CVEsAccepted, cve.ID)
+		}
+	}
+	for _, cve := range f.Unknown {
+		j.CVEsUnknown = append(j.CVEsUnknown, cve.ID)
 	}
 }
 

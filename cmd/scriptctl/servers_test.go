@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,10 +119,48 @@ func TestUntargetedServer(t *testing.T) {
 	}
 }
 
+// setManifestField adds a top-level field (YAML text ending in a newline)
+// to the manifest at path, before its scripts.
+func setManifestField(t *testing.T, path, field string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), "\nscripts:\n", "\n"+field+"scripts:\n", 1))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cveFindings returns the lua-cve findings of a text stderr: each finding's
+// first line (after "lua-cve: ") with its detail lines.
+func cveFindings(stderr string) map[string][]string {
+	out := map[string][]string{}
+	var cur string
+	for _, line := range strings.Split(stderr, "\n") {
+		if _, msg, ok := strings.Cut(line, " lua-cve: "); ok {
+			id, _, _ := strings.Cut(msg, " ")
+			cur = id
+			out[id] = []string{msg}
+			continue
+		}
+		if strings.HasPrefix(line, "    ") && cur != "" {
+			out[cur] = append(out[cur], strings.TrimPrefix(line, "    "))
+			continue
+		}
+		cur = ""
+	}
+	return out
+}
+
 // TestLuaCVEWarning: Redis 7.0.15 is upstream-affected by the 2025 Lua CVEs
-// (no 7.0 release carries the fix). Every online command says so on stderr,
-// worded as "unless your build carries the fix"; --fail-on-cve makes status
-// exit 1 and deploy refuse before changing anything.
+// and by the 2024 ones (no 7.0 release carries their fixes). Every online
+// command says so on stderr, one finding per CVE, worded as "unless your
+// build carries the fix", naming the node in a detail line with the
+// advisory; --fail-on-cve makes status exit 1 and deploy refuse before
+// changing anything. accept_cves silences the acknowledged CVEs (one note
+// line, which -q hides) and only those: -q never hides the others.
 func TestLuaCVEWarning(t *testing.T) {
 	redis, _ := redistest.LookupKind("redis-7.0")
 	s := redistest.Standalone(t, redistest.WithKind(redis))
@@ -133,7 +172,7 @@ func TestLuaCVEWarning(t *testing.T) {
 	path := loaderProject(t, "1")
 	urls := []string{"-m", path, "--url", s.URL()}
 	res := loaderExpect(t, 1, append([]string{"deploy", "--fail-on-cve"}, urls...)...)
-	if !strings.Contains(res.errOut, "deploy refused") || !strings.Contains(res.errOut, ": error lua-cve: "+s.Addr+": ") {
+	if !strings.Contains(res.errOut, "deploy refused") || !strings.Contains(res.errOut, ": error lua-cve: CVE-2025-49844 ") {
 		t.Fatalf("deploy --fail-on-cve stderr:\n%s", res.errOut)
 	}
 	if libs := libraries(t, s); len(libs) != 0 {
@@ -141,21 +180,129 @@ func TestLuaCVEWarning(t *testing.T) {
 	}
 	loaderExpect(t, 0, append([]string{"deploy"}, urls...)...)
 	res = loaderExpect(t, 0, append([]string{"status"}, urls...)...)
-	finding := func(severity string) string {
-		return displayPath(path) + ":" + strconv.Itoa(loadFor(t, path).TargetsLine) + ": " + severity + " lua-cve: " + s.Addr + ": upstream redis " + version +
-			" is affected by CVE-2025-49844, CVE-2025-46817, CVE-2025-46818, CVE-2025-46819 (Lua scripting) unless your build carries the fix\n" +
-			"    upgrade to a fixed release or check your distribution's advisory\n"
+	want := []string{"CVE-2025-49844", "CVE-2025-46817", "CVE-2025-46818", "CVE-2025-46819", "CVE-2024-46981", "CVE-2024-31449"}
+	got := cveFindings(res.errOut)
+	if len(got) != len(want) {
+		t.Fatalf("status: %d lua-cve findings, want %d (%v):\n%s", len(got), len(want), want, res.errOut)
 	}
-	if want := finding("warning"); !strings.Contains(res.errOut, want) {
-		t.Fatalf("status stderr lacks %q:\n%s", want, res.errOut)
+	prefix := displayPath(path) + ":" + strconv.Itoa(loadFor(t, path).TargetsLine) + ": warning lua-cve: "
+	for _, id := range want {
+		f := got[id]
+		if len(f) < 3 || !strings.Contains(f[0], "upstream redis "+version+" is affected unless your build carries the fix") ||
+			f[1] != "redis "+version+": "+s.Addr+" (no release of its line is fixed: move to a supported line)" ||
+			!strings.HasPrefix(f[2], "advisory: https://github.com/") ||
+			!strings.Contains(f[len(f)-1], "accept_cves") {
+			t.Errorf("status finding %s: %q", id, f)
+		}
+		if !strings.Contains(res.errOut, prefix+id+" (") {
+			t.Errorf("status stderr lacks %q", prefix+id)
+		}
+	}
+	// CVE-2022-24834 was fixed in 7.0.12: no finding.
+	if _, ok := got["CVE-2022-24834"]; ok {
+		t.Errorf("a finding for CVE-2022-24834, fixed in 7.0.12:\n%s", res.errOut)
 	}
 	res = loaderExpect(t, 1, append([]string{"status", "--fail-on-cve"}, urls...)...)
-	if want := finding("error"); !strings.Contains(res.errOut, want) {
-		t.Fatalf("status --fail-on-cve stderr lacks %q:\n%s", want, res.errOut)
+	if !strings.Contains(res.errOut, ": error lua-cve: CVE-2025-49844 ") {
+		t.Fatalf("status --fail-on-cve stderr:\n%s", res.errOut)
 	}
 	res = loaderExpect(t, 0, append([]string{"plan", "--format", "json"}, urls...)...)
-	if !strings.Contains(res.out, `"cves": [`) || !strings.Contains(res.out, `"CVE-2025-49844"`) {
+	if !strings.Contains(res.out, `"cves": [`) || !strings.Contains(res.out, `"CVE-2025-49844"`) || strings.Contains(res.out, `"cves_accepted"`) {
 		t.Fatalf("plan json lacks cves:\n%s", res.out)
+	}
+
+	// Acknowledge the four 2025 CVEs: they are silent, the 2024 ones stay,
+	// even with -q.
+	setManifestField(t, path, "accept_cves:\n"+
+		"  - {id: CVE-2025-49844, reason: our build carries the October 2025 Lua fixes}\n"+
+		"  - {id: CVE-2025-46817, reason: same build}\n"+
+		"  - {id: CVE-2025-46818, reason: same build}\n"+
+		"  - {id: CVE-2025-46819, reason: same build}\n")
+	for _, q := range []bool{false, true} {
+		args := []string{"status"}
+		if q {
+			args = append(args, "-q")
+		}
+		res = loaderExpect(t, 0, append(args, urls...)...)
+		got = cveFindings(res.errOut)
+		if len(got) != 2 || got["CVE-2024-46981"] == nil || got["CVE-2024-31449"] == nil {
+			t.Fatalf("status -q=%v with the 2025 CVEs acknowledged: findings %v\n%s", q, got, res.errOut)
+		}
+		note := "note: CVE-2025-49844, CVE-2025-46817, CVE-2025-46818, CVE-2025-46819 acknowledged by accept_cves (no warning)"
+		if strings.Contains(res.errOut, note) == q {
+			t.Fatalf("status -q=%v: the acknowledgement note shows %v, want %v:\n%s", q, !q, !q, res.errOut)
+		}
+	}
+	// --fail-on-cve still fails on the unacknowledged ones; acknowledging
+	// them too makes it pass, and JSON lists them as accepted.
+	loaderExpect(t, 1, append([]string{"status", "--fail-on-cve"}, urls...)...)
+	setManifestField(t, path, "# and the 2024 ones\n")
+	data, _ := os.ReadFile(path)
+	data = []byte(strings.Replace(string(data), "  - {id: CVE-2025-46819, reason: same build}\n",
+		"  - {id: CVE-2025-46819, reason: same build}\n  - {id: CVE-2024-46981, reason: same build}\n  - {id: CVE-2024-31449, reason: same build}\n", 1))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = loaderExpect(t, 0, append([]string{"status", "--fail-on-cve", "-q"}, urls...)...)
+	if strings.Contains(res.errOut, "lua-cve") || strings.Contains(res.errOut, "acknowledged") {
+		t.Fatalf("status -q with every CVE acknowledged:\n%s", res.errOut)
+	}
+	res = loaderExpect(t, 0, append([]string{"status", "--format", "json"}, urls...)...)
+	var doc struct {
+		Diagnostics []struct {
+			Code string `json:"code"`
+		} `json:"diagnostics"`
+		Nodes []struct {
+			CVEs         []string `json:"cves"`
+			CVEsAccepted []string `json:"cves_accepted"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(res.out), &doc); err != nil || len(doc.Nodes) != 1 {
+		t.Fatalf("status json: %v\n%s", err, res.out)
+	}
+	if n := doc.Nodes[0]; len(n.CVEs) != 6 || !slices.Equal(n.CVEs, n.CVEsAccepted) {
+		t.Fatalf("status json node cves %v, accepted %v; want the six, all accepted", n.CVEs, n.CVEsAccepted)
+	}
+	for _, d := range doc.Diagnostics {
+		if strings.HasPrefix(d.Code, "lua-cve") {
+			t.Fatalf("status json: a %s diagnostic with every CVE acknowledged:\n%s", d.Code, res.out)
+		}
+	}
+}
+
+// TestLuaCVEPatchLevel runs Redis 8.0.6 (a release with the October 2025
+// fixes) beside Redis 8.0.2 (one without, upstream): plan and status name
+// only the 8.0.2 node for the 2025 CVEs; on 8.0.6 alone there is no CVE
+// notice. Both are live servers.
+func TestLuaCVEPatchLevel(t *testing.T) {
+	fixed, _ := redistest.LookupKind("redis-8.0.6")
+	old, _ := redistest.LookupKind("redis-8.0")
+	f := redistest.Standalone(t, redistest.WithKind(fixed))
+	o := redistest.Standalone(t, redistest.WithKind(old))
+	_, fv := f.Family(t)
+	_, ov := o.Family(t)
+	if fv != "8.0.6" || ov != "8.0.2" {
+		t.Skipf("the builds are %s and %s, want 8.0.6 and 8.0.2", fv, ov)
+	}
+	t.Setenv("SCRIPTCTL_URL", "")
+	path := loaderProject(t, "1")
+	setTargets(t, path, "[redis-8.0]")
+	for _, cmd := range []string{"plan", "status"} {
+		res := loaderRun(t, cmd, "-m", path, "--url", f.URL(), "--url", o.URL())
+		got := cveFindings(res.errOut)
+		if len(got) != 4 {
+			t.Fatalf("%s on 8.0.6 and 8.0.2: %d CVE findings, want the four of 2025:\n%s", cmd, len(got), res.errOut)
+		}
+		for id, lines := range got {
+			if !strings.HasPrefix(id, "CVE-2025-") || !strings.Contains(lines[0], "upstream redis 8.0.2 is affected") ||
+				lines[1] != "redis 8.0.2: "+o.Addr+" (fixed in 8.0.4)" || strings.Contains(strings.Join(lines, "\n"), f.Addr) {
+				t.Errorf("%s finding %s: %q", cmd, id, lines)
+			}
+		}
+		res = loaderRun(t, cmd, "-m", path, "--url", f.URL())
+		if strings.Contains(res.errOut, "lua-cve") || strings.Contains(res.errOut, "CVE-") {
+			t.Fatalf("%s on 8.0.6 alone reports a CVE:\n%s", cmd, res.errOut)
+		}
 	}
 }
 

@@ -51,9 +51,16 @@ its script cache, and which versions of the manifest's library it holds:
 Every node's server and version is compared with the manifest's targets,
 each finding on stderr (in JSON, in diagnostics) at the manifest's targets
 field: code untargeted-server (an error) for a node whose server line they
-do not list, lua-cve for the nodes of a version upstream lists as affected by
-a 2025 Lua CVE ("unless your build carries the fix": distributions backport
-fixes under the same version; an error with --fail-on-cve, else a warning).
+do not list, lua-cve once per Lua CVE that lists the release of some nodes
+as affected, the nodes grouped by release in its detail lines ("unless your
+build carries the fix": distributions backport fixes under the same
+version; an error with --fail-on-cve, else a warning; silent for an id the
+manifest's accept_cves acknowledges), and lua-cve-unknown (a warning) for a
+release the CVE table has no row for.
+
+In a cluster, a primary that serves slots without the library or the
+scripts (a new shard starts empty; slot migration carries neither) is
+drift on that node, its detail naming the slots.
 
 Exit status: 0 without drift; 1 on drift, each drifted node and item named on
 stderr ('scriptctl deploy' repairs it), or on an untargeted node (with
@@ -151,8 +158,12 @@ func statusDiagnostics(m *manifest.Manifest, st *loader.StatusReport, ledger map
 				continue
 			}
 			file, line := itemPos(m, it.Kind, it.Name)
-			out = append(out, diag.Diagnostic{File: file, Line: line, Severity: diag.Error, Code: "drift",
-				Message: fmt.Sprintf("%s: %s %s %s", ns.Node.Addr, it.Kind, it.Name, it.State)})
+			d := diag.Diagnostic{File: file, Line: line, Severity: diag.Error, Code: "drift",
+				Message: fmt.Sprintf("%s: %s %s %s", ns.Node.Addr, it.Kind, it.Name, it.State)}
+			if it.Gap != "" {
+				d.Detail = []string{it.Gap}
+			}
+			out = append(out, d)
 		}
 	}
 	for _, sc := range m.Scripts {

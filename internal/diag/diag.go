@@ -23,6 +23,8 @@ const FormatVersion = "2"
 const (
 	Error   = "error"
 	Warning = "warning"
+	// Info is a suggestion: it never decides an exit code.
+	Info = "info"
 )
 
 // Diagnostic is one finding at a position.

@@ -134,10 +134,7 @@ func sarifRunOf(r Run) sarifRun {
 		if md == "" {
 			md = help
 		}
-		level := rule.Severity
-		if level == "" {
-			level = Error
-		}
+		level := sarifLevel(rule.Severity)
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID: rule.Code, Name: Pascal(rule.Code),
 			ShortDescription:     sarifText{Text: summary},
@@ -161,7 +158,7 @@ func sarifRunOf(r Run) sarifRun {
 			msg += "\n" + strings.Join(d.Detail, "\n")
 		}
 		res := sarifResult{
-			RuleID: d.Code, RuleIndex: index[d.Code], Level: d.Severity,
+			RuleID: d.Code, RuleIndex: index[d.Code], Level: sarifLevel(d.Severity),
 			Message: sarifText{Text: msg},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
 				ArtifactLocation: sarifArtifact{URI: URI(d.File), URIBaseID: "%SRCROOT%"},
@@ -193,4 +190,16 @@ func Pascal(code string) string {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
 	}
 	return b.String()
+}
+
+// sarifLevel is SARIF's level for a severity: error and warning as they
+// are, info as "note" (SARIF has no "info"), none as error.
+func sarifLevel(severity string) string {
+	switch severity {
+	case "":
+		return Error
+	case Info:
+		return "note"
+	}
+	return severity
 }

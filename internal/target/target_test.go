@@ -38,43 +38,110 @@ func TestCovered(t *testing.T) {
 }
 
 func TestLuaCVEs(t *testing.T) {
+	const (
+		a = Affected
+		u = Unaffected
+		x = Unknown
+		n = NotJudged
+	)
+	// Columns: CVE-2025-49844 (and its three siblings), CVE-2024-46981,
+	// CVE-2024-31449, CVE-2022-24834, CVE-2021-32626.
+	ids := []string{"CVE-2025-49844", "CVE-2024-46981", "CVE-2024-31449", "CVE-2022-24834", "CVE-2021-32626"}
 	cases := []struct {
 		family, version string
-		affected        bool
+		want            []Verdict
 	}{
-		{Redis, "7.0.15", true}, // end-of-life line, never fixed upstream
-		{Redis, "6.2.19", true},
-		{Redis, "6.2.20", false},
-		{Redis, "7.2.10", true},
-		{Redis, "7.2.11", false},
-		{Redis, "7.4.5", true},
-		{Redis, "7.4.6", false},
-		{Redis, "8.0.2", true}, // upstream; Debian's build carries the fix
-		{Redis, "8.0.4", false},
-		{Redis, "8.2.1", true},
-		{Redis, "8.2.2", false},
-		{Redis, "8.4.0", false}, // released after the fixes
-		{Valkey, "7.2.10", true},
-		{Valkey, "7.2.11", false},
-		{Valkey, "8.0.5", true},
-		{Valkey, "8.0.6", false},
-		{Valkey, "8.1.1", true},
-		{Valkey, "8.1.4", false},
-		{Valkey, "9.0.0", false},
-		{"dragonfly", "1.0.0", false},
-		{Redis, "x", false},
+		{Redis, "6.0.20", []Verdict{a, a, a, u, u}},
+		{Redis, "6.2.6", []Verdict{a, a, a, a, u}},
+		{Redis, "6.2.5", []Verdict{a, a, a, a, a}},
+		{Redis, "6.2.19", []Verdict{a, u, u, u, u}},
+		{Redis, "6.2.20", []Verdict{u, u, u, u, u}},
+		{Redis, "7.0.11", []Verdict{a, a, a, a, u}},
+		{Redis, "7.0.15", []Verdict{a, a, a, u, u}}, // end of life: no 2024 or 2025 fix
+		{Redis, "7.2.5", []Verdict{a, a, a, u, u}},
+		{Redis, "7.2.6", []Verdict{a, a, u, u, u}},
+		{Redis, "7.2.7", []Verdict{a, u, u, u, u}},
+		{Redis, "7.2.10", []Verdict{a, u, u, u, u}},
+		{Redis, "7.2.11", []Verdict{u, u, u, u, u}},
+		{Redis, "7.4.0", []Verdict{a, a, a, u, u}},
+		{Redis, "7.4.5", []Verdict{a, u, u, u, u}},
+		{Redis, "7.4.6", []Verdict{u, u, u, u, u}},
+		{Redis, "8.0.2", []Verdict{a, u, u, u, u}}, // upstream; Debian's build carries the fix
+		{Redis, "8.0.3", []Verdict{a, u, u, u, u}},
+		{Redis, "8.0.4", []Verdict{u, u, u, u, u}},
+		{Redis, "8.0.6", []Verdict{u, u, u, u, u}},
+		{Redis, "8.2.1", []Verdict{a, u, u, u, u}},
+		{Redis, "8.2.2", []Verdict{u, u, u, u, u}},
+		{Redis, "8.4.0", []Verdict{u, u, u, u, u}}, // released after the fixes
+		{Redis, "8.6.1", []Verdict{x, x, x, x, x}}, // a line the table has no row for
+		{Redis, "5.0.14", []Verdict{x, x, x, x, x}},
+		{Valkey, "7.2.5", []Verdict{a, a, a, u, u}},
+		{Valkey, "7.2.7", []Verdict{a, a, u, u, u}},
+		{Valkey, "7.2.8", []Verdict{a, u, u, u, u}},
+		{Valkey, "7.2.10", []Verdict{a, u, u, u, u}},
+		{Valkey, "7.2.11", []Verdict{u, u, u, u, u}},
+		{Valkey, "8.0.0", []Verdict{a, a, a, u, u}},
+		{Valkey, "8.0.5", []Verdict{a, u, u, u, u}},
+		{Valkey, "8.0.6", []Verdict{u, u, u, u, u}},
+		{Valkey, "8.1.1", []Verdict{a, u, u, u, u}},
+		{Valkey, "8.1.4", []Verdict{u, u, u, u, u}},
+		{Valkey, "9.0.0", []Verdict{u, u, u, u, u}},
+		{Valkey, "9.1.2", []Verdict{u, u, u, u, u}},
+		{Valkey, "9.2.0", []Verdict{x, x, x, x, x}},
+		{"dragonfly", "1.0.0", []Verdict{n, n, n, n, n}},
+		{Redis, "x", []Verdict{x, x, x, x, x}},
 	}
 	for _, tc := range cases {
-		got := len(AffectingCVEs(tc.family, tc.version)) == len(CVEs)
-		none := len(AffectingCVEs(tc.family, tc.version)) == 0
-		if tc.affected && !got || !tc.affected && !none {
-			t.Errorf("%s %s: affected by %d of %d CVEs, want affected=%v", tc.family, tc.version, len(AffectingCVEs(tc.family, tc.version)), len(CVEs), tc.affected)
+		for i, id := range ids {
+			c, ok := LookupCVE(id)
+			if !ok {
+				t.Fatalf("%s is not in the table", id)
+			}
+			if got := c.Judge(tc.family, tc.version); got != tc.want[i] {
+				t.Errorf("%s %s, %s: verdict %d, want %d", tc.family, tc.version, id, got, tc.want[i])
+			}
 		}
 	}
-	w := CVEWarning(Redis, "8.0.2", AffectingCVEs(Redis, "8.0.2"))
-	for _, s := range []string{"upstream redis 8.0.2 is affected by CVE-2025-49844", "unless your build carries the fix"} {
+	// The 2025 four share their rows.
+	for _, tc := range cases {
+		n := 0
+		for _, c := range AffectingCVEs(tc.family, tc.version) {
+			if strings.HasPrefix(c.ID, "CVE-2025-") {
+				n++
+			}
+		}
+		if want := map[bool]int{true: 4, false: 0}[tc.want[0] == a]; n != want {
+			t.Errorf("%s %s: %d 2025 CVEs, want %d", tc.family, tc.version, n, want)
+		}
+	}
+	c, _ := LookupCVE("CVE-2025-49844")
+	if got := c.FixedIn(Redis, "8.0.2"); got != "8.0.4" {
+		t.Errorf("FixedIn(redis 8.0.2) = %q", got)
+	}
+	if got := c.FixedIn(Redis, "7.0.15"); got != "" {
+		t.Errorf("FixedIn(redis 7.0.15) = %q", got)
+	}
+	w := CVEWarning(c, []string{"redis 8.0.2", "valkey 8.1.1"})
+	for _, s := range []string{"CVE-2025-49844 (use-after-free in the Lua parser, remote code execution by a script): ", "upstream redis 8.0.2, valkey 8.1.1 are affected", "unless your build carries the fix"} {
 		if !strings.Contains(w, s) {
 			t.Errorf("warning %q lacks %q", w, s)
+		}
+	}
+	// Every entry names an advisory, and every fixed row is a release of
+	// its own line.
+	for _, c := range CVEs {
+		if len(c.Advisories[Redis]) == 0 || !strings.HasPrefix(c.ID, "CVE-") {
+			t.Errorf("%s: no advisory", c.ID)
+		}
+		for family, lines := range c.Lines {
+			for line, row := range lines {
+				if row == LineAffected || row == LineUnaffected {
+					continue
+				}
+				if !strings.HasPrefix(row, line+".") {
+					t.Errorf("%s %s line %s: fixed row %q is not a release of the line", c.ID, family, line, row)
+				}
+			}
 		}
 	}
 }

@@ -30,6 +30,7 @@ type Collector struct {
 
 	hits, misses, loads, loaderErrors, published, staleServed, waitTimeouts, admissionWaits *prometheus.Desc
 	rejections, renewals, renewalsNative, invalidations                                     *prometheus.Desc
+	conditional                                                                             *prometheus.Desc
 }
 
 // NewCollector returns a collector of src's counters; register it with
@@ -48,6 +49,7 @@ func NewCollector(src StatsSource, opts Options) *Collector {
 		rejections:     desc("publish_rejections_total", "Rejected publications by cause: lease_lost (the load outlived the lease or a successor took it), invalidated (the id was invalidated after the acquire), older_revision (the candidate's source revision is older than the recorded one).", "cause"),
 		renewals:       desc("renewals_total", "Lease renewals during long loads by result: extended, lost (the lease was gone or taken over: the load was cancelled), error (the server could not be asked).", "result"),
 		renewalsNative: desc("renewals_native_total", "Renewals that extended a lease with SET ... IFEQ instead of the renew script."),
+		conditional:    desc("conditional_ops_total", "Token-safe lease operations the server answered, by op (renew: extended renewals; release: releases) and path: native (SET ... IFEQ, DELIFEQ) or script (the renew and release scripts).", "op", "path"),
 		invalidations:  desc("invalidations_total", "Successful Invalidate and InvalidateRevision calls."),
 		staleServed:    desc("stale_served_total", "Gets answered with a stale copy before its hard stale deadline."),
 		waitTimeouts:   desc("wait_timeouts_total", "Gets that reached the wait deadline while another owner held the lease."),
@@ -57,7 +59,7 @@ func NewCollector(src StatsSource, opts Options) *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.hits, c.misses, c.loads, c.loaderErrors, c.published, c.staleServed, c.waitTimeouts, c.admissionWaits, c.rejections, c.renewals, c.renewalsNative, c.invalidations} {
+	for _, d := range []*prometheus.Desc{c.hits, c.misses, c.loads, c.loaderErrors, c.published, c.staleServed, c.waitTimeouts, c.admissionWaits, c.rejections, c.renewals, c.renewalsNative, c.conditional, c.invalidations} {
 		ch <- d
 	}
 }
@@ -84,5 +86,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.renewals, s.RenewalsLost, "lost")
 	counter(c.renewals, s.RenewErrors, "error")
 	counter(c.renewalsNative, s.RenewalsNative)
+	counter(c.conditional, s.RenewalsNative, "renew", "native")
+	counter(c.conditional, s.Renewals-s.RenewalsNative, "renew", "script")
+	counter(c.conditional, s.ReleasesNative, "release", "native")
+	counter(c.conditional, s.Releases-s.ReleasesNative, "release", "script")
 	counter(c.invalidations, s.Invalidations)
 }

@@ -17,7 +17,8 @@ func (f fixed) Stats() refresh.Stats { return refresh.Stats(f) }
 
 func TestCollector(t *testing.T) {
 	src := fixed{Hits: 10, Misses: 3, Loads: 4, LoaderErrors: 1, PublishesAccepted: 2, PublishesRejected: 15, StaleServed: 5, WaitTimeouts: 6, AdmissionWaits: 7,
-		RejectedLeaseLost: 8, RejectedInvalidated: 4, RejectedOlderRevision: 3, Renewals: 20, RenewalsNative: 12, RenewalsLost: 2, RenewErrors: 1, Invalidations: 9}
+		RejectedLeaseLost: 8, RejectedInvalidated: 4, RejectedOlderRevision: 3, Renewals: 20, RenewalsNative: 12, RenewalsLost: 2, RenewErrors: 1, Invalidations: 9,
+		Releases: 11, ReleasesNative: 4}
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(refreshprom.NewCollector(src, refreshprom.Options{Namespace: "catalog", ConstLabels: prometheus.Labels{"cache": "summary"}}))
 	want := `
@@ -53,6 +54,12 @@ catalog_refresh_renewals_total{cache="summary",result="lost"} 2
 # HELP catalog_refresh_renewals_native_total Renewals that extended a lease with SET ... IFEQ instead of the renew script.
 # TYPE catalog_refresh_renewals_native_total counter
 catalog_refresh_renewals_native_total{cache="summary"} 12
+# HELP catalog_refresh_conditional_ops_total Token-safe lease operations the server answered, by op (renew: extended renewals; release: releases) and path: native (SET ... IFEQ, DELIFEQ) or script (the renew and release scripts).
+# TYPE catalog_refresh_conditional_ops_total counter
+catalog_refresh_conditional_ops_total{cache="summary",op="release",path="native"} 4
+catalog_refresh_conditional_ops_total{cache="summary",op="release",path="script"} 7
+catalog_refresh_conditional_ops_total{cache="summary",op="renew",path="native"} 12
+catalog_refresh_conditional_ops_total{cache="summary",op="renew",path="script"} 8
 # HELP catalog_refresh_invalidations_total Successful Invalidate and InvalidateRevision calls.
 # TYPE catalog_refresh_invalidations_total counter
 catalog_refresh_invalidations_total{cache="summary"} 9
@@ -70,8 +77,8 @@ catalog_refresh_wait_timeouts_total{cache="summary"} 6
 
 func TestCollectorDefaultNames(t *testing.T) {
 	c := refreshprom.NewCollector(fixed{PublishesRejected: 3}, refreshprom.Options{})
-	if n := testutil.CollectAndCount(c); n != 17 {
-		t.Fatalf("%d metrics, want 17", n)
+	if n := testutil.CollectAndCount(c); n != 21 {
+		t.Fatalf("%d metrics, want 21", n)
 	}
 	want := `
 # HELP refresh_publishes_total Publications by result: accepted, or rejected for any cause (the candidate was discarded; publish_rejections_total splits them by cause).
