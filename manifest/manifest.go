@@ -54,6 +54,16 @@ type Manifest struct {
 	// EVALSHA and a Functions library for FCALL), DeployScripts or
 	// DeployFunctions (FCALL only: the manifest's flags always apply).
 	Deploy string
+	// Environments are the named places the online commands connect to
+	// with --env (environments: in the manifest), in file order.
+	Environments []*Environment
+	// Releases is where the manifest of each released version is kept
+	// (releases: lua/v<version>/manifest.yaml), relative to Dir; "" when
+	// the manifest has none. deploy --version reads it.
+	Releases     string
+	ReleasesLine int
+
+	raw []byte // the manifest's bytes, for Digest
 }
 
 // The values of the manifest's deploy field.
