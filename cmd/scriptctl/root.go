@@ -256,6 +256,16 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// maxArgs is cobra.MaximumNArgs with a usage error (exit 2).
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return cmdutil.Usage(fmt.Errorf("unexpected argument %q", args[n]), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+		}
+		return nil
+	}
+}
+
 // minArgs is cobra.MinimumNArgs with a usage error (exit 2).
 func minArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
