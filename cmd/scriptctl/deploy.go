@@ -70,7 +70,7 @@ from interleaving: the second waits up to --lock-timeout, then exits 3 naming
 the holder. Ctrl-C stops between nodes and reports what was done.
 
 Before changing anything, deploy confirms on every node that the connected
-user may run every command it needs (README: "Least privilege"): a missing
+user may run every command it needs (docs/deploy.md, "Least privilege"): a missing
 permission refuses the run, naming each node and permission. A cluster
 whose slots moved after discovery (MOVED on the lock's command) is
 discovered again once; a second time, deploy stops and says so.
