@@ -162,3 +162,34 @@ func TestEnvironmentTargets(t *testing.T) {
 	// Without --env the manifest's targets hold.
 	loaderExpect(t, 0, "deploy", "-m", path, "--url", s.URL())
 }
+
+// TestEnvironmentPassword: an environment's password_env wins over
+// SCRIPTCTL_PASSWORD; one that names no source takes SCRIPTCTL_PASSWORD.
+func TestEnvironmentPassword(t *testing.T) {
+	noConnEnv(t)
+	const pw = "env-pw-for-test"
+	s := redistest.Standalone(t, redistest.WithPassword(pw))
+	path := loaderProject(t, "1")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, []byte("environments:\n  named:\n    url_env: T_URL\n    password_env: T_PW\n  plain:\n    url_env: T_URL\n")...)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("T_URL", s.URL())
+	t.Setenv("T_PW", pw)
+	t.Setenv("SCRIPTCTL_PASSWORD", "wrong")
+	loaderExpect(t, 0, "plan", "-m", path, "--env", "named")
+	if r := loaderExpect(t, 3, "plan", "-m", path, "--env", "plain"); strings.Contains(r.errOut, pw) {
+		t.Fatalf("password in output:\n%s", r.errOut)
+	}
+	t.Setenv("SCRIPTCTL_PASSWORD", pw)
+	loaderExpect(t, 0, "plan", "-m", path, "--env", "plain")
+	t.Setenv("T_PW", "")
+	r := loaderExpect(t, 2, "plan", "-m", path, "--env", "named")
+	if !strings.Contains(r.errOut, "environment named: $T_PW (its password_env) is not set") {
+		t.Fatalf("stderr:\n%s", r.errOut)
+	}
+}

@@ -18,7 +18,8 @@ Environments:
   and expects what it says there: its targets (instead of the manifest's)
   and its topology (a cluster or a standalone server; another refuses the
   run, exit 1). --url, --password-file and the --tls flags override the
-  environment's fields; SCRIPTCTL_URL and SCRIPTCTL_PASSWORD do not. An
+  environment's fields; SCRIPTCTL_URL does not apply, and SCRIPTCTL_PASSWORD
+  or REDISCLI_AUTH only when the environment names no password source. An
   unknown NAME is a usage error (exit 2) naming the closest.`
 
 // environment returns the manifest's environment --env names, nil without
@@ -86,6 +87,12 @@ func (f *connFlags) applyEnvironment(s *connect.Settings, e *manifest.Environmen
 			if s.Password == "" {
 				return fromEnv, &connect.InputError{Err: fmt.Errorf("environment %s: $%s (its password_env) is not set", e.Name, e.PasswordEnv)}
 			}
+		case os.Getenv("SCRIPTCTL_PASSWORD") != "":
+			// An environment that names no password source takes the
+			// usual variables.
+			s.Password = os.Getenv("SCRIPTCTL_PASSWORD")
+		default:
+			s.Password = os.Getenv("REDISCLI_AUTH")
 		}
 	}
 	for _, p := range []struct{ flag, env *string }{
