@@ -183,7 +183,7 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	}
 	opts.Mode = opts.Conn.modeFor(m, opts.Mode)
 	if sp != nil {
-		if err := checkPlanRepository(opts.PlanFile, sp, m); err != nil {
+		if err := checkPlanRepository(opts.IO, opts.PlanFile, sp, m); err != nil {
 			return err
 		}
 		opts.Mode, _ = loader.ParseMode(sp.Mode)

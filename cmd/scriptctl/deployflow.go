@@ -84,7 +84,7 @@ func readPlanFile(path string) (*loader.SavedPlan, error) {
 
 // checkPlanRepository refuses (exit 1) a saved plan made from another
 // manifest, other scripts or another scripts.sum than the repository's now.
-func checkPlanRepository(path string, sp *loader.SavedPlan, m *manifest.Manifest) error {
+func checkPlanRepository(ios *iostreams.IOStreams, path string, sp *loader.SavedPlan, m *manifest.Manifest) error {
 	sd, err := sumDigest(m)
 	if err != nil {
 		return err
@@ -99,9 +99,50 @@ func checkPlanRepository(path string, sp *loader.SavedPlan, m *manifest.Manifest
 	if len(what) == 0 {
 		return nil
 	}
+	for _, d := range planScriptChanges(sp, m) {
+		ios.Notice("plan %s: %s", path, d)
+	}
 	return &cmdutil.ExitError{Code: cmdutil.ExitFindings,
 		Err:  fmt.Errorf("the repository changed since the plan in %s was made (%s differ); nothing was sent", path, strings.Join(what, " and ")),
 		Hint: fmt.Sprintf("make and review a new plan: 'scriptctl plan --out %s'", path)}
+}
+
+// planScriptChanges names what differs between the scripts and library a
+// saved plan loads and the manifest's now: a version, a script's bytes, a
+// script added or removed.
+func planScriptChanges(sp *loader.SavedPlan, m *manifest.Manifest) []string {
+	var out []string
+	if sp.Version != m.Version || sp.Library != m.Library {
+		out = append(out, fmt.Sprintf("the plan deploys %s version %d, %s says %s version %d", sp.Library, sp.Version, m.Path, m.Library, m.Version))
+	}
+	planned := map[string]string{}
+	var names []string
+	for _, n := range sp.Nodes {
+		for _, it := range n.Items {
+			if _, seen := planned[it.Name]; it.Kind == loader.KindScript && !seen {
+				planned[it.Name] = it.SHA
+				names = append(names, it.Name)
+			}
+		}
+	}
+	if len(planned) == 0 {
+		return out // a functions-only plan: the version says it
+	}
+	for _, sc := range m.Scripts {
+		sha, ok := planned[sc.Name]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("script %s: in %s, not in the plan", sc.Name, m.Path))
+		case sha != sc.SHA:
+			out = append(out, fmt.Sprintf("script %s: %s is now %s, the plan loads %s", sc.Name, sc.File, abbrevSHA(sc.SHA), abbrevSHA(sha)))
+		}
+	}
+	for _, name := range names {
+		if m.Script(name) == nil {
+			out = append(out, fmt.Sprintf("script %s: in the plan, no longer in %s", name, m.Path))
+		}
+	}
+	return out
 }
 
 // stalePlan is the refusal of a saved plan whose servers changed: each
