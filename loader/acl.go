@@ -41,7 +41,7 @@ func (e *PermissionError) Error() string {
 
 // Hint says how to fix it.
 func (e *PermissionError) Hint() string {
-	return "grant the missing permissions to the user (the README's least-privilege ACL lists every one), then rerun"
+	return "grant the missing permissions to the user (the least-privilege ACL in docs/deploy.md lists every one), then rerun"
 }
 
 // aclProbeLibrary is the library name the FUNCTION probes use; nothing of

@@ -35,6 +35,12 @@ type DeployOptions struct {
 	// (loaded, replaced or replicated), just before the node's Progress
 	// line.
 	ItemProgress func(format string, args ...any)
+	// Approve, when set, sees the plan made under the lock, after the
+	// conflict check and before anything is loaded: an error stops the
+	// deploy there, nothing changed, and Deploy returns the report (no
+	// nodes) with that error. A saved plan compares itself here; an
+	// interactive deploy asks.
+	Approve func(*PlanReport) error
 }
 
 // Outcome is what a deploy did with one item on one node.
@@ -147,6 +153,11 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 	rep := &DeployReport{Plan: p}
 	if err := p.Conflicts(); err != nil {
 		return rep, err
+	}
+	if opts.Approve != nil {
+		if err := opts.Approve(p); err != nil {
+			return rep, err
+		}
 	}
 	parallel := opts.Parallel
 	if parallel <= 0 {

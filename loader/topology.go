@@ -49,6 +49,10 @@ type Node struct {
 	slots [][2]int // cluster primaries: the slot ranges they serve
 }
 
+// RunID is the server's run_id (INFO server): a restarted server, whose
+// script cache is empty again, has another. "" when unreachable.
+func (n *Node) RunID() string { return n.runID }
+
 // OK reports whether the node is connected.
 func (n *Node) OK() bool { return n.Err == nil && n.conn != nil }
 

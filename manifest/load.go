@@ -121,7 +121,7 @@ func Load(path string) (*Manifest, error) {
 // Parse parses and validates manifest data as if read from path: script files
 // resolve from path's folder.
 func Parse(path string, data []byte) (*Manifest, error) {
-	p := &parser{file: path, m: &Manifest{Path: path, Dir: filepath.Dir(path)}}
+	p := &parser{file: path, m: &Manifest{Path: path, Dir: filepath.Dir(path), raw: data}}
 	p.parse(data)
 	if len(p.errs) > 0 {
 		sort.SliceStable(p.errs, func(i, j int) bool {
@@ -153,7 +153,7 @@ func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "deploy", "accept_cves", "scripts", "callers"}
+var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "deploy", "accept_cves", "scripts", "callers", "environments", "releases"}
 
 func (p *parser) parse(data []byte) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -240,6 +240,12 @@ func (p *parser) parse(data []byte) {
 	}
 	if n := seen["callers"]; n != nil {
 		p.callers(n)
+	}
+	if n := seen["environments"]; n != nil {
+		p.environments(n)
+	}
+	if n := seen["releases"]; n != nil {
+		p.releases(n)
 	}
 }
 

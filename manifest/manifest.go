@@ -60,6 +60,16 @@ type Manifest struct {
 	// when absent).
 	AcceptCVEs     []AcceptedCVE
 	AcceptCVEsLine int
+	// Environments are the named places the online commands connect to
+	// with --env (environments: in the manifest), in file order.
+	Environments []*Environment
+	// Releases is where the manifest of each released version is kept
+	// (releases: lua/v<version>/manifest.yaml), relative to Dir; "" when
+	// the manifest has none. deploy --version reads it.
+	Releases     string
+	ReleasesLine int
+
+	raw []byte // the manifest's bytes, for Digest
 }
 
 // AcceptedCVE is one entry of accept_cves.

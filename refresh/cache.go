@@ -23,7 +23,7 @@
 // EVALSHA and falls back to EVAL on NOSCRIPT. It does not fence writes to
 // other systems, does not see source updates that skip Invalidate, does not
 // clear other processes' in-memory stale copies, and guarantees nothing
-// across a failover that loses a lease: see the README sections "Using the
+// across a failover that loses a lease: see docs/go.md, sections "Using the
 // scripts from Go" and "Freshness: what the lease scripts guarantee".
 package refresh
 

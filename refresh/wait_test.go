@@ -228,7 +228,7 @@ func TestPollDelayDeadline(t *testing.T) {
 	}
 }
 
-// TestPollDelayNeverPastLeaseTTL checks README's "Busy lease" bound:
+// TestPollDelayNeverPastLeaseTTL checks the "Busy lease" bound of docs/go.md:
 // polls are "jittered PollInterval, never past the lease's remaining TTL".
 // One millisecond past the TTL is allowed (pollDelay aims just past the
 // expiry); anything later means the waiter sleeps while the lease is free.

@@ -12,22 +12,22 @@ import (
 )
 
 // readmeACL returns the permissions of the least-privilege ACL in the
-// README (the line "ACL SETUSER deployer on >PASSWORD ..."), without the
+// docs/deploy.md (the line "ACL SETUSER deployer on >PASSWORD ..."), without the
 // user, "on" and the password.
 func readmeACL(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/deploy.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	line := regexp.MustCompile(`(?m)^ACL SETUSER deployer on >PASSWORD (.+)$`).FindSubmatch(data)
 	if line == nil {
-		t.Fatal("README has no line 'ACL SETUSER deployer on >PASSWORD ...'")
+		t.Fatal("docs/deploy.md has no line 'ACL SETUSER deployer on >PASSWORD ...'")
 	}
 	return strings.Fields(string(line[1]))
 }
 
-// TestLeastPrivilegeACLIsMinimal takes the README's ACL as written: with all
+// TestLeastPrivilegeACLIsMinimal takes the ACL of docs/deploy.md as written: with all
 // of it deploy, plan, status, prune and unlock work; without any one
 // permission the command that needs it is refused before it changes
 // anything, naming what is missing. (+cluster|nodes is read by cluster
@@ -168,7 +168,7 @@ func assertNoLock(t *testing.T, s *redistest.Server, key string) {
 	assertLock(t, s, key, false)
 }
 
-// TestLeastPrivilegeACLCluster: in a cluster the README's ACL deploys to
+// TestLeastPrivilegeACLCluster: in a cluster the ACL of docs/deploy.md deploys to
 // every node from one seed, and without +cluster|nodes discovery cannot
 // read the members: the deploy is refused, naming the command, and
 // nothing is loaded anywhere.

@@ -93,6 +93,8 @@ func completeFlag(c *cobra.Command, f *pflag.Flag) {
 		fn = completeScenarios
 	case "model":
 		fn = completeModels
+	case "env":
+		fn = completeEnvironments
 	default:
 		m := valuesInUsage().FindStringSubmatch(f.Usage)
 		if m == nil {
@@ -128,6 +130,14 @@ func completionManifest(c *cobra.Command) *manifest.Manifest {
 		return nil
 	}
 	return m
+}
+
+func completeEnvironments(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	if m := completionManifest(c); m != nil {
+		out = append(out, m.EnvironmentNames()...)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 func completeScripts(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {

@@ -55,6 +55,10 @@ type connFlags struct {
 	ReplyLimits   []string // --reply-limit NAME=VALUE settings
 	Mode          string
 	Format        string
+	// Env is --env: the manifest's environment to connect to; env is it
+	// once read.
+	Env string
+	env *manifest.Environment
 }
 
 const connHelp = `
@@ -73,7 +77,8 @@ func (f *connFlags) register(cmd *cobra.Command) {
 	f.registerSecurity(cmd, "the servers")
 	fs.StringVar(&f.Mode, "mode", "both", "what to handle: scripts, functions or both (default: the manifest's deploy, else both)")
 	fs.StringVar(&f.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
-	cmd.Long += "\n" + connHelp
+	fs.StringVar(&f.Env, "env", "", "connect to the manifest's environment `NAME` (environments:); --url and the password and TLS flags override its fields")
+	cmd.Long += "\n" + connHelp + "\n" + envHelp
 }
 
 // registerAgainst adds the flags of a command's single --against server:
@@ -179,6 +184,19 @@ func (f *connFlags) settings() (s connect.Settings, fromEnv bool, err error) {
 		fmt.Fprintln(f.cmd.ErrOrStderr(), "warning: --tls-insecure: server certificates are not verified; anyone on the network path can impersonate the servers")
 	}
 	s.Source = "--url"
+	env, err := f.environment()
+	if err != nil {
+		return s, false, err
+	}
+	if env != nil {
+		// The environment stands in for SCRIPTCTL_URL and the password
+		// variables; --url and --password-file still win.
+		fromEnv, err = f.applyEnvironment(&s, env)
+		if err == nil && f.PasswordFile != "" {
+			s.Password, err = connect.ReadPasswordFile(f.PasswordFile)
+		}
+		return s, fromEnv, err
+	}
 	if len(s.URLs) == 0 {
 		s.URLs = connect.SplitURLs(os.Getenv("SCRIPTCTL_URL"))
 		s.Source = "SCRIPTCTL_URL"
@@ -199,7 +217,8 @@ func (f *connFlags) settings() (s connect.Settings, fromEnv bool, err error) {
 type online struct {
 	cfg     *connect.Config
 	topo    *loader.Topology
-	servers *serverCheck // set by checkServers
+	servers *serverCheck          // set by checkServers
+	env     *manifest.Environment // --env's, or nil
 }
 
 // validate resolves the connection settings without connecting: usage
@@ -231,7 +250,11 @@ func (f *connFlags) connectAll(ctx context.Context, ios *iostreams.IOStreams, cm
 	if err != nil {
 		return nil, cmdutil.Env(cfg.Scrub(fmt.Errorf("discover nodes: %w", err)))
 	}
-	o := &online{cfg: cfg, topo: topo}
+	if err := checkTopology(f.env, topo); err != nil {
+		topo.Close()
+		return nil, err
+	}
+	o := &online{cfg: cfg, topo: topo, env: f.env}
 	o.detailNodes(ios, cmd)
 	return o, nil
 }
@@ -253,6 +276,10 @@ func (f *connFlags) rediscover(ctx context.Context, ios *iostreams.IOStreams, o 
 }
 
 func connUsage(err error, cmd string) error {
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ee) || errors.Is(err, manifest.ErrInvalid) {
+		return err // --env: the manifest, or the name
+	}
 	var ie *connect.InputError
 	if errors.As(err, &ie) {
 		return cmdutil.Usage(err, fmt.Sprintf("'scriptctl %s --help'", cmd))

@@ -35,12 +35,19 @@ type deployOptions struct {
 	AllowUntargeted bool
 	FailOnCVE       bool
 	SkipChecks      bool
+	// PlanFile is deploy FILE: a saved plan to apply exactly;
+	// ReleaseVersion is --version N (a rollback); Yes skips the
+	// confirmation.
+	PlanFile       string
+	ManifestGiven  bool
+	ReleaseVersion int
+	Yes            bool
 }
 
 func newCmdDeploy(g *globalOptions) *cobra.Command {
 	opts := &deployOptions{IO: g.IO}
 	cmd := &cobra.Command{
-		Use:   "deploy",
+		Use:   "deploy [PLAN-FILE]",
 		Short: "Load the manifest's scripts and library on every node",
 		Long: `Load the manifest's scripts into the script cache of every node, replicas
 included (SCRIPT LOAD; the SHA each node returns must equal the SHA of the
@@ -63,7 +70,7 @@ from interleaving: the second waits up to --lock-timeout, then exits 3 naming
 the holder. Ctrl-C stops between nodes and reports what was done.
 
 Before changing anything, deploy confirms on every node that the connected
-user may run every command it needs (README: "Least privilege"): a missing
+user may run every command it needs (docs/deploy.md, "Least privilege"): a missing
 permission refuses the run, naming each node and permission. A cluster
 whose slots moved after discovery (MOVED on the lock's command) is
 discovered again once; a second time, deploy stops and says so.
@@ -85,17 +92,55 @@ an interruption. Each failed item and each conflict is a finding on stderr
 (in JSON, in diagnostics), one per node: code load-failed (SCRIPT LOAD or
 FUNCTION LOAD failed; the server's error follows), not-replicated (a
 replica does not show the library its primary loaded) or conflict, at the
-script's file, or the manifest's library field.`,
+script's file, or the manifest's library field.
+
+Saved plans: 'scriptctl deploy FILE' applies a plan written by 'scriptctl
+plan --out FILE', exactly: its mode and --replace, its servers (its URLs,
+else --url or --env), and nothing else. It refuses, exit 1 with nothing
+sent, when the manifest, a script or scripts.sum changed since (their
+digests differ); and, under the deploy lock, exit 1 with nothing changed
+and each difference on stderr, when the servers did: a node added, gone,
+restarted (another run_id), with another role or server version, or an
+item whose action is no longer the planned one. A file that is not a plan
+is invalid input (exit 2). --mode, --replace and --version do not combine
+with a plan file.
+
+Rollback: --version N deploys released version N instead of the current
+one: the manifest kept for it where the manifest's releases field says
+(releases: lua/v<version>/manifest.yaml), whose files must be the bytes
+scripts.sum records for version N (else exit 1), after the same checks as
+a normal deploy. Its library <library>_vN is loaded beside the current one
+(or found already loaded); applications then call version N's scripts.
+
+Confirmation: on a terminal (stdin and stdout or stderr), a deploy that
+would change something shows the plan and asks before it loads anything,
+under the lock; anything but y or yes cancels (exit 1, nothing changed).
+--yes skips the question; --dry-run, --format json and runs whose stdin is
+not a terminal (CI) never ask.`,
 		Example: `  scriptctl deploy --url redis://redis-0:6379 --dry-run
+  scriptctl plan --env prod --out prod.plan && scriptctl deploy prod.plan
+  scriptctl deploy --env prod --version 1 --yes
   scriptctl deploy --url redis://primary:6379 --url redis://replica:6379
   SCRIPTCTL_PASSWORD=... scriptctl deploy --url rediss://cluster-0:6380 --tls-ca ca.pem`,
-		Args: noArgs,
+		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mode, err := opts.Conn.check(cmd)
 			if err != nil {
 				return err
 			}
 			hint := fmt.Sprintf("'%s --help'", cmd.CommandPath())
+			if len(args) == 1 {
+				opts.PlanFile = args[0]
+				for _, f := range []string{"mode", "replace", "version"} {
+					if cmd.Flags().Changed(f) {
+						return cmdutil.Usage(fmt.Errorf("--%s does not combine with a plan file: the plan decides", f), hint)
+					}
+				}
+			}
+			if cmd.Flags().Changed("version") && opts.ReleaseVersion < 1 {
+				return cmdutil.Usage(fmt.Errorf("--version must be a released version number, not %d", opts.ReleaseVersion), hint)
+			}
+			opts.ManifestGiven = cmd.Flags().Changed("manifest")
 			if opts.Parallel < 1 {
 				return cmdutil.Usage(fmt.Errorf("--parallel must be at least 1, not %d", opts.Parallel), hint)
 			}
@@ -114,6 +159,8 @@ script's file, or the manifest's library field.`,
 	fs.BoolVar(&opts.AllowUntargeted, "allow-untargeted", false, "deploy to nodes whose server the manifest's targets do not cover")
 	fs.BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "refuse nodes whose upstream version is listed as affected by a Lua CVE")
 	fs.IntVar(&opts.Parallel, "parallel", loader.DefaultParallel, "nodes worked on at once")
+	fs.IntVar(&opts.ReleaseVersion, "version", 0, "deploy released version `N` (a rollback) from the files kept for it (the manifest's releases field), checked against scripts.sum")
+	fs.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation on a terminal")
 	fs.BoolVar(&opts.Replace, "replace", false, "load over a library of the same name with different code")
 	fs.DurationVar(&opts.LockTimeout, "lock-timeout", loader.DefaultLockTimeout, "how long to wait for another deploy's lock")
 	fs.DurationVar(&opts.ReplicaWait, "replica-wait", loader.DefaultReplicaWait, "how long to wait for the replicas to show the library (each poll is bounded by --timeout)")
@@ -121,15 +168,51 @@ script's file, or the manifest's library field.`,
 }
 
 func runDeploy(ctx context.Context, opts *deployOptions) error {
+	var sp *loader.SavedPlan
+	if opts.PlanFile != "" {
+		var err error
+		if sp, err = readPlanFile(opts.PlanFile); err != nil {
+			return err
+		}
+		if !opts.ManifestGiven && sp.Manifest != "" {
+			opts.Manifest = sp.Manifest
+		}
+	}
 	m, err := loadManifestFor(opts.Manifest)
 	if err != nil {
 		return err
 	}
 	opts.Mode = opts.Conn.modeFor(m, opts.Mode)
+	if sp != nil {
+		if err := checkPlanRepository(opts.IO, opts.PlanFile, sp, m); err != nil {
+			return err
+		}
+		opts.Mode, _ = loader.ParseMode(sp.Mode)
+		opts.Replace = sp.Replace
+		// The plan's servers, unless --url or --env name others (the
+		// run_ids then tell).
+		if len(opts.Conn.URLs) == 0 && opts.Conn.Env == "" {
+			if sp.Environment != "" {
+				opts.Conn.Env = sp.Environment
+			} else {
+				opts.Conn.URLs = sp.URLs
+			}
+		}
+	}
+	var steps []checkStep
+	if opts.ReleaseVersion != 0 && opts.ReleaseVersion != m.Version {
+		if m, steps, err = releaseManifest(m, opts.ReleaseVersion, opts.Mode); err != nil {
+			return err
+		}
+		opts.IO.Notice("Rolling back: deploying released version %d of %s from %s", m.Version, m.Library, m.Path)
+	}
 	if err := opts.Conn.validate("deploy"); err != nil {
 		return err
 	}
-	if err := preflight(ctx, opts.IO, m, opts.Mode, "deploy", opts.Conn.Format, opts.SkipChecks); err != nil {
+	if steps == nil {
+		steps = preflightSteps(opts.Mode)
+	}
+	if err := runPreflight(ctx, opts.IO, m, steps, "deploy", opts.Conn.Format, opts.SkipChecks); err != nil {
 		return err
 	}
 	o, err := opts.Conn.connectAll(ctx, opts.IO, "deploy")
@@ -152,9 +235,23 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 			ItemProgress: func(format string, args ...any) {
 				opts.IO.Detail("deploy: "+format, args...)
 			},
+			Approve: func(p *loader.PlanReport) error {
+				if sp != nil {
+					if d := sp.Differences(p); len(d) > 0 {
+						return stalePlan(opts.IO, opts.PlanFile, d)
+					}
+				}
+				return confirmDeploy(opts.IO, o, opts, p)
+			},
 		})
 	}
 	rep, err := deploy(o)
+	if err == nil && sp != nil && rep != nil && rep.DryRun {
+		// A dry run takes no lock: the plan is compared here.
+		if d := sp.Differences(rep.Plan); len(d) > 0 {
+			err = stalePlan(opts.IO, opts.PlanFile, d)
+		}
+	}
 	if o2, retry, rerr := opts.Conn.rediscover(ctx, opts.IO, o, err, "deploy"); retry {
 		if rerr != nil {
 			return rerr

@@ -10,7 +10,9 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
      --exit-code whose deploy would refuse (a conflict, an untargeted node)
      or whose pre-flight checks refused, a --diff difference, code on the servers that
      differs from the repository's (diff), nodes that should agree and do
-     not (inspect --exit-code), an eval run the offline engine
+     not (inspect --exit-code), a saved plan whose servers or repository
+     changed (deploy FILE), a deploy cancelled at its confirmation, servers
+     not of the topology --env's environment expects, an eval run the offline engine
      cannot judge (a command not implemented offline, an undeclared key
      under --strict-keys, a step-budget or --timeout stop)
   2  invalid input: usage (unknown command or flag, missing argument), no

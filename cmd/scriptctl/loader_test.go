@@ -400,7 +400,7 @@ func mustRead(t *testing.T, path string) []byte {
 }
 
 // TestLoaderLeastPrivilege deploys, checks status and prunes as an ACL user
-// that may run only the commands README's "Deploying" section lists.
+// that may run only the commands docs/deploy.md's "Deploying" section lists.
 func TestLoaderLeastPrivilege(t *testing.T) {
 	acl := []string{"--user", "deployer", "on", ">deploy-pw", "~scriptctl:lock:*", "-@all",
 		"+info", "+role", "+cluster|nodes", "+script|load", "+script|exists",

@@ -25,6 +25,7 @@ type planOptions struct {
 	Replace    bool
 	FailOnCVE  bool
 	SkipChecks bool
+	Out        string // --out: the saved plan file
 }
 
 func newCmdPlan(g *globalOptions) *cobra.Command {
@@ -63,11 +64,18 @@ pre-flight checks refuse (nothing was contacted); 3 when a node cannot be
 reached (the others are still shown). Only 4 means "deploy now": 0 and 4
 never stand for a failure.
 
+With --out FILE the plan is also saved (written only when every node was
+reached): what would load on each node, the manifest's and scripts.sum's
+digests and each node's identity (run_id), never a password. 'scriptctl
+deploy FILE' applies exactly that plan, or refuses when anything changed
+since.
+
 With --exit-code each item that would load or conflict is a finding on
 stderr (in JSON, in diagnostics), one per node: code pending-change or
 conflict, at the script's file, or the manifest's library field.`,
 		Example: `  scriptctl plan --url redis://10.0.0.5:6379
-  SCRIPTCTL_URL=redis://redis-0:6379 scriptctl plan --exit-code --format json`,
+  SCRIPTCTL_URL=redis://redis-0:6379 scriptctl plan --exit-code --format json
+  scriptctl plan --env staging --out staging.plan`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mode, err := opts.Conn.check(cmd)
@@ -83,6 +91,7 @@ conflict, at the script's file, or the manifest's library field.`,
 	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit 4 when a deploy would change anything (1 when it would refuse)")
 	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "plan as deploy --replace would: a differing library is loaded over")
 	cmd.Flags().BoolVar(&opts.SkipChecks, "skip-checks", false, "do not run the pre-flight checks (scripts.sum, syntax, check-keys, shebang-flags) first; said on stderr every time")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "also save the plan to `FILE` for 'scriptctl deploy FILE' to apply exactly (docs/json.md: saved plan)")
 	cmd.Flags().BoolVar(&opts.FailOnCVE, "fail-on-cve", false, "with --exit-code, also exit 1 for a node whose upstream version is listed as affected by a Lua CVE")
 	return cmd
 }
@@ -131,6 +140,11 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	setIfeqNotes(opts.IO, p)
 	if err := p.Unreachable(); err != nil {
 		return o.envErr(err)
+	}
+	if opts.Out != "" {
+		if err := savePlan(opts.IO, opts.Out, opts.Manifest, opts.Conn.Env, m, o, p); err != nil {
+			return err
+		}
 	}
 	if !opts.ExitCode {
 		return nil

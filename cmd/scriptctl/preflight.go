@@ -119,13 +119,17 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 // The problems print on stderr as shared diagnostics, or with format json
 // as a diag.Document on stdout.
 func preflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manifest, mode loader.Mode, cmdName, format string, skip bool) error {
+	return runPreflight(ctx, ios, m, preflightSteps(mode), cmdName, format, skip)
+}
+
+// runPreflight is preflight with its steps given.
+func runPreflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Manifest, steps []checkStep, cmdName, format string, skip bool) error {
 	if skip {
 		ios.Notice("warning: --skip-checks: %s runs without its pre-flight checks (scripts.sum, syntax, check-keys, shebang-flags)", cmdName)
 		return nil
 	}
 	code, failed := 0, []string{}
 	// The steps are independent: run them at once, report in order.
-	steps := preflightSteps(mode)
 	results := make([]stepResult, len(steps))
 	var wg sync.WaitGroup
 	for i, st := range steps {

@@ -23,6 +23,7 @@ type globalOptions struct {
 	Manifest string // -m, --manifest
 	Quiet    bool   // -q, --quiet: no progress lines
 	Verbose  bool   // --verbose: progress off a terminal too, and detail lines
+	JQ       string // --jq, on every command with --format json
 }
 
 // Main runs scriptctl with os.Args and returns the exit code. The first
@@ -58,6 +59,11 @@ func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
+	// --jq's results print whatever the exit code (plan --exit-code's 4
+	// comes with its document).
+	if jerr := finishJQ(ios); jerr != nil && err == nil {
+		err = jerr
+	}
 	ios.ClearProgress()
 	if err == nil {
 		return cmdutil.ExitOK
@@ -125,6 +131,11 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 			return cmdutil.Usage(errors.New("--quiet and --verbose exclude each other"), fmt.Sprintf("'%s --help'", c.CommandPath()))
 		}
 		ios.Quiet, ios.Verbose = g.Quiet, g.Verbose
+		if c.Flags().Changed(jqFlag) {
+			if err := startJQ(c, ios, g.JQ); err != nil {
+				return err
+			}
+		}
 		// --format table is text with its tables aligned under a header
 		// even when stdout is not a terminal.
 		if f := c.Flags().Lookup("format"); f != nil && f.Value.String() == "table" {
@@ -147,6 +158,7 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 	for _, add := range commands {
 		root.AddCommand(add(g))
 	}
+	addJQFlags(root, &g.JQ)
 	addCompletion(root)
 	return root
 }
@@ -242,6 +254,16 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return cmdutil.Usage(fmt.Errorf("unexpected argument %q", args[0]), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 	}
 	return nil
+}
+
+// maxArgs is cobra.MaximumNArgs with a usage error (exit 2).
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return cmdutil.Usage(fmt.Errorf("unexpected argument %q", args[n]), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
+		}
+		return nil
+	}
 }
 
 // minArgs is cobra.MinimumNArgs with a usage error (exit 2).

@@ -58,23 +58,29 @@ func (s serverSeverity) of(decides bool) string {
 // sev gives, for the document's diagnostics. With text it also prints them
 // on stderr at once, one line each (with its hint as detail).
 func (o *online) checkServers(ios *iostreams.IOStreams, m *manifest.Manifest, text bool, sev serverSeverity) *serverCheck {
-	c := &serverCheck{targets: m.Targets, byNode: map[*loader.Node]loader.ServerFinding{}, accepted: m.AcceptedCVEs()}
+	// An environment's targets, when it lists some, are what its servers
+	// are checked against.
+	targets, targetsLine := m.Targets, m.TargetsLine
+	if o.env != nil && len(o.env.Targets) > 0 {
+		targets, targetsLine = o.env.Targets, o.env.TargetsLine
+	}
+	c := &serverCheck{targets: targets, byNode: map[*loader.Node]loader.ServerFinding{}, accepted: m.AcceptedCVEs()}
 	file := displayPath(m.Path)
 	add := func(code string, decides bool, text string, detail ...string) {
 		for i := range detail {
 			detail[i] = o.cfg.ScrubString(detail[i])
 		}
-		c.diags = append(c.diags, diag.Diagnostic{File: file, Line: m.TargetsLine, Severity: sev.of(decides), Code: code,
+		c.diags = append(c.diags, diag.Diagnostic{File: file, Line: targetsLine, Severity: sev.of(decides), Code: code,
 			Message: o.cfg.ScrubString(text), Detail: detail})
 	}
 	var affected []loader.ServerFinding
 	var releases []string // unknown releases, in node order
 	unknown := map[string][]loader.ServerFinding{}
-	for _, f := range loader.CheckServers(o.topo, m.Targets) {
+	for _, f := range loader.CheckServers(o.topo, targets) {
 		c.byNode[f.Node] = f
 		if f.Untargeted {
 			c.untargeted = append(c.untargeted, f)
-			msg, hint := f.UntargetedText(m.Targets)
+			msg, hint := f.UntargetedText(targets)
 			add(codeUntargetedServer, sev.untargeted, msg, hint)
 		}
 		if slices.ContainsFunc(f.CVEs, func(cv target.CVE) bool { return c.accepted[cv.ID] == "" }) {

@@ -68,6 +68,9 @@ type Config struct {
 	tlsConfig *tls.Config
 }
 
+// TLS reports whether the servers are reached over TLS (rediss:// URLs).
+func (c *Config) TLS() bool { return c.tlsConfig != nil }
+
 // InputError is a problem with the settings themselves (a malformed URL, an
 // unreadable certificate); the CLI maps it to exit 2.
 type InputError struct{ Err error }

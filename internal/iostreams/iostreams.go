@@ -22,7 +22,10 @@ type IOStreams struct {
 
 	StdoutTTY bool
 	StderrTTY bool
-	Color     bool
+	// StdinTTY: stdin is a terminal, so a command may ask (deploy's
+	// confirmation).
+	StdinTTY bool
+	Color    bool
 
 	// Quiet drops progress lines (--quiet); notices still print.
 	Quiet bool
@@ -45,7 +48,7 @@ func System() *IOStreams {
 	_, noColor := os.LookupEnv("NO_COLOR")
 	s := &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		StdoutTTY: out, StderrTTY: errTTY,
+		StdoutTTY: out, StderrTTY: errTTY, StdinTTY: term.IsTerminal(int(os.Stdin.Fd())),
 		Color: out && !noColor && os.Getenv("TERM") != "dumb",
 	}
 	if errTTY && os.Getenv("TERM") != "dumb" {
