@@ -1,0 +1,113 @@
+package luac51
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
+)
+
+// dumpScript asks the server for string.dump of src loaded as a chunk
+// named name: the bytes, or the compile error.
+const dumpScript = `local f, e = loadstring(ARGV[1], ARGV[2])
+if not f then return {err = e} end
+return string.dump(f)`
+
+// corpus is every Lua source of the repository: the .lua files and the
+// scripts of the difftest snippets.
+func corpus(t *testing.T) map[string]string {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	srcs := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		switch {
+		case strings.HasSuffix(path, ".lua"):
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			srcs[path] = string(b)
+		case strings.HasSuffix(path, ".yaml") && strings.Contains(path, filepath.Join("difftest", "testdata", "snippets")):
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			var cases []struct {
+				Name   string `yaml:"name"`
+				Script string `yaml:"script"`
+			}
+			if err := yaml.Unmarshal(b, &cases); err != nil {
+				return err
+			}
+			for _, c := range cases {
+				if c.Script != "" {
+					srcs[filepath.Base(path)+":"+c.Name] = c.Script
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srcs
+}
+
+// TestDumpMatchesServer compiles every Lua source of the repository and
+// compares the dump of its main function with the live server's.
+func TestDumpMatchesServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client()
+	ctx := context.Background()
+	srcs := corpus(t)
+	if len(srcs) < 1000 {
+		t.Fatalf("only %d sources found", len(srcs))
+	}
+	same, refused := 0, 0
+	for name, src := range srcs {
+		for _, chunk := range []string{"=t", "@user_script"} {
+			res := c.Do(ctx, c.B().Eval().Script(dumpScript).Numkeys(0).Arg(src, chunk).Build())
+			want, err := res.AsBytes()
+			p, cerr := Compile([]byte(src), chunk)
+			if err != nil {
+				// The server refused the chunk: so must we, with its words.
+				if cerr == nil {
+					t.Errorf("%s: server refuses (%v), we compile", name, err)
+				} else if !strings.Contains(err.Error(), cerr.Error()) {
+					t.Errorf("%s: server %v; ours %v", name, err, cerr)
+				}
+				refused++
+				continue
+			}
+			if cerr != nil {
+				t.Errorf("%s: %v", name, cerr)
+				continue
+			}
+			got := p.Dump()
+			if !bytes.Equal(got, want) {
+				sp, uerr := undump(want)
+				if uerr != nil {
+					t.Errorf("%s: server dump unreadable: %v", name, uerr)
+					continue
+				}
+				t.Errorf("%s (%s):\n%s", name, chunk, diffProto("main", p, sp))
+				continue
+			}
+			same++
+		}
+	}
+	t.Logf("%d dumps identical, %d chunks refused alike", same, refused)
+}
