@@ -126,6 +126,8 @@ type compiled struct {
 
 	sitesOnce sync.Once
 	sites     map[int][]site
+
+	dump luacChunk // Lua 5.1's compile, for string.dump (dump51.go)
 }
 
 // lineSites returns the chunk's error-wording sites by line, built on the

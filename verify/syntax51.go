@@ -24,7 +24,7 @@ func (e *syntaxError) Error() string { return e.msg }
 // syntaxInfo is what the Lua 5.1 checker learns for the compiler.
 type syntaxInfo struct {
 	// ws are the offsets of form feeds and vertical tabs skipped as white
-	// space.
+	// space, and of NUL bytes a numeral swallowed.
 	ws []int
 	// forDo maps the line of each numeric for's 'for' to the lines of its
 	// 'do', one per loop starting on that line in source order: Lua 5.1
@@ -293,9 +293,18 @@ func (lx *lexer51) readNumeral() string {
 	for c := lx.cur(); isDigit51(c) || c == '.'; c = lx.cur() {
 		lx.pos++
 	}
-	if c := lx.cur(); c == 'e' || c == 'E' {
+	// Lua 5.1 tests the exponent mark and sign with strchr, which also
+	// finds the set's terminating NUL: a NUL byte there belongs to the
+	// number ("1\0 + 2" is 3). The compiler sees it as white space.
+	if c := lx.cur(); c == 'e' || c == 'E' || c == 0 {
+		if c == 0 {
+			lx.ws = append(lx.ws, lx.pos)
+		}
 		lx.pos++
-		if c := lx.cur(); c == '+' || c == '-' {
+		if c := lx.cur(); c == '+' || c == '-' || c == 0 {
+			if c == 0 {
+				lx.ws = append(lx.ws, lx.pos)
+			}
 			lx.pos++
 		}
 	}
@@ -303,6 +312,9 @@ func (lx *lexer51) readNumeral() string {
 		lx.pos++
 	}
 	text := string(lx.src[start:lx.pos])
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		text = text[:i] // Lua reads the number as a C string
+	}
 	if _, ok := lualib.ToNumber(lua.LString(text)); !ok {
 		lx.errorf("malformed number", tkNumber, text)
 	}

@@ -571,14 +571,14 @@ func (fs *funcState) jumpOnCond(e *expdesc, cond int) int {
 	return fs.condJump(opTestSet, noReg, e.info, cond)
 }
 
+// goIfTrue is Lua 5.1.5's luaK_goiftrue: unlike 5.1.4's, a constant
+// false is tested like any value (no unconditional jump).
 func (fs *funcState) goIfTrue(e *expdesc) {
 	var pc int
 	fs.dischargeVars(e)
 	switch e.k {
 	case vK, vKNum, vTrue:
 		pc = noJump
-	case vFalse:
-		pc = fs.jump()
 	case vJmp:
 		fs.invertJump(e)
 		pc = e.info
@@ -590,14 +590,14 @@ func (fs *funcState) goIfTrue(e *expdesc) {
 	e.t = noJump
 }
 
+// goIfFalse is Lua 5.1.5's luaK_goiffalse (a constant true is tested like
+// any value).
 func (fs *funcState) goIfFalse(e *expdesc) {
 	var pc int
 	fs.dischargeVars(e)
 	switch e.k {
 	case vNil, vFalse:
 		pc = noJump
-	case vTrue:
-		pc = fs.jump()
 	case vJmp:
 		pc = e.info
 	default:
