@@ -636,7 +636,7 @@ func (fs *funcState) indexed(t, k *expdesc) {
 // luaiNumMod is luai_nummod: a - floor(a/b)*b.
 func luaiNumMod(a, b float64) float64 { return a - math.Floor(a/b)*b }
 
-func constFolding(op int, e1, e2 *expdesc) bool {
+func (fs *funcState) constFolding(op int, e1, e2 *expdesc) bool {
 	if !isNumeral(e1) || !isNumeral(e2) {
 		return false
 	}
@@ -660,7 +660,10 @@ func constFolding(op int, e1, e2 *expdesc) bool {
 		}
 		r = luaiNumMod(v1, v2)
 	case opPow:
-		r = cPow(v1, v2)
+		var tie bool
+		if r, tie = cPow(v1, v2); tie {
+			fs.f.powTie = true
+		}
 	case opUnm:
 		r = -v1
 	default:
@@ -674,7 +677,7 @@ func constFolding(op int, e1, e2 *expdesc) bool {
 }
 
 func (fs *funcState) codeArith(op int, e1, e2 *expdesc) {
-	if constFolding(op, e1, e2) {
+	if fs.constFolding(op, e1, e2) {
 		return
 	}
 	o2 := 0
@@ -858,13 +861,4 @@ func (fs *funcState) setList(base, nelems, tostore int) {
 		fs.code(uint32(c), fs.ls.lx.lastLine)
 	}
 	fs.freereg = base + 1
-}
-
-// cPow is pow as constant folding computes it: y == 0 or x == 1 is 1 (C's
-// pow), otherwise Go's Pow (NaN results are not folded).
-func cPow(x, y float64) float64 {
-	if y == 0 || x == 1 {
-		return 1
-	}
-	return math.Pow(x, y)
 }

@@ -3,7 +3,9 @@ package luac51
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,4 +112,85 @@ func TestDumpMatchesServer(t *testing.T) {
 		}
 	}
 	t.Logf("%d dumps identical, %d chunks refused alike", same, refused)
+}
+
+// TestRandomChunksMatchServer compiles random chunks (gen_test.go) and
+// compares their dumps with the server's; the server's compile errors (a
+// chunk over a limit) must be ours too.
+func TestRandomChunksMatchServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client()
+	ctx := context.Background()
+	same, refused := 0, 0
+	for seed := uint64(0); seed < 3000; seed++ {
+		src := randomChunk(seed)
+		res := c.Do(ctx, c.B().Eval().Script(dumpScript).Numkeys(0).Arg(src, "=r").Build())
+		want, err := res.AsBytes()
+		p, cerr := Compile([]byte(src), "=r")
+		if err != nil {
+			if cerr == nil || !strings.Contains(err.Error(), cerr.Error()) {
+				t.Errorf("seed %d: server %v; ours %v\n%s", seed, err, cerr, src)
+			}
+			refused++
+			continue
+		}
+		if cerr != nil {
+			t.Errorf("seed %d: %v\n%s", seed, cerr, src)
+			continue
+		}
+		if got := p.Dump(); !bytes.Equal(got, want) {
+			sp, uerr := undump(want)
+			if uerr != nil {
+				t.Fatalf("seed %d: server dump unreadable: %v", seed, uerr)
+			}
+			t.Errorf("seed %d:\n%s\n%s", seed, src, diffProto("main", p, sp))
+			continue
+		}
+		same++
+	}
+	t.Logf("%d random chunks identical, %d refused alike", same, refused)
+	if same < 1000 {
+		t.Errorf("only %d chunks compiled: the generator writes too many invalid ones", same)
+	}
+}
+
+// TestPowFoldingMatchesServer compares the folding of constant powers
+// (glibc's pow on the server) over many operands: identical, or a result
+// at a rounding tie that Proto.Exact reports.
+func TestPowFoldingMatchesServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client()
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(1, 2))
+	bases := []string{"2", "3", "10", "7", "0.5", "1.1", "1.5", "2.5", "12345", "0.001", "1e10", "99", "1.0001"}
+	same, ties := 0, 0
+	for i := 0; i < 2000; i++ {
+		y := fmt.Sprint(r.IntN(120) - 60)
+		if r.IntN(3) == 0 {
+			y = fmt.Sprintf("%d.%d", r.IntN(40)-20, r.IntN(1000))
+		}
+		src := fmt.Sprintf("return %s ^ %s", bases[r.IntN(len(bases))], y)
+		want, err := c.Do(ctx, c.B().Eval().Script(dumpScript).Numkeys(0).Arg(src, "=p").Build()).AsBytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile([]byte(src), "=p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Exact() {
+			ties++
+			continue
+		}
+		if got := p.Dump(); !bytes.Equal(got, want) {
+			sp, _ := undump(want)
+			t.Errorf("%s: ours %v, server %v", src, p.Constants, sp.Constants)
+			continue
+		}
+		same++
+	}
+	t.Logf("%d folded powers identical, %d at a tie", same, ties)
+	if same < 1500 {
+		t.Errorf("only %d of 2000 powers compared", same)
+	}
 }
