@@ -22,10 +22,7 @@ func cPow(x, y float64) (r float64, tie bool) {
 		return math.NaN(), false
 	}
 	neg := x < 0 && math.Abs(y) < 1<<53 && int64(y)%2 != 0
-	r = math.Pow(math.Abs(x), y)
-	if r != 0 && !math.IsInf(r, 0) && r > 1e-300 && r < 1e300 {
-		r, tie = exactPow(math.Abs(x), y)
-	}
+	r, tie = exactPow(math.Abs(x), y)
 	if neg {
 		return -r, tie
 	}
@@ -37,8 +34,15 @@ const powPrec = 192
 // exactPow is x^y for x > 0, rounded once from exp(y*ln x) computed with
 // 192 bits, and whether it lies within 0.03 ulp of a tie.
 func exactPow(x, y float64) (float64, bool) {
-	z := bigExp(new(big.Float).SetPrec(powPrec).Mul(bigLog(x), new(big.Float).SetPrec(powPrec).SetFloat64(y)))
+	e := new(big.Float).SetPrec(powPrec).Mul(bigLog(x), new(big.Float).SetPrec(powPrec).SetFloat64(y))
+	if ef, _ := e.Float64(); math.Abs(ef) > 800 {
+		return math.Pow(x, y), false // 0 or +Inf
+	}
+	z := bigExp(e)
 	r, _ := z.Float64()
+	if r == 0 || math.IsInf(r, 0) {
+		return r, false
+	}
 	ulp := math.Nextafter(r, math.Inf(1)) - r
 	d := new(big.Float).SetPrec(powPrec).Sub(z, new(big.Float).SetFloat64(r))
 	df, _ := d.Float64()

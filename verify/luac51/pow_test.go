@@ -20,6 +20,10 @@ func TestCPow(t *testing.T) {
 		{1, 1e300, 1},
 		{10, 400, math.Inf(1)},
 		{10, -400, 0},
+		{10, -300, 1e-300},
+		{2, -1074, 5e-324},
+		{1.0000001, 1e300, math.Inf(1)},
+		{0.5, 1e300, 0},
 	} {
 		if got, _ := cPow(c.x, c.y); got != c.want {
 			t.Errorf("cPow(%v, %v) = %v, want %v", c.x, c.y, got, c.want)
