@@ -65,7 +65,22 @@ func corpus(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for i, src := range lexerCases {
+		srcs[fmt.Sprintf("lexer case %d", i)] = src
+	}
 	return srcs
+}
+
+// lexerCases are sources whose line numbers or string values depend on
+// llex.c's details.
+var lexerCases = []string{
+	"return [[a [[ b]]", "return [=[a [=[ b]=], [==[]]]=]]==]", "--[[ x [[ y ]]\nreturn 1",
+	"local a = 1\r\nlocal b = 2\r\nreturn a + b", "local a = 1\rlocal b = 2\n\rreturn a, b",
+	"local s = [[\r\nx\r\ny]]\nreturn s", "local s = 'a\\\r\nb'\nreturn s", "return 1 -- end",
+	"\f\vreturn\f1\v", "return 1\x00 + 2", "return 1e\x00", "return 0x", "return 1..2",
+	"return 0x1p4, 0X10, 1E2, .5e-3", "return '\\z'", "return '\\300'", "local t = {[[x]]}",
+	"f = function(...) local arg = arg return ... end", "return function(a, a) return a end",
+	"local a <const> = 1", "goto x", "return 1 // 2", "return ~1", "return 1 & 2",
 }
 
 // TestDumpMatchesServer compiles every Lua source of the repository and
