@@ -2,7 +2,15 @@ package verify
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+	"gopkg.in/yaml.v3"
 
 	"github.com/scriptctl/scriptctl/verify/luac51"
 )
@@ -80,4 +88,83 @@ func TestStringDumpPowerAtTieWarns(t *testing.T) {
 	if w := e.Warnings(); len(w) != 1 {
 		t.Errorf("warnings %q, want one about the power at a tie", w)
 	}
+}
+
+// TestLuacShapeMatchesCompile checks, over every Lua source of the
+// repository, that Lua 5.1's compile of a chunk nests its functions as the
+// engine's compile does: string.dump finds a function by that shape.
+func TestLuacShapeMatchesCompile(t *testing.T) {
+	var srcs []string
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		switch {
+		case strings.HasSuffix(path, ".lua"):
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			srcs = append(srcs, string(b))
+		case strings.HasSuffix(path, ".yaml") && strings.Contains(path, filepath.Join("difftest", "testdata", "snippets")):
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			var cases []struct {
+				Script  string `yaml:"script"`
+				Library string `yaml:"library"`
+			}
+			if err := yaml.Unmarshal(b, &cases); err != nil {
+				return err
+			}
+			for _, c := range cases {
+				srcs = append(srcs, c.Script, c.Library)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, src := range srcs {
+		if src == "" {
+			continue
+		}
+		proto, err := compileSites([]byte(src), "@user_script")
+		if err != nil {
+			continue
+		}
+		lp, err := luac51.Compile([]byte(src), "@user_script")
+		if err != nil {
+			t.Errorf("luac51 refuses what the engine compiles: %v\n%s", err, src)
+			continue
+		}
+		if d := shapeDiff(proto, lp, "main"); d != "" {
+			t.Errorf("%s\n%s", d, src)
+		}
+		checked++
+	}
+	if checked < 2000 {
+		t.Errorf("only %d chunks checked", checked)
+	}
+}
+
+func shapeDiff(g *lua.FunctionProto, l *luac51.Proto, path string) string {
+	if len(g.FunctionPrototypes) != len(l.Protos) {
+		return fmt.Sprintf("%s: %d nested functions, Lua 5.1 %d", path, len(g.FunctionPrototypes), len(l.Protos))
+	}
+	if path != "main" && g.LineDefined != l.LineDefined {
+		return fmt.Sprintf("%s: defined at line %d, Lua 5.1 %d", path, g.LineDefined, l.LineDefined)
+	}
+	for i := range l.Protos {
+		if d := shapeDiff(g.FunctionPrototypes[i], l.Protos[i], fmt.Sprintf("%s/%d", path, i)); d != "" {
+			return d
+		}
+	}
+	return ""
 }
