@@ -68,7 +68,36 @@ func corpus(t *testing.T) map[string]string {
 	for i, src := range lexerCases {
 		srcs[fmt.Sprintf("lexer case %d", i)] = src
 	}
+	for i, src := range limitCases() {
+		srcs[fmt.Sprintf("limit case %d", i)] = src
+	}
 	return srcs
+}
+
+// limitCases are chunks at and over Lua 5.1's compile limits.
+func limitCases() []string {
+	locals := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "local v%d = %d\n", i, i)
+		}
+		return b.String()
+	}
+	upvals := func(n int) string {
+		var b, u strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "local u%d = %d\n", i, i)
+			fmt.Fprintf(&u, "u%d, ", i)
+		}
+		return b.String() + "return function() return " + u.String() + "nil end"
+	}
+	values := func(n int) string { return "return " + strings.Repeat("1, ", n) + "1" }
+	nest := func(n int) string { return "return " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) }
+	return []string{locals(199), locals(200), locals(201), upvals(60), upvals(61) + "\n",
+		"local a, b, c, d\n" + upvals(58), values(240), values(248), values(249), values(300),
+		nest(100), nest(198), nest(199), nest(200), nest(250),
+		"return {" + strings.Repeat("{", 150) + strings.Repeat("}", 150) + "}",
+		"x = " + strings.Repeat("-", 300) + "1"}
 }
 
 // lexerCases are sources whose line numbers or string values depend on
@@ -98,7 +127,7 @@ func TestDumpMatchesServer(t *testing.T) {
 		for _, chunk := range []string{"=t", "@user_script"} {
 			res := c.Do(ctx, c.B().Eval().Script(dumpScript).Numkeys(0).Arg(src, chunk).Build())
 			want, err := res.AsBytes()
-			p, cerr := Compile([]byte(src), chunk)
+			p, cerr := CompileCalls([]byte(src), chunk, 1) // loadstring in a script
 			if err != nil {
 				// The server refused the chunk: so must we, with its words.
 				if cerr == nil {
@@ -141,7 +170,7 @@ func TestRandomChunksMatchServer(t *testing.T) {
 		src := randomChunk(seed)
 		res := c.Do(ctx, c.B().Eval().Script(dumpScript).Numkeys(0).Arg(src, "=r").Build())
 		want, err := res.AsBytes()
-		p, cerr := Compile([]byte(src), "=r")
+		p, cerr := CompileCalls([]byte(src), "=r", 1)
 		if err != nil {
 			if cerr == nil || !strings.Contains(err.Error(), cerr.Error()) {
 				t.Errorf("seed %d: server %v; ours %v\n%s", seed, err, cerr, src)

@@ -66,10 +66,19 @@ type parser struct {
 // source ("@user_script", "=name", or the text of a loadstring chunk): the
 // main function's prototype, or Lua 5.1's compile error.
 func Compile(src []byte, source string) (p *Proto, err error) {
+	return CompileCalls(src, source, 0)
+}
+
+// CompileCalls is Compile with Lua's C-call count when the parser starts
+// (L->nCcalls), which lowers the syntax-level limit (200) that nested
+// expressions and blocks count against: 0 for a script or library the
+// server compiles, 1 for loadstring called at a script's top level, more
+// inside pcall or a coroutine.
+func CompileCalls(src []byte, source string, cCalls int) (p *Proto, err error) {
 	if i := strings.IndexByte(source, 0); i >= 0 {
 		source = source[:i] // the chunk name is a C string
 	}
-	ls := &parser{lx: lexer{src: src, line: 1, chunk: ChunkID(source)}, source: source}
+	ls := &parser{lx: lexer{src: src, line: 1, chunk: ChunkID(source)}, source: source, nCcalls: cCalls}
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(*Error); ok {
