@@ -10,9 +10,10 @@ import (
 )
 
 // string.dump. The servers the engine imitates keep Lua 5.1's string.dump
-// (the October 2025 fixes refuse binary chunks in load and loadstring, not
-// the dump): a Lua function dumps to Lua 5.1 bytecode, a C function fails
-// with "unable to dump given function". gopher-lua compiles to its own
+// (since the fix for CVE-2015-4335 they refuse binary chunks in load and
+// loadstring, which compile every chunk as text, but not the dump): a Lua
+// function dumps to Lua 5.1 bytecode, a C function fails with "unable to
+// dump given function". gopher-lua compiles to its own
 // instructions, so the engine compiles the function's chunk a second time
 // with Lua 5.1's own compiler (package luac51), only when a script calls
 // string.dump, and dumps the prototype at the same place in that chunk: the
