@@ -52,6 +52,10 @@ func TestStringDumpLoadstringChunk(t *testing.T) {
 	if r := mustEval(t, e, "return loadstring('return 1\\0 + 2')()", nil, nil); !r.Equal(IntReply(3)) {
 		t.Errorf("loadstring('return 1\\0 + 2')() = %s, want 3", r)
 	}
+	// and after a dot it is a dot: a .\0 b concatenates.
+	if r := mustEval(t, e, "return loadstring('local a = ... return a .\\0 \\'y\\'')('x')", nil, nil); !r.Equal(BulkReply("xy")) {
+		t.Errorf("a .\\0 'y' = %s, want xy", r)
+	}
 }
 
 // A library's function dumped by FCALL after another library was loaded:

@@ -30,6 +30,9 @@ type syntaxInfo struct {
 	// 'do', one per loop starting on that line in source order: Lua 5.1
 	// reports a non-number initial value, limit or step on the 'do' line.
 	forDo map[int][]int
+	// dots are the offsets of NUL bytes Lua 5.1 reads as the second or
+	// third dot of .. or ... ("a .\0 b" is a concatenation).
+	dots []int
 }
 
 // checkSyntax51 returns Lua 5.1's compile error for src, or nil, and what
@@ -49,7 +52,7 @@ func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
 	p.fs = &funcState51{vararg: true}
 	p.block()
 	p.check(tkEOS)
-	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo}, nil
+	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots}, nil
 }
 
 // Tokens: single characters are their byte value; the rest follow.
@@ -125,6 +128,7 @@ type lexer51 struct {
 	lastLn  int // line of the last token consumed
 	hasLook bool
 	ws      []int // offsets of \f and \v skipped as white space
+	dots    []int // offsets of NUL bytes read as the dots of .. or ...
 }
 
 func (lx *lexer51) cur() int {
@@ -255,10 +259,18 @@ func (lx *lexer51) scan() (int, string) {
 		case c == '"' || c == '\'':
 			return tkString, lx.readString(c)
 		case c == '.':
+			// check_next(ls, ".") takes a NUL byte for the dot too (strchr
+			// finds the set's terminator): the compiler sees a dot there.
 			lx.pos++
-			if lx.cur() == '.' {
+			if c := lx.cur(); c == '.' || c == 0 {
+				if c == 0 {
+					lx.dots = append(lx.dots, lx.pos)
+				}
 				lx.pos++
-				if lx.cur() == '.' {
+				if c := lx.cur(); c == '.' || c == 0 {
+					if c == 0 {
+						lx.dots = append(lx.dots, lx.pos)
+					}
 					lx.pos++
 					return tkDots, ""
 				}
