@@ -76,12 +76,15 @@ func rewriteChunk(src []byte, source string, record bool) ([]ast.Stmt, map[int][
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(info.ws) > 0 {
+	if len(info.ws) > 0 || len(info.dots) > 0 {
 		// gopher-lua's lexer rejects \f and \v, which Lua 5.1 skips as
 		// white space: blank them (outside strings only).
 		src = append([]byte(nil), src...)
 		for _, i := range info.ws {
 			src[i] = ' '
+		}
+		for _, i := range info.dots {
+			src[i] = '.'
 		}
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
@@ -126,6 +129,8 @@ type compiled struct {
 
 	sitesOnce sync.Once
 	sites     map[int][]site
+
+	dump luacChunk // Lua 5.1's compile, for string.dump (dump51.go)
 }
 
 // lineSites returns the chunk's error-wording sites by line, built on the

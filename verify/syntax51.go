@@ -24,12 +24,15 @@ func (e *syntaxError) Error() string { return e.msg }
 // syntaxInfo is what the Lua 5.1 checker learns for the compiler.
 type syntaxInfo struct {
 	// ws are the offsets of form feeds and vertical tabs skipped as white
-	// space.
+	// space, and of NUL bytes a numeral swallowed.
 	ws []int
 	// forDo maps the line of each numeric for's 'for' to the lines of its
 	// 'do', one per loop starting on that line in source order: Lua 5.1
 	// reports a non-number initial value, limit or step on the 'do' line.
 	forDo map[int][]int
+	// dots are the offsets of NUL bytes Lua 5.1 reads as the second or
+	// third dot of .. or ... ("a .\0 b" is a concatenation).
+	dots []int
 }
 
 // checkSyntax51 returns Lua 5.1's compile error for src, or nil, and what
@@ -49,7 +52,7 @@ func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
 	p.fs = &funcState51{vararg: true}
 	p.block()
 	p.check(tkEOS)
-	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo}, nil
+	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots}, nil
 }
 
 // Tokens: single characters are their byte value; the rest follow.
@@ -125,6 +128,7 @@ type lexer51 struct {
 	lastLn  int // line of the last token consumed
 	hasLook bool
 	ws      []int // offsets of \f and \v skipped as white space
+	dots    []int // offsets of NUL bytes read as the dots of .. or ...
 }
 
 func (lx *lexer51) cur() int {
@@ -255,10 +259,18 @@ func (lx *lexer51) scan() (int, string) {
 		case c == '"' || c == '\'':
 			return tkString, lx.readString(c)
 		case c == '.':
+			// check_next(ls, ".") takes a NUL byte for the dot too (strchr
+			// finds the set's terminator): the compiler sees a dot there.
 			lx.pos++
-			if lx.cur() == '.' {
+			if c := lx.cur(); c == '.' || c == 0 {
+				if c == 0 {
+					lx.dots = append(lx.dots, lx.pos)
+				}
 				lx.pos++
-				if lx.cur() == '.' {
+				if c := lx.cur(); c == '.' || c == 0 {
+					if c == 0 {
+						lx.dots = append(lx.dots, lx.pos)
+					}
 					lx.pos++
 					return tkDots, ""
 				}
@@ -293,9 +305,18 @@ func (lx *lexer51) readNumeral() string {
 	for c := lx.cur(); isDigit51(c) || c == '.'; c = lx.cur() {
 		lx.pos++
 	}
-	if c := lx.cur(); c == 'e' || c == 'E' {
+	// Lua 5.1 tests the exponent mark and sign with strchr, which also
+	// finds the set's terminating NUL: a NUL byte there belongs to the
+	// number ("1\0 + 2" is 3). The compiler sees it as white space.
+	if c := lx.cur(); c == 'e' || c == 'E' || c == 0 {
+		if c == 0 {
+			lx.ws = append(lx.ws, lx.pos)
+		}
 		lx.pos++
-		if c := lx.cur(); c == '+' || c == '-' {
+		if c := lx.cur(); c == '+' || c == '-' || c == 0 {
+			if c == 0 {
+				lx.ws = append(lx.ws, lx.pos)
+			}
 			lx.pos++
 		}
 	}
@@ -303,6 +324,9 @@ func (lx *lexer51) readNumeral() string {
 		lx.pos++
 	}
 	text := string(lx.src[start:lx.pos])
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		text = text[:i] // Lua reads the number as a C string
+	}
 	if _, ok := lualib.ToNumber(lua.LString(text)); !ok {
 		lx.errorf("malformed number", tkNumber, text)
 	}
