@@ -85,6 +85,29 @@ func (f *connFlags) register(cmd *cobra.Command) {
 // the password file, TLS and timeout (the URL is the command's own flag).
 func (f *connFlags) registerAgainst(cmd *cobra.Command) {
 	f.registerSecurity(cmd, "the --against server")
+	cmd.Flags().StringVar(&f.Env, "env", "", "use the manifest's environment `NAME` (environments:) as the --against servers: its URLs, password and TLS; --against and the flags override them")
+}
+
+// againstFromEnv fills an empty --against from --env's environment (its
+// urls, or url_env's value), so that the command runs on those servers
+// with the environment's password and TLS (settings applies them).
+func (f *connFlags) againstFromEnv(against *string) error {
+	if f.Env == "" || *against != "" {
+		return nil
+	}
+	e, err := f.environment()
+	if err != nil {
+		return err
+	}
+	urls := e.URLs
+	if e.URLEnv != "" {
+		urls = connect.SplitURLs(os.Getenv(e.URLEnv))
+		if len(urls) == 0 {
+			return cmdutil.Input(fmt.Errorf("environment %s: $%s (its url_env) is not set", e.Name, e.URLEnv))
+		}
+	}
+	*against = strings.Join(urls, ",")
+	return nil
 }
 
 // registerSecurity adds the password file, TLS and timeout flags; servers

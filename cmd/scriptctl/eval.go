@@ -130,6 +130,9 @@ func newCmdEval(g *globalOptions) *cobra.Command {
   scriptctl eval --diff --against redis://127.0.0.1:6380 lua/acquire.lua '{p}lease' '{p}value' , tok 5000`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.Conn.againstFromEnv(&opts.Against); err != nil {
+				return err
+			}
 			if err := opts.check(cmd); err != nil {
 				return err
 			}

@@ -101,7 +101,8 @@ func registerOnline(cmd *cobra.Command, f *connFlags) {
 	cmd.Flags().StringArrayVar(&f.URLs, "url", nil, "server `URL`, redis://[user@]host:port or rediss://...; repeatable (env SCRIPTCTL_URL)")
 	f.registerSecurity(cmd, "the servers")
 	cmd.Flags().StringVar(&f.Format, "format", "table", "output format: table or json")
-	cmd.Long += "\n" + connHelp
+	cmd.Flags().StringVar(&f.Env, "env", "", "connect to the manifest's environment `NAME` (environments:); --url and the password and TLS flags override its fields")
+	cmd.Long += "\n" + connHelp + "\n" + envHelp
 }
 
 // checkOnline validates --format and --timeout of a command registered with

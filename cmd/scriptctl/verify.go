@@ -123,6 +123,10 @@ failed.`,
 			default:
 				return cmdutil.Usage(fmt.Errorf("invalid --mode %q: want eval, function or both", opts.Mode), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
 			}
+			opts.Manifest = g.Manifest
+			if err := opts.Conn.againstFromEnv(&opts.Against); err != nil {
+				return err
+			}
 			for _, u := range connect.SplitURLs(opts.Against) {
 				if !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") {
 					return cmdutil.Usage(fmt.Errorf("invalid --against: want redis://host:port or rediss://host:port"), fmt.Sprintf("'%s --help'", cmd.CommandPath()))
