@@ -244,6 +244,12 @@ func (r *scriptRun) noteDel(t *lua.LTable, k lua.LValue, present bool) {
 	if len(in.dels) == 0 {
 		r.eventTables++
 	}
+	if present {
+		if _, isNum := k.(lua.LNumber); isNum && len(r.borders) > 0 {
+			delete(r.borders, t) // a hole: # checks the whole array again
+		}
+		bury(t, k)
+	}
 	_, keys, _ := tableParts(t)
 	in.dels = append(in.dels, delEvent{key: k, present: present, klen: len(keys)})
 }
@@ -456,25 +462,40 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 				m.ResizeArray(covered)
 			}
 		}
+	}
+	// An integer key's first recorded store tells whether it held a value
+	// before the stores: a removal of a present key says so, an added key
+	// or a removal of an absent one says not; with no store recorded, its
+	// value now tells.
+	var first map[lua.LValue]delEvent
+	if info != nil {
+		for _, d := range info.dels {
+			if _, isNum := d.key.(lua.LNumber); !isNum {
+				continue
+			}
+			if first == nil {
+				first = map[lua.LValue]delEvent{}
+			}
+			if _, seen := first[d.key]; !seen {
+				first[d.key] = d
+			}
+		}
+	}
+	heldAtStart := func(i int) bool {
+		if d, ok := first[lua.LNumber(i)]; ok {
+			return !d.add && d.present
+		}
+		return array[i-1] != lua.LNil
+	}
+	if built {
 		for i := covered; i >= 1; i-- {
-			m.Set(lua51.Num(float64(i)), array[i-1] != lua.LNil)
+			m.Set(lua51.Num(float64(i)), heldAtStart(i))
 		}
 	}
 	before := m.Rehashes()
 	ints, others := 0, 0
-	var added map[lua.LValue]bool
-	if info != nil {
-		for _, d := range info.dels {
-			if d.add {
-				if added == nil {
-					added = map[lua.LValue]bool{}
-				}
-				added[d.key] = true
-			}
-		}
-	}
 	for i := covered + 1; i <= len(array); i++ {
-		if array[i-1] != lua.LNil && !added[lua.LNumber(i)] {
+		if heldAtStart(i) {
 			m.Set(lua51.Num(float64(i)), true)
 			ints++
 		}
@@ -499,7 +520,7 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 	}
 	lastDeleted := -1
 	for i, k := range hkeys {
-		if t.RawGet(k) == lua.LNil && !logged[k] {
+		if _, tomb := isTomb(k); !tomb && t.RawGet(k) == lua.LNil && !logged[k] {
 			lastDeleted = i
 		}
 	}
@@ -520,6 +541,7 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 	}
 	for i, k := range hkeys {
 		applyDels(i)
+		k, _ = isTomb(k) // set here, removed later (a recorded removal)
 		if !m.Contains(toKey(k)) {
 			others++
 		}
@@ -527,7 +549,7 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 		if i == lastDeleted {
 			deletedAt = m.Rehashes()
 			for _, d := range hkeys[:i+1] {
-				if t.RawGet(d) == lua.LNil && !logged[d] {
+				if _, tomb := isTomb(d); !tomb && t.RawGet(d) == lua.LNil && !logged[d] {
 					m.Set(toKey(d), false)
 				}
 			}
