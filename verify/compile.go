@@ -513,7 +513,10 @@ func (rw *rewriter) guardedStore(s *ast.AssignStmt, target *ast.AttrGetExpr) ast
 	at := func(n interface {
 		SetLine(int)
 		SetLastLine(int)
-	}) { n.SetLine(s.Line()); n.SetLastLine(s.LastLine()) }
+	}) {
+		n.SetLine(s.Line())
+		n.SetLastLine(s.LastLine())
+	}
 	val := s.Rhs[0]
 	var hold ast.Stmt
 	if !rw.plainName(val) {
