@@ -350,7 +350,7 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 		split := len(s.Lhs) > 1 && rw.splittable(s.Lhs)
 		rw.exprs(s.Lhs)
 		rw.exprs(s.Rhs)
-		if call := rw.removal(s, nilable); call != nil {
+		if call := rw.removal(s, nilable, nil); call != nil {
 			return call
 		}
 		if len(s.Lhs) > 1 {
@@ -373,15 +373,28 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 			assign.SetLine(s.Line())
 			assign.SetLastLine(s.LastLine())
 			stmts := []ast.Stmt{tmp, assign}
+			descs := make([]ast.Expr, len(s.Lhs))
+			if split {
+				for i, e := range s.Lhs {
+					if x, ok := e.(*ast.AttrGetExpr); ok {
+						descs[i] = rw.describe(x.Object)
+					}
+				}
+			} else if pre := rw.targetTemps(s, descs); pre != nil {
+				// the fields' tables and keys, evaluated first as Lua
+				// 5.1 evaluates them, make the stores splittable
+				stmts = []ast.Stmt{pre, tmp, assign}
+				split = true
+			}
 			if split {
 				// one store at a time, right to left as Lua 5.1 stores,
 				// so that each is recorded as a single assignment is
-				stmts = stmts[:1]
+				stmts = stmts[:len(stmts)-1]
 				for i := len(s.Lhs) - 1; i >= 0; i-- {
 					one := &ast.AssignStmt{Lhs: []ast.Expr{s.Lhs[i]}, Rhs: []ast.Expr{vals[i]}}
 					one.SetLine(s.Line())
 					one.SetLastLine(s.LastLine())
-					if st := rw.removal(one, true); st != nil {
+					if st := rw.removal(one, true, descs[i]); st != nil {
 						stmts = append(stmts, st)
 					} else {
 						stmts = append(stmts, one)
@@ -473,7 +486,10 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 // function or a comparison stays a plain store: its key is a string, whose
 // first set gopher-lua records). nilable tells whether the value may be
 // nil (mayBeNil, judged before the rewriting).
-func (rw *rewriter) removal(s *ast.AssignStmt, nilable bool) ast.Stmt {
+//
+// desc, when not nil, is how Lua names the table in an error (a target
+// whose table a temporary holds: targetTemps).
+func (rw *rewriter) removal(s *ast.AssignStmt, nilable bool, desc ast.Expr) ast.Stmt {
 	if len(s.Lhs) != 1 || len(s.Rhs) != 1 {
 		return nil
 	}
@@ -481,21 +497,24 @@ func (rw *rewriter) removal(s *ast.AssignStmt, nilable bool) ast.Stmt {
 	if !ok {
 		return nil
 	}
+	if desc == nil {
+		desc = rw.describe(target.Object)
+	}
 	var expr ast.Expr
 	_, constKey := target.Key.(*ast.StringExpr)
 	switch _, isNil := s.Rhs[0].(*ast.NilExpr); {
 	case isNil:
-		expr = helperCall(target, delName, target.Object, target.Key, rw.describe(target.Object))
+		expr = helperCall(target, delName, target.Object, target.Key, desc)
 	case !constKey:
 		// t[expr] = v: the key may be an integer, whose history gopher-
 		// lua's array part does not keep
-		expr = helperCall(target, setName, target.Object, target.Key, s.Rhs[0], rw.describe(target.Object))
+		expr = helperCall(target, setName, target.Object, target.Key, s.Rhs[0], desc)
 	case !nilable:
 		return nil
 	case rw.plainName(target.Object):
-		return rw.guardedStore(s, target)
+		return rw.guardedStore(s, target, desc)
 	default:
-		expr = helperCall(target, setName, target.Object, target.Key, s.Rhs[0], rw.describe(target.Object))
+		expr = helperCall(target, setName, target.Object, target.Key, s.Rhs[0], desc)
 	}
 	call := &ast.FuncCallStmt{Expr: expr}
 	call.SetLine(s.Line())
@@ -509,7 +528,7 @@ const valName = "\x00v"
 // guardedStore compiles t.k = v (t a local or an upvalue) into
 // if v == nil then del(t, "k") else t.k = v end, with v first held in a
 // local unless it is one.
-func (rw *rewriter) guardedStore(s *ast.AssignStmt, target *ast.AttrGetExpr) ast.Stmt {
+func (rw *rewriter) guardedStore(s *ast.AssignStmt, target *ast.AttrGetExpr, desc ast.Expr) ast.Stmt {
 	at := func(n interface {
 		SetLine(int)
 		SetLastLine(int)
@@ -533,7 +552,7 @@ func (rw *rewriter) guardedStore(s *ast.AssignStmt, target *ast.AttrGetExpr) ast
 	at(nilx)
 	cond := &ast.RelationalOpExpr{Operator: "==", Lhs: val, Rhs: nilx}
 	at(cond)
-	del := &ast.FuncCallStmt{Expr: helperCall(target, delName, obj, target.Key, rw.describe(target.Object))}
+	del := &ast.FuncCallStmt{Expr: helperCall(target, delName, obj, target.Key, desc)}
 	at(del)
 	store := &ast.AssignStmt{Lhs: s.Lhs, Rhs: []ast.Expr{val}}
 	at(store)
@@ -563,9 +582,9 @@ func (rw *rewriter) plainName(e ast.Expr) bool {
 	return rw.kind(id.Value) != "global"
 }
 
-// isTmpName reports a name tmpName gives.
+// isTmpName reports a name tmpName or targetTemps gives.
 func isTmpName(n string) bool {
-	if len(n) < 3 || n[:2] != "\x00t" {
+	if len(n) < 3 || n[0] != 0 || (n[1] != 't' && n[1] != 'o' && n[1] != 'k') {
 		return false
 	}
 	for _, c := range n[2:] {
@@ -587,6 +606,50 @@ func mayBeNil(e ast.Expr) bool {
 		return false
 	}
 	return true
+}
+
+// targetTemps holds the tables and computed keys of a multiple
+// assignment's field targets in temporaries, evaluated left to right
+// before the values as Lua 5.1 does (local o1, k1 = a.b, f()), and points
+// the targets at them; descs gets how Lua names each target's table. nil
+// when no target is a field.
+func (rw *rewriter) targetTemps(s *ast.AssignStmt, descs []ast.Expr) ast.Stmt {
+	var names []string
+	var exprs []ast.Expr
+	ident := func(n string) *ast.IdentExpr {
+		id := &ast.IdentExpr{Value: n}
+		id.SetLine(s.Line())
+		id.SetLastLine(s.LastLine())
+		return id
+	}
+	for i, e := range s.Lhs {
+		x, ok := e.(*ast.AttrGetExpr)
+		if !ok {
+			continue
+		}
+		descs[i] = rw.describe(x.Object)
+		on := fmt.Sprintf("\x00o%d", i)
+		names, exprs = append(names, on), append(exprs, x.Object)
+		key := x.Key
+		switch key.(type) {
+		case *ast.StringExpr, *ast.NumberExpr, *ast.TrueExpr, *ast.FalseExpr:
+		default:
+			kn := fmt.Sprintf("\x00k%d", i)
+			names, exprs = append(names, kn), append(exprs, key)
+			key = ident(kn)
+		}
+		t := &ast.AttrGetExpr{Object: ident(on), Key: key}
+		t.SetLine(x.Line())
+		t.SetLastLine(x.LastLine())
+		s.Lhs[i] = t
+	}
+	if names == nil {
+		return nil
+	}
+	pre := &ast.LocalAssignStmt{Names: names, Exprs: exprs}
+	pre.SetLine(s.Line())
+	pre.SetLastLine(s.LastLine())
+	return pre
 }
 
 // splittable reports whether the targets of a multiple assignment can be
