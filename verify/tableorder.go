@@ -637,6 +637,9 @@ func (st *iterState) index(key lua.LValue) int {
 // nextKey is next(t, key) in Lua 5.1's order. It reports false for a key
 // next cannot continue from ("invalid key to 'next'").
 func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LValue, bool) {
+	if real, ok := r.real(t).(*lua.LTable); ok && real != t {
+		return r.viewNext(real, key) // a library table (table.foreach)
+	}
 	st := r.iters[t]
 	array, keys, _ := tableParts(t)
 	if key == lua.LNil || st == nil || st.index(key) == 0 || st.alen != len(array) || st.klen != len(keys) {
