@@ -2,6 +2,7 @@ package verify
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,8 +18,9 @@ import (
 // 8.0 and Valkey 7.2 to 8.1 ship the same deps/lua): luaL_register makes
 // a table presized for its luaL_Reg list (lua_createtable(L, 0, n)) and
 // sets the functions in the list's order; lua_newtable makes an empty one.
-// The _G and redis tables, which each target builds its own way, keep
-// gopher-lua's order and warn.
+// The redis table is built the same way on every target but for Valkey's
+// keys; _G, which each target builds its own way, keeps gopher-lua's order
+// and warns.
 
 // libTable is how one library table is built: the hash size it is created
 // with and its keys in the order they are set.
@@ -50,25 +52,42 @@ var libTables = map[string]libTable{
 	"cmsgpack": {0, "pack unpack unpack_one unpack_limit _NAME _VERSION _COPYRIGHT _DESCRIPTION"},
 	// the os table of the targets that have one holds clock alone
 	"os": {0, "clock"},
+	// script_lua.c's luaRegisterRedisAPI (luaRegisterServerAPI in
+	// Valkey): lua_newtable, call, pcall, luaRegisterLogFunction's log and
+	// levels, luaRegisterVersion's version fields (Valkey adds its own and
+	// SERVER_NAME), setresp, ..., acl_check_cmd; then eval.c's
+	// scriptingInit adds breakpoint, debug and replicate_commands to the
+	// EVAL state's table (a function's state has no such keys). The same
+	// on Redis 7.0 to 8.0 and Valkey 7.2 to 8.1 but for Valkey's keys,
+	// which the replay skips on Redis (replayed are the keys the target's
+	// table holds).
+	"redis": {0, redisAPIKeys},
+	// Valkey's server global is the same table
+	"server": {0, redisAPIKeys},
 }
 
-// libOrders caches each library's order per string hash.
+const redisAPIKeys = "call pcall log LOG_DEBUG LOG_VERBOSE LOG_NOTICE LOG_WARNING " +
+	"REDIS_VERSION_NUM REDIS_VERSION VALKEY_VERSION_NUM VALKEY_VERSION SERVER_NAME " +
+	"setresp sha1hex error_reply status_reply set_repl REPL_NONE REPL_AOF REPL_SLAVE REPL_REPLICA REPL_ALL acl_check_cmd " +
+	"breakpoint debug replicate_commands"
+
+// libOrders caches the orders replayed, by string hash and keys.
 var libOrders sync.Map // libOrderKey -> []lua.LValue
 
 type libOrderKey struct {
 	hash lua51.StringHash
-	name string
+	keys string
 }
 
-// libOrder returns library name's keys in the server's order.
-func libOrder(h lua51.StringHash, name string) []lua.LValue {
-	k := libOrderKey{h, name}
+// libOrder returns the order of a table created with nhash hash slots
+// and keys set in the order given (space-separated).
+func libOrder(h lua51.StringHash, nhash int, keys string) []lua.LValue {
+	k := libOrderKey{h, strconv.Itoa(nhash) + ":" + keys}
 	if v, ok := libOrders.Load(k); ok {
 		return v.([]lua.LValue)
 	}
-	lt := libTables[name]
-	m := lua51.New(h, 0, lt.nhash)
-	for _, key := range strings.Fields(lt.keys) {
+	m := lua51.New(h, 0, nhash)
+	for _, key := range strings.Fields(keys) {
 		m.Set(lua51.Str(key), true)
 	}
 	slots, _ := m.Slots()
@@ -81,42 +100,35 @@ func libOrder(h lua51.StringHash, name string) []lua.LValue {
 }
 
 // libKeys returns the keys of real, the table behind a readonly library
-// view, in the server's order, when it is one of libTables; nil otherwise.
-// exact is false when real holds keys the server's table does not.
+// view, in the server's order, when it is one of libTables: the keys of
+// its list that real holds, set in the list's order (a key the target's
+// table lacks was never set on the server either). nil otherwise; exact
+// is false when real holds keys the list does not, which then follow the
+// others in gopher-lua's order.
 func (r *scriptRun) libKeys(real *lua.LTable) (keys []lua.LValue, exact bool) {
 	if r.L == nil {
 		return nil, false
 	}
 	G := r.L.G.Global
-	for name := range libTables {
+	for name, lt := range libTables {
 		if v, ok := r.real(G.RawGetString(name)).(*lua.LTable); !ok || v != real {
 			continue
 		}
-		order := libOrder(r.e.t.luaHash, name)
-		keys = make([]lua.LValue, 0, len(order))
-		for _, k := range order {
-			if real.RawGet(k) != lua.LNil {
-				keys = append(keys, k)
+		listed := strings.Fields(lt.keys)
+		held := make([]string, 0, len(listed))
+		for _, k := range listed {
+			if real.RawGetString(k) != lua.LNil {
+				held = append(held, k)
 			}
 		}
+		keys = append([]lua.LValue(nil), libOrder(r.e.t.luaHash, lt.nhash, strings.Join(held, " "))...)
 		exact = true
-		n := 0
-		real.ForEach(func(k, _ lua.LValue) {
-			if !isHidden(k) {
-				n++
+		for k, _ := real.Next(lua.LNil); k != lua.LNil; k, _ = real.Next(k) {
+			if s, ok := k.(lua.LString); ok && (isHidden(k) || slices.Contains(held, string(s))) {
+				continue
 			}
-		})
-		if n != len(keys) {
-			// keys the server's table lacks: after the others, in
-			// gopher-lua's order
 			exact = false
-			for k, _ := real.Next(lua.LNil); k != lua.LNil; k, _ = real.Next(k) {
-				if s, ok := k.(lua.LString); !ok || !strings.Contains(" "+libTables[name].keys+" ", " "+string(s)+" ") {
-					if !isHidden(k) {
-						keys = append(keys, k)
-					}
-				}
-			}
+			keys = append(keys, k)
 		}
 		return keys, exact
 	}

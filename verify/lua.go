@@ -68,6 +68,7 @@ type scriptRun struct {
 	iters       map[*lua.LTable]*iterState
 	borders     map[*lua.LTable]int          // tableorder.go's border: hole-free prefixes checked
 	libIters    map[*lua.LTable][]lua.LValue // the library tables' orders being walked (libtables.go)
+	layouts     map[*lua.LTable]*layoutCache // models kept for tables with recorded stores (tableorder.go)
 	lenHelp     *lua.LFunction               // the # helper (tableorder.go)
 }
 

@@ -414,7 +414,58 @@ func fromKey(k lua51.Key) lua.LValue {
 // layout replays t's history (see the top of this file) on a model of Lua
 // 5.1's table. approx reports a history the replay had to guess, or a key
 // Lua places by address; ok is false when the engine cannot read t's parts.
+//
+// The model of a table with recorded stores is kept (r.layouts): when all
+// that happened since is integer keys added (t[#t + 1] = v appends, with
+// no hash key added), the kept model gets them in order, as a full replay
+// would apply them last, instead of a replay of the whole history (a loop
+// of appends with # on a long array with a hole).
 func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
+	array, hkeys, ok := tableParts(t)
+	if !ok {
+		return nil, true, false
+	}
+	info := r.info(t, false)
+	if info == nil || len(info.dels) == 0 || len(info.dels) > maxDelEvents {
+		return r.layoutFull(t)
+	}
+	dels := info.dels
+	if c := r.layouts[t]; c != nil && c.klen == len(hkeys) && c.ndels <= len(dels) && len(array) >= c.alen {
+		extend := true
+		for _, d := range dels[c.ndels:] {
+			if !d.add || d.klen != len(hkeys) {
+				extend = false
+				break
+			}
+		}
+		if extend {
+			for _, d := range dels[c.ndels:] {
+				c.m.Set(toKey(d.key), true)
+			}
+			c.ndels, c.alen = len(dels), len(array)
+			return c.m, c.approx || c.m.Approximate(), true
+		}
+	}
+	m, approx, ok = r.layoutFull(t)
+	if ok {
+		if r.layouts == nil || len(r.layouts) >= 64 {
+			r.layouts = map[*lua.LTable]*layoutCache{}
+		}
+		r.layouts[t] = &layoutCache{m: m, approx: approx, alen: len(array), klen: len(hkeys), ndels: len(dels)}
+	}
+	return m, approx, ok
+}
+
+// layoutCache is a table's model kept by layout, with the lengths of what
+// it was replayed from.
+type layoutCache struct {
+	m                 *lua51.Table
+	approx            bool
+	alen, klen, ndels int
+}
+
+// layoutFull replays t's whole history (layout).
+func (r *scriptRun) layoutFull(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 	reset := false
 	array, hkeys, ok := tableParts(t)
 	if !ok {
