@@ -66,8 +66,10 @@ type scriptRun struct {
 	tableSweep  int
 	eventTables int // tables with recorded stores (tableInfo.dels) so far
 	iters       map[*lua.LTable]*iterState
-	borders     map[*lua.LTable]int // tableorder.go's border: hole-free prefixes checked
-	lenHelp     *lua.LFunction      // the # helper (tableorder.go)
+	borders     map[*lua.LTable]int          // tableorder.go's border: hole-free prefixes checked
+	libIters    map[*lua.LTable][]lua.LValue // the library tables' orders being walked (libtables.go)
+	layouts     map[*lua.LTable]*layoutCache // models kept for tables with recorded stores (tableorder.go)
+	lenHelp     *lua.LFunction               // the # helper (tableorder.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
@@ -475,16 +477,10 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		key := L.Get(2)
 		if real != t {
 			// a readonly view: the library tables, whose order on the
-			// server comes from how Redis built them
-			if key == lua.LNil {
-				r.noteHashOrder(real)
-			}
-			if key != lua.LNil && real.RawGet(key) == lua.LNil {
+			// server comes from how Redis built them (libtables.go)
+			k, v, ok := r.viewNext(real, key)
+			if !ok {
 				L.Error(lua.LString("invalid key to 'next'"), 0)
-			}
-			k, v := real.Next(key)
-			for isHidden(k) {
-				k, v = real.Next(k)
 			}
 			if k == lua.LNil {
 				L.Push(lua.LNil)

@@ -133,7 +133,7 @@ func (r *scriptRun) reset() {
 	r.sources["user_function"] = "@user_function"
 	r.keys, r.readOnly, r.name, r.loading, r.runErr = nil, false, "", false, nil
 	r.forVals, r.forNext = [2]lua.LNumber{}, 0
-	r.iters, r.borders = nil, nil
+	r.iters, r.borders, r.libIters, r.layouts = nil, nil, nil, nil
 	if r.eventTables > 0 {
 		// the tables of the run are gone but for what the state keeps
 		// (function libraries' upvalues): count those still there

@@ -37,6 +37,41 @@ var gopherTableOK = func() bool {
 	return true
 }()
 
+// tombKey stands, in gopher-lua's list of t's hash keys, for a key the
+// script removed (t[k] = nil, recorded: noteDel): the entry keeps the
+// position where the key was first set, and as gopher-lua no longer finds
+// the key in its index (k2i), setting it again appends it anew at the
+// list's end, where the replay (layout) sees it set again. gopher-lua
+// reads a tombKey as a key without a value: its own next skips it.
+type tombKey struct{ key lua.LValue }
+
+func (*tombKey) String() string       { return "" }
+func (*tombKey) Type() lua.LValueType { return lua.LTNil }
+func isTomb(k lua.LValue) (lua.LValue, bool) {
+	if t, ok := k.(*tombKey); ok {
+		return t.key, true
+	}
+	return k, false
+}
+
+// bury replaces hash key k of t in gopher-lua's key list by a tombKey and
+// drops it from gopher-lua's index, so that setting it again lists it
+// again; false when k is not listed (an array-part integer key, a key
+// never set).
+func bury(t *lua.LTable, k lua.LValue) bool {
+	if !gopherTableOK {
+		return false
+	}
+	g := (*gopherTable)(unsafe.Pointer(t))
+	i, ok := g.k2i[k]
+	if !ok || i >= len(g.keys) || g.keys[i] != k {
+		return false
+	}
+	g.keys[i] = &tombKey{key: k}
+	delete(g.k2i, k)
+	return true
+}
+
 // tableParts returns t's array part and its hash keys in first-set order.
 // The slices belong to t: read them, never change them.
 func tableParts(t *lua.LTable) (array, keys []lua.LValue, ok bool) {

@@ -244,6 +244,12 @@ func (r *scriptRun) noteDel(t *lua.LTable, k lua.LValue, present bool) {
 	if len(in.dels) == 0 {
 		r.eventTables++
 	}
+	if present {
+		if _, isNum := k.(lua.LNumber); isNum && len(r.borders) > 0 {
+			delete(r.borders, t) // a hole: # checks the whole array again
+		}
+		bury(t, k)
+	}
 	_, keys, _ := tableParts(t)
 	in.dels = append(in.dels, delEvent{key: k, present: present, klen: len(keys)})
 }
@@ -408,7 +414,58 @@ func fromKey(k lua51.Key) lua.LValue {
 // layout replays t's history (see the top of this file) on a model of Lua
 // 5.1's table. approx reports a history the replay had to guess, or a key
 // Lua places by address; ok is false when the engine cannot read t's parts.
+//
+// The model of a table with recorded stores is kept (r.layouts): when all
+// that happened since is integer keys added (t[#t + 1] = v appends, with
+// no hash key added), the kept model gets them in order, as a full replay
+// would apply them last, instead of a replay of the whole history (a loop
+// of appends with # on a long array with a hole).
 func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
+	array, hkeys, ok := tableParts(t)
+	if !ok {
+		return nil, true, false
+	}
+	info := r.info(t, false)
+	if info == nil || len(info.dels) == 0 || len(info.dels) > maxDelEvents {
+		return r.layoutFull(t)
+	}
+	dels := info.dels
+	if c := r.layouts[t]; c != nil && c.klen == len(hkeys) && c.ndels <= len(dels) && len(array) >= c.alen {
+		extend := true
+		for _, d := range dels[c.ndels:] {
+			if !d.add || d.klen != len(hkeys) {
+				extend = false
+				break
+			}
+		}
+		if extend {
+			for _, d := range dels[c.ndels:] {
+				c.m.Set(toKey(d.key), true)
+			}
+			c.ndels, c.alen = len(dels), len(array)
+			return c.m, c.approx || c.m.Approximate(), true
+		}
+	}
+	m, approx, ok = r.layoutFull(t)
+	if ok {
+		if r.layouts == nil || len(r.layouts) >= 64 {
+			r.layouts = map[*lua.LTable]*layoutCache{}
+		}
+		r.layouts[t] = &layoutCache{m: m, approx: approx, alen: len(array), klen: len(hkeys), ndels: len(dels)}
+	}
+	return m, approx, ok
+}
+
+// layoutCache is a table's model kept by layout, with the lengths of what
+// it was replayed from.
+type layoutCache struct {
+	m                 *lua51.Table
+	approx            bool
+	alen, klen, ndels int
+}
+
+// layoutFull replays t's whole history (layout).
+func (r *scriptRun) layoutFull(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 	reset := false
 	array, hkeys, ok := tableParts(t)
 	if !ok {
@@ -456,25 +513,40 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 				m.ResizeArray(covered)
 			}
 		}
+	}
+	// An integer key's first recorded store tells whether it held a value
+	// before the stores: a removal of a present key says so, an added key
+	// or a removal of an absent one says not; with no store recorded, its
+	// value now tells.
+	var first map[lua.LValue]delEvent
+	if info != nil {
+		for _, d := range info.dels {
+			if _, isNum := d.key.(lua.LNumber); !isNum {
+				continue
+			}
+			if first == nil {
+				first = map[lua.LValue]delEvent{}
+			}
+			if _, seen := first[d.key]; !seen {
+				first[d.key] = d
+			}
+		}
+	}
+	heldAtStart := func(i int) bool {
+		if d, ok := first[lua.LNumber(i)]; ok {
+			return !d.add && d.present
+		}
+		return array[i-1] != lua.LNil
+	}
+	if built {
 		for i := covered; i >= 1; i-- {
-			m.Set(lua51.Num(float64(i)), array[i-1] != lua.LNil)
+			m.Set(lua51.Num(float64(i)), heldAtStart(i))
 		}
 	}
 	before := m.Rehashes()
 	ints, others := 0, 0
-	var added map[lua.LValue]bool
-	if info != nil {
-		for _, d := range info.dels {
-			if d.add {
-				if added == nil {
-					added = map[lua.LValue]bool{}
-				}
-				added[d.key] = true
-			}
-		}
-	}
 	for i := covered + 1; i <= len(array); i++ {
-		if array[i-1] != lua.LNil && !added[lua.LNumber(i)] {
+		if heldAtStart(i) {
 			m.Set(lua51.Num(float64(i)), true)
 			ints++
 		}
@@ -499,7 +571,7 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 	}
 	lastDeleted := -1
 	for i, k := range hkeys {
-		if t.RawGet(k) == lua.LNil && !logged[k] {
+		if _, tomb := isTomb(k); !tomb && t.RawGet(k) == lua.LNil && !logged[k] {
 			lastDeleted = i
 		}
 	}
@@ -520,6 +592,7 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 	}
 	for i, k := range hkeys {
 		applyDels(i)
+		k, _ = isTomb(k) // set here, removed later (a recorded removal)
 		if !m.Contains(toKey(k)) {
 			others++
 		}
@@ -527,7 +600,7 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 		if i == lastDeleted {
 			deletedAt = m.Rehashes()
 			for _, d := range hkeys[:i+1] {
-				if t.RawGet(d) == lua.LNil && !logged[d] {
+				if _, tomb := isTomb(d); !tomb && t.RawGet(d) == lua.LNil && !logged[d] {
 					m.Set(toKey(d), false)
 				}
 			}
@@ -615,6 +688,9 @@ func (st *iterState) index(key lua.LValue) int {
 // nextKey is next(t, key) in Lua 5.1's order. It reports false for a key
 // next cannot continue from ("invalid key to 'next'").
 func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LValue, bool) {
+	if real, ok := r.real(t).(*lua.LTable); ok && real != t {
+		return r.viewNext(real, key) // a library table (table.foreach)
+	}
 	st := r.iters[t]
 	array, keys, _ := tableParts(t)
 	if key == lua.LNil || st == nil || st.index(key) == 0 || st.alen != len(array) || st.klen != len(keys) {

@@ -12,7 +12,8 @@ import (
 
 // randomTableScript writes a script that builds a table the ways scripts
 // do (a constructor with list items and record fields, stores, t[k] = nil,
-// table.insert, re-sets of removed keys, cjson.decode) and returns #t, the
+// keys set to nil through a variable, a call or a multiple assignment,
+// table.insert, re-sets of removed keys after the table grew, cjson.decode) and returns #t, the
 // keys in pairs order and its cjson encoding.
 func randomTableScript(r *rand.Rand) string {
 	var b strings.Builder
@@ -44,14 +45,27 @@ func randomTableScript(r *rand.Rand) string {
 	default:
 		b.WriteString(`cjson.decode('{"id":"j","queue":"q","attempts":0,"payload":"p","tries":3}')` + "\n")
 	}
-	for i := 0; i < r.IntN(40); i++ {
+	b.WriteString("local none\nlocal function nothing() end\n")
+	if r.IntN(2) == 0 {
+		fmt.Fprintf(&b, "for i = 1, %d do t['f' .. i] = i end\n", r.IntN(30))
+	}
+	for i, n := 0, r.IntN(60); i < n; i++ {
 		k := key()
 		lhs := "t" + k
-		switch r.IntN(8) {
+		switch r.IntN(14) {
 		case 0, 1:
 			fmt.Fprintf(&b, "%s = nil\n", lhs)
 		case 2:
 			b.WriteString("table.insert(t, 'x')\n")
+		case 3:
+			// set to nil through a variable, a call, a field
+			fmt.Fprintf(&b, "%s = %s\n", lhs, [...]string{"none", "nothing()", "t.absent", "none or none"}[r.IntN(4)])
+		case 4:
+			// a multiple assignment, one target nil
+			fmt.Fprintf(&b, "%s, t%s = none, %d\n", lhs, key(), i)
+		case 5:
+			// a key removed, the table grown past a rehash, the key set again
+			fmt.Fprintf(&b, "%s = none\nfor j = 1, %d do t['g%d_' .. j] = j end\n%s = %d\n", lhs, 1+r.IntN(20), i, lhs, i)
 		default:
 			fmt.Fprintf(&b, "%s = %d\n", lhs, i)
 		}
@@ -88,6 +102,12 @@ func TestTableOrderLive(t *testing.T) {
 		// rueidis drops an error reply's "ERR " code
 		if live, off := want.String(), strings.Replace(got.String(), "ERR ", "", 1); live != off {
 			t.Errorf("case %d differs\nlive:\n%s\noffline:\n%s\nwarnings: %q\n%s", i, live, off, e.Warnings(), src)
+		}
+		// every history here is recorded whole: no order is guessed
+		for _, w := range e.Warnings() {
+			if strings.Contains(w, "key order") {
+				t.Errorf("case %d: warned %q\n%s", i, w, src)
+			}
 		}
 	}
 }
