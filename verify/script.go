@@ -302,7 +302,11 @@ func (r *scriptRun) errorReply(obj lua.LValue) (Reply, error) {
 	src, okSrc := luaStringField(t, "source")
 	line, okLine := luaStringField(t, "line")
 	if okSrc && okLine {
-		text += " script: " + r.name + ", on " + cString(src) + ":" + line + "."
+		name := r.name + ", "
+		if r.e.t.errNoName {
+			name = ""
+		}
+		text += " script: " + name + "on " + cString(src) + ":" + line + "."
 	}
 	return ErrorReply(sanitize(text)), nil
 }

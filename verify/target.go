@@ -102,6 +102,11 @@ type serverFacts struct {
 	// 8.1.1 by the cluster corpus).
 	clusterOneDB bool
 
+	// errNoName: a script's error reply says "script: on <source>:<line>."
+	// without the script's SHA or the function's name (Valkey 9.0's Lua
+	// engine module; seen on 9.1.2 for EVAL and FCALL).
+	errNoName bool
+
 	// data: the data-type commands' encodings, limits, argument parsing and
 	// texts (dataFacts).
 	data dataFacts
@@ -373,6 +378,7 @@ var targets = map[string]*serverFacts{
 	"valkey-7.2": valkeyFacts("valkey-7.2", "7.2.7", 0x070207, false),
 	"valkey-8.0": valkeyFacts("valkey-8.0", "8.0.1", 0x080001, true),
 	"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", "8.1.1", 0x080101, true)),
+	"valkey-9.1": valkey91(valkey81(valkeyFacts("valkey-9.1", "9.1.2", 0x090102, true))),
 }
 
 // valkey81 adds Valkey 8.1's scripting engine manager and SET ... IFEQ
@@ -383,6 +389,14 @@ func valkey81(f *serverFacts) *serverFacts {
 	f.luaHash = lua51.HashMurmur3
 	f.data.embeddedKeys = true
 	f.handlers = withHandlers(f.handlers, map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}})
+	return f
+}
+
+// valkey91 adds what Valkey 9.0 and 9.1 changed for scripts (from 9.1.2,
+// checked live): a script error names no script ("script: on
+// @user_script:1.").
+func valkey91(f *serverFacts) *serverFacts {
+	f.errNoName = true
 	return f
 }
 

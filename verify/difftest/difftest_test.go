@@ -125,7 +125,7 @@ func evalArgs(cmd, script string, keys, args []string) []string {
 // crashed the server, live is crashTranscript and the server is restarted.
 func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off string) {
 	t.Helper()
-	live, off = runSnippet(t, l, l.srv.Kind.Name, time.Now().UnixMilli(), s, fcall)
+	live, off = runSnippet(t, l, l.srv.Kind.Target(), time.Now().UnixMilli(), s, fcall)
 	if fcall {
 		// Some servers crash only at the FUNCTION FLUSH after a function
 		// (fnArgvCrash in verify/target.go): flush now, so the crash is
@@ -261,7 +261,7 @@ func runCorpus(t *testing.T, fcall bool) {
 		t.Fatal(err)
 	}
 	l := startLive(t)
-	target := l.srv.Kind.Name
+	target := l.srv.Kind.Target()
 	every := corpusEvery(t, fcall)
 	matched, diverged := 0, 0
 	for i, s := range snippets {
@@ -402,7 +402,7 @@ func TestClusterCorpus(t *testing.T) {
 	}
 	c := redistest.NewCluster(t)
 	cli := redistest.CLI(t)
-	target := c.Primaries[0].Kind.Name
+	target := c.Primaries[0].Kind.Target()
 	n := 0
 	for _, fcall := range []bool{false, true} {
 		for _, s := range snippets {
