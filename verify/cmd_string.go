@@ -369,7 +369,7 @@ func incrBy(e *Engine, key string, by int64) Reply {
 		return errOverflow
 	}
 	cur += by
-	e.db.setString(key, strconv.FormatInt(cur, 10), true)
+	e.db.setInt(key, cur, true)
 	return IntReply(cur)
 }
 

@@ -295,6 +295,9 @@ func (r *scriptRun) errorReply(obj lua.LValue) (Reply, error) {
 		return ErrorReply(sanitize("ERR Error running script " + r.name + ", " + luaToString(obj))), nil
 	}
 	msg, ok := luaStringField(t, "err")
+	if !ok && r.e.t.errTableUnknown {
+		msg, ok = "ERR unknown error", true
+	}
 	if !ok {
 		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "error() with a table that has no string err field crashes the server (segfault in luaCallFunction; seen on Redis 7.0.15, 8.0.2 and Valkey 8.1.1)"}
 	}

@@ -106,6 +106,19 @@ type serverFacts struct {
 	// without the script's SHA or the function's name (Valkey 9.0's Lua
 	// engine module; seen on 9.1.2 for EVAL and FCALL).
 	errNoName bool
+	// scriptSubText: a script's unknown subcommand gets the server's own
+	// "unknown subcommand 'X'. Try CMD HELP." rather than the script
+	// layer's unknown-command text (seen on 9.1.2; its wrong subcommand
+	// arity is still the script layer's text).
+	scriptSubText bool
+	// errorReplyBare: redis.error_reply of a text without a space keeps
+	// its CR and LF for the reply to turn into spaces ("\nY\n" answers
+	// "ERR  Y"); errTableUnknown: error() with a table without a string
+	// err field fails with "ERR unknown error" instead of crashing the
+	// server; bigNumberCString: a big_number reply ends at its first NUL
+	// byte (Valkey 9.0's Lua module, src/modules/lua/script_lua.c; seen on
+	// 9.1.2).
+	errorReplyBare, errTableUnknown, bigNumberCString bool
 
 	// data: the data-type commands' encodings, limits, argument parsing and
 	// texts (dataFacts).
@@ -190,7 +203,36 @@ type dataFacts struct {
 	// support (Valkey 8.0's cluster.c; Redis refuses them).
 	readonlyStandalone bool
 
+	// Valkey 9.0.
+
+	// sortStrictRange: SORT reads a score whole (no leading or trailing
+	// space, no hexadecimal); the empty string, an overflow and an
+	// underflow to zero are errors, a subnormal is read (seen on 9.1.2).
+	sortStrictRange bool
+	// embedLimit: the bytes embedsWithKey fits a string in (64 when 0): a
+	// value longer than 44 bytes is embedded too while it fits (136 on
+	// 9.1.2, measured for keys of 1 to 70 bytes with and without expiry).
+	embedLimit int
+	// noHexDouble: ZADD's scores and GEOADD's coordinates refuse a
+	// hexadecimal number (seen on 9.1.2: "value is not a valid float"),
+	// which C's strtod read.
+	noHexDouble bool
+	// scriptArgNoInt: a value a script's command stores from its
+	// arguments (SET, APPEND of a new key, ...) keeps its string
+	// encoding, never int (seen on 9.1.2: SET from a script of '99' is
+	// embstr; from a client, int). INCR's result is an integer either way.
+	scriptArgNoInt bool
+
 	// Valkey 8.1.
+
+	// keyslotStandalone: CLUSTER KEYSLOT answers the slot on a server
+	// without cluster support (its other subcommands refuse; seen on 9.1.2).
+	keyslotStandalone bool
+	// geoMemberText: a FROMMEMBER or GEORADIUSBYMEMBER member the set lacks
+	// is "member X does not exist"; geoPolygon: GEOSEARCH takes BYPOLYGON
+	// (not emulated: not implemented offline), and the shape error names
+	// it (Valkey 9.0; seen on 9.1.2).
+	geoMemberText, geoPolygon bool
 
 	// embeddedKeys: the key (and its expiry) live in the value's object
 	// (object.c createStringObjectWithKeyAndExpire): a stored value is
@@ -244,6 +286,9 @@ const (
 	valkeyErrUnknown = "ERR Unknown command called from script"
 	valkeyErrArity   = "ERR Wrong number of args calling command from script"
 	valkeyNoscript   = "NOSCRIPT No matching script."
+	// valkeyErrNoScrpt: Valkey 9.0's Lua module words the noscript refusal
+	// with the server's name (seen on 9.1.2).
+	valkeyErrNoScrpt = "ERR This Valkey command is not allowed from script"
 )
 
 // The eras of Redis's scripting layer, by the release that changed what a
@@ -394,9 +439,21 @@ func valkey81(f *serverFacts) *serverFacts {
 
 // valkey91 adds what Valkey 9.0 and 9.1 changed for scripts (from 9.1.2,
 // checked live): a script error names no script ("script: on
-// @user_script:1.").
+// @user_script:1."), DELIFEQ and MSETEX. Its hash-field expiry (HEXPIRE
+// to HSETEX) is in its command table but not emulated: its argument
+// checks, texts and encodings are not Redis's (verify/README.md).
 func valkey91(f *serverFacts) *serverFacts {
-	f.errNoName = true
+	f.errNoName, f.scriptSubText = true, true
+	f.handlers = withHandlers(f.handlers, map[string]handler{
+		"delifeq": {keys: firstKey, run: cmdDelifeq},
+		"msetex":  {keys: msetexKeys, run: cmdMsetex},
+	})
+	f.errorReplyBare, f.errTableUnknown, f.bigNumberCString = true, true, true
+	f.data.keyslotStandalone, f.data.geoMemberText, f.data.geoPolygon = true, true, true
+	f.errNoScript = valkeyErrNoScrpt
+	f.data.sortStrictRange, f.data.embedLimit, f.data.scriptArgNoInt = true, 136, true
+	// Score ranges read as Redis 8.0 reads them (no space, no hexadecimal).
+	f.data.strictDouble, f.data.noHexDouble = true, true
 	return f
 }
 

@@ -50,6 +50,7 @@ var SeedOrder = map[string]map[string]string{
 	"redis-8.0":  tempSetHT,
 	"valkey-8.0": tempSetHT,
 	"valkey-8.1": tempSetHT,
+	"valkey-9.1": tempSetHT,
 }
 
 // tempSetHT: from Redis 8.0 (redis#13567) and Valkey 8.0, SUNION and SDIFF
