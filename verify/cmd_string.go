@@ -287,6 +287,14 @@ func cmdGetex(e *Engine, a []string) Reply {
 	if bad {
 		return errSyntax
 	}
+	var when int64
+	if hasExp && e.t.data.getexExpireFirst {
+		w, errr := expireAt(e, flags, exp, "getex")
+		if errr != nil {
+			return *errr
+		}
+		when = w
+	}
 	s, ok, errr := getString(e, a[1])
 	if errr != nil {
 		return *errr
@@ -295,9 +303,12 @@ func cmdGetex(e *Engine, a []string) Reply {
 		return NilReply()
 	}
 	if hasExp {
-		when, errr := expireAt(e, flags, exp, "getex")
-		if errr != nil {
-			return *errr
+		if !e.t.data.getexExpireFirst {
+			w, errr := expireAt(e, flags, exp, "getex")
+			if errr != nil {
+				return *errr
+			}
+			when = w
 		}
 		if flags&(setEXAT|setPXAT) != 0 && when <= e.now {
 			e.db.del(a[1])

@@ -228,6 +228,10 @@ type dataFacts struct {
 	// keyslotStandalone: CLUSTER KEYSLOT answers the slot on a server
 	// without cluster support (its other subcommands refuse; seen on 9.1.2).
 	keyslotStandalone bool
+	// getexExpireFirst: GETEX checks its expire time before it looks the
+	// key up (a missing key or another type with EX 0 is "invalid expire
+	// time"; seen on 9.1.2).
+	getexExpireFirst bool
 	// geoMemberText: a FROMMEMBER or GEORADIUSBYMEMBER member the set lacks
 	// is "member X does not exist"; geoPolygon: GEOSEARCH takes BYPOLYGON
 	// (not emulated: not implemented offline), and the shape error names
@@ -450,7 +454,12 @@ func valkey91(f *serverFacts) *serverFacts {
 	})
 	f.errorReplyBare, f.errTableUnknown, f.bigNumberCString = true, true, true
 	f.data.keyslotStandalone, f.data.geoMemberText, f.data.geoPolygon = true, true, true
+	f.data.getexExpireFirst = true
 	f.errNoScript = valkeyErrNoScrpt
+	f.texts = withTexts(f.texts, map[string]string{
+		// The cluster check moved out of the scripting layer.
+		errNonLocal: "ERR Attempted to access a non local key in a cluster node",
+	})
 	f.data.sortStrictRange, f.data.embedLimit, f.data.scriptArgNoInt = true, 136, true
 	// Score ranges read as Redis 8.0 reads them (no space, no hexadecimal).
 	f.data.strictDouble, f.data.noHexDouble = true, true
