@@ -278,12 +278,15 @@ func cmdCopy(e *Engine, a []string) Reply {
 // cmdMove is MOVE key db: the value and its expiry go to the other database
 // unless the key exists there.
 func cmdMove(e *Engine, a []string) Reply {
-	if e.cluster() {
+	if e.cluster() && !e.t.data.clusterDBs {
 		return ErrorReply("ERR MOVE is not allowed in cluster mode")
 	}
 	id, errr := parseDBIndex(a[2])
 	if errr != nil {
 		return *errr
+	}
+	if e.cluster() && id != 0 {
+		return ErrorReply("ERR DB index is out of range") // clusterDBs
 	}
 	dst := e.database(id)
 	if dst == e.db {

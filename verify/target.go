@@ -232,6 +232,11 @@ type dataFacts struct {
 	// key up (a missing key or another type with EX 0 is "invalid expire
 	// time"; seen on 9.1.2).
 	getexExpireFirst bool
+	// clusterDBs: a cluster node has numbered databases (Valkey 9.0's
+	// cluster-databases, 1 by default): SELECT and MOVE to another index
+	// are "DB index is out of range" instead of "not allowed in cluster
+	// mode"; SELECT 0 is OK (seen on a 9.1.2 cluster).
+	clusterDBs bool
 	// geoMemberText: a FROMMEMBER or GEORADIUSBYMEMBER member the set lacks
 	// is "member X does not exist"; geoPolygon: GEOSEARCH takes BYPOLYGON
 	// (not emulated: not implemented offline), and the shape error names
@@ -448,13 +453,16 @@ func valkey81(f *serverFacts) *serverFacts {
 // checks, texts and encodings are not Redis's (verify/README.md).
 func valkey91(f *serverFacts) *serverFacts {
 	f.errNoName, f.scriptSubText = true, true
+	// A command whose own keys are in other slots is refused as a non
+	// local key, not with the cross-slot text (seen on a 9.1.2 cluster).
+	f.scriptCrossSlotText = false
 	f.handlers = withHandlers(f.handlers, map[string]handler{
 		"delifeq": {keys: firstKey, run: cmdDelifeq},
 		"msetex":  {keys: msetexKeys, run: cmdMsetex},
 	})
 	f.errorReplyBare, f.errTableUnknown, f.bigNumberCString = true, true, true
 	f.data.keyslotStandalone, f.data.geoMemberText, f.data.geoPolygon = true, true, true
-	f.data.getexExpireFirst = true
+	f.data.getexExpireFirst, f.data.clusterDBs = true, true
 	f.errNoScript = valkeyErrNoScrpt
 	f.texts = withTexts(f.texts, map[string]string{
 		// The cluster check moved out of the scripting layer.

@@ -22,7 +22,32 @@ var TargetDivergences = map[string]map[string]string{
 	}),
 	"valkey-7.2": unpatchedBuild,
 	"valkey-8.0": unpatchedBuild,
+	"valkey-9.1": poisonedNode,
 }
+
+// poisonedNode: on a Valkey 9.1.2 cluster, once a script's command was
+// refused for a key of another slot (cluster-command-cross-slot, which runs
+// earlier on the same primary), that node refuses every later script
+// command, PING included, with "Attempted to access a non local key in a
+// cluster node", for every client, until it restarts (reproduced by hand on
+// a 3-primary 9.1.2 cluster). The engine answers as a node without that
+// state; each of these matches when run on its own.
+var poisonedNode = map[string]string{
+	"cluster-spublish-same-slot":                poisonedReason,
+	"cluster-spublish-other-slot-shebang":       poisonedReason,
+	"cluster-sort-by-pattern":                   poisonedReason,
+	"cluster-sort-get-hash":                     poisonedReason,
+	"cluster-databases":                         poisonedReason,
+	"cluster-move-to-active":                    poisonedReason,
+	"cluster-index-members-other-slots":         poisonedReason,
+	"fcall:cluster-undeclared-same-slot":        poisonedReason,
+	"fcall:cluster-prefix-hash-tag":             poisonedReason,
+	"fcall:cluster-undeclared-local-other-slot": poisonedReason,
+	"fcall:cluster-undeclared-non-local-call":   poisonedReason,
+	"cluster-function-allow-cross-slot-keys":    poisonedReason,
+}
+
+const poisonedReason = "Valkey 9.1.2 bug: after a script command refused for a non-local key, the node refuses every later script command (see poisonedNode)"
 
 // unpatchedBuild: the recorded targets were built from their release tags
 // (7.2.6, 7.4.1, Valkey 7.2.7, 8.0.1), which predate the October 2025 Lua
