@@ -284,6 +284,9 @@ func runCorpus(t *testing.T, fcall bool) {
 				live, off = transcripts(t, l, s, fcall)
 			}
 			reason, known := divergence(target, s.Name, fcall)
+			if r, ok := BuildDivergences[l.srv.Kind.Name][s.Name]; ok && !known {
+				reason, known = r, true
+			}
 			live, off = seedOrder(target, s.Name, live, off)
 			if judge(t, s, live, off, reason, known) {
 				matched++
@@ -450,6 +453,16 @@ func TestCorpus(t *testing.T) {
 	for name := range KnownDivergences {
 		if !names[name] {
 			t.Errorf("known divergence %q names no snippet", name)
+		}
+	}
+	for build, byName := range BuildDivergences {
+		if k, ok := redistest.LookupKind(build); !ok || k.Target() == build {
+			t.Errorf("BuildDivergences: %q is not a build judged as another target", build)
+		}
+		for name := range byName {
+			if !names[name] {
+				t.Errorf("BuildDivergences[%s]: %q names no snippet", build, name)
+			}
 		}
 	}
 	for what, m := range map[string]map[string]map[string]string{"TargetDivergences": TargetDivergences, "TargetMatches": TargetMatches, "SeedOrder": SeedOrder} {

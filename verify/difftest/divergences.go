@@ -49,6 +49,17 @@ var poisonedNode = map[string]string{
 
 const poisonedReason = "Valkey 9.1.2 bug: after a script command refused for a non-local key, the node refuses every later script command (see poisonedNode)"
 
+// BuildDivergences maps a server build judged as another target
+// (internal/redistest Kind, such as redis-8.0.6 judged as redis-8.0) to the
+// snippets where that build differs from the release the target imitates,
+// and why: the target has one set of facts per line.
+var BuildDivergences = map[string]map[string]string{
+	"redis-8.0.6": {
+		"redis-version":                  "REDIS_VERSION and REDIS_VERSION_NUM are the build's own (8.0.6); the redis-8.0 target imitates 8.0.2",
+		"err-table-without-err-uncaught": "Redis 8.0.6 answers error() with a table without a string err field with \"ERR unknown error\" and the script's location; 8.0.2, whose crash the redis-8.0 target imitates (server-crash), segfaults",
+	},
+}
+
 // unpatchedBuild: the recorded targets were built from their release tags
 // (7.2.6, 7.4.1, Valkey 7.2.7, 8.0.1), which predate the October 2025 Lua
 // security fixes (Redis 7.2.11, 7.4.6, 8.0.4; Valkey 7.2.11, 8.0.6). The
