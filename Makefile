@@ -41,11 +41,14 @@ test: ## Run the tests (race detector where goroutines run, corpora sampled), th
 test-full: ## Run the engine's corpora whole (every snippet as EVAL and FCALL)
 	$(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run 'Corpus' ./verify/difftest/
 
-test-servers: ## Fetch Redis 8.0 and Valkey 8.1 (Debian 13 packages, run through their own loader) for the tests
+test-servers: ## Fetch Redis 8.0.2, Valkey 8.1 (Debian 13) and Redis 8.0.6, Valkey 9.1 (Debian unstable), run through their own loader, for the tests
 	.ci/test-servers
 
 # The suites that talk to servers run again on every other server build.
-TARGET_SERVERS ?= redis-8.0 valkey-8.1
+TARGET_SERVERS ?= redis-8.0 valkey-8.1 redis-8.0.6 valkey-9.1
+# Builds whose corpus is sampled more sparsely still (a patch release of a
+# line already proven, and the newest line): CI time stays in check.
+SPARSE_SERVERS ?= redis-8.0.6 valkey-9.1
 # The loader and refresh suites run with the race detector; the engine,
 # corpus and scenario suites (the same Go code as make test runs under
 # -race, now judged by another server) run without it.
@@ -57,17 +60,21 @@ TARGET_PKGS    ?= ./verify/ ./verify/lua51/ ./verify/difftest/ ./verify/scenario
 # both; make test-targets-full runs all of it.
 EVAL_EVERY     ?= 2
 FCALL_EVERY    ?= 6
+SPARSE_EVAL_EVERY  ?= 4
+SPARSE_FCALL_EVERY ?= 12
 
-test-targets: test-servers ## Run the loader, refresh, engine, corpus (sampled) and scenario suites on Redis 8.0 and Valkey 8.1 too
+test-targets: test-servers ## Run the loader, refresh, engine, corpus (sampled) and scenario suites on Redis 8.0.2, 8.0.6, Valkey 8.1 and 9.1 too
 	@for k in $(TARGET_SERVERS); do \
 	  echo "== $$k"; \
-	  SCRIPTCTL_TEST_SERVER=$$k $(GO) test -race -count=1 -p $(P) -timeout 12m $(TARGET_RACE) || exit 1; \
-	  SCRIPTCTL_TEST_SERVER=$$k SCRIPTCTL_CORPUS_EVAL_EVERY=$(EVAL_EVERY) SCRIPTCTL_CORPUS_FCALL_EVERY=$(FCALL_EVERY) \
-	    $(GO) test -count=1 -p $(P) -timeout 12m $(TARGET_PKGS) || exit 1; \
+	  ev=$(EVAL_EVERY); fv=$(FCALL_EVERY); \
+	  case " $(SPARSE_SERVERS) " in *" $$k "*) ev=$(SPARSE_EVAL_EVERY); fv=$(SPARSE_FCALL_EVERY);; esac; \
+	  SCRIPTCTL_TEST_SERVER=$$k $(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(TARGET_RACE) || exit 1; \
+	  SCRIPTCTL_TEST_SERVER=$$k SCRIPTCTL_CORPUS_EVAL_EVERY=$$ev SCRIPTCTL_CORPUS_FCALL_EVERY=$$fv \
+	    $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(TARGET_PKGS) || exit 1; \
 	done
 
 test-targets-full: test-servers ## test-targets with the whole corpus in both modes
-	$(MAKE) test-targets EVAL_EVERY=1 FCALL_EVERY=1
+	$(MAKE) test-targets EVAL_EVERY=1 FCALL_EVERY=1 SPARSE_EVAL_EVERY=1 SPARSE_FCALL_EVERY=1
 
 race: ## Run all tests with the race detector (slow: the engine's corpora under -race)
 	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) ./...

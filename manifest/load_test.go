@@ -184,11 +184,11 @@ func TestLoadTargets(t *testing.T) {
 	if !slices.Equal(m.Targets, []string{"redis-7.0"}) || m.TargetsLine != 0 {
 		t.Errorf("default targets %v at line %d, want [redis-7.0] at line 0 (no field)", m.Targets, m.TargetsLine)
 	}
-	m, err = loadIn(t, edit("version: 3\n", "version: 3\ntargets: [valkey-8.1, redis-8.0]\n"), defaultFiles())
+	m, err = loadIn(t, edit("version: 3\n", "version: 3\ntargets: [valkey-8.1, redis-8.0, valkey-9.1]\n"), defaultFiles())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(m.Targets, []string{"valkey-8.1", "redis-8.0"}) || m.TargetsLine != 4 {
+	if !slices.Equal(m.Targets, []string{"valkey-8.1", "redis-8.0", "valkey-9.1"}) || m.TargetsLine != 4 {
 		t.Errorf("targets %v at line %d, want the file's order at line 4", m.Targets, m.TargetsLine)
 	}
 	// A block list: the field's line is its key's, not its first item's.
@@ -399,11 +399,11 @@ var invalidManifests = []struct {
 	{"merge key", edit("  put:\n    file: put.lua\n", "  put:\n    <<: {file: put.lua}\n    file: put.lua\n"), nil, []string{"manifest.yaml:11:5: scripts.put: merge keys (<<) are not supported: write the fields out"}},
 	{"non-string key", edit("version: 3\n", "version: 3\n[a]: 1\n"), nil, []string{"manifest.yaml:4:1: keys must be strings, not a list"}},
 	{"targets unknown", edit("version: 3\n", "version: 3\ntargets: [redis-7.0, redis-6.2]\n"), nil, []string{
-		`manifest.yaml:4:22: targets[1]: unknown target "redis-6.2": known targets are redis-7.0, redis-7.2, redis-7.4, redis-8.0, valkey-7.2, valkey-8.0, valkey-8.1`}},
+		`manifest.yaml:4:22: targets[1]: unknown target "redis-6.2": known targets are redis-7.0, redis-7.2, redis-7.4, redis-8.0, valkey-7.2, valkey-8.0, valkey-8.1, valkey-9.1`}},
 	{"targets repeated", edit("version: 3\n", "version: 3\ntargets: [valkey-8.1, valkey-8.1]\n"), nil, []string{
 		`manifest.yaml:4:23: targets[1]: target "valkey-8.1" is listed twice`}},
 	{"targets empty", edit("version: 3\n", "version: 3\ntargets: []\n"), nil, []string{
-		"manifest.yaml:4:10: targets: must list at least one target (known targets: redis-7.0, redis-7.2, redis-7.4, redis-8.0, valkey-7.2, valkey-8.0, valkey-8.1)"}},
+		"manifest.yaml:4:10: targets: must list at least one target (known targets: redis-7.0, redis-7.2, redis-7.4, redis-8.0, valkey-7.2, valkey-8.0, valkey-8.1, valkey-9.1)"}},
 	{"targets not a list", edit("version: 3\n", "version: 3\ntargets: redis-7.0\n"), nil, []string{
 		`manifest.yaml:4:10: targets: must be a list, not the string "redis-7.0"`}},
 	{"all problems at once", "schema: 0\nlibrary: a b\nversion: v1\nscripts:\n  x:\n    file: missing.lua\n    keys: [k]\n    args: []\n", nil, []string{

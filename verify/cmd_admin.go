@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"hash/crc64"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/slot"
 )
 
 // Server commands a script may call whose answer the server's code fixes
@@ -63,9 +65,13 @@ func init() {
 	clusterOff := func(*Engine, *scriptRun, []string) (Reply, error) {
 		return ErrorReply("ERR This instance has cluster support disabled"), nil
 	}
-	for _, n := range []string{"cluster", "asking"} {
-		registerIn(n, noKeys, clusterOff)
-	}
+	registerIn("asking", noKeys, clusterOff)
+	registerIn("cluster", noKeys, func(e *Engine, sc *scriptRun, a []string) (Reply, error) {
+		if e.t.data.keyslotStandalone && len(a) == 3 && strings.EqualFold(a[1], "keyslot") {
+			return IntReply(int64(slot.Of(a[2]))), nil
+		}
+		return clusterOff(e, sc, a)
+	})
 	for _, n := range []string{"readonly", "readwrite"} {
 		registerIn(n, noKeys, func(e *Engine, sc *scriptRun, a []string) (Reply, error) {
 			if e.t.data.readonlyStandalone {

@@ -145,6 +145,9 @@ parsed:
 	}
 	var elems []elem
 	for i := longidx; i < len(a); i += 3 {
+		if e.t.data.noHexDouble && (hexNumber(a[i]) || hexNumber(a[i+1])) {
+			return ErrorReply("ERR value is not a valid float")
+		}
 		lon, lat, errr := geoLonLat(a[i], a[i+1])
 		if errr != nil {
 			return *errr
@@ -332,6 +335,7 @@ type geoPoint struct {
 
 // geoQuery is what georadiusGeneric parsed.
 type geoQuery struct {
+	e                             *Engine
 	shape                         geoShape
 	withDist, withHash, withCoord bool
 	any                           bool
@@ -346,8 +350,28 @@ type geoQuery struct {
 // key's position.
 func geoSearchCmd(srcIdx int, flags int) func(*Engine, cmdCtx, []string) (Reply, error) {
 	return func(e *Engine, c cmdCtx, a []string) (Reply, error) {
-		return geoSearchGeneric(e, c, a, srcIdx, flags), nil
+		if e.t.data.geoPolygon && flags&geoSearch != 0 {
+			for _, arg := range a[srcIdx+1:] {
+				if cEqualFold(arg, "bypolygon") {
+					return Reply{}, notImplemented("%s BYPOLYGON (Valkey 9.0's polygon search)", strings.ToUpper(c.name))
+				}
+			}
+		}
+		r := geoSearchGeneric(e, c, a, srcIdx, flags)
+		if e.t.data.geoPolygon && r.Kind == Error && r.Str == "ERR exactly one of BYRADIUS and BYBOX can be specified for "+cTrunc(c.name) {
+			r = errorf("exactly one of BYRADIUS, BYBOX and BYPOLYGON can be specified for %s", cTrunc(c.name))
+		}
+		return r, nil
 	}
+}
+
+// geoNoMember is the error for a FROMMEMBER or BYMEMBER member the set
+// lacks: Valkey 9.0 names it (geoMemberText).
+func geoNoMember(e *Engine, member string) Reply {
+	if e.t.data.geoMemberText {
+		return errorf("member %s does not exist", cTrunc(member))
+	}
+	return errorf("could not decode requested zset member")
 }
 
 func geoSearchGeneric(e *Engine, c cmdCtx, a []string, srcIdx, flags int) Reply {
@@ -355,7 +379,7 @@ func geoSearchGeneric(e *Engine, c cmdCtx, a []string, srcIdx, flags int) Reply 
 	if errr != nil {
 		return *errr
 	}
-	q := geoQuery{}
+	q := geoQuery{e: e}
 	var base int
 	switch {
 	case flags&geoRadiusCoords != 0:
@@ -375,7 +399,7 @@ func geoSearchGeneric(e *Engine, c cmdCtx, a []string, srcIdx, flags int) Reply 
 		base = 5
 		score, ok := z.score(a[2])
 		if !ok {
-			return errorf("could not decode requested zset member")
+			return geoNoMember(e, a[2])
 		}
 		q.shape.lon, q.shape.lat = geoDecodeScore(score)
 		if errr := q.parseRadius(a[3], a[4]); errr != nil {
@@ -524,7 +548,7 @@ func (q *geoQuery) parseOptions(opts []string, z *zset, flags int) *Reply {
 			if z != nil {
 				score, ok := z.score(opts[i+1])
 				if !ok {
-					e := errorf("could not decode requested zset member")
+					e := geoNoMember(q.e, opts[i+1])
 					return &e
 				}
 				q.shape.lon, q.shape.lat = geoDecodeScore(score)

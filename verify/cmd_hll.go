@@ -29,7 +29,7 @@ func getHLL(e *Engine, key string) (*value, *hll, *Reply) {
 // dbUnshareStringValue, which leaves it raw-encoded and keeps the TTL.
 func storeHLL(v *value, h *hll) {
 	v.str = string(h.b)
-	v.strEnc, v.encFor = "raw", v.str
+	v.strEnc, v.encFor, v.rawObject = "raw", v.str, true
 }
 
 // createHLL adds key holding a new empty HLL (createHLLObject + dbAdd).

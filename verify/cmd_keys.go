@@ -278,12 +278,15 @@ func cmdCopy(e *Engine, a []string) Reply {
 // cmdMove is MOVE key db: the value and its expiry go to the other database
 // unless the key exists there.
 func cmdMove(e *Engine, a []string) Reply {
-	if e.cluster() {
+	if e.cluster() && !e.t.data.clusterDBs {
 		return ErrorReply("ERR MOVE is not allowed in cluster mode")
 	}
 	id, errr := parseDBIndex(a[2])
 	if errr != nil {
 		return *errr
+	}
+	if e.cluster() && id != 0 {
+		return ErrorReply("ERR DB index is out of range") // clusterDBs
 	}
 	dst := e.database(id)
 	if dst == e.db {
@@ -434,13 +437,14 @@ var objectHelp = []string{
 
 // embedsWithKey is Valkey 8.1's createStringObjectWithKeyAndExpire test:
 // the object (16 bytes), the key as an sds with a one-byte prefix, the
-// expiry (8 bytes) and the value as an sds of type 8 fit in 64 bytes.
-func embedsWithKey(key string, vlen int, expires bool) bool {
+// expiry (8 bytes) and the value as an sds of type 8 fit in limit bytes
+// (64; dataFacts.embedLimit).
+func embedsWithKey(key string, vlen int, expires bool, limit int) bool {
 	size := 16 + sdsSize(len(key)) + 1 + 4 + vlen
 	if expires {
 		size += 8
 	}
-	return size <= 64
+	return size <= limit
 }
 
 // sdsSize is sdsReqSize(n, sdsReqType(n)): header, bytes and the NUL.
@@ -463,7 +467,7 @@ func cmdObject(e *Engine, sc *scriptRun, a []string) (Reply, error) {
 	sub := strings.ToLower(a[1])
 	arity, ok := objectSubcommands[sub]
 	switch {
-	case !ok && sc != nil:
+	case !ok && sc != nil && !e.t.scriptSubText:
 		return ErrorReply(e.t.errUnknownCommand), nil
 	case !ok:
 		return ErrorReply(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try OBJECT HELP.", a[1])), nil
@@ -481,8 +485,20 @@ func cmdObject(e *Engine, sc *scriptRun, a []string) (Reply, error) {
 	switch sub {
 	case "encoding":
 		enc := v.encoding()
-		if enc == "embstr" && e.t.data.embeddedKeys && !embedsWithKey(a[2], len(v.str), v.expireAt != 0) {
-			enc = "raw"
+		if e.t.data.embeddedKeys {
+			limit := 64
+			if e.t.data.embedLimit > 0 {
+				limit = e.t.data.embedLimit
+			}
+			// Past 44 bytes a stored, unedited value is raw by length
+			// only where the embedding limit cannot hold it.
+			byLength := enc == "raw" && limit > 64 && !v.rawObject && v.encFor == v.str
+			if enc == "embstr" || byLength {
+				enc = "raw"
+				if embedsWithKey(a[2], len(v.str), v.expireAt != 0, limit) {
+					enc = "embstr"
+				}
+			}
 		}
 		return BulkReply(enc), nil
 	case "refcount":

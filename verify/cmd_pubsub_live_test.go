@@ -23,12 +23,16 @@ func TestLiveSpublishSlot(t *testing.T) {
 		t.Fatalf("slots %d and %d are not on primaries 1 and 2", s, slot.Of(channel))
 	}
 	ctx := context.Background()
+	facts, err := lookupTarget(liveTarget(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		channel string
 		want    Reply // the live reply, which the engine answers too
 	}{
 		{"{k}ch", ArrayReply(IntReply(0), StatusReply("OK"))},
-		{channel, ErrorReply(errNonLocal)},
+		{channel, ErrorReply(facts.text(errNonLocal))},
 	} {
 		script := "return {redis.call('SPUBLISH', '" + c.channel + "', 'm'), redis.call('SET', KEYS[1], 'v')}"
 		msg, err := owner.Do(ctx, "EVAL", script, "1", key).ToMessage()

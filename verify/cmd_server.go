@@ -55,6 +55,19 @@ func cmdTime(e *Engine, _ []string) Reply {
 // cmdSelect changes the database of the caller: a client until its next
 // SELECT, a script until it ends (the script's caller keeps its own).
 func cmdSelect(e *Engine, a []string) Reply {
+	if e.cluster() && e.t.data.clusterDBs {
+		// Valkey 9: numbered databases in cluster mode, cluster-databases
+		// of them (1 by default).
+		id, errr := parseDBIndex(a[1])
+		if errr != nil {
+			return *errr
+		}
+		if id != 0 {
+			return ErrorReply("ERR DB index is out of range")
+		}
+		e.selectDB(0)
+		return okReply
+	}
 	if n, ok := parseInt(a[1]); ok && n != 0 && n >= math.MinInt32 && n <= math.MaxInt32 && e.cluster() {
 		return ErrorReply("ERR SELECT is not allowed in cluster mode")
 	}

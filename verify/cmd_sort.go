@@ -353,6 +353,18 @@ func sortLookup(e *Engine, sc *scriptRun, cmd, pat, elem string) (string, bool, 
 // hexadecimal, and out of range is infinity or zero rather than an error.
 func sortStrtod(e *Engine, s string) (float64, bool) {
 	s = cString(s)
+	if e.t.data.sortStrictRange {
+		// Valkey 9.0: no space or hexadecimal, and the empty string,
+		// overflow and an underflow to zero are errors (subnormals read).
+		if s == "" || !fastFloatForm(s) || strings.ContainsRune(s, '_') {
+			return 0, false
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || strtodRangeError(s, f) {
+			return 0, false
+		}
+		return f, true
+	}
 	if s == "" {
 		return 0, true
 	}

@@ -287,6 +287,14 @@ func cmdGetex(e *Engine, a []string) Reply {
 	if bad {
 		return errSyntax
 	}
+	var when int64
+	if hasExp && e.t.data.getexExpireFirst {
+		w, errr := expireAt(e, flags, exp, "getex")
+		if errr != nil {
+			return *errr
+		}
+		when = w
+	}
 	s, ok, errr := getString(e, a[1])
 	if errr != nil {
 		return *errr
@@ -295,9 +303,12 @@ func cmdGetex(e *Engine, a []string) Reply {
 		return NilReply()
 	}
 	if hasExp {
-		when, errr := expireAt(e, flags, exp, "getex")
-		if errr != nil {
-			return *errr
+		if !e.t.data.getexExpireFirst {
+			w, errr := expireAt(e, flags, exp, "getex")
+			if errr != nil {
+				return *errr
+			}
+			when = w
 		}
 		if flags&(setEXAT|setPXAT) != 0 && when <= e.now {
 			e.db.del(a[1])
@@ -369,7 +380,7 @@ func incrBy(e *Engine, key string, by int64) Reply {
 		return errOverflow
 	}
 	cur += by
-	e.db.setString(key, strconv.FormatInt(cur, 10), true)
+	e.db.setInt(key, cur, true)
 	return IntReply(cur)
 }
 

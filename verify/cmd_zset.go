@@ -191,6 +191,13 @@ func parseScoreBound(e *Engine, s string) (f float64, ex bool, ok bool) {
 	return f, ex, true
 }
 
+// hexNumber reports whether s is a hexadecimal number ("0x10", "-0X1p3"),
+// which C's strtod reads and Valkey 9's string2d does not.
+func hexNumber(s string) bool {
+	p := strings.TrimLeft(s, "+-")
+	return len(p) > 1 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')
+}
+
 // fastFloatForm reports whether fast_float (Redis 8.0's strtod in score
 // ranges and SORT) can read s whole: no leading space and no hexadecimal,
 // which C's strtod takes.
@@ -564,7 +571,7 @@ parsed:
 	scores := make([]float64, elements)
 	for j := range scores {
 		f, ok := string2d(a[idx+2*j])
-		if !ok {
+		if !ok || (e.t.data.noHexDouble && hexNumber(a[idx+2*j])) {
 			return errNotFloat
 		}
 		scores[j] = f

@@ -177,7 +177,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	if (subcommandChecked[name] || (sc != nil && len(info.Subcommands) > 0)) && len(args) >= 2 {
 		sub, known := info.Sub(strings.ToLower(args[1]))
 		switch {
-		case !known && sc != nil:
+		case !known && sc != nil && !e.t.scriptSubText:
 			return ErrorReply(e.t.errUnknownCommand), nil
 		case !known:
 			return errorf("unknown subcommand '%s'. Try %s HELP.", cArg(args[1], 128), strings.ToUpper(cTrunc(args[0]))), nil
@@ -210,6 +210,10 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	}
 	if info.Write() && !e.charge(argBytes(args)) && sc != nil {
 		return Reply{}, e.memoryError()
+	}
+	if sc != nil {
+		e.scriptCmd = true
+		defer func() { e.scriptCmd = false }()
 	}
 	if h.runCtx != nil {
 		return h.runCtx(e, cmdCtx{name: orig, script: sc != nil}, args)

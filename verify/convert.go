@@ -117,6 +117,9 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 			return BulkReply(r.e.t.replyDouble(float64(n))), nil
 		}
 		if s, ok := x.RawGetString("big_number").(lua.LString); ok {
+			if r.e.t.bigNumberCString {
+				s = lua.LString(cString(string(s)))
+			}
 			return BulkReply(sanitize(string(s))), nil
 		}
 		if vt, ok := x.RawGetString("verbatim_string").(*lua.LTable); ok {

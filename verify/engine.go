@@ -74,6 +74,8 @@ type Engine struct {
 	rand    rand48
 	funcs   *functions
 	evalRun *scriptRun // the EVAL sandbox, built on first use
+	// scriptCmd is set while a script's command runs (exec).
+	scriptCmd bool
 	// evalCallInfo is the call depth the EVAL sandbox is built with:
 	// callInfoFresh, or callInfoGrown after a stack overflow (overflow.go).
 	evalCallInfo int

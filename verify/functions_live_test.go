@@ -66,6 +66,9 @@ func TestLiveFunctions(t *testing.T) {
 		{"FUNCTION", "LOAD", "#!lua name=lib9\nredis.register_function('a9', function() return 1 end) redis.register_function('A9', function() return 2 end)"},
 	}
 	for _, s := range steps {
+		if len(s) > 1 && s[0] == "FCALL" && s[1] == "v5" && patchBuild(t) {
+			continue // REDIS_VERSION is the patch build's own
+		}
 		want := live(s...)
 		got, err := e.Do(ctx, s...)
 		if err != nil {

@@ -1,5 +1,7 @@
 package verify
 
+import "strconv"
+
 type valueKind int
 
 const (
@@ -43,6 +45,9 @@ type value struct {
 	// unshared marks a small integer that is its own object (a COPY):
 	// Redis stores 0..9999 as shared integers, whose REFCOUNT is INT_MAX.
 	unshared bool
+	// rawObject: a string built as a raw object whatever its length
+	// (an HLL), never embedded.
+	rawObject bool
 }
 
 // keyspace is one numbered database of the offline server.
@@ -92,11 +97,24 @@ func (db *keyspace) del(key string) bool {
 // setString stores a string value; the expiry is dropped unless keepTTL.
 func (db *keyspace) setString(key, val string, keepTTL bool) {
 	old := db.get(key)
-	v := &value{kind: kindString, str: val, strEnc: stringEncoding(val), encFor: val}
+	enc := stringEncoding(val)
+	if enc == "int" && db.e.scriptCmd && db.e.t.data.scriptArgNoInt {
+		enc = "embstr" // a script's argument is stored as it came
+	}
+	v := &value{kind: kindString, str: val, strEnc: enc, encFor: val}
 	if keepTTL && old != nil {
 		v.expireAt = old.expireAt
 	}
 	db.keys[key] = v
+}
+
+// setInt stores the integer n as a string (INCR's result: an integer
+// object whoever ran the command); the expiry is dropped unless keepTTL.
+func (db *keyspace) setInt(key string, n int64, keepTTL bool) {
+	scriptCmd := db.e.scriptCmd
+	db.e.scriptCmd = false
+	db.setString(key, strconv.FormatInt(n, 10), keepTTL)
+	db.e.scriptCmd = scriptCmd
 }
 
 // database returns the numbered database i (0..numDBs-1), creating it on

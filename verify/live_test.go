@@ -42,6 +42,14 @@ func a(s ...string) []string { return s }
 // ($SCRIPTCTL_TEST_SERVER, redistest.DefaultKind): the engine imitates it.
 func liveTarget(t testing.TB) string { return redistest.DefaultKind(t).Target() }
 
+// patchBuild reports whether the live server is a build judged as another
+// release's target (Redis 8.0.6 as redis-8.0, whose facts are 8.0.2's):
+// its REDIS_VERSION is its own.
+func patchBuild(t testing.TB) bool {
+	k := redistest.DefaultKind(t)
+	return k.Name != k.Target()
+}
+
 // liveServer starts a throwaway redis-server and returns a function that
 // runs one command on it over RESP2 and converts the reply exactly.
 func liveServer(t *testing.T) func(args ...string) Reply {
@@ -77,6 +85,9 @@ func TestLiveDifferential(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range liveCases() {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "redis-version" && patchBuild(t) {
+				t.Skipf("%s is judged as %s: its version constants are the build's own", redistest.DefaultKind(t).Name, liveTarget(t))
+			}
 			live("FLUSHALL")
 			live("FUNCTION", "FLUSH")
 			e := New(Options{Target: liveTarget(t), Topology: TopologyStandalone})

@@ -3,6 +3,7 @@ package verify
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -34,6 +35,13 @@ func (r *scriptRun) redisTable() *lua.LTable {
 		}
 		if len(s) == 0 || s[0] != '-' {
 			s = "-" + s
+		}
+		if r.e.t.errorReplyBare && !strings.Contains(string(s), " ") {
+			// "-text" without a space: "ERR " and the text, untrimmed.
+			t := L.NewTable()
+			t.RawSetString("err", "ERR "+s[1:])
+			L.Push(t)
+			return 1
 		}
 		L.Push(errTableC(L, string(s)))
 		return 1

@@ -298,6 +298,9 @@ func (r *scriptRun) errorReply(obj lua.LValue) (Reply, error) {
 		return ErrorReply(sanitize("ERR Error running script " + r.name + ", " + luaToString(obj))), nil
 	}
 	msg, ok := luaStringField(t, "err")
+	if !ok && r.e.t.errTableUnknown {
+		msg, ok = "ERR unknown error", true
+	}
 	if !ok {
 		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "error() with a table that has no string err field crashes the server (segfault in luaCallFunction; seen on Redis 7.0.15, 8.0.2 and Valkey 8.1.1)"}
 	}
@@ -305,7 +308,11 @@ func (r *scriptRun) errorReply(obj lua.LValue) (Reply, error) {
 	src, okSrc := luaStringField(t, "source")
 	line, okLine := luaStringField(t, "line")
 	if okSrc && okLine {
-		text += " script: " + r.name + ", on " + cString(src) + ":" + line + "."
+		name := r.name + ", "
+		if r.e.t.errNoName {
+			name = ""
+		}
+		text += " script: " + name + "on " + cString(src) + ":" + line + "."
 	}
 	return ErrorReply(sanitize(text)), nil
 }

@@ -102,6 +102,24 @@ type serverFacts struct {
 	// 8.1.1 by the cluster corpus).
 	clusterOneDB bool
 
+	// errNoName: a script's error reply says "script: on <source>:<line>."
+	// without the script's SHA or the function's name (Valkey 9.0's Lua
+	// engine module; seen on 9.1.2 for EVAL and FCALL).
+	errNoName bool
+	// scriptSubText: a script's unknown subcommand gets the server's own
+	// "unknown subcommand 'X'. Try CMD HELP." rather than the script
+	// layer's unknown-command text (seen on 9.1.2; its wrong subcommand
+	// arity is still the script layer's text).
+	scriptSubText bool
+	// errorReplyBare: redis.error_reply of a text without a space keeps
+	// its CR and LF for the reply to turn into spaces ("\nY\n" answers
+	// "ERR  Y"); errTableUnknown: error() with a table without a string
+	// err field fails with "ERR unknown error" instead of crashing the
+	// server; bigNumberCString: a big_number reply ends at its first NUL
+	// byte (Valkey 9.0's Lua module, src/modules/lua/script_lua.c; seen on
+	// 9.1.2).
+	errorReplyBare, errTableUnknown, bigNumberCString bool
+
 	// data: the data-type commands' encodings, limits, argument parsing and
 	// texts (dataFacts).
 	data dataFacts
@@ -185,7 +203,45 @@ type dataFacts struct {
 	// support (Valkey 8.0's cluster.c; Redis refuses them).
 	readonlyStandalone bool
 
+	// Valkey 9.0.
+
+	// sortStrictRange: SORT reads a score whole (no leading or trailing
+	// space, no hexadecimal); the empty string, an overflow and an
+	// underflow to zero are errors, a subnormal is read (seen on 9.1.2).
+	sortStrictRange bool
+	// embedLimit: the bytes embedsWithKey fits a string in (64 when 0): a
+	// value longer than 44 bytes is embedded too while it fits (136 on
+	// 9.1.2, measured for keys of 1 to 70 bytes with and without expiry).
+	embedLimit int
+	// noHexDouble: ZADD's scores and GEOADD's coordinates refuse a
+	// hexadecimal number (seen on 9.1.2: "value is not a valid float"),
+	// which C's strtod read.
+	noHexDouble bool
+	// scriptArgNoInt: a value a script's command stores from its
+	// arguments (SET, APPEND of a new key, ...) keeps its string
+	// encoding, never int (seen on 9.1.2: SET from a script of '99' is
+	// embstr; from a client, int). INCR's result is an integer either way.
+	scriptArgNoInt bool
+
 	// Valkey 8.1.
+
+	// keyslotStandalone: CLUSTER KEYSLOT answers the slot on a server
+	// without cluster support (its other subcommands refuse; seen on 9.1.2).
+	keyslotStandalone bool
+	// getexExpireFirst: GETEX checks its expire time before it looks the
+	// key up (a missing key or another type with EX 0 is "invalid expire
+	// time"; seen on 9.1.2).
+	getexExpireFirst bool
+	// clusterDBs: a cluster node has numbered databases (Valkey 9.0's
+	// cluster-databases, 1 by default): SELECT and MOVE to another index
+	// are "DB index is out of range" instead of "not allowed in cluster
+	// mode"; SELECT 0 is OK (seen on a 9.1.2 cluster).
+	clusterDBs bool
+	// geoMemberText: a FROMMEMBER or GEORADIUSBYMEMBER member the set lacks
+	// is "member X does not exist"; geoPolygon: GEOSEARCH takes BYPOLYGON
+	// (not emulated: not implemented offline), and the shape error names
+	// it (Valkey 9.0; seen on 9.1.2).
+	geoMemberText, geoPolygon bool
 
 	// embeddedKeys: the key (and its expiry) live in the value's object
 	// (object.c createStringObjectWithKeyAndExpire): a stored value is
@@ -239,6 +295,9 @@ const (
 	valkeyErrUnknown = "ERR Unknown command called from script"
 	valkeyErrArity   = "ERR Wrong number of args calling command from script"
 	valkeyNoscript   = "NOSCRIPT No matching script."
+	// valkeyErrNoScrpt: Valkey 9.0's Lua module words the noscript refusal
+	// with the server's name (seen on 9.1.2).
+	valkeyErrNoScrpt = "ERR This Valkey command is not allowed from script"
 )
 
 // The eras of Redis's scripting layer, by the release that changed what a
@@ -373,6 +432,7 @@ var targets = map[string]*serverFacts{
 	"valkey-7.2": valkeyFacts("valkey-7.2", "7.2.7", 0x070207, false),
 	"valkey-8.0": valkeyFacts("valkey-8.0", "8.0.1", 0x080001, true),
 	"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", "8.1.1", 0x080101, true)),
+	"valkey-9.1": valkey91(valkey81(valkeyFacts("valkey-9.1", "9.1.2", 0x090102, true))),
 }
 
 // valkey81 adds Valkey 8.1's scripting engine manager and SET ... IFEQ
@@ -383,6 +443,34 @@ func valkey81(f *serverFacts) *serverFacts {
 	f.luaHash = lua51.HashMurmur3
 	f.data.embeddedKeys = true
 	f.handlers = withHandlers(f.handlers, map[string]handler{"set": {keys: firstKey, run: cmdSetIfeq}})
+	return f
+}
+
+// valkey91 adds what Valkey 9.0 and 9.1 changed for scripts (from 9.1.2,
+// checked live): a script error names no script ("script: on
+// @user_script:1."), DELIFEQ and MSETEX. Its hash-field expiry (HEXPIRE
+// to HSETEX) is in its command table but not emulated: its argument
+// checks, texts and encodings are not Redis's (verify/README.md).
+func valkey91(f *serverFacts) *serverFacts {
+	f.errNoName, f.scriptSubText = true, true
+	// A command whose own keys are in other slots is refused as a non
+	// local key, not with the cross-slot text (seen on a 9.1.2 cluster).
+	f.scriptCrossSlotText = false
+	f.handlers = withHandlers(f.handlers, map[string]handler{
+		"delifeq": {keys: firstKey, run: cmdDelifeq},
+		"msetex":  {keys: msetexKeys, run: cmdMsetex},
+	})
+	f.errorReplyBare, f.errTableUnknown, f.bigNumberCString = true, true, true
+	f.data.keyslotStandalone, f.data.geoMemberText, f.data.geoPolygon = true, true, true
+	f.data.getexExpireFirst, f.data.clusterDBs = true, true
+	f.errNoScript = valkeyErrNoScrpt
+	f.texts = withTexts(f.texts, map[string]string{
+		// The cluster check moved out of the scripting layer.
+		errNonLocal: "ERR Attempted to access a non local key in a cluster node",
+	})
+	f.data.sortStrictRange, f.data.embedLimit, f.data.scriptArgNoInt = true, 136, true
+	// Score ranges read as Redis 8.0 reads them (no space, no hexadecimal).
+	f.data.strictDouble, f.data.noHexDouble = true, true
 	return f
 }
 

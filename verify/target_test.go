@@ -9,7 +9,7 @@ import (
 )
 
 func TestTargets(t *testing.T) {
-	want := []string{"redis-7.0", "redis-7.2", "redis-7.4", "redis-8.0", "valkey-7.2", "valkey-8.0", "valkey-8.1"}
+	want := []string{"redis-7.0", "redis-7.2", "redis-7.4", "redis-8.0", "valkey-7.2", "valkey-8.0", "valkey-8.1", "valkey-9.1"}
 	if got := Targets(); !slices.Equal(got, want) {
 		t.Errorf("Targets() = %v, want %v", got, want)
 	}

@@ -159,11 +159,11 @@ func (r *scriptRun) checkKeys(name string, args, keys []string) (rep Reply, ok b
 			if r.e.t.scriptCrossSlotText {
 				return ErrorReply("ERR Command '" + name + "' in script attempted to access keys that don't hash to the same slot"), false, nil
 			}
-			return ErrorReply(errNonLocal), false, nil
+			return ErrorReply(r.e.t.text(errNonLocal)), false, nil
 		}
 	}
 	if !r.serves(first) {
-		return ErrorReply(errNonLocal), false, nil
+		return ErrorReply(r.e.t.text(errNonLocal)), false, nil
 	}
 	if !r.crossSlotOK {
 		if r.slot < 0 {

@@ -279,8 +279,19 @@ func (f *connFlags) connectAll(ctx context.Context, ios *iostreams.IOStreams, cm
 	}
 	o := &online{cfg: cfg, topo: topo, env: f.env}
 	o.detailNodes(ios, cmd)
+	if needsLua[cmd] {
+		if err := loader.CheckLuaEngine(ctx, topo); err != nil {
+			topo.Close()
+			return nil, o.envErr(err)
+		}
+	}
 	return o, nil
 }
+
+// needsLua names the commands that refuse nodes without a Lua engine
+// (loader.CheckLuaEngine: a Valkey 9 node that unloaded its lua module),
+// with exit 3, before they read or change anything.
+var needsLua = map[string]bool{"plan": true, "deploy": true, "status": true, "inspect": true}
 
 // rediscover handles a cluster redirect (the slots moved between discovery
 // and the first keyed command, a failover say): when err is one, it says

@@ -22,7 +22,9 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
      redis-cli does)
   3  the environment failed: unreachable node, authentication, timeout, a
      reply over the --reply-limit bounds or not in the Redis protocol (the
-     node named), a partial deploy, an interrupted run
+     node named), a partial deploy, an interrupted run, a node that cannot
+     run Lua (plan, deploy, status and inspect refuse a Valkey 9 node whose
+     lua engine module is not loaded)
   4  changes pending: plan --exit-code found something a deploy would load,
      and nothing wrong (only plan --exit-code exits 4; no failure does)
 

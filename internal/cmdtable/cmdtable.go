@@ -70,8 +70,12 @@ type Command struct {
 	parent      *Command
 	// strictNumkeys: the server computes the last key in a long, so a
 	// numkeys beyond a C int is out of bounds instead of wrapping (Redis
-	// 7.4 on; Valkey, forked from 7.2, still wraps).
+	// 7.4 on, Valkey 9.1 on; Valkey 8 still wraps).
 	strictNumkeys bool
+	// keynumStep: a keynum spec's keystep spaces numkeys keys (Valkey 9.1,
+	// MSETEX's key/value pairs; Redis takes numkeys arguments and steps
+	// through them).
+	keynumStep bool
 }
 
 // KeySpec is one key specification of COMMAND INFO. BeginSearch is
@@ -241,9 +245,11 @@ func Decode(r io.Reader) (*Table, error) {
 func link(t *Table) (*Table, error) {
 	sort.Slice(t.Commands, func(i, j int) bool { return t.Commands[i].Name < t.Commands[j].Name })
 	t.byName = make(map[string]*Command, len(t.Commands))
-	strict := t.Server == "redis" && !versionBelow(t.Version, 7, 4)
+	// Both seen on Valkey 9.1.2 by TestKeysMatchGetkeys.
+	valkey91 := t.Server == "valkey" && !versionBelow(t.Version, 9, 1)
+	strict := (t.Server == "redis" && !versionBelow(t.Version, 7, 4)) || valkey91
 	for _, c := range t.Commands {
-		c.strictNumkeys = strict
+		c.strictNumkeys, c.keynumStep = strict, valkey91
 		if _, dup := t.byName[c.Name]; dup {
 			return nil, fmt.Errorf("command %q listed twice", c.Name)
 		}

@@ -119,7 +119,7 @@ func (c *Command) specKeys(n int, lit func(int) (string, bool), partial, notKeys
 		if !notKeys && slices.Contains(s.Flags, "not_key") {
 			continue
 		}
-		keys, st := s.find(n, lit, c.strictNumkeys)
+		keys, st := s.find(n, lit, c.strictNumkeys, c.keynumStep)
 		pos = append(pos, keys...)
 		// An incomplete spec fails only once it found its begin: a
 		// keyword that is absent lets the other specs decide.
@@ -142,8 +142,9 @@ const (
 )
 
 // find applies one spec. strictNumkeys rejects a numkeys beyond a C int
-// (Redis 7.4 on; older servers and Valkey let it wrap).
-func (s *KeySpec) find(n int, lit func(int) (string, bool), strictNumkeys bool) (pos []int, st specStatus) {
+// (Redis 7.4 on, Valkey 9.1 on; older servers let it wrap); keynumStep
+// spaces numkeys keys keystep apart.
+func (s *KeySpec) find(n int, lit func(int) (string, bool), strictNumkeys, keynumStep bool) (pos []int, st specStatus) {
 	first := 0
 	switch s.BeginSearch {
 	case "index":
@@ -184,6 +185,9 @@ func (s *KeySpec) find(n int, lit func(int) (string, bool), strictNumkeys bool) 
 		first += s.FirstKey
 		// Redis stores numkeys in a C int: a huge count wraps.
 		last = first + int(int32(numkeys)) - 1
+		if keynumStep && step > 1 {
+			last = first + (int(int32(numkeys))-1)*step
+		}
 	default:
 		return nil, specInvalid
 	}

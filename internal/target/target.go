@@ -44,6 +44,7 @@ var Known = []Target{
 	{Name: "valkey-7.2", Family: Valkey, Major: 7, Minor: 2, Proof: "recorded"},
 	{Name: "valkey-8.0", Family: Valkey, Major: 8, Minor: 0, Proof: "recorded"},
 	{Name: "valkey-8.1", Family: Valkey, Major: 8, Minor: 1, Proof: "live", Recorded: "8.1.1"},
+	{Name: "valkey-9.1", Family: Valkey, Major: 9, Minor: 1, Proof: "live", Recorded: "9.1.2"},
 }
 
 // Names returns the known targets' names, in Known's order.

@@ -125,7 +125,7 @@ func evalArgs(cmd, script string, keys, args []string) []string {
 // crashed the server, live is crashTranscript and the server is restarted.
 func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off string) {
 	t.Helper()
-	live, off = runSnippet(t, l, l.srv.Kind.Name, time.Now().UnixMilli(), s, fcall)
+	live, off = runSnippet(t, l, l.srv.Kind.Target(), time.Now().UnixMilli(), s, fcall)
 	if fcall {
 		// Some servers crash only at the FUNCTION FLUSH after a function
 		// (fnArgvCrash in verify/target.go): flush now, so the crash is
@@ -261,7 +261,7 @@ func runCorpus(t *testing.T, fcall bool) {
 		t.Fatal(err)
 	}
 	l := startLive(t)
-	target := l.srv.Kind.Name
+	target := l.srv.Kind.Target()
 	every := corpusEvery(t, fcall)
 	matched, diverged := 0, 0
 	for i, s := range snippets {
@@ -284,6 +284,9 @@ func runCorpus(t *testing.T, fcall bool) {
 				live, off = transcripts(t, l, s, fcall)
 			}
 			reason, known := divergence(target, s.Name, fcall)
+			if r, ok := BuildDivergences[l.srv.Kind.Name][s.Name]; ok && !known {
+				reason, known = r, true
+			}
 			live, off = seedOrder(target, s.Name, live, off)
 			if judge(t, s, live, off, reason, known) {
 				matched++
@@ -402,7 +405,7 @@ func TestClusterCorpus(t *testing.T) {
 	}
 	c := redistest.NewCluster(t)
 	cli := redistest.CLI(t)
-	target := c.Primaries[0].Kind.Name
+	target := c.Primaries[0].Kind.Target()
 	n := 0
 	for _, fcall := range []bool{false, true} {
 		for _, s := range snippets {
@@ -450,6 +453,16 @@ func TestCorpus(t *testing.T) {
 	for name := range KnownDivergences {
 		if !names[name] {
 			t.Errorf("known divergence %q names no snippet", name)
+		}
+	}
+	for build, byName := range BuildDivergences {
+		if k, ok := redistest.LookupKind(build); !ok || k.Target() == build {
+			t.Errorf("BuildDivergences: %q is not a build judged as another target", build)
+		}
+		for name := range byName {
+			if !names[name] {
+				t.Errorf("BuildDivergences[%s]: %q names no snippet", build, name)
+			}
 		}
 	}
 	for what, m := range map[string]map[string]map[string]string{"TargetDivergences": TargetDivergences, "TargetMatches": TargetMatches, "SeedOrder": SeedOrder} {

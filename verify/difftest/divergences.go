@@ -22,6 +22,42 @@ var TargetDivergences = map[string]map[string]string{
 	}),
 	"valkey-7.2": unpatchedBuild,
 	"valkey-8.0": unpatchedBuild,
+	"valkey-9.1": poisonedNode,
+}
+
+// poisonedNode: on a Valkey 9.1.2 cluster, once a script's command was
+// refused for a key of another slot (cluster-command-cross-slot, which runs
+// earlier on the same primary), that node refuses every later script
+// command, PING included, with "Attempted to access a non local key in a
+// cluster node", for every client, until it restarts (reproduced by hand on
+// a 3-primary 9.1.2 cluster). The engine answers as a node without that
+// state; each of these matches when run on its own.
+var poisonedNode = map[string]string{
+	"cluster-spublish-same-slot":                poisonedReason,
+	"cluster-spublish-other-slot-shebang":       poisonedReason,
+	"cluster-sort-by-pattern":                   poisonedReason,
+	"cluster-sort-get-hash":                     poisonedReason,
+	"cluster-databases":                         poisonedReason,
+	"cluster-move-to-active":                    poisonedReason,
+	"cluster-index-members-other-slots":         poisonedReason,
+	"fcall:cluster-undeclared-same-slot":        poisonedReason,
+	"fcall:cluster-prefix-hash-tag":             poisonedReason,
+	"fcall:cluster-undeclared-local-other-slot": poisonedReason,
+	"fcall:cluster-undeclared-non-local-call":   poisonedReason,
+	"cluster-function-allow-cross-slot-keys":    poisonedReason,
+}
+
+const poisonedReason = "Valkey 9.1.2 bug: after a script command refused for a non-local key, the node refuses every later script command (see poisonedNode)"
+
+// BuildDivergences maps a server build judged as another target
+// (internal/redistest Kind, such as redis-8.0.6 judged as redis-8.0) to the
+// snippets where that build differs from the release the target imitates,
+// and why: the target has one set of facts per line.
+var BuildDivergences = map[string]map[string]string{
+	"redis-8.0.6": {
+		"redis-version":                  "REDIS_VERSION and REDIS_VERSION_NUM are the build's own (8.0.6); the redis-8.0 target imitates 8.0.2",
+		"err-table-without-err-uncaught": "Redis 8.0.6 answers error() with a table without a string err field with \"ERR unknown error\" and the script's location; 8.0.2, whose crash the redis-8.0 target imitates (server-crash), segfaults",
+	},
 }
 
 // unpatchedBuild: the recorded targets were built from their release tags
@@ -50,6 +86,7 @@ var SeedOrder = map[string]map[string]string{
 	"redis-8.0":  tempSetHT,
 	"valkey-8.0": tempSetHT,
 	"valkey-8.1": tempSetHT,
+	"valkey-9.1": tempSetHT,
 }
 
 // tempSetHT: from Redis 8.0 (redis#13567) and Valkey 8.0, SUNION and SDIFF

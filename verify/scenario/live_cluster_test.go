@@ -93,13 +93,13 @@ func TestLiveClusterAgrees(t *testing.T) {
 			t.Fatalf("round %d: not every result passed:\n%s", round, problems(rep))
 		}
 	}
-	rep, err := RunAll(ctx, m, bundled(t, m), Options{Live: srv, Parallel: 8, Target: c.Primaries[0].Kind.Name})
+	rep, err := RunAll(ctx, m, bundled(t, m), Options{Live: srv, Parallel: 8, Target: c.Primaries[0].Kind.Target()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check(0, rep)
 	for round := 1; round <= 20; round++ {
-		rep, err := RunAll(ctx, m, []*Scenario{sc}, Options{Live: srv, Target: c.Primaries[0].Kind.Name})
+		rep, err := RunAll(ctx, m, []*Scenario{sc}, Options{Live: srv, Target: c.Primaries[0].Kind.Target()})
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}

@@ -38,7 +38,7 @@ steps:
 // HGETALL): offline and live agree, and the expectations hold on both.
 func TestLiveDifferentialEveryType(t *testing.T) {
 	srv := redistest.Standalone(t)
-	requireLiveIdentical(t, srv, "every.yaml", everyType, srv.Kind.Name)
+	requireLiveIdentical(t, srv, "every.yaml", everyType, srv.Kind.Target())
 }
 
 // TestLivePutWritesInFileOrder reads what a live run wrote straight from

@@ -29,7 +29,7 @@ func TestLiveDifferentialBundled(t *testing.T) {
 	srv := redistest.Standalone(t)
 	m := repoManifest(t)
 	ss := bundled(t, m)
-	rep, err := RunAll(context.Background(), m, ss, Options{Live: dial(t, srv), Parallel: 8, Target: srv.Kind.Name})
+	rep, err := RunAll(context.Background(), m, ss, Options{Live: dial(t, srv), Parallel: 8, Target: srv.Kind.Target()})
 	if err != nil {
 		t.Fatal(err)
 	}
