@@ -47,6 +47,7 @@ type Pass struct {
 	// columns asked in source order on one long line are counted from
 	// there, so a 100,000-operator line costs its length once.
 	runeAt struct{ line, b, r int }
+	ascii  []int8 // per line: 0 not looked at, 1 ASCII only, 2 not
 	supps  []suppression
 }
 
@@ -180,7 +181,9 @@ func (p *Pass) pos(line, byteCol int) Pos {
 	col := byteCol
 	if line <= len(p.lines) {
 		l := p.lines[line-1]
-		if byteCol-1 <= len(l) && byteCol >= 1 {
+		if byteCol-1 <= len(l) && byteCol >= 1 && p.isASCII(line) {
+			col = byteCol
+		} else if byteCol-1 <= len(l) && byteCol >= 1 {
 			b, r := 0, 0
 			if at := p.runeAt; at.line == line && at.b <= byteCol-1 {
 				b, r = at.b, at.r
@@ -194,6 +197,24 @@ func (p *Pass) pos(line, byteCol int) Pos {
 		col = 1
 	}
 	return Pos{File: p.File, Line: line, Col: col}
+}
+
+// isASCII reports whether line (1-based) is ASCII only, when a byte
+// column is its character column; each line is looked at once.
+func (p *Pass) isASCII(line int) bool {
+	if p.ascii == nil {
+		p.ascii = make([]int8, len(p.lines))
+	}
+	if p.ascii[line-1] == 0 {
+		p.ascii[line-1] = 1
+		for i := 0; i < len(p.lines[line-1]); i++ {
+			if p.lines[line-1][i] >= utf8.RuneSelf {
+				p.ascii[line-1] = 2
+				break
+			}
+		}
+	}
+	return p.ascii[line-1] == 1
 }
 
 // Readonly reports whether the script is flagged no-writes, in the manifest
