@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify"
@@ -34,10 +36,23 @@ type Options struct {
 	// MaxStates stops the exploration (Result.Truncated) past this many
 	// states; 0 means DefaultMaxStates.
 	MaxStates int
+	// MaxMemory stops the exploration (Result.Truncated, TruncatedBy
+	// "memory") once the states it stores (their keyspace snapshots,
+	// workers and visited-state keys, as StoredBytes estimates them) pass
+	// this many bytes; 0 means DefaultMaxMemory. The engine's memory limit
+	// (verify.Options.MemoryLimit) is the script's alone: these bytes are
+	// left out of it.
+	MaxMemory int64
 }
 
 // DefaultMaxStates bounds one exploration.
 const DefaultMaxStates = 200000
+
+// DefaultMaxMemory bounds the states one exploration stores: 1 GiB of
+// estimate, a little more live heap, so a large model stops with a
+// truncated result on a machine with a few GB instead of growing until
+// the system kills it.
+const DefaultMaxMemory int64 = 1 << 30
 
 // Result is what Run found.
 type Result struct {
@@ -46,8 +61,15 @@ type Result struct {
 	Transitions   int    // steps executed
 	Interleavings uint64 // distinct complete interleavings covered (saturates)
 	Depth         int    // the deepest level reached
-	Truncated     bool   // MaxStates was reached: the result is partial
-	Violation     *Violation
+	Truncated     bool   // a bound was reached: the result is partial
+	// TruncatedBy is the bound reached when Truncated: "states"
+	// (MaxStates) or "memory" (MaxMemory); Bound is its value.
+	TruncatedBy string
+	Bound       int64
+	// StoredBytes is the estimate of what the stored states hold
+	// (MaxMemory counts it).
+	StoredBytes int64
+	Violation   *Violation
 }
 
 // Violation is an invariant that failed, with the shortest timeline that
@@ -122,9 +144,16 @@ type node struct {
 
 // Run explores model m.
 func Run(ctx context.Context, m *Model, opts Options) (*Result, error) {
-	x := &explorer{m: m, opts: opts, eng: verify.New(verify.Options{Target: opts.Target, Topology: opts.Topology, StrictKeys: opts.StrictKeys})}
+	x := &explorer{m: m, opts: opts}
+	// The stored states are the explorer's, not the script's: the engine
+	// leaves them out when it measures its memory.
+	x.eng = verify.New(verify.Options{Target: opts.Target, Topology: opts.Topology, StrictKeys: opts.StrictKeys,
+		MemoryOutside: func() int64 { return x.stored.Load() }})
 	if x.opts.MaxStates <= 0 {
 		x.opts.MaxStates = DefaultMaxStates
+	}
+	if x.opts.MaxMemory <= 0 {
+		x.opts.MaxMemory = DefaultMaxMemory
 	}
 	return x.run(ctx)
 }
@@ -135,6 +164,9 @@ type explorer struct {
 	eng   *verify.Engine
 	nodes []*node
 	cur   *node // the state the engine holds
+	// stored estimates the bytes the stored states hold (storedBytes);
+	// atomic only because the engine reads it through a func.
+	stored atomic.Int64
 }
 
 func (x *explorer) run(ctx context.Context) (*Result, error) {
@@ -147,8 +179,11 @@ func (x *explorer) run(ctx context.Context) (*Result, error) {
 		x.skipBranches(root, i)
 	}
 	x.nodes = []*node{root}
-	visited := map[string]int32{x.key(root): 0}
+	rootKey := x.key(root)
+	visited := map[string]int32{rootKey: 0}
+	x.stored.Store(storedBytes(root, rootKey))
 	res := &Result{Model: m, States: 1}
+	defer func() { res.StoredBytes = x.stored.Load() }()
 	for q := 0; q < len(x.nodes); q++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -183,9 +218,15 @@ func (x *explorer) run(ctx context.Context) (*Result, error) {
 				continue
 			}
 			if len(x.nodes) >= x.opts.MaxStates {
-				res.Truncated = true
+				res.Truncated, res.TruncatedBy, res.Bound = true, "states", int64(x.opts.MaxStates)
 				continue
 			}
+			size := storedBytes(nn, k)
+			if x.stored.Load()+size > x.opts.MaxMemory {
+				res.Truncated, res.TruncatedBy, res.Bound = true, "memory", x.opts.MaxMemory
+				continue
+			}
+			x.stored.Add(size)
 			id := int32(len(x.nodes))
 			visited[k] = id
 			n.succ = append(n.succ, id)
@@ -755,4 +796,47 @@ func (x *explorer) key(n *node) string {
 		}
 	}
 	return string(b)
+}
+
+// storedBytes estimates what storing n, reached under visited-state key
+// k, holds: the node and its slices, every keyspace entry's strings, the
+// workers' registers and tokens, the key in the visited map and n's place
+// in the node list. An estimate from above (Go's headers and map buckets
+// at their sizes), so that MaxMemory bounds the live heap the states take.
+func storedBytes(n *node, k string) int64 {
+	const (
+		str   = int64(unsafe.Sizeof(""))
+		slice = int64(unsafe.Sizeof([]int(nil)))
+		entry = int64(unsafe.Sizeof(verify.Entry{}))
+		work  = int64(unsafe.Sizeof(wstate{}))
+		mapKV = 64 // a visited entry: key header, id, bucket share
+	)
+	// succ grows once the node is stored: an edge per enabled action.
+	b := int64(unsafe.Sizeof(node{})) + 8 + mapKV + int64(len(k)) + 8*int64(len(n.env)) + 8*int64(len(n.workers)+len(n.env))
+	for _, e := range n.keys {
+		b += entry + int64(len(e.Key)+len(e.Value))
+		for _, f := range e.Hash {
+			b += 2*str + int64(len(f.Name)+len(f.Value))
+		}
+		for _, v := range e.List {
+			b += str + int64(len(v))
+		}
+		for _, v := range e.Set {
+			b += str + int64(len(v))
+		}
+		for _, z := range e.ZSet {
+			b += str + 8 + int64(len(z.Member))
+		}
+		if e.Stream != nil {
+			b += 1024 // streams are rare in models: a flat share
+		}
+		b += int64(len(e.FieldTTL)) * (str + 8 + 16)
+	}
+	for _, w := range n.workers {
+		b += work + int64(len(w.token)+len(w.reply)) + slice
+		for _, r := range w.regs {
+			b += str + int64(len(r))
+		}
+	}
+	return b
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // BenchmarkLint measures a whole lint run: the bundled scripts with the
-// repository's manifest, and generated scripts of 5,000, 25,000 and
-// 50,000 lines.
+// repository's manifest, generated scripts of 5,000, 25,000 and 50,000
+// lines, and 100,000-operator chains (chains_test.go) against gopher-lua's
+// parse of each.
 func BenchmarkLint(b *testing.B) {
 	b.Run("bundled", func(b *testing.B) {
 		m, err := manifest.Load("../manifest.yaml")
@@ -32,6 +33,7 @@ func BenchmarkLint(b *testing.B) {
 	for _, n := range []int{5000, 25000, 50000} {
 		b.Run(fmt.Sprintf("generated-%d-lines", n), func(b *testing.B) { benchGenerated(b, n) })
 	}
+	benchChains(b)
 }
 
 // benchGenerated lints one generated script of n lines. Comparing the

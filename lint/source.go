@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -42,6 +43,11 @@ type Pass struct {
 	lines  []string        // source lines, shebang included
 	tokens map[int][]token // line -> tokens on it, in order
 	cursor map[int]int     // line -> index of the next token to match
+	// runeAt is pos's last conversion (line, byte offset, rune count):
+	// columns asked in source order on one long line are counted from
+	// there, so a 100,000-operator line costs its length once.
+	runeAt struct{ line, b, r int }
+	ascii  []int8 // per line: 0 not looked at, 1 ASCII only, 2 not
 	supps  []suppression
 }
 
@@ -101,6 +107,12 @@ func (p *Pass) parse(body []byte) {
 	}
 	if chunk == nil {
 		chunk = []ast.Stmt{}
+	}
+	if n := tooDeep(chunk); n != nil {
+		// Redis's Lua refuses it; the linter walks no deeper (levels.go).
+		p.ParseErr = &parse.Error{Pos: ast.Position{Line: n.Line(), Column: 1},
+			Message: fmt.Sprintf("chunk has too many syntax levels (Redis's Lua 5.1 nests at most %d blocks and sub-expressions)", maxSyntaxLevels)}
+		return
 	}
 	p.Chunk = chunk
 }
@@ -169,14 +181,40 @@ func (p *Pass) pos(line, byteCol int) Pos {
 	col := byteCol
 	if line <= len(p.lines) {
 		l := p.lines[line-1]
-		if byteCol-1 <= len(l) && byteCol >= 1 {
-			col = utf8.RuneCountInString(l[:byteCol-1]) + 1
+		if byteCol-1 <= len(l) && byteCol >= 1 && p.isASCII(line) {
+			col = byteCol
+		} else if byteCol-1 <= len(l) && byteCol >= 1 {
+			b, r := 0, 0
+			if at := p.runeAt; at.line == line && at.b <= byteCol-1 {
+				b, r = at.b, at.r
+			}
+			r += utf8.RuneCountInString(l[b : byteCol-1])
+			p.runeAt.line, p.runeAt.b, p.runeAt.r = line, byteCol-1, r
+			col = r + 1
 		}
 	}
 	if col < 1 {
 		col = 1
 	}
 	return Pos{File: p.File, Line: line, Col: col}
+}
+
+// isASCII reports whether line (1-based) is ASCII only, when a byte
+// column is its character column; each line is looked at once.
+func (p *Pass) isASCII(line int) bool {
+	if p.ascii == nil {
+		p.ascii = make([]int8, len(p.lines))
+	}
+	if p.ascii[line-1] == 0 {
+		p.ascii[line-1] = 1
+		for i := 0; i < len(p.lines[line-1]); i++ {
+			if p.lines[line-1][i] >= utf8.RuneSelf {
+				p.ascii[line-1] = 2
+				break
+			}
+		}
+	}
+	return p.ascii[line-1] == 1
 }
 
 // Readonly reports whether the script is flagged no-writes, in the manifest

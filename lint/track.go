@@ -414,6 +414,8 @@ type tracker struct {
 	loop     int
 	collect  *mentions
 	pos      map[ast.Expr]Pos
+	walked   []ast.Expr // posOf's path, kept to reuse its array
+	depth    int        // expressions being walked (maxExprDepth)
 	locs     map[locKey]Pos
 	reported map[*Call]bool
 	// inlining: the functions being walked for a call site, innermost
@@ -1124,8 +1126,26 @@ func (t *tracker) narrow(cond ast.Expr, truth bool, sc *scope, st *state) {
 		t.narrow(e.Expr, !truth, sc, st)
 	case *ast.LogicalOpExpr:
 		if (e.Operator == "and") == truth {
-			t.narrow(e.Lhs, truth, sc, st)
-			t.narrow(e.Rhs, truth, sc, st)
+			// a and b and c is (a and b) and c: each operand narrows, in
+			// source order. Only the last maxNarrow operands of a chain
+			// do (no script writes a longer one), so that a chain of n
+			// operators costs n*maxNarrow steps, not n*n/2.
+			ops := []ast.Expr{e.Rhs}
+			for x := e; ; {
+				l, ok := x.Lhs.(*ast.LogicalOpExpr)
+				if !ok || l.Operator != x.Operator {
+					ops = append(ops, x.Lhs)
+					break
+				}
+				if len(ops) == maxNarrow {
+					break
+				}
+				ops = append(ops, l.Rhs)
+				x = l
+			}
+			for i := len(ops) - 1; i >= 0; i-- {
+				t.narrow(ops[i], truth, sc, st)
+			}
 		}
 	case *ast.RelationalOpExpr:
 		if e.Operator != "~=" && e.Operator != "==" {
@@ -1354,8 +1374,35 @@ func isMulti(e ast.Expr) bool {
 	return false
 }
 
+// maxExprDepth bounds the nesting of expressions the tracker follows.
+// Redis's Lua refuses more than 200 syntax levels, and operator chains
+// (1+1+...+1, a..a..a) are walked as loops, so only a script the server
+// refuses gets here; past the bound a value is unknown, and the walk's
+// stack stays small whatever the input.
+const maxExprDepth = 5000
+
+// maxNarrow bounds the operands of one and/or chain a condition narrows
+// by (narrow).
+const maxNarrow = 64
+
+// maxFoldLen bounds the literal a concatenation of literals folds to:
+// longer, it is a built string, so a long chain of literal concatenations
+// costs its length, not its length squared.
+const maxFoldLen = 1024
+
 func (t *tracker) expr(e ast.Expr, sc *scope, st *state) Value {
+	if t.depth >= maxExprDepth {
+		return t.finish(e, Value{O: FromUnknown})
+	}
+	t.depth++
 	v := t.expr0(e, sc, st)
+	t.depth--
+	return t.finish(e, v)
+}
+
+// finish is what expr adds to the value of e: its position when it has
+// none, and the mentions being collected.
+func (t *tracker) finish(e ast.Expr, v Value) Value {
 	if v.at.Line == 0 {
 		v.at = t.posOf(e)
 	}
@@ -1516,26 +1563,36 @@ func (t *tracker) expr0(e ast.Expr, sc *scope, st *state) Value {
 		}
 		return boolOf(join(l, r), "a comparison")
 	case *ast.StringConcatOpExpr:
-		l := t.expr(e.Lhs, sc, st)
-		r := t.expr(e.Rhs, sc, st)
-		if l.IsLit && r.IsLit && l.O == FromLiteral && r.O == FromLiteral {
-			return Value{O: FromLiteral, Lit: l.Lit + r.Lit, IsLit: true, How: quote(l.Lit + r.Lit)}
+		// a..b..c is a..(b..c): the chain is walked as a loop, its left
+		// operands in source order, then joined from the right.
+		chain := []*ast.StringConcatOpExpr{e}
+		for next, ok := e.Rhs.(*ast.StringConcatOpExpr); ok; next, ok = next.Rhs.(*ast.StringConcatOpExpr) {
+			chain = append(chain, next)
 		}
-		v := join(l, r)
-		v.O |= FromBuilt
-		v.How, v.IsLit, v.Lit, v.builtin, v.alts, v.num = "concatenation", false, "", "", nil, false
-		v.leak, v.at = v.unord != "", Pos{} // made here
-		return v
+		ls := make([]Value, len(chain))
+		for i, c := range chain {
+			ls[i] = t.expr(c.Lhs, sc, st)
+		}
+		r := t.expr(chain[len(chain)-1].Rhs, sc, st)
+		for i := len(chain) - 1; i > 0; i-- {
+			r = t.finish(chain[i], concatValue(ls[i], r))
+		}
+		return concatValue(ls[0], r)
 	case *ast.ArithmeticOpExpr:
-		l, r := t.expr(e.Lhs, sc, st), t.expr(e.Rhs, sc, st)
-		if m := mayRaise(l, st) | mayRaise(r, st); m != 0 && len(st.writes) > 0 {
-			t.raise(t.posOf(e), "arithmetic", m, st)
+		// 1+1+1 is (1+1)+1: the chain is walked as a loop from its
+		// leftmost operand.
+		chain := []*ast.ArithmeticOpExpr{e}
+		for next, ok := e.Lhs.(*ast.ArithmeticOpExpr); ok; next, ok = next.Lhs.(*ast.ArithmeticOpExpr) {
+			chain = append(chain, next)
 		}
-		v := join(l, r)
-		v.O |= FromBuilt
-		v.How, v.IsLit, v.Lit, v.builtin, v.lenOf, v.alts, v.num, v.unord, v.clean = "arithmetic", false, "", "", "", nil, true, "", true
-		v.at = Pos{} // made here
-		return v
+		l := t.expr(chain[len(chain)-1].Lhs, sc, st)
+		for i := len(chain) - 1; ; i-- {
+			v := t.arith(chain[i], l, t.expr(chain[i].Rhs, sc, st), st)
+			if i == 0 {
+				return v
+			}
+			l = t.finish(chain[i], v)
+		}
 	case *ast.UnaryMinusOpExpr:
 		v := t.expr(e.Expr, sc, st)
 		if v.IsLit && v.O == FromLiteral {
@@ -1658,10 +1715,19 @@ func (t *tracker) index(e *ast.AttrGetExpr, sc *scope, st *state) Value {
 
 // posOf returns the position of the first token of e.
 func (t *tracker) posOf(e ast.Expr) Pos {
+	// The position of an operator chain is its leftmost operand's: the
+	// nodes walked on the way there remember it, so that a chain of n
+	// operators costs n steps in all, not n*n/2.
+	walked := t.walked[:0]
+	defer func() { t.walked = walked[:0] }()
 	for {
 		if p, ok := t.pos[e]; ok {
+			for _, w := range walked {
+				t.pos[w] = p
+			}
 			return p
 		}
+		walked = append(walked, e)
 		switch x := e.(type) {
 		case *ast.AttrGetExpr:
 			e = x.Object
@@ -1686,9 +1752,48 @@ func (t *tracker) posOf(e ast.Expr) Pos {
 		case *ast.UnaryLenOpExpr:
 			e = x.Expr
 		default:
-			return t.p.pos(e.Line(), 1)
+			p := t.p.pos(e.Line(), 1)
+			if len(walked) > maxSpine {
+				// A leftmost operand never walked (past maxExprDepth):
+				// the chain above it keeps the line, so that it is not
+				// walked again for each of its nodes. A leaf itself is
+				// never kept here: walking it finds its column.
+				for _, w := range walked[:len(walked)-1] {
+					t.pos[w] = p
+				}
+			}
+			return p
 		}
 	}
+}
+
+// maxSpine is the length of a walk of posOf past which a position found
+// only by its line is kept for the nodes walked.
+const maxSpine = 64
+
+// concatValue is the value of l..r.
+func concatValue(l, r Value) Value {
+	if l.IsLit && r.IsLit && l.O == FromLiteral && r.O == FromLiteral && len(l.Lit)+len(r.Lit) <= maxFoldLen {
+		return Value{O: FromLiteral, Lit: l.Lit + r.Lit, IsLit: true, How: quote(l.Lit + r.Lit)}
+	}
+	v := join(l, r)
+	v.O |= FromBuilt
+	v.How, v.IsLit, v.Lit, v.builtin, v.alts, v.num = "concatenation", false, "", "", nil, false
+	v.leak, v.at = v.unord != "", Pos{} // made here
+	return v
+}
+
+// arith is the value of e, an arithmetic operator, whose operands are l
+// and r.
+func (t *tracker) arith(e *ast.ArithmeticOpExpr, l, r Value, st *state) Value {
+	if m := mayRaise(l, st) | mayRaise(r, st); m != 0 && len(st.writes) > 0 {
+		t.raise(t.posOf(e), "arithmetic", m, st)
+	}
+	v := join(l, r)
+	v.O |= FromBuilt
+	v.How, v.IsLit, v.Lit, v.builtin, v.lenOf, v.alts, v.num, v.unord, v.clean = "arithmetic", false, "", "", "", nil, true, "", true
+	v.at = Pos{} // made here
+	return v
 }
 
 // calleeBuiltin returns the known global a plain call's function is, by

@@ -55,6 +55,10 @@ const (
 	OutcomeUnsupported   Outcome = "unsupported"    // no Functions before Redis 7.0
 	OutcomeFailed        Outcome = "failed"
 	OutcomeSkipped       Outcome = "skipped" // not attempted: interrupted, or an earlier item on the node failed
+	// OutcomeUnknown: sent, but the node's reply was never read (the
+	// connection broke or a reply passed the reply limits): the node may
+	// or may not have applied it, and the report does not claim either.
+	OutcomeUnknown Outcome = "unknown"
 )
 
 // ItemResult is the outcome of one planned item.
@@ -100,7 +104,7 @@ func (r *DeployReport) Counts() (changed, failed int) {
 			switch it.Outcome {
 			case OutcomeLoaded, OutcomeReplaced, OutcomeReplicated:
 				changed++
-			case OutcomeFailed:
+			case OutcomeFailed, OutcomeUnknown:
 				failed++
 			}
 		}
@@ -372,6 +376,11 @@ func applyNode(ctx context.Context, np *NodePlan, nr *NodeResult, m *manifest.Ma
 		}
 		if res.Err != nil {
 			res.Outcome = OutcomeFailed
+			if _, isReply := rueidis.IsRedisErr(res.Err); !isReply && err != nil {
+				// No reply was read for it: what the node did is unknown.
+				res.Outcome = OutcomeUnknown
+				res.Err = fmt.Errorf("no reply read, whether the node applied it is unknown: %w", res.Err)
+			}
 			if nr.Err == nil {
 				nr.Err = &NodeError{Node: n.Addr, Op: op, Err: res.Err}
 			}

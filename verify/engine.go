@@ -57,6 +57,17 @@ type Options struct {
 	// (a RunError with code undeclared-key), as proxies that demand
 	// declared keys do; without it the access is a Finding.
 	StrictKeys bool
+	// LoadStepLimit is FUNCTION LOAD's budget in Lua VM instructions, the
+	// offline stand-in for Redis's 500 ms limit on a library's top-level
+	// code (limits.go); 0 means the calibrated default. Past it the load
+	// answers Redis's "FUNCTION LOAD timeout" and LoadBudgetSpent says
+	// the budget, not the code, refused it.
+	LoadStepLimit int64
+	// MemoryOutside, when set, is the bytes of live heap the caller holds
+	// outside the engine (explore's stored states): when the engine
+	// measures its memory (memory.go) it leaves them out, so a caller's
+	// own data is never blamed on the script.
+	MemoryOutside func() int64
 }
 
 // Engine is one offline Redis: a keyspace on a virtual clock, a Functions
@@ -90,6 +101,10 @@ type Engine struct {
 	// memory budget (memory.go): the limit, the use measured last, and
 	// the bytes charged since.
 	memLimit, memBase, memCharged int64
+	// loadSteps is FUNCTION LOAD's budget; loadSpent says the last
+	// FunctionLoad stopped at it.
+	loadSteps int64
+	loadSpent bool
 	// published and subscribers are PUBLISH's record and declared
 	// receivers (cmd_pubsub.go).
 	published   []Message
@@ -121,6 +136,10 @@ func (e *Engine) init(opts Options) {
 	e.steps = opts.StepLimit
 	if e.steps <= 0 {
 		e.steps = DefaultStepLimit
+	}
+	e.loadSteps = opts.LoadStepLimit
+	if e.loadSteps <= 0 {
+		e.loadSteps = loadStepLimit
 	}
 	e.memLimit = opts.MemoryLimit
 	if e.memLimit <= 0 {

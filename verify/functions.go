@@ -104,6 +104,15 @@ func (r *scriptRun) setLoadGlobals(loading bool) {
 	r.loading = loading
 }
 
+// LoadBudgetSpent reports whether the last FunctionLoad stopped at the
+// load budget (Options.LoadStepLimit), and the budget: its reply is
+// Redis's "FUNCTION LOAD timeout", but offline it is a count of
+// instructions, not a fault the code's syntax or a server showed. A check
+// reports it as its own finding, never as a syntax error.
+func (e *Engine) LoadBudgetSpent() (steps int64, spent bool) {
+	return e.loadSteps, e.loadSpent
+}
+
 // FunctionLoad runs FUNCTION LOAD [REPLACE] code. It replies with the
 // library name, or Redis's error.
 func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
@@ -111,6 +120,7 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 		return Reply{}, e.tErr
 	}
 	e.warnings = nil
+	e.loadSpent = false
 	name, errText := libraryMeta(code)
 	if errText != "" {
 		return ErrorReply("ERR " + errText), nil
@@ -130,7 +140,7 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	r.chunks["user_function"] = c
 	// Redis stops a library's load after 500 ms (LOAD_TIMEOUT_MS): the
 	// instructions a server runs in that time.
-	ctx, cancel := e.runContext(context.Background(), min(e.steps, loadStepLimit))
+	ctx, cancel := e.runContext(context.Background(), min(e.steps, e.loadSteps))
 	defer cancel()
 	r.ctx = ctx
 	r.runErr = nil
@@ -148,7 +158,8 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	fs.pending = nil
 	if re := r.judge(perr); re != nil {
 		r.broken = true
-		if re.Code == CodeStepLimit && e.steps > loadStepLimit {
+		if re.Code == CodeStepLimit && e.steps > e.loadSteps {
+			e.loadSpent = true
 			return ErrorReply("ERR Error registering functions: ERR FUNCTION LOAD timeout"), nil
 		}
 		return Reply{}, re

@@ -30,7 +30,10 @@ const DefaultStepLimit int64 = 6_000_000_000
 // loadStepLimit is FUNCTION LOAD's budget: Redis stops a library's
 // top-level code after 500 ms (LOAD_TIMEOUT_MS), at the calibrated rate
 // about 2.9e8 instructions. A variable so that tests can lower it.
-var loadStepLimit int64 = 290_000_000
+var loadStepLimit = DefaultLoadStepLimit
+
+// DefaultLoadStepLimit is loadStepLimit's value (Options.LoadStepLimit 0).
+const DefaultLoadStepLimit int64 = 290_000_000
 
 // errStepLimit is the error a step context reports once its budget is
 // spent.

@@ -21,10 +21,11 @@ const DefaultMemoryLimit int64 = 256 << 20
 // Charges are an upper bound: they never shrink when a string becomes
 // garbage or a key is deleted. So when the charges pass the limit, the
 // engine measures: it collects garbage and takes the smaller of its
-// charges and the process's live heap as the engine's use. Over the limit,
-// the run stops with a "memory" RunError; otherwise the measured use is
-// the new base (at most seven eighths of the limit, so that measuring is
-// rare) and charging goes on.
+// charges and the process's live heap, less what the caller says it
+// holds outside the engine (Options.MemoryOutside), as the engine's use.
+// Over the limit, the run stops with a "memory" RunError; otherwise the
+// measured use is the new base (at most seven eighths of the limit, so
+// that measuring is rare) and charging goes on.
 
 // charge adds n bytes to the engine's use and reports whether it stays
 // within the memory limit.
@@ -35,7 +36,13 @@ func (e *Engine) charge(n int) bool {
 	}
 	// The n bytes being charged are not allocated yet.
 	runtime.GC()
-	used := min(e.memBase+e.memCharged, heapLive()+int64(n))
+	live := heapLive()
+	if e.opts.MemoryOutside != nil {
+		// What the caller holds (explore's stored states) is not the
+		// script's.
+		live = max(live-e.opts.MemoryOutside(), 0)
+	}
+	used := min(e.memBase+e.memCharged, live+int64(n))
 	if used > e.memLimit {
 		return false
 	}

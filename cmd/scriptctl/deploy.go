@@ -312,7 +312,7 @@ func (o *online) deployTable(ios *iostreams.IOStreams, rep *loader.DeployReport,
 			}
 		}
 		var sc []string
-		for _, oc := range []loader.Outcome{loader.OutcomeLoaded, loader.OutcomeAlreadyLoaded, loader.OutcomeFailed, loader.OutcomeSkipped} {
+		for _, oc := range []loader.Outcome{loader.OutcomeLoaded, loader.OutcomeAlreadyLoaded, loader.OutcomeFailed, loader.OutcomeUnknown, loader.OutcomeSkipped} {
 			if scripts[oc] > 0 {
 				sc = append(sc, strconv.Itoa(scripts[oc])+" "+string(oc))
 			}

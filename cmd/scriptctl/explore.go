@@ -216,11 +216,19 @@ func exploreDiagnostic(o explore.Outcome, safe func(string) string) (d diag.Diag
 		d.Message = fmt.Sprintf("negative control: expected a %s violation, found none within the bounds (%s)", o.Model.Expect, exploreBounds(o.Model.Bounds))
 	case "truncated":
 		d.Code, d.Line = codeExploreTruncated, o.Model.Lines["bounds"]
-		d.Message = fmt.Sprintf("stopped at %d states: the exploration is incomplete; tighten the bounds", o.Result.States)
+		d.Message = fmt.Sprintf("stopped at %d states, %s: the exploration is incomplete; tighten the bounds", o.Result.States, truncatedBound(o.Result))
 	default:
 		return d, false
 	}
 	return d, true
+}
+
+// truncatedBound names the bound that stopped a truncated exploration.
+func truncatedBound(r *explore.Result) string {
+	if r.TruncatedBy == "memory" {
+		return fmt.Sprintf("the bound of %d MiB on the explorer's stored states reached", r.Bound>>20)
+	}
+	return fmt.Sprintf("the bound of %d states reached", r.Bound)
 }
 
 // exploreDiagnostics are the findings of every outcome (exploreDiagnostic).
@@ -274,6 +282,8 @@ type exploreModelJSON struct {
 	Depth         int                   `json:"depth"`
 	Bounds        exploreBoundsJSON     `json:"bounds"`
 	Violation     *exploreViolationJSON `json:"violation"`
+	TruncatedBy   string                `json:"truncated_by"`
+	Bound         int64                 `json:"bound"`
 }
 
 type exploreBoundsJSON struct {
@@ -309,6 +319,9 @@ func writeExploreJSON(opts *exploreOptions, outs []explore.Outcome) error {
 		}
 		if r := o.Result; r != nil {
 			mj.States, mj.Transitions, mj.Interleavings, mj.Depth = r.States, r.Transitions, r.Interleavings, r.Depth
+			if r.Truncated {
+				mj.TruncatedBy, mj.Bound = r.TruncatedBy, r.Bound
+			}
 			if v := r.Violation; v != nil {
 				vj := &exploreViolationJSON{Invariant: v.Invariant, Message: v.Message, Timeline: []exploreStepJSON{}}
 				for _, l := range v.Timeline {
@@ -376,7 +389,7 @@ func checkExploreStep(ctx context.Context, m *manifest.Manifest) stepResult {
 		case codeViolationMissing:
 			msg = fmt.Sprintf("negative control: expected a %s violation, found none", o.Model.Expect)
 		case codeExploreTruncated:
-			msg = fmt.Sprintf("stopped at %d states: the exploration is incomplete", o.Result.States)
+			msg = fmt.Sprintf("stopped at %d states, %s: the exploration is incomplete", o.Result.States, truncatedBound(o.Result))
 		}
 		fs = append(fs, checkFinding{Severity: "error", File: o.File, Line: d.Line, Code: d.Code, Message: msg})
 	}

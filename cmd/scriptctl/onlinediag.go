@@ -100,7 +100,7 @@ func (o *online) deployDiagnostics(m *manifest.Manifest, rep *loader.DeployRepor
 	var out []diag.Diagnostic
 	for _, nr := range rep.Nodes {
 		for _, it := range nr.Items {
-			if it.Outcome != loader.OutcomeFailed {
+			if it.Outcome != loader.OutcomeFailed && it.Outcome != loader.OutcomeUnknown {
 				continue
 			}
 			code, msg := codeLoadFailed, "SCRIPT LOAD failed"
@@ -109,6 +109,9 @@ func (o *online) deployDiagnostics(m *manifest.Manifest, rep *loader.DeployRepor
 				code, msg = codeNotReplicated, "the replica does not show the library its primary "+nr.Node.Primary+" loaded"
 			case it.Kind == loader.KindLibrary:
 				msg = "FUNCTION LOAD failed"
+			}
+			if it.Outcome == loader.OutcomeUnknown {
+				msg = strings.Replace(msg, "failed", "sent, its reply unread: applied or not, unknown", 1)
 			}
 			out = append(out, itemDiag(m, code, nr.Node.Addr, it.Kind, it.Name, msg, o.errDetail(it.Err)))
 		}

@@ -42,6 +42,16 @@ func checkShebangStep(ctx context.Context, m *manifest.Manifest, mode loader.Mod
 	return lintFilesStep(ctx, files, []string{"shebang-flags"}, false)
 }
 
+// codeLoadBudget is the syntax step's finding for a library whose
+// top-level code ran past FUNCTION LOAD's budget in the offline engine: a
+// count of Lua instructions standing for Redis's 500 ms load limit
+// (verify.DefaultLoadStepLimit), the same on every machine.
+const codeLoadBudget = "load-budget"
+
+// preflightLoadSteps is the load budget the syntax step gives the engine;
+// 0 is verify's default. Tests lower it.
+var preflightLoadSteps int64
+
 // checkSyntaxStep compiles every script (SCRIPT LOAD) and the generated
 // Functions library (FUNCTION LOAD) in the offline engine of every target
 // the manifest lists, as the servers would: an error is invalid input.
@@ -57,7 +67,7 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 		go func() {
 			defer wg.Done()
 			var fs []checkFinding
-			e := verify.New(verify.Options{Target: t})
+			e := verify.New(verify.Options{Target: t, LoadStepLimit: preflightLoadSteps})
 			// A script compiles once for every target (the engines share
 			// their compiles): each target starts at another script, so the
 			// targets compile different scripts at once and then find the
@@ -87,7 +97,11 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 				byTarget[i] = fs
 				return
 			}
-			if r, err := e.FunctionLoad(m.FunctionsLibrary(), false); err == nil && r.IsError() {
+			r, err := e.FunctionLoad(m.FunctionsLibrary(), false)
+			if steps, spent := e.LoadBudgetSpent(); err == nil && r.IsError() && spent {
+				fs = append(fs, checkFinding{Severity: "error", File: m.Path, Code: codeLoadBudget,
+					Message: fmt.Sprintf("%s: FUNCTION LOAD of library %s ran past the load budget of %d Lua instructions, the offline measure of Redis's 500 ms load limit: a server this fast refuses it with \"FUNCTION LOAD timeout\"; the library's code is not in question (split the library, or --skip-checks to let the servers decide)", t, m.LibraryName(), steps)})
+			} else if err == nil && r.IsError() {
 				fs = append(fs, checkFinding{Severity: "error", File: m.Path, Message: fmt.Sprintf("%s: FUNCTION LOAD of library %s fails: %s", t, m.LibraryName(), r.Str)})
 			}
 			byTarget[i] = fs
@@ -97,9 +111,17 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 	for _, fs := range byTarget {
 		res.Findings = append(res.Findings, fs...)
 	}
-	if res.count("error") > 0 {
-		res.Err = cmdutil.Input(fmt.Errorf("script syntax: %s", checkPlural(res.count("error"), "problem")))
-	} else {
+	budget := 0
+	for _, f := range res.Findings {
+		if f.Code == codeLoadBudget {
+			budget++
+		}
+	}
+	// A syntax error is invalid input (exit 2); a spent budget is a
+	// finding (exit 1) with its own code, never "syntax".
+	if n := res.count("error") - budget; n > 0 {
+		res.Err = cmdutil.Input(fmt.Errorf("script syntax: %s", checkPlural(n, "problem")))
+	} else if budget == 0 {
 		what := checkPlural(len(m.Scripts), "script") + " compile"
 		switch mode {
 		case loader.ModeFunctions:

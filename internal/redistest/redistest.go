@@ -28,6 +28,11 @@ import (
 // StartTimeout bounds how long a server or a cluster may take to come up.
 var StartTimeout = 30 * time.Second
 
+// CommandTimeout bounds one command a helper sends (Do): far above what a
+// command takes, so that only a hung server fails a test, never a busy
+// machine.
+var CommandTimeout = 60 * time.Second
+
 // Kind is a server build the tests can start: a target name (as scriptctl
 // names server targets) and where its binaries are.
 type Kind struct {
@@ -403,12 +408,15 @@ func (s *Server) Restart() {
 		s.t.Fatalf("redistest: restart %s: still running", s.Addr)
 	}
 	var err error
-	for i := 0; i < 50; i++ { // the old socket may linger briefly
+	// The old socket may linger briefly; a busy machine may take longer.
+	for deadline := time.Now().Add(StartTimeout); ; time.Sleep(100 * time.Millisecond) {
 		if err = s.start(); err == nil {
 			s.waitReady()
 			return
 		}
-		time.Sleep(100 * time.Millisecond)
+		if time.Now().After(deadline) {
+			break
+		}
 	}
 	s.t.Fatalf("redistest: restart %s: %v", s.Addr, err)
 }
@@ -454,7 +462,10 @@ func (s *Server) Do(ctx context.Context, args ...string) Result {
 		return Result{err: err}
 	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	// Generous: a command of a test on a busy machine (a load average of
+	// 8 on 2 cores, -race) may wait seconds for a core; only a hung
+	// server should reach this.
+	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
 	defer cancel()
 	return Result{RedisResult: c.Do(ctx, c.B().Arbitrary(args...).Build())}
 }
