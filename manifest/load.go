@@ -153,7 +153,7 @@ func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "deploy", "scripts", "callers"}
+var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "deploy", "scripts", "callers", "bindings"}
 
 func (p *parser) parse(data []byte) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -236,6 +236,10 @@ func (p *parser) parse(data []byte) {
 	}
 	if n := seen["callers"]; n != nil {
 		p.callers(n)
+	}
+	if n := seen["bindings"]; n != nil {
+		p.m.BindingsLine = keyLine(root, "bindings", n)
+		p.bindings(n)
 	}
 }
 
@@ -475,7 +479,7 @@ func (p *parser) targets(n *yaml.Node) {
 	}
 }
 
-var scriptFields = []string{"file", "keys", "args", "flags"}
+var scriptFields = []string{"file", "keys", "args", "flags", "reply", "idempotent"}
 
 func (p *parser) scripts(n *yaml.Node) {
 	pairs := p.pairs(n, "scripts")
@@ -522,6 +526,16 @@ func (p *parser) scripts(n *yaml.Node) {
 			s.Flags = p.flags(f["flags"], field+".flags")
 			if s.Flags == nil {
 				s.Flags = []string{}
+			}
+		}
+		if f["reply"] != nil {
+			p.reply(s, f["reply"], field+".reply")
+		}
+		if n := f["idempotent"]; n != nil {
+			if v := yamlnode.Deref(n); v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
+				s.Idempotent = v.Value == "true"
+			} else {
+				p.errorf(n, field+".idempotent", "must be true or false, not %s", yamlnode.Describe(n))
 			}
 		}
 		if s.File != "" {

@@ -243,7 +243,7 @@ var invalidManifests = []struct {
 	{"not a mapping", "- a\n- b\n", nil, []string{"manifest.yaml:1:1: the manifest must be a YAML mapping, not a list"}},
 	{"two documents", validManifest + "---\nschema: 1\n", nil, []string{"manifest.yaml:22:1: a manifest holds one YAML document; remove the second one (after ---)"}},
 	{"unknown top field", edit("version: 3\n", "version: 3\nscirpts: {}\n"), nil, []string{`manifest.yaml:4:1: scirpts: unknown field "scirpts" (did you mean "scripts"?)`}},
-	{"unknown field far", edit("version: 3\n", "version: 3\nrollout: x\n"), nil, []string{`manifest.yaml:4:1: rollout: unknown field "rollout": want one of schema, library, version, targets, topology, strict_keys, deploy, scripts, callers`}},
+	{"unknown field far", edit("version: 3\n", "version: 3\nrollout: x\n"), nil, []string{`manifest.yaml:4:1: rollout: unknown field "rollout": want one of schema, library, version, targets, topology, strict_keys, deploy, scripts, callers, bindings`}},
 	{"bad deploy", edit("version: 3\n", "version: 3\ndeploy: lua\n"), nil, []string{`manifest.yaml:4:9: deploy: invalid deploy "lua": want both, scripts or functions`}},
 	{"missing fields", "schema: 1\n", nil, []string{
 		"manifest.yaml:1:1: library: required field is missing",
@@ -502,7 +502,7 @@ func TestParseTemplate(t *testing.T) {
 
 func TestSuggest(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
-		{"scirpts", "scripts"}, {"flag", "flags"}, {"x", ""}, {"deploy", ""}, {"no-write", "no-writes"},
+		{"scirpts", "scripts"}, {"flag", "flags"}, {"x", ""}, {"rollout", ""}, {"no-write", "no-writes"},
 	} {
 		if got := suggest(tt.in, append(append([]string{}, topFields...), append(scriptFields, ScriptFlags...)...)); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)
