@@ -47,7 +47,7 @@ func (p *parser) reply(s *Script, n *yaml.Node, field string) {
 }
 
 // BindingLanguages are the languages gen writes bindings for.
-var BindingLanguages = []string{"go"}
+var BindingLanguages = []string{"go", "ts"}
 
 // bindings reads the bindings mapping: language -> folder relative to the
 // manifest.

@@ -32,6 +32,7 @@ var checkSteps = []checkStep{
 	{"lint", checkLintStep},
 	{"verify", checkVerifyStep},
 	{"explore", checkExploreStep},
+	{"bindings", checkBindingsStep},
 }
 
 type checkStep struct {
@@ -186,6 +187,8 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
               skipped; no scenarios at all is a warning
   explore     every model in lua_test/models/: every interleaving within
               its bounds keeps the invariants (scriptctl explore)
+  bindings    every binding the manifest's bindings: lists is what
+              'scriptctl gen' writes now (bindings-stale otherwise)
 
 Every step runs and reports; a step prints "ok" or its findings, one per
 line, as "file:line:col: severity code: message" (detail lines indented).
