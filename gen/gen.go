@@ -35,7 +35,7 @@ type Options struct {
 }
 
 // Languages are the languages Generate knows.
-var Languages = []string{"go", "ts"}
+var Languages = []string{"go", "ts", "python"}
 
 // GoClients are the client adapters of gen go.
 var GoClients = []string{"rueidis", "go-redis"}
@@ -60,6 +60,8 @@ func Generate(lang string, m *manifest.Manifest, sum *manifest.Sum, opts Options
 		return generateGo(m, sum, opts)
 	case "ts":
 		return generateTS(m, sum)
+	case "python":
+		return generatePython(m, sum)
 	}
 	return nil, fmt.Errorf("gen: unknown language %q: want %s", lang, strings.Join(Languages, ", "))
 }

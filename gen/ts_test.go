@@ -103,3 +103,9 @@ func TestTSBindings(t *testing.T) {
 		}
 	}
 }
+
+func runErr(dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}

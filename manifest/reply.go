@@ -47,7 +47,7 @@ func (p *parser) reply(s *Script, n *yaml.Node, field string) {
 }
 
 // BindingLanguages are the languages gen writes bindings for.
-var BindingLanguages = []string{"go", "ts"}
+var BindingLanguages = []string{"go", "ts", "python"}
 
 // bindings reads the bindings mapping: language -> folder relative to the
 // manifest.

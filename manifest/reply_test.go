@@ -40,7 +40,7 @@ func TestReplyContractErrors(t *testing.T) {
 		{"    reply: 042\n", "manifest.yaml:9:12: scripts.a.reply: invalid reply type: invalid integer literal 042"},
 		{"    reply: |\n      integer |\n", "manifest.yaml:9:12: scripts.a.reply: invalid reply type: want a type, found end of type (column 11 of the type)"},
 		{"    idempotent: yes\n", "manifest.yaml:9:17: scripts.a.idempotent: must be true or false"},
-		{"bindings:\n  rust: x\n", "manifest.yaml:10:3: bindings.rust: unknown binding language \"rust\": want one of go, ts"},
+		{"bindings:\n  rust: x\n", "manifest.yaml:10:3: bindings.rust: unknown binding language \"rust\": want one of go, ts, python"},
 		{"bindings:\n  go: ../x\n", "manifest.yaml:10:7: bindings.go: ../x leads outside the manifest's folder"},
 	} {
 		path, data := replyManifest(t, tc.script)

@@ -35,7 +35,7 @@ type genOptions struct {
 func newCmdGen(g *globalOptions) *cobra.Command {
 	opts := &genOptions{IO: g.IO}
 	cmd := &cobra.Command{
-		Use:   "gen go|ts",
+		Use:   "gen go|ts|python",
 		Short: "Write typed bindings that call the manifest's scripts",
 		Long: `Write a binding for the manifest's library. gen go writes one self-contained package with
 a method per script (named keys and args, a typed reply from the script's
@@ -63,11 +63,18 @@ protocol and errors: a method per script on Client returning a typed reply
 (discriminated unions with a kind field, literal unions), a key builder per
 caller, and adapters for ioredis (ioredisConn) and node-redis
 (nodeRedisConn, nodeRedisClusterConn) typed structurally, so it imports
-neither. It compiles with tsc --strict.`,
+neither. It compiles with tsc --strict.
+
+gen python writes one module (<library>.py) for redis-py: a Client (sync)
+and an AsyncClient (asyncio) with a method per script (keys as <name>_key,
+then the args), dataclasses and Literal types for the replies, a key
+builder per caller (for_<caller>(placeholders...)), and the adapters
+RedisPyConn and AsyncRedisPyConn. It passes mypy --strict.`,
 		Example: `  scriptctl gen go --out internal/catalogdb
   scriptctl gen go --check
   scriptctl gen go --out gen/ratelimit --package ratelimit --client go-redis
-  scriptctl gen ts --out src/scripts`,
+  scriptctl gen ts --out src/scripts
+  scriptctl gen python --out app/scripts`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: gen.Languages,
 		RunE: func(cmd *cobra.Command, args []string) error {
