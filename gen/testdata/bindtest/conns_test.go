@@ -2,10 +2,12 @@ package bindtest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/rueidis"
@@ -51,6 +53,9 @@ func each(t *testing.T, f func(t *testing.T, c *client)) {
 				c := &client{name: lib, target: tg}
 				switch {
 				case lib == "rueidis":
+					if tg.cluster {
+						waitReplicasOnline(t, tg.addrs)
+					}
 					opt := rueidis.ClientOption{InitAddress: tg.addrs, DisableCache: true}
 					if tg.cluster {
 						// _RO commands go to replicas.
@@ -97,20 +102,18 @@ func (c *client) flushScripts(t *testing.T) {
 	c.onEveryNode(t, "SCRIPT", "FLUSH")
 }
 
-// get reads a key's string value ("" when absent) through the client.
+// get reads a key's string value ("" when absent) from its primary (the
+// client under test may read replicas).
 func (c *client) get(t *testing.T, key string) string {
 	t.Helper()
-	ctx := context.Background()
-	if c.rueidis != nil {
-		v, err := c.rueidis.Do(ctx, c.rueidis.B().Get().Key(key).Build()).ToString()
-		if rueidis.IsRedisNil(err) {
-			return ""
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return v
+	var r redis.UniversalClient
+	if c.target.cluster {
+		r = redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.target.addrs})
+	} else {
+		r = redis.NewClient(&redis.Options{Addr: c.target.addrs[0]})
 	}
-	v, err := c.goredis.Get(ctx, key).Result()
+	defer r.Close()
+	v, err := r.Get(context.Background(), key).Result()
 	if err == redis.Nil {
 		return ""
 	} else if err != nil {
@@ -187,5 +190,44 @@ func (c *client) onEveryNodeOwning(t *testing.T, key string, args ...string) {
 	}
 	if err := c.goredis.Do(ctx, a...).Err(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waitReplicasOnline waits until CLUSTER SHARDS calls every replica
+// "online": rueidis sends read-only commands only to those, and a server
+// calls a replica "loading" until it has seen replication traffic, so a
+// few writes to every shard go first.
+func waitReplicasOnline(t *testing.T, addrs []string) {
+	t.Helper()
+	ctx := context.Background()
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	defer cc.Close()
+	for i := 0; i < 30; i++ {
+		if err := cc.Set(ctx, fmt.Sprintf("warm{%d}", i), "1", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := redis.NewClient(&redis.Options{Addr: addrs[0]})
+	defer n.Close()
+	for i := 0; ; i++ {
+		shards, err := n.ClusterShards(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		online := true
+		for _, sh := range shards {
+			for _, node := range sh.Nodes {
+				if node.Role == "replica" && node.Health != "online" {
+					online = false
+				}
+			}
+		}
+		if online {
+			return
+		}
+		if i > 1000 {
+			t.Fatalf("CLUSTER SHARDS never called every replica online: %+v", shards)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
