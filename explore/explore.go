@@ -396,6 +396,9 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 			}
 			line.Reply = rep.String()
 			w.reply = head(rep)
+			if m := contractMismatch(r.Reply, rep); m != nil {
+				viol = &Violation{Invariant: ReplyContract, Message: fmt.Sprintf("the reply of %s (%s by %s) breaks its contract: %s (the reply: %s)", r.Script, st.Kind, prog.Name, m, rep)}
+			}
 			switch st.Kind {
 			case "acquire", "renew":
 				if w.reply == r.Owned {

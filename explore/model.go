@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"github.com/scriptctl/scriptctl/contract"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,9 +60,12 @@ type Role struct {
 	Name   string
 	Script string // the manifest script, or the file for an override
 	Src    []byte
-	Keys   []string // caller key names, in KEYS order
-	Args   []Arg    // in ARGV order
-	Do     []string // a raw command instead of a script (invalidate only)
+	// Reply is the manifest script's reply contract (nil for a file or a
+	// script without one): every reply of the role is checked against it.
+	Reply *contract.Type
+	Keys  []string // caller key names, in KEYS order
+	Args  []Arg    // in ARGV order
+	Do    []string // a raw command instead of a script (invalidate only)
 	// Owned (acquire, renew) and Accepted (publish) are the reply heads
 	// that mean the lease is owned or the candidate accepted.
 	Owned, Accepted string
@@ -516,6 +520,7 @@ func (p *parser) protocol(n *yaml.Node, caller *manifest.Caller) {
 				break
 			}
 			r.Src, r.Keys, manifestArgs = sc.Source, sc.Keys, sc.Args
+			r.Reply = sc.Reply
 			if f["keys"] != nil {
 				p.errorf(f["keys"], path+".keys", "a manifest script's keys come from the manifest")
 			}

@@ -104,6 +104,10 @@ type Decl struct {
 	// Targets are the server lines the manifest proves the script on
 	// ("redis-7.0", "valkey-8.1"); nil means redis-7.0.
 	Targets []string
+	// Callers are the manifest's callers of the script; HasReply reports
+	// whether the manifest gives it a reply contract (reply:).
+	Callers  []string
+	HasReply bool
 }
 
 // File is one script to lint.

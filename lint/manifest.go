@@ -14,6 +14,11 @@ func ManifestFiles(m *manifest.Manifest) []File {
 		d := DeclOf(s)
 		d.Targets = slices.Clone(m.Targets)
 		d.FunctionsOnly = !m.EvalRuns()
+		for _, c := range m.Callers {
+			if slices.Contains(c.Scripts, s.Name) {
+				d.Callers = append(d.Callers, c.Name)
+			}
+		}
 		out = append(out, File{Path: s.Path, Source: s.Source, Decl: d})
 	}
 	return out
@@ -21,5 +26,5 @@ func ManifestFiles(m *manifest.Manifest) []File {
 
 // DeclOf returns the manifest's declaration of s.
 func DeclOf(s *manifest.Script) *Decl {
-	return &Decl{Script: s.Name, Keys: slices.Clone(s.Keys), Args: slices.Clone(s.Args), Flags: slices.Clone(s.Flags)}
+	return &Decl{Script: s.Name, Keys: slices.Clone(s.Keys), Args: slices.Clone(s.Args), Flags: slices.Clone(s.Flags), HasReply: s.Reply != nil}
 }

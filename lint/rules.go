@@ -125,6 +125,13 @@ func init() {
 			"deploys it for EVAL/EVALSHA (deploy: both, the default, or scripts); with deploy: " +
 			"functions, FCALL applies the manifest's flags.",
 		run: runShebang})
+	register(&rule{code: "reply-contract-missing", severity: Warning, needsManifest: true, withoutParse: true, linesOnly: true,
+		summary: "A script with callers and no reply contract",
+		help: "A caller decodes the script's reply; without a reply: type in the manifest, verify and " +
+			"explore cannot check the replies and scriptctl gen cannot type them. Add reply: to the " +
+			"script's manifest entry (docs/manifest.md, \"Reply contracts\"), for example " +
+			"reply: '1 | 0 | error(\"ERR empty token\")'.",
+		run: runReplyContractMissing})
 	register(&rule{code: "key-alias", severity: Error, profile: "strict-proxy",
 		summary: "A key argument not written KEYS[i] (strict-proxy profile)",
 		help: "Some managed proxies read the script text and reject it unless every key argument of " +
@@ -834,4 +841,11 @@ func targetsWithoutServerGlobal(d *Decl) []string {
 		}
 	}
 	return out
+}
+
+func runReplyContractMissing(p *Pass, r *rule) []Diagnostic {
+	if p.Decl == nil || p.Decl.HasReply || len(p.Decl.Callers) == 0 {
+		return nil
+	}
+	return []Diagnostic{r.at(p.pos(1, 1), "script %s has callers (%s) and no reply contract: add reply: to its manifest entry", p.Decl.Script, strings.Join(p.Decl.Callers, ", "))}
 }

@@ -153,7 +153,7 @@ func (p *parser) errorf(n *yaml.Node, field, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "deploy", "accept_cves", "scripts", "callers", "environments", "releases"}
+var topFields = []string{"schema", "library", "version", "targets", "topology", "strict_keys", "deploy", "accept_cves", "scripts", "callers", "environments", "releases", "bindings"}
 
 func (p *parser) parse(data []byte) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -246,6 +246,10 @@ func (p *parser) parse(data []byte) {
 	}
 	if n := seen["releases"]; n != nil {
 		p.releases(n)
+	}
+	if n := seen["bindings"]; n != nil {
+		p.m.BindingsLine = keyLine(root, "bindings", n)
+		p.bindings(n)
 	}
 }
 
@@ -529,7 +533,7 @@ func (p *parser) acceptCVEs(n *yaml.Node) {
 	}
 }
 
-var scriptFields = []string{"file", "keys", "args", "flags"}
+var scriptFields = []string{"file", "keys", "args", "flags", "reply", "idempotent"}
 
 func (p *parser) scripts(n *yaml.Node) {
 	pairs := p.pairs(n, "scripts")
@@ -576,6 +580,16 @@ func (p *parser) scripts(n *yaml.Node) {
 			s.Flags = p.flags(f["flags"], field+".flags")
 			if s.Flags == nil {
 				s.Flags = []string{}
+			}
+		}
+		if f["reply"] != nil {
+			p.reply(s, f["reply"], field+".reply")
+		}
+		if n := f["idempotent"]; n != nil {
+			if v := yamlnode.Deref(n); v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
+				s.Idempotent = v.Value == "true"
+			} else {
+				p.errorf(n, field+".idempotent", "must be true or false, not %s", yamlnode.Describe(n))
 			}
 		}
 		if s.File != "" {

@@ -257,7 +257,7 @@ var invalidManifests = []struct {
 	{"not a mapping", "- a\n- b\n", nil, []string{"manifest.yaml:1:1: the manifest must be a YAML mapping, not a list"}},
 	{"two documents", validManifest + "---\nschema: 1\n", nil, []string{"manifest.yaml:22:1: a manifest holds one YAML document; remove the second one (after ---)"}},
 	{"unknown top field", edit("version: 3\n", "version: 3\nscirpts: {}\n"), nil, []string{`manifest.yaml:4:1: scirpts: unknown field "scirpts" (did you mean "scripts"?)`}},
-	{"unknown field far", edit("version: 3\n", "version: 3\nrollout: x\n"), nil, []string{`manifest.yaml:4:1: rollout: unknown field "rollout": want one of schema, library, version, targets, topology, strict_keys, deploy, accept_cves, scripts, callers, environments, releases`}},
+	{"unknown field far", edit("version: 3\n", "version: 3\nrollout: x\n"), nil, []string{`manifest.yaml:4:1: rollout: unknown field "rollout": want one of schema, library, version, targets, topology, strict_keys, deploy, accept_cves, scripts, callers, environments, releases, bindings`}},
 	{"accept_cves not a list", edit("version: 3\n", "version: 3\naccept_cves: CVE-2025-49844\n"), nil, []string{"manifest.yaml:4:14: accept_cves: must be a list of {id, reason}, not the string \"CVE-2025-49844\""}},
 	{"accept_cves bare id", edit("version: 3\n", "version: 3\naccept_cves: [CVE-2025-49844]\n"), nil, []string{`manifest.yaml:4:15: accept_cves[0]: must be a mapping {id, reason}, not the string "CVE-2025-49844" (write each entry as {id: CVE-..., reason: ...})`}},
 	{"accept_cves no reason", edit("version: 3\n", "version: 3\naccept_cves:\n  - id: CVE-2025-49844\n"), nil, []string{"manifest.yaml:5:5: accept_cves[0].reason: required field is missing: say why the warning does not apply (such as the distribution advisory whose build carries the fix)"}},
@@ -523,7 +523,7 @@ func TestParseTemplate(t *testing.T) {
 
 func TestSuggest(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
-		{"scirpts", "scripts"}, {"flag", "flags"}, {"x", ""}, {"deploy", ""}, {"no-write", "no-writes"},
+		{"scirpts", "scripts"}, {"flag", "flags"}, {"x", ""}, {"rollout", ""}, {"no-write", "no-writes"},
 	} {
 		if got := suggest(tt.in, append(append([]string{}, topFields...), append(scriptFields, ScriptFlags...)...)); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)

@@ -7,6 +7,8 @@ package manifest
 import (
 	"crypto/sha1"
 	"encoding/hex"
+
+	"github.com/scriptctl/scriptctl/contract"
 )
 
 // SchemaVersion is the only manifest schema this build understands.
@@ -49,6 +51,11 @@ type Manifest struct {
 	// StrictKeysLine is its line (0 when absent).
 	StrictKeys     bool
 	StrictKeysLine int
+	// Bindings are the generated bindings the manifest keeps (bindings: in
+	// the manifest): language ("go") -> folder relative to Dir. check's
+	// bindings step and gen --check compare them with what gen writes.
+	Bindings     map[string]string
+	BindingsLine int
 	// Deploy is how plan, deploy and status handle the scripts unless
 	// --mode says otherwise: DeployBoth (the default: SCRIPT LOAD for
 	// EVALSHA and a Functions library for FCALL), DeployScripts or
@@ -109,6 +116,15 @@ type Script struct {
 	Args  []string // names of ARGV[1], ARGV[2], ...
 	Flags []string // subset of ScriptFlags
 	Line  int      // line of the script's name in the manifest
+
+	// Reply is the script's reply contract (reply: in the manifest), nil
+	// when it has none; ReplyLine is its line.
+	Reply     *contract.Type
+	ReplyLine int
+	// Idempotent marks a script that may run twice for one call (a
+	// generated binding retries it once after a timeout); false unless the
+	// manifest says idempotent: true.
+	Idempotent bool
 
 	// Source is the exact bytes of the file; SHA is their SHA1 in lowercase
 	// hex, the SHA that SCRIPT LOAD returns for them.

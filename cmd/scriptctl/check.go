@@ -33,6 +33,7 @@ var checkSteps = []checkStep{
 	{"lint", checkLintStep},
 	{"verify", checkVerifyStep},
 	{"explore", checkExploreStep},
+	{"bindings", checkBindingsStep},
 }
 
 type checkStep struct {
@@ -196,6 +197,8 @@ func newCmdCheck(g *globalOptions) *cobra.Command {
               skipped; no scenarios at all is a warning
   explore     every model in lua_test/models/: every interleaving within
               its bounds keeps the invariants (scriptctl explore)
+  bindings    every binding the manifest's bindings: lists is what
+              'scriptctl gen' writes now (bindings-stale otherwise)
   mutate      with --mutate only: every single-point mutant of every script
               is caught by a scenario or a model (scriptctl mutate); a
               survivor is a mutant-survived error

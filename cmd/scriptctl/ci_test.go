@@ -126,7 +126,7 @@ func TestCheckSARIF(t *testing.T) {
 			t.Errorf("lint run has %d rules, want every lint rule", len(run.Tool.Driver.Rules))
 		}
 	}
-	if got := strings.Join(tools, ","); got != "scriptctl manifest,scriptctl sum,scriptctl check-keys,scriptctl lint,scriptctl verify,scriptctl explore" {
+	if got := strings.Join(tools, ","); got != "scriptctl manifest,scriptctl sum,scriptctl check-keys,scriptctl lint,scriptctl verify,scriptctl explore,scriptctl bindings" {
 		t.Fatalf("runs %s, want one per step", got)
 	}
 	for tool, want := range map[string]string{"scriptctl sum": "error sum", "scriptctl lint": "warning unused-arg,error keys-out-of-range", "scriptctl verify": "error scenario-failed"} {

@@ -209,6 +209,9 @@ func exploreDiagnostic(o explore.Outcome, safe func(string) string) (d diag.Diag
 	case "violation":
 		v := o.Result.Violation
 		d.Code, d.Line = codeInvariantViolated, o.Model.Lines[v.Invariant]
+		if v.Invariant == explore.ReplyContract {
+			d.Code = explore.ReplyContract
+		}
 		d.Message = fmt.Sprintf("%s violated: %s", v.Invariant, safe(v.Message))
 		d.Detail = append([]string{fmt.Sprintf("shortest counterexample, %d steps:", len(v.Timeline))}, timelineLines(v, safe)...)
 	case "missing-violation":
@@ -383,7 +386,7 @@ func checkExploreStep(ctx context.Context, m *manifest.Manifest) stepResult {
 		}
 		msg := d.Message
 		switch d.Code {
-		case codeInvariantViolated:
+		case codeInvariantViolated, explore.ReplyContract:
 			v := o.Result.Violation
 			msg = fmt.Sprintf("%s violated in %d steps: %s (scriptctl explore %s prints the timeline)", v.Invariant, len(v.Timeline), v.Message, o.File)
 		case codeViolationMissing:

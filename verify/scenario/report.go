@@ -391,11 +391,15 @@ func (rep *Report) KeyDiagnostics() []diag.Diagnostic {
 }
 
 // Diagnostics converts problems or warnings to shared diagnostics of one
-// severity and code.
+// severity and code (a problem's own Code, when it has one, instead).
 func Diagnostics(ps []Problem, severity, code string) []diag.Diagnostic {
 	out := make([]diag.Diagnostic, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, diag.Diagnostic{File: p.File, Line: p.Line, Severity: severity, Code: code, Message: p.Message})
+		c := code
+		if p.Code != "" {
+			c = p.Code
+		}
+		out = append(out, diag.Diagnostic{File: p.File, Line: p.Line, Severity: severity, Code: c, Message: p.Message})
 	}
 	return out
 }
@@ -406,6 +410,9 @@ type Problem struct {
 	File    string
 	Line    int // 0 when the problem has no single line (a library that does not load)
 	Message string
+	// Code replaces the code Diagnostics gives when set: reply-contract
+	// for a reply that breaks its script's contract.
+	Code string
 }
 
 // Problems lists every problem of the report, in result order. Each message
@@ -433,13 +440,13 @@ func (rep *Report) Problems() []Problem {
 				out = append(out, Problem{File: r.File, Line: line, Message: head + tag + ": " + run.Error})
 			}
 			for _, f := range run.Failures {
-				out = append(out, Problem{File: r.File, Line: f.Line, Message: fmt.Sprintf("%s%s: step %d: %s", head, tag, f.Step, f.Message)})
+				out = append(out, Problem{File: r.File, Line: f.Line, Code: f.Code, Message: fmt.Sprintf("%s%s: step %d: %s", head, tag, f.Step, f.Message)})
 			}
 		}
 		if r.LiveOnly {
 			for _, run := range r.Live {
 				for _, f := range run.Failures {
-					out = append(out, Problem{File: r.File, Line: f.Line, Message: fmt.Sprintf("%s (live): step %d: %s", head, f.Step, f.Message)})
+					out = append(out, Problem{File: r.File, Line: f.Line, Code: f.Code, Message: fmt.Sprintf("%s (live): step %d: %s", head, f.Step, f.Message)})
 				}
 				if run.Error != "" {
 					out = append(out, Problem{File: r.File, Message: head + " (live): " + run.Error})

@@ -126,8 +126,11 @@ type StepResult struct {
 
 // Failure is an expectation that did not hold.
 type Failure struct {
-	Step    int    `json:"step"`
-	Line    int    `json:"line"`
+	Step int `json:"step"`
+	Line int `json:"line"`
+	// Code names the kind of failure when it has one: "reply-contract"
+	// for a reply that breaks the script's reply contract.
+	Code    string `json:"code,omitempty"`
 	Message string `json:"message"`
 }
 
@@ -236,6 +239,13 @@ func (s *Scenario) execute(ctx context.Context, be Backend, control bool) (*Run,
 		run.Steps = append(run.Steps, sr)
 		fail := func(line int, msg string) {
 			run.Failures = append(run.Failures, Failure{Step: i + 1, Line: line, Message: msg})
+		}
+		if st.Kind == StepCall && !control && sr.Reply != nil {
+			if sc := b.m.Script(st.Script); sc != nil {
+				if msg := ContractProblem(st.Script, sc.Reply, *sr.Reply); msg != "" {
+					run.Failures = append(run.Failures, Failure{Step: i + 1, Line: st.Line, Code: CodeReplyContract, Message: msg})
+				}
+			}
 		}
 		if bs.expect != nil {
 			for _, m := range bs.expect.check(sr) {

@@ -1,0 +1,681 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/scriptctl/scriptctl/contract"
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// goGen writes one Go binding.
+type goGen struct {
+	m     *manifest.Manifest
+	decls bytes.Buffer      // type declarations and decoders
+	names map[string]string // top-level identifier -> what declared it
+	errs  map[string]string // declared error prefix -> variable name
+	order []string          // prefixes in first-declared order
+	decs  map[string]string // decoder body -> decoder name, to share equal ones
+	n     int               // anonymous decoder counter
+	fail  []string          // problems (name collisions)
+	// replyTypes is the Go type each script's method returns; "" for
+	// a script whose contract has only errors.
+	replyTypes map[string]string
+}
+
+// GoPackage is the package name gen go gives library when none is asked
+// for: lowercase letters and digits of the library name.
+func GoPackage(library string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(library) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' && b.Len() > 0 {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "scripts"
+	}
+	return b.String()
+}
+
+func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, error) {
+	pkg := opts.Package
+	if pkg == "" {
+		pkg = GoPackage(m.Library)
+	}
+	if !isGoIdent(pkg) || strings.ToLower(pkg) != pkg {
+		return nil, fmt.Errorf("gen: invalid Go package name %q: use lowercase letters and digits", pkg)
+	}
+	clients := opts.Clients
+	if clients == nil {
+		clients = GoClients
+	}
+	for _, c := range clients {
+		if !slices.Contains(GoClients, c) {
+			return nil, fmt.Errorf("gen: unknown Go client %q: want %s", c, strings.Join(GoClients, ", "))
+		}
+	}
+	g := &goGen{m: m, names: map[string]string{}, errs: map[string]string{}, decs: map[string]string{}, replyTypes: map[string]string{}}
+	for _, n := range []string{"Kind", "Value", "Command", "Conn", "Mode", "Client", "Option", "WithMode", "New", "DefaultMode",
+		"DeclaredError", "ScriptError", "ContractError", "CrossSlotError", "ModeScripts", "ModeFunctions", "Library", "Version",
+		"NewRueidisConn", "NewGoRedisConn", "GoRedisClient"} {
+		g.names[n] = "the runtime"
+	}
+	for k := range kindNames {
+		g.names[k] = "the runtime"
+	}
+	shas := map[string]string{}
+	for _, e := range sum.Version(m.Version) {
+		shas[e.Script] = e.SHA
+	}
+
+	var body bytes.Buffer
+	w := func(format string, args ...any) { fmt.Fprintf(&body, format, args...) }
+	mode := "ModeScripts"
+	if m.Deploy == manifest.DeployFunctions {
+		mode = "ModeFunctions"
+	}
+	w("// Library and Version name the manifest this binding was generated from.\n")
+	w("const (\n\tLibrary = %q\n\tVersion = %d\n)\n\n", m.Library, m.Version)
+	w("// DefaultMode is how a Client calls the scripts unless WithMode says\n// otherwise: the manifest deploys them with deploy: %s.\nconst DefaultMode = %s\n\n", m.Deploy, mode)
+
+	for _, s := range m.Scripts {
+		g.script(&body, s, shas[s.Name])
+	}
+	for _, c := range m.Callers {
+		g.caller(&body, c)
+	}
+	if len(g.fail) > 0 {
+		return nil, fmt.Errorf("gen: %s", strings.Join(g.fail, "; "))
+	}
+
+	var errDecl bytes.Buffer
+	if len(g.order) > 0 {
+		errDecl.WriteString("// The error replies the scripts' contracts declare: errors.Is(err, ErrX).\nvar (\n")
+		for _, p := range g.order {
+			fmt.Fprintf(&errDecl, "\t%s = &DeclaredError{Prefix: %q}\n", g.errs[p], p)
+		}
+		errDecl.WriteString(")\n\n")
+	}
+
+	var out []File
+	head := "// " + Header(m) + "\n\n"
+	var core bytes.Buffer
+	core.WriteString(head)
+	fmt.Fprintf(&core, "// Package %s calls the scripts of library %s, version %d: one method\n// per script with named keys and args and a typed reply, and one key\n// builder per caller. See docs/bindings.md of scriptctl.\npackage %s\n\n", pkg, m.Library, m.Version, pkg)
+	core.WriteString("import (\n\t\"context\"\n\t\"errors\"\n\t\"fmt\"\n\t\"strconv\"\n\t\"strings\"\n)\n\n")
+	core.Write(body.Bytes())
+	core.Write(errDecl.Bytes())
+	core.Write(g.decls.Bytes())
+	core.WriteString(goRuntime)
+	src, err := format.Source(core.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("gen: the generated Go does not format (a bug): %v", err)
+	}
+	out = append(out, File{Name: pkg + ".go", Data: src})
+	for _, c := range clients {
+		var b bytes.Buffer
+		b.WriteString(head)
+		fmt.Fprintf(&b, "package %s\n\n", pkg)
+		switch c {
+		case "rueidis":
+			b.WriteString("import (\n\t\"context\"\n\t\"encoding/binary\"\n\t\"errors\"\n\t\"fmt\"\n\t\"strconv\"\n\n\t\"github.com/redis/rueidis\"\n)\n")
+			b.WriteString(goRueidis)
+		case "go-redis":
+			b.WriteString("import (\n\t\"context\"\n\t\"errors\"\n\t\"fmt\"\n\n\t\"github.com/redis/go-redis/v9\"\n)\n")
+			b.WriteString(goGoRedis)
+		}
+		src, err := format.Source(b.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("gen: the generated Go does not format (a bug): %v", err)
+		}
+		out = append(out, File{Name: strings.ReplaceAll(c, "-", "") + ".go", Data: src})
+	}
+	return out, nil
+}
+
+var kindNames = map[string]bool{"KindNil": true, "KindInt": true, "KindBulk": true, "KindStatus": true, "KindError": true, "KindArray": true, "KindBool": true, "KindDouble": true}
+
+// declare records a top-level identifier; a second one is a collision.
+func (g *goGen) declare(name, what string) string {
+	if prev, ok := g.names[name]; ok {
+		g.fail = append(g.fail, fmt.Sprintf("%s and %s both need the Go name %s: rename one, or label the alternative", prev, what, name))
+	}
+	g.names[name] = what
+	return name
+}
+
+func (g *goGen) script(w *bytes.Buffer, s *manifest.Script, sha string) {
+	n := camel(s.Name)
+	what := "script " + s.Name
+	keysT := g.declare(n+"Keys", what)
+	argsT := g.declare(n+"Args", what)
+	varName := "script" + n
+	fmt.Fprintf(w, "// %s are the keys of script %s, in KEYS order.\ntype %s struct {\n", keysT, s.Name, keysT)
+	for _, k := range s.Keys {
+		fmt.Fprintf(w, "\t%s string // KEYS: %s\n", camel(k), k)
+	}
+	fmt.Fprintf(w, "}\n\n// %s are the arguments of script %s, in ARGV order.\ntype %s struct {\n", argsT, s.Name, argsT)
+	for _, a := range s.Args {
+		fmt.Fprintf(w, "\t%s string // ARGV: %s\n", camel(a), a)
+	}
+	w.WriteString("}\n\n")
+
+	fmt.Fprintf(w, "var %s = script{\n\tname: %q,\n\tsha: %q, // scripts.sum, version %d\n\tfunction: %q,\n", varName, s.Name, sha, g.m.Version, g.m.FunctionName(s.Name))
+	if s.HasFlag("no-writes") {
+		w.WriteString("\treadOnly: true,\n")
+	}
+	if s.Idempotent {
+		w.WriteString("\tidempotent: true,\n")
+	}
+	if s.HasFlag("no-cluster") {
+		w.WriteString("\tanySlot: true,\n")
+	}
+	fmt.Fprintf(w, "\tbody: %s,\n}\n\n", goString(string(s.Source)))
+	fmt.Fprintf(w, "// %sSHA1 is the SHA1 of script %s as released in version %d (scripts.sum).\nconst %s = %q\n\n", n, s.Name, g.m.Version, g.declare(n+"SHA1", what), sha)
+
+	// The declared errors.
+	var errVars []string
+	var succ *contract.Type
+	if s.Reply != nil {
+		for _, e := range s.Reply.Errors() {
+			if e.Str == "" {
+				continue
+			}
+			v, ok := g.errs[e.Str]
+			if !ok {
+				v = "Err" + errName(e)
+				g.declare(v, fmt.Sprintf("error %q of %s", e.Str, s.Name))
+				g.errs[e.Str] = v
+				g.order = append(g.order, e.Str)
+			}
+			errVars = append(errVars, v)
+		}
+		succ = s.Reply.Success()
+	}
+	errList := "nil"
+	if len(errVars) > 0 {
+		errList = "[]*DeclaredError{" + strings.Join(errVars, ", ") + "}"
+	}
+
+	// The reply type.
+	typ, dec := "Value", "decodeAny"
+	replyDoc := "Its reply has no contract in the manifest: it is returned as is."
+	if s.Reply != nil {
+		replyDoc = "Its reply contract: " + s.Reply.String()
+		if succ != nil {
+			typ, dec = g.goType(succ, n+"Reply", n, what)
+		}
+	}
+	call := fmt.Sprintf("c.call(ctx, &%s, []string{%s}, []string{%s}, %s)", varName, fields("keys.", s.Keys), fields("args.", s.Args), errList)
+	fmt.Fprintf(w, "// %s calls script %s (%s).\n// %s\n", n, s.Name, s.File, replyDoc)
+	if s.Reply != nil && succ == nil {
+		g.replyTypes[s.Name] = ""
+		fmt.Fprintf(w, "func (c *Client) %s(ctx context.Context, keys %s, args %s) error {\n\t_, err := %s\n\treturn err\n}\n\n", n, keysT, argsT, call)
+		return
+	}
+	g.replyTypes[s.Name] = typ
+	fmt.Fprintf(w, "func (c *Client) %s(ctx context.Context, keys %s, args %s) (%s, error) {\n", n, keysT, argsT, typ)
+	fmt.Fprintf(w, "\tvar zero %s\n\tv, err := %s\n\tif err != nil {\n\t\treturn zero, err\n\t}\n", typ, call)
+	fmt.Fprintf(w, "\tr, err := %s(v, \"\")\n\tif err != nil {\n\t\treturn zero, contractError(&%s, v, err)\n\t}\n\treturn r, nil\n}\n\n", dec, varName)
+}
+
+func fields(prefix string, names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = prefix + camel(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errName names a declared error: its label, else its text without a
+// leading "ERR ".
+func errName(e *contract.Type) string {
+	if e.Label != "" {
+		return camel(e.Label)
+	}
+	text := strings.TrimPrefix(e.Str, "ERR ")
+	var words []string
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) || r > unicode.MaxASCII }) {
+		words = append(words, strings.ToLower(f))
+	}
+	name := camel(strings.Join(words, "_"))
+	if name == "" {
+		return "Reply"
+	}
+	return name
+}
+
+// goType returns the Go type of t and the name of its decoder
+// func(Value, string) (T, error). name is the name to give a declared type
+// (a struct, an enum, a sum), prefix the name its variants and constants
+// start with.
+func (g *goGen) goType(t *contract.Type, name, prefix, what string) (typ, dec string) {
+	switch t.Kind {
+	case contract.Integer:
+		return "int64", "decodeInteger"
+	case contract.String:
+		return "string", "decodeString"
+	case contract.Status:
+		return "string", "decodeStatus"
+	case contract.Boolean:
+		return "bool", "decodeBoolean"
+	case contract.Double:
+		return "float64", "decodeDouble"
+	case contract.Any:
+		return "Value", "decodeAny"
+	case contract.IntLit, contract.StrLit, contract.StatLit, contract.Nil:
+		// A lone literal carries no data: its Go value is struct{}.
+		return "struct{}", g.decoder("struct{}", literalCheck(t, "v", "path", "struct{}{}")+"\treturn struct{}{}, nil\n")
+	case contract.Array:
+		et, ed := g.goType(t.Elem, name+"Elem", prefix, what)
+		body := fmt.Sprintf("\tif v.Kind != KindArray {\n\t\treturn nil, miss(path, %q, v)\n\t}\n\tout := make([]%s, len(v.Elems))\n\tfor i, e := range v.Elems {\n\t\tx, err := %s(e, elemPath(path, i))\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\tout[i] = x\n\t}\n\treturn out, nil\n", t.Plain(), et, ed)
+		return "[]" + et, g.decoder("[]"+et, body)
+	case contract.Tuple:
+		return g.tuple(t, name, prefix, what, "")
+	case contract.Union:
+		return g.union(t, name, prefix, what)
+	}
+	return "Value", "decodeAny"
+}
+
+// literalCheck is the statement that returns an error unless v is the
+// literal t.
+func literalCheck(t *contract.Type, v, path, zero string) string {
+	var call string
+	switch t.Kind {
+	case contract.IntLit:
+		call = fmt.Sprintf("expectInt(%s, %s, %d)", v, path, t.Int)
+	case contract.Nil:
+		call = fmt.Sprintf("expectNil(%s, %s)", v, path)
+	default:
+		call = fmt.Sprintf("expectString(%s, %s, %q)", v, path, t.Str)
+	}
+	return fmt.Sprintf("\tif err := %s; err != nil {\n\t\treturn %s, err\n\t}\n", call, zero)
+}
+
+func isLiteral(t *contract.Type) bool {
+	switch t.Kind {
+	case contract.IntLit, contract.StrLit, contract.StatLit, contract.Nil:
+		return true
+	}
+	return false
+}
+
+// decoder declares an anonymous decoder returning typ with body, sharing
+// one with the same body.
+func (g *goGen) decoder(typ, body string) string {
+	key := typ + "\n" + body
+	if n, ok := g.decs[key]; ok {
+		return n
+	}
+	g.n++
+	n := fmt.Sprintf("decode%d", g.n)
+	g.decs[key] = n
+	fmt.Fprintf(&g.decls, "func %s(v Value, path string) (%s, error) {\n%s}\n\n", n, typ, body)
+	return n
+}
+
+// tuple declares a struct for tuple t: a field per element that is not a
+// literal, named by its label or its position. method, when set, is the
+// sum type's marker method the struct implements.
+func (g *goGen) tuple(t *contract.Type, name, prefix, what, method string) (string, string) {
+	g.declare(name, what)
+	var fieldsDecl, body bytes.Buffer
+	fmt.Fprintf(&body, "\tvar out %s\n\tif v.Kind != KindArray || len(v.Elems) != %d {\n\t\treturn out, miss(path, %q, v)\n\t}\n", name, len(t.Elems), t.Plain())
+	used := map[string]bool{}
+	for i, e := range t.Elems {
+		at := fmt.Sprintf("elemPath(path, %d)", i)
+		if isLiteral(e) {
+			body.WriteString(literalCheck(e, fmt.Sprintf("v.Elems[%d]", i), at, "out"))
+			continue
+		}
+		f := fmt.Sprintf("E%d", i)
+		if e.Label != "" {
+			f = camel(e.Label)
+		}
+		if used[f] {
+			f = fmt.Sprintf("%sE%d", f, i)
+		}
+		used[f] = true
+		et, ed := g.goType(e, name+f, prefix+camel(e.Label), what)
+		fmt.Fprintf(&fieldsDecl, "\t%s %s // reply[%d]: %s\n", f, et, i, e.Plain())
+		fmt.Fprintf(&body, "\tif x, err := %s(v.Elems[%d], %s); err != nil {\n\t\treturn out, err\n\t} else {\n\t\tout.%s = x\n\t}\n", ed, i, at, f)
+	}
+	body.WriteString("\treturn out, nil\n")
+	fmt.Fprintf(&g.decls, "// %s is the reply %s.\ntype %s struct {\n%s}\n\n", name, t.Plain(), name, fieldsDecl.String())
+	if method != "" {
+		fmt.Fprintf(&g.decls, "func (%s) %s() {}\n\n", name, method)
+	}
+	dec := "decode" + name
+	fmt.Fprintf(&g.decls, "func %s(v Value, path string) (%s, error) {\n%s}\n\n", dec, name, body.String())
+	return name, dec
+}
+
+// union maps the common shapes: T | nil to *T, integer or string literals
+// to an enum, tuples tagged by a literal first element to a sum type; any
+// other union is a Value that matches one alternative.
+func (g *goGen) union(t *contract.Type, name, prefix, what string) (string, string) {
+	alts := t.Alts
+	// T | nil
+	if len(alts) == 2 && (alts[0].Kind == contract.Nil) != (alts[1].Kind == contract.Nil) {
+		other := alts[0]
+		if other.Kind == contract.Nil {
+			other = alts[1]
+		}
+		et, ed := g.goType(other, name, prefix, what)
+		body := fmt.Sprintf("\tif v.Kind == KindNil {\n\t\treturn nil, nil\n\t}\n\tx, err := %s(v, path)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn &x, nil\n", ed)
+		return "*" + et, g.decoder("*"+et, body)
+	}
+	all := func(k contract.Kind) bool {
+		for _, a := range alts {
+			if a.Kind != k {
+				return false
+			}
+		}
+		return true
+	}
+	if all(contract.IntLit) || all(contract.StrLit) {
+		return g.enum(t, name, prefix, what)
+	}
+	if tags, ok := tagged(alts); ok {
+		method := "is" + name
+		g.declare(name, what)
+		fmt.Fprintf(&g.decls, "// %s is one of the replies %s: %s.\ntype %s interface{ %s() }\n\n", name, t.Plain(), strings.Join(variantNames(alts, tags, prefix), ", "), name, method)
+		var body bytes.Buffer
+		body.WriteString("\tif v.Kind == KindArray && len(v.Elems) > 0 {\n\t\tswitch tag := v.Elems[0]; {\n")
+		for i, a := range alts {
+			vn := variantNames(alts, tags, prefix)[i]
+			_, vd := g.tuple(a, vn, vn, what, method)
+			cond := ""
+			if a.Elems[0].Kind == contract.IntLit {
+				cond = fmt.Sprintf("tag.Kind == KindInt && tag.Int == %d", a.Elems[0].Int)
+			} else {
+				cond = fmt.Sprintf("(tag.Kind == KindBulk || tag.Kind == KindStatus) && tag.Str == %q", a.Elems[0].Str)
+			}
+			fmt.Fprintf(&body, "\t\tcase %s:\n\t\t\treturn %s(v, path)\n", cond, vd)
+		}
+		fmt.Fprintf(&body, "\t\t}\n\t}\n\treturn nil, miss(path, %q, v)\n", t.Plain())
+		dec := "decode" + name
+		fmt.Fprintf(&g.decls, "func %s(v Value, path string) (%s, error) {\n%s}\n\n", dec, name, body.String())
+		return name, dec
+	}
+	// Any other union: the reply as is, once one alternative matches.
+	var body bytes.Buffer
+	for i, a := range alts {
+		_, ad := g.goType(a, fmt.Sprintf("%sAlt%d", name, i+1), prefix, what)
+		fmt.Fprintf(&body, "\tif _, err := %s(v, path); err == nil {\n\t\treturn v, nil\n\t}\n", ad)
+	}
+	fmt.Fprintf(&body, "\treturn Value{}, miss(path, %q, v)\n", t.Plain())
+	return "Value", g.decoder("Value", body.String())
+}
+
+// tagged reports whether every alternative is a tuple whose first element
+// is a distinct literal, and returns the tags' names.
+func tagged(alts []*contract.Type) ([]string, bool) {
+	seen := map[string]bool{}
+	var tags []string
+	for _, a := range alts {
+		if a.Kind != contract.Tuple || len(a.Elems) == 0 {
+			return nil, false
+		}
+		first := a.Elems[0]
+		var tag string
+		switch first.Kind {
+		case contract.IntLit:
+			tag = "i" + strconv.FormatInt(first.Int, 10)
+		case contract.StrLit:
+			tag = "s" + first.Str
+		default:
+			return nil, false
+		}
+		if seen[tag] {
+			return nil, false
+		}
+		seen[tag] = true
+		tags = append(tags, tag)
+	}
+	return tags, true
+}
+
+// variantNames names the variants of a tagged union: prefix and the
+// alternative's label, else its string tag, else its integer tag.
+func variantNames(alts []*contract.Type, tags []string, prefix string) []string {
+	out := make([]string, len(alts))
+	for i, a := range alts {
+		switch {
+		case a.Label != "":
+			out[i] = prefix + camel(a.Label)
+		case tags[i][0] == 's':
+			out[i] = prefix + literalName(tags[i][1:])
+		default:
+			out[i] = prefix + intName(a.Elems[0].Int)
+		}
+	}
+	return out
+}
+
+func intName(n int64) string {
+	if n < 0 {
+		return "Minus" + strconv.FormatInt(-n, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// literalName makes an identifier tail of a string literal.
+func literalName(s string) string {
+	var words []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r > unicode.MaxASCII || !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		words = append(words, strings.ToLower(f))
+	}
+	if len(words) == 0 {
+		return "Empty"
+	}
+	return camel(strings.Join(words, "_"))
+}
+
+// enum declares a named type for a union of integer or string literals
+// with a constant per alternative.
+func (g *goGen) enum(t *contract.Type, name, prefix, what string) (string, string) {
+	isInt := t.Alts[0].Kind == contract.IntLit
+	base := "string"
+	if isInt {
+		base = "int64"
+	}
+	g.declare(name, what)
+	fmt.Fprintf(&g.decls, "// %s is the reply %s.\ntype %s %s\n\n// The values of %s.\nconst (\n", name, t.Plain(), name, base, name)
+	var cases []string
+	for _, a := range t.Alts {
+		var c, val string
+		if isInt {
+			c, val = prefix+intName(a.Int), strconv.FormatInt(a.Int, 10)
+		} else {
+			c, val = prefix+literalName(a.Str), strconv.Quote(a.Str)
+		}
+		if a.Label != "" {
+			c = prefix + camel(a.Label)
+		}
+		g.declare(c, what)
+		fmt.Fprintf(&g.decls, "\t%s %s = %s\n", c, name, val)
+		cases = append(cases, val)
+	}
+	g.decls.WriteString(")\n\n")
+	var body string
+	if isInt {
+		body = fmt.Sprintf("\tif v.Kind == KindInt {\n\t\tswitch v.Int {\n\t\tcase %s:\n\t\t\treturn %s(v.Int), nil\n\t\t}\n\t}\n\treturn 0, miss(path, %q, v)\n", strings.Join(cases, ", "), name, t.Plain())
+	} else {
+		body = fmt.Sprintf("\tif v.Kind == KindBulk || v.Kind == KindStatus {\n\t\tswitch v.Str {\n\t\tcase %s:\n\t\t\treturn %s(v.Str), nil\n\t\t}\n\t}\n\treturn \"\", miss(path, %q, v)\n", strings.Join(cases, ", "), name, t.Plain())
+	}
+	dec := "decode" + name
+	fmt.Fprintf(&g.decls, "func %s(v Value, path string) (%s, error) {\n%s}\n\n", dec, name, body)
+	return name, dec
+}
+
+// caller writes a key builder for caller c: For<Caller>(placeholders...)
+// returns a value whose methods call the caller's scripts with its keys.
+func (g *goGen) caller(w *bytes.Buffer, c *manifest.Caller) {
+	n := camel(c.Name)
+	typ := g.declare(n+"Caller", "caller "+c.Name)
+	ctor := g.declare("For"+n, "caller "+c.Name)
+	var params []string
+	seen := map[string]bool{}
+	for _, k := range c.Keys {
+		for _, seg := range templateSegments(k.Template) {
+			if seg.placeholder && !seen[seg.text] {
+				seen[seg.text] = true
+				params = append(params, seg.text)
+			}
+		}
+	}
+	fmt.Fprintf(w, "// %s calls the scripts of caller %s with its key templates:\n", typ, c.Name)
+	for _, k := range c.Keys {
+		fmt.Fprintf(w, "//\t%s: %s\n", k.Name, k.Template)
+	}
+	fmt.Fprintf(w, "type %s struct {\n\tc *Client\n", typ)
+	for _, p := range params {
+		fmt.Fprintf(w, "\t%s string\n", lowerCamel(p))
+	}
+	w.WriteString("}\n\n")
+	sig := make([]string, len(params))
+	assign := make([]string, len(params))
+	for i, p := range params {
+		sig[i] = lowerCamel(p) + " string"
+		assign[i] = lowerCamel(p) + ": " + lowerCamel(p)
+	}
+	fmt.Fprintf(w, "// %s returns caller %s's scripts with its keys built from %s.\n", ctor, c.Name, strings.Join(params, ", "))
+	fmt.Fprintf(w, "func (c *Client) %s(%s) %s {\n\treturn %s{c: c", ctor, strings.Join(sig, ", "), typ, typ)
+	if len(assign) > 0 {
+		w.WriteString(", " + strings.Join(assign, ", "))
+	}
+	w.WriteString("}\n}\n\n")
+	for _, sn := range c.Scripts {
+		s := g.m.Script(sn)
+		if s == nil {
+			continue
+		}
+		sname := camel(s.Name)
+		var keys []string
+		for _, k := range s.Keys {
+			tmpl, _ := c.Template(k)
+			keys = append(keys, camel(k)+": "+templateExpr(tmpl, "k."))
+		}
+		ret := "(" + g.replyTypes[s.Name] + ", error)"
+		if g.replyTypes[s.Name] == "" {
+			ret = "error"
+		}
+		fmt.Fprintf(w, "// %s calls script %s with caller %s's keys.\n", sname, s.Name, c.Name)
+		fmt.Fprintf(w, "func (k %s) %s(ctx context.Context, args %sArgs) %s {\n\treturn k.c.%s(ctx, %sKeys{%s}, args)\n}\n\n", typ, sname, sname, ret, sname, sname, strings.Join(keys, ", "))
+	}
+}
+
+type segment struct {
+	text        string
+	placeholder bool
+}
+
+// templateSegments splits a key template into literal text and <name>
+// placeholders (the manifest validated it).
+func templateSegments(t string) []segment {
+	var out []segment
+	for t != "" {
+		i := strings.IndexByte(t, '<')
+		j := strings.IndexByte(t, '>')
+		if i < 0 || j < i {
+			out = append(out, segment{text: t})
+			break
+		}
+		if i > 0 {
+			out = append(out, segment{text: t[:i]})
+		}
+		out = append(out, segment{text: t[i+1 : j], placeholder: true})
+		t = t[j+1:]
+	}
+	return out
+}
+
+// templateExpr is the Go expression that builds template t from the
+// fields of recv.
+func templateExpr(t, recv string) string {
+	var parts []string
+	for _, s := range templateSegments(t) {
+		if s.placeholder {
+			parts = append(parts, recv+lowerCamel(s.text))
+		} else {
+			parts = append(parts, strconv.Quote(s.text))
+		}
+	}
+	if len(parts) == 0 {
+		return `""`
+	}
+	return strings.Join(parts, " + ")
+}
+
+// initialisms are written in capitals in Go names.
+var initialisms = map[string]string{"id": "ID", "ttl": "TTL", "url": "URL", "sha": "SHA", "api": "API", "ip": "IP", "json": "JSON", "http": "HTTP", "uuid": "UUID"}
+
+// camel turns snake_case (or kebab-case) into an exported Go name.
+func camel(s string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' }) {
+		if up, ok := initialisms[strings.ToLower(w)]; ok {
+			b.WriteString(up)
+			continue
+		}
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	out := b.String()
+	if out == "" || out[0] >= '0' && out[0] <= '9' {
+		out = "X" + out
+	}
+	return out
+}
+
+// lowerCamel is camel with a lowercase first word, not a Go keyword.
+func lowerCamel(s string) string {
+	c := camel(s)
+	words := strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' })
+	if len(words) == 0 || c[0] == 'X' && (words[0][0] < 'a' || words[0][0] > 'z') {
+		return "p" + c
+	}
+	first := words[0]
+	if up, ok := initialisms[strings.ToLower(first)]; ok {
+		c = strings.ToLower(up) + c[len(up):]
+	} else {
+		c = strings.ToLower(c[:1]) + c[1:]
+	}
+	if goKeywords[c] || reservedParams[c] {
+		c += "_"
+	}
+	return c
+}
+
+var goKeywords = map[string]bool{"break": true, "case": true, "chan": true, "const": true, "continue": true, "default": true, "defer": true, "else": true, "fallthrough": true, "for": true, "func": true, "go": true, "goto": true, "if": true, "import": true, "interface": true, "map": true, "package": true, "range": true, "return": true, "select": true, "struct": true, "switch": true, "type": true, "var": true}
+
+// reservedParams are the names a caller's key builder uses itself.
+var reservedParams = map[string]bool{"c": true, "k": true, "ctx": true, "args": true, "keys": true}
+
+func isGoIdent(s string) bool {
+	if s == "" || goKeywords[s] {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// goString writes s as a Go string literal: a raw string when it can be
+// one (readable in a diff), else a quoted one.
+func goString(s string) string {
+	if !strings.ContainsAny(s, "`\r") && !strings.ContainsRune(s, 0xFEFF) {
+		return "`" + s + "`"
+	}
+	return strconv.Quote(s)
+}
