@@ -21,15 +21,16 @@ install: ## go install scriptctl with the version injected
 
 # Test tiers. make test is what the README's test command runs: every
 # package once, the race detector where goroutines run (RACE_PKGS, and the
-# command layer's parallel pre-flight through RACE_CMD_RUN), the engine and
+# command layer's parallel pre-flight, which plan and deploy run, through
+# RACE_CMD_RUN), the engine and
 # its corpora without it (one goroutine per Lua run: -race finds nothing
 # there and costs 3-4x), the difftest corpus sampled deterministically
 # (SAMPLE_EVAL / SAMPLE_FCALL), then every benchmark once. make test-full
 # runs the corpora whole; CI runs both. Timeouts are sized for a busy
 # machine: nothing may depend on wall-clock speed.
-RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/... ./manifest/... ./verify/scenario/... ./explore/...
-NORACE_PKGS  ?= ./cmd/... ./lint/... ./slot/... ./lua/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/lualib/...
-RACE_CMD_RUN ?= ^(TestCheck|TestScript/check|TestExamplesCheck)
+RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/... ./manifest/... ./verify/scenario/... ./explore/... ./mutate/... ./coverage/...
+NORACE_PKGS  ?= ./cmd/... ./lint/... ./slot/... ./lua/... ./contract/... ./gen/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/luac51/... ./verify/lualib/...
+RACE_CMD_RUN ?= ^(TestPreflight|TestCheck|TestExamplesCheck)
 SAMPLE_EVAL  ?= 3
 SAMPLE_FCALL ?= 9
 TEST_TIMEOUT ?= 45m
