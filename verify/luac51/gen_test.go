@@ -12,7 +12,6 @@ import (
 type progGen struct {
 	r      *rand.Rand
 	b      strings.Builder
-	depth  int
 	scopes [][]string // locals in scope, innermost last
 	loop   int        // enclosing loops in the current function
 	vararg bool

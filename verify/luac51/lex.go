@@ -74,11 +74,10 @@ func token2str(t int) string {
 
 // token is a token and its semantic value.
 type token struct {
-	tok  int
-	s    string  // a name's or string's value
-	raw  string  // the text as an error message quotes it
-	n    float64 // a number's value
-	line int
+	tok int
+	s   string  // a name's or string's value
+	raw string  // the text as an error message quotes it
+	n   float64 // a number's value
 }
 
 type lexer struct {
