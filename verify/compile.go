@@ -13,6 +13,8 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/scriptctl/scriptctl/verify/luac51"
 )
 
 // catName is the hidden global that holds the concatenation helper. It
@@ -199,41 +201,9 @@ func compileCached(src []byte, source string) *compiled {
 // compiles counts the chunks compileCached compiled (for its tests).
 var compiles atomic.Int64
 
-// chunkID is Lua 5.1's luaO_chunkid with LUA_IDSIZE 60: "@file" prints as
-// file, "=name" as name, anything else as [string "first line..."].
-func chunkID(source string) string {
-	if i := strings.IndexByte(source, 0); i >= 0 {
-		source = source[:i]
-	}
-	const idSize = 60
-	switch {
-	case strings.HasPrefix(source, "="):
-		s := source[1:]
-		if len(s) > idSize-1 {
-			s = s[:idSize-1]
-		}
-		return s
-	case strings.HasPrefix(source, "@"):
-		s := source[1:]
-		max := idSize - len(" '...' ") - 1
-		if len(s) > max {
-			return "..." + s[len(s)-max:]
-		}
-		return s
-	}
-	n := strings.IndexAny(source, "\n\r")
-	if n < 0 {
-		n = len(source)
-	}
-	max := idSize - len(" [string \"...\"] ") - 1
-	if n > max {
-		n = max
-	}
-	if n < len(source) {
-		return `[string "` + source[:n] + `..."]`
-	}
-	return `[string "` + source + `"]`
-}
+// chunkID is Lua 5.1's luaO_chunkid (luac51.ChunkID): how an error names
+// the chunk.
+func chunkID(source string) string { return luac51.ChunkID(source) }
 
 // parseErrorText renders a gopher-lua parse error in Lua 5.1's shape,
 // "name:line: message near 'token'". gopher-lua's parser only says "syntax
