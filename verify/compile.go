@@ -126,6 +126,16 @@ type compiled struct {
 
 	sitesOnce sync.Once
 	sites     map[int][]site
+
+	scopesOnce sync.Once
+	scopes     scopeChunk
+}
+
+// localScopes returns the locals' ranges of every function of the chunk
+// (operands.go), built on the first runtime error that needs them.
+func (c *compiled) localScopes() scopeChunk {
+	c.scopesOnce.Do(func() { c.scopes = localScopes(c) })
+	return c.scopes
 }
 
 // lineSites returns the chunk's error-wording sites by line, built on the
@@ -624,6 +634,8 @@ func (rw *rewriter) describe(e ast.Expr) ast.Expr {
 	case *ast.IdentExpr:
 		s = fmt.Sprintf("%s '%s'", rw.kind(x.Value), x.Value)
 	case *ast.AttrGetExpr:
+		// kname: a key that is not a string constant is '?'
+		s = "field '?'"
 		if k, ok := x.Key.(*ast.StringExpr); ok {
 			s = fmt.Sprintf("field '%s'", k.Value)
 		}

@@ -118,6 +118,12 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	if im == nil && cm == nil && am == nil && body != "__len undefined" {
 		return msg, !strings.Contains(body, "non-table object") && !strings.Contains(body, "non-function object") && !strings.HasPrefix(body, "cannot perform")
 	}
+	if level >= 0 {
+		// The failing instruction names the operand, as in Lua 5.1.
+		if out, ok := r.instructionError(L, level, body, im, cm, am); ok {
+			return pos + out, true
+		}
+	}
 	var dbg *lua.Debug
 	ok := false
 	if level >= 0 {
