@@ -57,6 +57,11 @@ type stepContext struct {
 	mainFrames int
 	overflow   overflowInfo
 	pendingErr error // the overflow Err reports once, to the VM
+
+	// onThread is called when a coroutine starts or resumes running
+	// (errors inside coroutines, see scriptRun.coroutinePanic).
+	onThread   func(*lua.LState)
+	lastThread *lua.LState
 }
 
 // closedChan is the Done of an instruction that must raise an error.
@@ -74,6 +79,12 @@ func (s *stepContext) Done() <-chan struct{} {
 	}
 	if s.g != nil {
 		th := s.g.CurrentThread
+		if th != s.lastThread {
+			s.lastThread = th
+			if th != s.g.MainThread && s.onThread != nil {
+				s.onThread(th)
+			}
+		}
 		limit := s.mainFrames
 		if th != s.g.MainThread {
 			limit = callInfoFresh - 1 // a coroutine's call infos, less its base

@@ -56,6 +56,8 @@ type scriptRun struct {
 	ccalls   map[*lua.LState]int         // nested C calls per thread (overflow.go)
 	base     *lua.LFunction              // the Go frame a run's function is called from (callBase)
 	raised   string                      // the last message error() raised, its position final
+	coWorded string                      // the last error a coroutine raised, worded inside it (coroutinePanic)
+	coPanic  func(*lua.LState)           // coroutinePanic, made once
 	broken   bool                        // a run was stopped: the state is not reused
 	libs     *lualib.State               // the libraries' Go-side settings
 	snap     sandboxSnap                 // the tables as built (sandbox.go)

@@ -541,3 +541,30 @@ func (r *scriptRun) instructionError(L *lua.LState, level int, body string, im, 
 
 // toNumber51 is Lua 5.1's tonumber on an arithmetic operand.
 func toNumber51(v lua.LValue) (float64, bool) { return lualib.ToNumber(v) }
+
+// hookCoroutine makes an error raised inside coroutine th go through
+// coroutinePanic. gopher-lua unwinds a coroutine's stack before resume
+// returns its error, so the error is worded inside the coroutine, while its
+// failing frame still stands (stepContext calls this whenever a coroutine
+// starts or resumes running; resume sets the thread's Panic before that).
+func (r *scriptRun) hookCoroutine(th *lua.LState) {
+	if r.coPanic == nil {
+		r.coPanic = r.coroutinePanic
+	}
+	th.Panic = r.coPanic
+}
+
+// coroutinePanic is a coroutine's Panic (gopher-lua's, which raises the
+// error value on top of the stack), wording the message like Lua 5.1 first.
+func (r *scriptRun) coroutinePanic(L *lua.LState) {
+	v := L.Get(-1)
+	if s, ok := v.(lua.LString); ok {
+		msg, exact := r.reword(L, string(s), 0)
+		if !exact {
+			r.warn("error text approximated (gopher-lua wording): %s", msg)
+		}
+		v = lua.LString(msg)
+		r.coWorded = msg
+	}
+	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: v})
+}

@@ -170,7 +170,9 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	r.raised = ""
 	if frameDepthOK() {
 		r.ctx.g, r.ctx.mainFrames = L.G, r.callInfo
+		r.ctx.onThread = r.hookCoroutine
 	}
+	r.coWorded = ""
 	// Redis calls the function from C: a Go frame under it makes
 	// gopher-lua's frames count like Lua's call infos (overflow.go).
 	L.Push(r.base)
