@@ -430,6 +430,16 @@ func (r *scriptRun) calledAsMethod(L *lua.LState, level int, name string) bool {
 	if !ok {
 		return false
 	}
+	// Lua 5.1 (luaL_argerror): the caller's call instruction calls a
+	// register that getobjname names a method.
+	if fn, pc, ok := framePC(dbg); ok {
+		switch i := fn.Proto.Code[pc]; instOp(i) {
+		case lua.OP_CALL, lua.OP_TAILCALL, lua.OP_TFORLOOP:
+			if locals, ok := r.localsOf(fn.Proto); ok {
+				return strings.HasPrefix(objName(fn.Proto, locals, pc, instA(i)), "method ")
+			}
+		}
+	}
 	if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
 		return false
 	}
