@@ -267,8 +267,8 @@ func parseErrorText(err error, name string, src []byte) string {
 // scopes so an operand can be named the way Lua 5.1 names it in errors.
 type rewriter struct {
 	funcs   []*funcScope
-	forDo   map[int][]int  // syntaxInfo.forDo
-	forSeen map[int]int    // numeric fors rewritten so far, by 'for' line
+	forDo   map[int][]int // syntaxInfo.forDo
+	forSeen map[int]int   // numeric fors rewritten so far, by 'for' line
 }
 
 type funcScope struct {
