@@ -323,6 +323,10 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 	set("tostring", func(L *lua.LState) int {
 		v := L.CheckAny(1)
 		if mm := L.GetMetaField(v, "__tostring"); mm != lua.LNil {
+			if !callable(L, mm) {
+				// luaL_callmeta's lua_call, from C: no position, no name
+				L.Error(lua.LString("attempt to call a "+luaTypeName(mm)+" value"), 0)
+			}
 			L.Push(mm)
 			L.Push(v)
 			L.Call(1, 1)
