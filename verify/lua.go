@@ -816,6 +816,10 @@ func callMeta(L *lua.LState, a, b lua.LValue, event string) bool {
 	if mm == lua.LNil {
 		return false
 	}
+	if !callable(L, mm) {
+		// Lua 5.1 calls any metamethod that is not nil (callTMres)
+		L.RaiseError("attempt to call a %s value", luaTypeName(mm))
+	}
 	L.Push(mm)
 	L.Push(a)
 	L.Push(b)

@@ -530,6 +530,11 @@ func (r *scriptRun) instructionError(L *lua.LState, level int, body string, im, 
 		default:
 			return "", false
 		}
+		// Lua 5.1 calls the metamethod of either operand whatever it is
+		// (call_binTM); gopher-lua calls only functions.
+		if tm := arithMeta(L, p.Code[pc], rk); tm != lua.LNil {
+			return typeError("call", "", luaTypeName(tm)), true
+		}
 		info := ""
 		if reg >= 0 {
 			info = name(reg)
@@ -567,4 +572,26 @@ func (r *scriptRun) coroutinePanic(L *lua.LState) {
 		r.coWorded = msg
 	}
 	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: v})
+}
+
+// arithEvents are the metamethods of the arithmetic opcodes.
+var arithEvents = map[int]string{lua.OP_ADD: "__add", lua.OP_SUB: "__sub", lua.OP_MUL: "__mul",
+	lua.OP_DIV: "__div", lua.OP_MOD: "__mod", lua.OP_POW: "__pow", lua.OP_UNM: "__unm"}
+
+// arithMeta is the metamethod Lua 5.1 would call for arithmetic
+// instruction i (the first operand's, else the second's), or nil.
+func arithMeta(L *lua.LState, i uint32, rk func(int) (lua.LValue, int, bool)) lua.LValue {
+	event := arithEvents[instOp(i)]
+	b, c := instB(i), instC(i)
+	if instOp(i) == lua.OP_UNM {
+		c = b
+	}
+	for _, x := range []int{b, c} {
+		if v, _, ok := rk(x); ok {
+			if tm := L.GetMetaField(v, event); tm != lua.LNil {
+				return tm
+			}
+		}
+	}
+	return lua.LNil
 }
