@@ -58,6 +58,7 @@ type scriptRun struct {
 	raised   string                      // the last message error() raised, its position final
 	coWorded string                      // the last error a coroutine raised, worded inside it (coroutinePanic)
 	coPanic  func(*lua.LState)           // coroutinePanic, made once
+	onThread func(*lua.LState)           // hookCoroutine, made once
 	broken   bool                        // a run was stopped: the state is not reused
 	libs     *lualib.State               // the libraries' Go-side settings
 	snap     sandboxSnap                 // the tables as built (sandbox.go)

@@ -170,7 +170,10 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	r.raised = ""
 	if frameDepthOK() {
 		r.ctx.g, r.ctx.mainFrames = L.G, r.callInfo
-		r.ctx.onThread = r.hookCoroutine
+		if r.onThread == nil {
+			r.onThread = r.hookCoroutine // made once: a method value allocates
+		}
+		r.ctx.onThread = r.onThread
 	}
 	r.coWorded = ""
 	// Redis calls the function from C: a Go frame under it makes
