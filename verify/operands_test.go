@@ -155,3 +155,20 @@ func TestOperandErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCCallLimit: recursion through __index stops at Lua 5.1's C-call
+// limit (197 levels under a pcall, as on the servers, lua_ccalls.yaml).
+func TestCCallLimit(t *testing.T) {
+	if !currentFrameOK {
+		t.Fatal("LState.currentFrame is not where ccalls.go reads it")
+	}
+	e := New(Options{})
+	src := "local n = 0\nlocal mt = {}\nmt.__index = function(t, k) n = n + 1 return setmetatable({}, mt)[k] end\nlocal ok, err = pcall(function() return setmetatable({}, mt).x end)\nreturn {n, err}"
+	rep, err := e.Eval(context.Background(), []byte(src), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.String(); !strings.Contains(got, "197") || !strings.Contains(got, "user_script:3: C stack overflow") {
+		t.Fatalf("got %s, want 197 levels and user_script:3: C stack overflow", got)
+	}
+}
