@@ -78,6 +78,9 @@ func (s *stepContext) cCallsAt(th *lua.LState, depth int) int {
 		s.cKnown = depth
 	}
 	if depth > s.cKnown {
+		if s.cDepth == nil {
+			s.cDepth, s.cFrames = make([]int, 0, 64), make([]*gopherFrame, 0, 16)
+		}
 		for len(s.cDepth) <= depth {
 			s.cDepth = append(s.cDepth, 0)
 		}
