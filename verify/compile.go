@@ -53,12 +53,9 @@ const forName = "\x00for"
 //     name them; next and pairs skip them.
 //
 // The error is the message Lua would put after "Error compiling script":
-// "user_script:1: ...". The sites (the chunk's operations by line, used to
-// word runtime errors like Lua 5.1, errwording.go) are not recorded here:
-// most runs raise no error, and on a large script they cost more than the
-// compile; compiled.lineSites rebuilds them when an error needs them.
+// "user_script:1: ...".
 func compileSites(src []byte, source string) (*lua.FunctionProto, error) {
-	chunk, _, err := rewriteChunk(src, source, false)
+	chunk, err := rewriteChunk(src, source)
 	if err != nil {
 		return nil, err
 	}
@@ -70,13 +67,12 @@ func compileSites(src []byte, source string) (*lua.FunctionProto, error) {
 	return proto, nil
 }
 
-// rewriteChunk checks, parses and rewrites src (see compileSites); with
-// record, it also returns the error-wording sites by line.
-func rewriteChunk(src []byte, source string, record bool) ([]ast.Stmt, map[int][]site, error) {
+// rewriteChunk checks, parses and rewrites src (see compileSites).
+func rewriteChunk(src []byte, source string) ([]ast.Stmt, error) {
 	name := chunkID(source)
 	info, err := checkSyntax51(src, name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(info.ws) > 0 || len(info.dots) > 0 {
 		// gopher-lua's lexer rejects \f and \v, which Lua 5.1 skips as
@@ -91,14 +87,11 @@ func rewriteChunk(src []byte, source string, record bool) ([]ast.Stmt, map[int][
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
-		return nil, nil, errors.New(parseErrorText(err, name, src))
+		return nil, errors.New(parseErrorText(err, name, src))
 	}
 	rw := &rewriter{forDo: info.forDo, forSeen: map[int]int{}}
-	if record {
-		rw.sites = map[int][]site{}
-	}
 	rw.block(chunk)
-	return chunk, rw.sites, nil
+	return chunk, nil
 }
 
 // trimProto gives every slice of a compiled prototype its exact length:
@@ -125,23 +118,21 @@ func trimProto(p *lua.FunctionProto) {
 type compiled struct {
 	proto *lua.FunctionProto
 	err   error
-	src   []byte        // the source as compiled, kept to rebuild the sites
+	src   []byte        // the source as compiled, kept to rebuild the locals' ranges
 	name  string        // the chunk name it was compiled as
 	ready chan struct{} // closed when proto and err are set
 
-	sitesOnce sync.Once
-	sites     map[int][]site
-
 	dump luacChunk // Lua 5.1's compile, for string.dump (dump51.go)
+
+	scopesOnce sync.Once
+	scopes     scopeChunk
 }
 
-// lineSites returns the chunk's error-wording sites by line, built on the
-// first runtime error that needs them.
-func (c *compiled) lineSites() map[int][]site {
-	c.sitesOnce.Do(func() {
-		_, c.sites, _ = rewriteChunk(c.src, c.name, true)
-	})
-	return c.sites
+// localScopes returns the locals' ranges of every function of the chunk
+// (operands.go), built on the first runtime error that needs them.
+func (c *compiled) localScopes() scopeChunk {
+	c.scopesOnce.Do(func() { c.scopes = localScopes(c) })
+	return c.scopes
 }
 
 // Bounds of the process-wide compile cache: when either is passed the cache
@@ -251,9 +242,8 @@ func parseErrorText(err error, name string, src []byte) string {
 // scopes so an operand can be named the way Lua 5.1 names it in errors.
 type rewriter struct {
 	funcs   []*funcScope
-	sites   map[int][]site // nil: sites are not recorded
-	forDo   map[int][]int  // syntaxInfo.forDo
-	forSeen map[int]int    // numeric fors rewritten so far, by 'for' line
+	forDo   map[int][]int // syntaxInfo.forDo
+	forSeen map[int]int   // numeric fors rewritten so far, by 'for' line
 }
 
 type funcScope struct {
@@ -736,9 +726,6 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
 		return helperCall(x, catName, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 	case *ast.AttrGetExpr:
-		if rw.recording() {
-			rw.addSite(site{kind: siteIndex, key: constKey(x.Key), obj: rw.operand(x.Object)}, x.Line())
-		}
 		x.Object = rw.expr(x.Object)
 		x.Key = rw.expr(x.Key)
 	case *ast.TableExpr:
@@ -755,15 +742,6 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			return helperCall(x, tnewName, x, shape)
 		}
 	case *ast.FuncCallExpr:
-		switch {
-		case !rw.recording():
-		case x.Func != nil:
-			rw.addSite(site{kind: siteCall, obj: rw.operand(x.Func)}, x.Line())
-		default:
-			recv := rw.operand(x.Receiver)
-			rw.addSite(site{kind: siteMethod, key: x.Method, obj: recv}, x.Line())
-			rw.addSite(site{kind: siteIndex, key: x.Method, obj: recv}, x.Line())
-		}
 		x.Func = rw.exprOrNil(x.Func)
 		x.Receiver = rw.exprOrNil(x.Receiver)
 		rw.exprs(x.Args)
@@ -772,9 +750,6 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 	case *ast.RelationalOpExpr:
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.ArithmeticOpExpr:
-		if rw.recording() {
-			rw.addSite(site{kind: siteArith, key: x.Operator, obj: rw.operand(x.Lhs), obj2: rw.operand(x.Rhs)}, x.Line())
-		}
 		if x.Operator == "%" || x.Operator == "^" {
 			op := &ast.StringExpr{Value: x.Operator}
 			op.SetLine(x.Line())
@@ -784,16 +759,10 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		}
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
-		if rw.recording() {
-			rw.addSite(site{kind: siteArith, key: "unm", obj: rw.operand(x.Expr), obj2: rw.operand(x.Expr)}, x.Line())
-		}
 		x.Expr = rw.expr(x.Expr)
 	case *ast.UnaryNotOpExpr:
 		x.Expr = rw.expr(x.Expr)
 	case *ast.UnaryLenOpExpr:
-		if rw.recording() {
-			rw.addSite(site{kind: siteLen, obj: rw.operand(x.Expr)}, x.Line())
-		}
 		// Lua 5.1's border and its indifference to __len on tables
 		// (tableorder.go)
 		inner := rw.expr(x.Expr)
@@ -812,6 +781,8 @@ func (rw *rewriter) describe(e ast.Expr) ast.Expr {
 	case *ast.IdentExpr:
 		s = fmt.Sprintf("%s '%s'", rw.kind(x.Value), x.Value)
 	case *ast.AttrGetExpr:
+		// kname: a key that is not a string constant is '?'
+		s = "field '?'"
 		if k, ok := x.Key.(*ast.StringExpr); ok {
 			s = fmt.Sprintf("field '%s'", k.Value)
 		}
@@ -820,53 +791,6 @@ func (rw *rewriter) describe(e ast.Expr) ast.Expr {
 	out.SetLine(e.Line())
 	out.SetLastLine(e.LastLine())
 	return out
-}
-
-// recording reports whether the rewriter collects error-wording sites.
-func (rw *rewriter) recording() bool { return rw.sites != nil }
-
-func (rw *rewriter) addSite(s site, line int) {
-	s.fnLine = rw.funcs[len(rw.funcs)-1].line
-	rw.sites[line] = append(rw.sites[line], s)
-}
-
-// constKey is the key of t.k / t["k"] / t[1] as gopher-lua prints it in
-// its index error, or "" when it is not a constant.
-func constKey(e ast.Expr) string {
-	switch k := e.(type) {
-	case *ast.StringExpr:
-		return k.Value
-	case *ast.NumberExpr:
-		return k.Value
-	}
-	return ""
-}
-
-// operand describes an expression the way Lua 5.1's getobjname would name
-// it, with a path to evaluate it at error time when it is a chain of names.
-func (rw *rewriter) operand(e ast.Expr) operand {
-	switch x := e.(type) {
-	case *ast.IdentExpr:
-		k := rw.kind(x.Value)
-		return operand{info: fmt.Sprintf("%s '%s'", k, x.Value), root: k, name: x.Value, ok: true}
-	case *ast.AttrGetExpr:
-		key := "?"
-		if k, ok := x.Key.(*ast.StringExpr); ok {
-			key = k.Value
-		}
-		o := rw.operand(x.Object)
-		out := operand{info: fmt.Sprintf("field '%s'", key)}
-		if o.ok && key != "?" {
-			out.root, out.name, out.ok = o.root, o.name, true
-			out.fields = append(append([]string(nil), o.fields...), key)
-		}
-		return out
-	case *ast.NumberExpr:
-		return operand{constNum: true}
-	case *ast.StringExpr:
-		return operand{constStr: x.Value, isConstStr: true}
-	}
-	return operand{}
 }
 
 // helperCall is a call of the engine's helper name with args, standing where

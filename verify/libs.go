@@ -144,7 +144,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		// An error inside the coroutine: its stack is gone, so word it
 		// from the failing line's operations alone.
 		if n == 2 && L.Get(top+1) == lua.LFalse {
-			if msg, ok := L.Get(-1).(lua.LString); ok {
+			if msg, ok := L.Get(-1).(lua.LString); ok && (r.coWorded == "" || string(msg) != r.coWorded) {
 				out, exact := r.reword(L, string(msg), -1)
 				if !exact {
 					r.warn("error text approximated (gopher-lua wording): %s", out)
@@ -170,7 +170,9 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 				// caller's position.
 				obj := L.Get(-n + 1)
 				if s, ok := obj.(lua.LString); ok {
-					L.Error(lua.LString(luaWhere(L, 1)+string(s)), 0)
+					// its position is final (see reword)
+					r.raised = luaWhere(L, 1) + string(s)
+					L.Error(lua.LString(r.raised), 0)
 				}
 				L.Error(obj, 0)
 			}

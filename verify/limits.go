@@ -65,6 +65,18 @@ type stepContext struct {
 	// state whose running thread it reads; nil when not asked for.
 	cover  *runCover
 	coverG *lua.Global
+
+	// onThread is called when a coroutine starts or resumes running
+	// (errors inside coroutines, see scriptRun.coroutinePanic).
+	onThread   func(*lua.LState)
+	lastThread *lua.LState
+
+	// Lua 5.1's C calls by frame depth of cThread, known up to cKnown
+	// (ccalls.go).
+	cThread *lua.LState
+	cDepth  []int
+	cKnown  int
+	cFrames []*gopherFrame
 }
 
 // closedChan is the Done of an instruction that must raise an error.
@@ -85,12 +97,23 @@ func (s *stepContext) Done() <-chan struct{} {
 	}
 	if s.g != nil {
 		th := s.g.CurrentThread
+		if th != s.lastThread {
+			s.lastThread = th
+			if th != s.g.MainThread && s.onThread != nil {
+				s.onThread(th)
+			}
+		}
 		limit := s.mainFrames
 		if th != s.g.MainThread {
 			limit = callInfoFresh - 1 // a coroutine's call infos, less its base
 		}
-		if frameDepthOf(th) > limit && s.err == nil {
+		depth := frameDepthOf(th)
+		if depth > limit && s.err == nil {
 			s.stackOverflow(th)
+			return closedChan
+		}
+		if currentFrameOK && s.cCallsAt(th, depth) >= maxCCalls && s.err == nil {
+			s.cStackOverflow(th)
 			return closedChan
 		}
 	}

@@ -56,6 +56,9 @@ type scriptRun struct {
 	ccalls   map[*lua.LState]int         // nested C calls per thread (overflow.go)
 	base     *lua.LFunction              // the Go frame a run's function is called from (callBase)
 	raised   string                      // the last message error() raised, its position final
+	coWorded string                      // the last error a coroutine raised, worded inside it (coroutinePanic)
+	coPanic  func(*lua.LState)           // coroutinePanic, made once
+	onThread func(*lua.LState)           // hookCoroutine, made once
 	broken   bool                        // a run was stopped: the state is not reused
 	libs     *lualib.State               // the libraries' Go-side settings
 	snap     sandboxSnap                 // the tables as built (sandbox.go)
@@ -323,6 +326,10 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 	set("tostring", func(L *lua.LState) int {
 		v := L.CheckAny(1)
 		if mm := L.GetMetaField(v, "__tostring"); mm != lua.LNil {
+			if !callable(L, mm) {
+				// luaL_callmeta's lua_call, from C: no position, no name
+				L.Error(lua.LString("attempt to call a "+luaTypeName(mm)+" value"), 0)
+			}
 			L.Push(mm)
 			L.Push(v)
 			L.Call(1, 1)
@@ -805,6 +812,10 @@ func callMeta(L *lua.LState, a, b lua.LValue, event string) bool {
 	}
 	if mm == lua.LNil {
 		return false
+	}
+	if !callable(L, mm) {
+		// Lua 5.1 calls any metamethod that is not nil (callTMres)
+		L.RaiseError("attempt to call a %s value", luaTypeName(mm))
 	}
 	L.Push(mm)
 	L.Push(a)

@@ -170,10 +170,15 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	r.raised = ""
 	if frameDepthOK() {
 		r.ctx.g, r.ctx.mainFrames = L.G, r.callInfo
+		if r.onThread == nil {
+			r.onThread = r.hookCoroutine // made once: a method value allocates
+		}
+		r.ctx.onThread = r.onThread
 	}
 	if r.ctx.cover != nil {
 		r.ctx.coverG = L.G
 	}
+	r.coWorded = ""
 	// Redis calls the function from C: a Go frame under it makes
 	// gopher-lua's frames count like Lua's call infos (overflow.go).
 	L.Push(r.base)
