@@ -43,7 +43,9 @@ func currentFrameOf(L *lua.LState) *gopherFrame {
 }
 
 // errCStackOverflow is what the VM raises when Done finds the C calls at
-// Lua's limit.
+// Lua's limit: Lua 5.1's exact text, capital C included.
+//
+//lint:ignore ST1005 the message is Lua's, byte for byte
 var errCStackOverflow = errors.New("C stack overflow")
 
 // cCall reports whether frame f was entered the way Lua 5.1 counts as a C
