@@ -448,7 +448,24 @@ type parser51 struct {
 	lx    lexer51
 	fs    *funcState51
 	forDo map[int][]int // see syntaxInfo
+	level int           // lparser.c's nCcalls: blocks and sub-expressions entered
 }
+
+// maxSyntaxLevels is Lua 5.1's LUAI_MAXCCALLS, the parser's limit on
+// nested blocks and sub-expressions (enterlevel): 199 nested do blocks
+// load on the servers, 200 fail. A script compiled from C (EVAL, FUNCTION
+// LOAD) starts at level 0.
+const maxSyntaxLevels = 200
+
+// enterLevel is lparser.c's enterlevel; leaveLevel its leavelevel.
+func (p *parser51) enterLevel() {
+	p.level++
+	if p.level > maxSyntaxLevels {
+		p.lx.errorf("chunk has too many syntax levels", 0, "")
+	}
+}
+
+func (p *parser51) leaveLevel() { p.level-- }
 
 type funcState51 struct {
 	vararg bool
@@ -507,11 +524,13 @@ func blockFollow(t int) bool {
 
 // block is lparser.c's chunk: statements until a block end.
 func (p *parser51) block() {
+	p.enterLevel()
 	last := false
 	for !last && !blockFollow(p.lx.tok) {
 		last = p.statement()
 		p.testNext(';')
 	}
+	p.leaveLevel()
 }
 
 func (p *parser51) statement() bool {
@@ -822,6 +841,8 @@ func binaryPriority(t int) (int, int, bool) {
 func (p *parser51) expr() { p.subExpr(0) }
 
 func (p *parser51) subExpr(limit int) {
+	p.enterLevel()
+	defer p.leaveLevel()
 	switch p.lx.tok {
 	case tkNot, '-', '#':
 		p.lx.next()
