@@ -947,13 +947,7 @@ func (p *parser) samples(c *Caller, n *yaml.Node, field string, placeholders map
 	}
 }
 
-func (p *parser) scriptNames() []string {
-	out := make([]string, len(p.m.Scripts))
-	for i, s := range p.m.Scripts {
-		out[i] = s.Name
-	}
-	return out
-}
+func (p *parser) scriptNames() []string { return p.m.ScriptNames() }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -170,6 +170,15 @@ type KeyTemplate struct {
 }
 
 // Script returns the script named name, or nil.
+// ScriptNames lists the scripts' names, in file order.
+func (m *Manifest) ScriptNames() []string {
+	out := make([]string, len(m.Scripts))
+	for i, s := range m.Scripts {
+		out[i] = s.Name
+	}
+	return out
+}
+
 func (m *Manifest) Script(name string) *Script {
 	for _, s := range m.Scripts {
 		if s.Name == name {

@@ -102,7 +102,7 @@ func parseEquivalents(path string, data []byte, m *manifest.Manifest) ([]Equival
 					q.Script = v.Value
 					if m.Script(v.Value) == nil {
 						msg := fmt.Sprintf("unknown script %q", v.Value)
-						if s := manifest.Suggest(v.Value, manifestScriptNames(m)); s != "" {
+						if s := manifest.Suggest(v.Value, m.ScriptNames()); s != "" {
 							msg += fmt.Sprintf(" (did you mean %q?)", s)
 						}
 						report(v, f, msg)
@@ -178,14 +178,6 @@ func applyEquivalents(path string, qs []Equivalent, all []Result) error {
 		return errs
 	}
 	return nil
-}
-
-func manifestScriptNames(m *manifest.Manifest) []string {
-	out := make([]string, len(m.Scripts))
-	for i, s := range m.Scripts {
-		out[i] = s.Name
-	}
-	return out
 }
 
 func colText(col int) string {

@@ -157,8 +157,8 @@ func Generate(script, file string, src []byte) ([]Mutant, error) {
 			if err != nil {
 				continue // hex, fractions, exponents: left alone
 			}
-			swap(t, OpConstant, numText(n+1, prev))
-			swap(t, OpConstant, numText(n-1, prev))
+			swap(t, OpConstant, numText(n+1))
+			swap(t, OpConstant, numText(n-1))
 		case tString:
 			if to, ok := optionSwap(t.text); ok {
 				swap(t, OpOption, to)
@@ -171,7 +171,7 @@ func Generate(script, file string, src []byte) ([]Mutant, error) {
 // numText writes n where a literal stood; a negative value is
 // parenthesised so that it never joins a preceding '-' into a comment or
 // binds differently.
-func numText(n int64, prev *token) string {
+func numText(n int64) string {
 	if n < 0 {
 		return "(" + strconv.FormatInt(n, 10) + ")"
 	}

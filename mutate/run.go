@@ -17,7 +17,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -167,7 +167,7 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 	}
 	var all []Result
 	for _, r := range every {
-		if len(opts.Scripts) > 0 && !contains(opts.Scripts, r.Script) || len(opts.Operators) > 0 && !contains(opts.Operators, r.Operator) {
+		if len(opts.Scripts) > 0 && !slices.Contains(opts.Scripts, r.Script) || len(opts.Operators) > 0 && !slices.Contains(opts.Operators, r.Operator) {
 			continue
 		}
 		all = append(all, r)
@@ -212,13 +212,8 @@ func Run(ctx context.Context, m *manifest.Manifest, opts Options) (*Report, erro
 			return nil, err
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.Script != b.Script {
-			return scriptIndex(m, a.Script) < scriptIndex(m, b.Script)
-		}
-		return a.Off < b.Off
-	})
+	// all is in script then source order already: each worker fills its
+	// own index.
 	rep.Results = all
 	return rep, nil
 }
@@ -291,22 +286,4 @@ func withSource(m *manifest.Manifest, name string, src []byte) *manifest.Manifes
 		mm.Scripts[i] = s
 	}
 	return &mm
-}
-
-func scriptIndex(m *manifest.Manifest, name string) int {
-	for i, s := range m.Scripts {
-		if s.Name == name {
-			return i
-		}
-	}
-	return len(m.Scripts)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

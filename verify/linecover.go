@@ -2,10 +2,8 @@ package verify
 
 import (
 	"context"
-	"reflect"
 	"sort"
 	"sync"
-	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -15,9 +13,9 @@ import (
 // VM instruction (stepContext.Done), the instruction about to run, and for
 // every conditional (EQ, LT, LE, TEST, TESTSET, which skip the next
 // instruction or not) which way it went. gopher-lua does not export the
-// running frame, so it is read from the thread's currentFrame field, found
-// by name once (coverFrameOK); with another layout coverage records
-// nothing and LineCoverage.Supported says so.
+// running frame: it is read through the mirror framepc.go checks
+// (currentFrameOf); with another layout coverage records nothing and
+// LineCoverage.Supported says so.
 
 // LineCoverage accumulates what runs executed; safe for concurrent use by
 // the engines of parallel runs.
@@ -41,7 +39,7 @@ func NewLineCoverage() *LineCoverage {
 
 // Supported reports whether this build of gopher-lua's frames can be read;
 // without it nothing is recorded.
-func (c *LineCoverage) Supported() bool { return coverFrameOK() }
+func (c *LineCoverage) Supported() bool { return currentFrameOK }
 
 type lineCoverageKey struct{}
 
@@ -53,7 +51,7 @@ func WithLineCoverage(ctx context.Context, c *LineCoverage) context.Context {
 
 func lineCoverageOf(ctx context.Context) *LineCoverage {
 	c, _ := ctx.Value(lineCoverageKey{}).(*LineCoverage)
-	if c != nil && !coverFrameOK() {
+	if c != nil && !currentFrameOK {
 		return nil
 	}
 	return c
@@ -71,16 +69,16 @@ type runCover struct {
 
 func (rc *runCover) record(g *lua.Global) {
 	th := g.CurrentThread
-	cf := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(th), coverFrameOff))
+	cf := currentFrameOf(th)
 	if cf == nil {
 		return
 	}
-	fn := *(**lua.LFunction)(unsafe.Add(cf, coverFnOff))
+	fn := cf.Fn
 	if fn == nil || fn.IsG || fn.Proto == nil {
 		return
 	}
 	p := fn.Proto
-	pc := *(*int)(unsafe.Add(cf, coverPcOff)) - 1 // the VM counted it already
+	pc := cf.Pc - 1 // the VM counted it already
 	if pc < 0 || pc >= len(p.Code) {
 		return
 	}
@@ -238,26 +236,4 @@ func (c *LineCoverage) lines(cc *compiled, at func(int) (int, bool)) []LineHits 
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out
-}
-
-// The offsets coverage reads a thread's running frame with.
-var (
-	coverFrameOff, coverFnOff, coverPcOff uintptr
-	coverFrameOK                          = sync.OnceValue(measureCoverFrame)
-)
-
-func measureCoverFrame() bool {
-	st := reflect.TypeOf(lua.LState{})
-	f, ok := st.FieldByName("currentFrame")
-	if !ok || f.Type.Kind() != reflect.Pointer || f.Type.Elem().Kind() != reflect.Struct {
-		return false
-	}
-	cf := f.Type.Elem()
-	fn, ok1 := cf.FieldByName("Fn")
-	pc, ok2 := cf.FieldByName("Pc")
-	if !ok1 || !ok2 || fn.Type != reflect.TypeOf((*lua.LFunction)(nil)) || pc.Type.Kind() != reflect.Int {
-		return false
-	}
-	coverFrameOff, coverFnOff, coverPcOff = f.Offset, fn.Offset, pc.Offset
-	return true
 }

@@ -120,8 +120,8 @@ func runMutate(ctx context.Context, opts *mutateOptions) error {
 	opts.Keys.apply(m)
 	for _, s := range opts.Scripts {
 		if m.Script(s) == nil {
-			msg := fmt.Sprintf("unknown --script %q: the manifest has %s", s, strings.Join(scriptNames(m), ", "))
-			if sug := manifest.Suggest(s, scriptNames(m)); sug != "" {
+			msg := fmt.Sprintf("unknown --script %q: the manifest has %s", s, strings.Join(m.ScriptNames(), ", "))
+			if sug := manifest.Suggest(s, m.ScriptNames()); sug != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", sug)
 			}
 			return cmdutil.Input(errors.New(msg))
@@ -364,12 +364,4 @@ func checkMutateStep(ctx context.Context, m *manifest.Manifest) stepResult {
 		Summary:  fmt.Sprintf("%s, %d killed, score %.1f%%", checkPlural(len(rep.Results), "mutant"), rep.Count(mutate.Killed), round1(rep.Score())),
 		Findings: fs,
 	}
-}
-
-func scriptNames(m *manifest.Manifest) []string {
-	out := make([]string, len(m.Scripts))
-	for i, s := range m.Scripts {
-		out[i] = s.Name
-	}
-	return out
 }

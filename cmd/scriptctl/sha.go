@@ -98,13 +98,7 @@ func runSha(ctx context.Context, opts *shaOptions) error {
 	return t.Render()
 }
 
-func shaScriptNames(m *manifest.Manifest) string {
-	names := make([]string, len(m.Scripts))
-	for i, sc := range m.Scripts {
-		names[i] = sc.Name
-	}
-	return strings.Join(names, ", ")
-}
+func shaScriptNames(m *manifest.Manifest) string { return strings.Join(m.ScriptNames(), ", ") }
 
 // writeJSONDoc writes v as indented JSON on stdout, without HTML escaping
 // (key templates such as catalog:{product-<id>}:lease stay readable).

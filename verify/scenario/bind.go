@@ -138,13 +138,7 @@ func (b *binder) didYouMean(name string) string {
 	return ""
 }
 
-func (b *binder) scriptNames() string {
-	var names []string
-	for _, sc := range b.m.Scripts {
-		names = append(names, sc.Name)
-	}
-	return strings.Join(names, ", ")
-}
+func (b *binder) scriptNames() string { return strings.Join(b.m.ScriptNames(), ", ") }
 
 // template expands the caller's template for key name with the scenario's
 // vars.

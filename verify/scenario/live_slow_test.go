@@ -52,8 +52,10 @@ func TestLiveRunRetriedWhenTheMachineIsSlow(t *testing.T) {
 	if !rep.OK() {
 		t.Fatalf("a stalled live run was reported:\n%s", problems(rep))
 	}
-	if calls != 4 {
-		t.Fatalf("%d acquires, want 4: the stalled run (2 acquires) and one more", calls)
+	// The stalled run (2 acquires) and at least one more; a busy machine
+	// may stall a later run too, which is run again the same way.
+	if calls < 4 || calls%2 != 0 || calls > 2*liveAttempts {
+		t.Fatalf("%d acquires, want the stalled run's 2 and whole runs after it (at most %d runs)", calls, liveAttempts)
 	}
 
 	// Stalled on every attempt: the difference is reported, after
