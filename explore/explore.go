@@ -98,11 +98,13 @@ type Line struct {
 	Value    string // the visible value after the step, "" when absent
 	Present  bool   // the value key exists
 	Revision int    // the visible value's revision; -1 when none
-	// what the Lua invariants see of the step (history)
-	script string
-	args   map[string]string
-	rep    *verify.Reply
-	at     int64 // ms since the start, after the step
+	// Script is the script a call or role step ran (the command of a do
+	// step), Args its args by name (a do step's by position, from "1");
+	// empty for the environment.
+	Script string
+	Args   map[string]string
+	rep    *verify.Reply // the reply, as the Lua invariants see it
+	at     int64         // ms since the start, after the step
 }
 
 // OK reports whether the result is what the model expects: no violation
@@ -484,11 +486,14 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 			w.reply = head(rep)
 			line.Action = "do " + strings.Join(args, " ")
 			line.Reply = rep.String()
+			if m.usesIf {
+				w.last = rep
+			}
 			x.saveReply(st, &w, rep)
-			line.script, line.rep = args[0], &rep
-			line.args = map[string]string{}
+			line.Script, line.rep = args[0], &rep
+			line.Args = map[string]string{}
 			for i, a := range args[1:] {
-				line.args[strconv.Itoa(i+1)] = a
+				line.Args[strconv.Itoa(i+1)] = a
 			}
 		default:
 			r := m.Roles[st.Kind]
@@ -501,7 +506,7 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 			if m.usesIf {
 				w.last = rep
 			}
-			line.script, line.rep = r.Script, &rep
+			line.Script, line.rep = r.Script, &rep
 			if m := contractMismatch(r.Reply, rep); m != nil {
 				viol = &Violation{Invariant: ReplyContract, Message: fmt.Sprintf("the reply of %s (%s by %s) breaks its contract: %s (the reply: %s)", r.Script, st.Kind, prog.Name, m, rep)}
 			}
@@ -550,6 +555,9 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 	}
 	nn.keys = x.eng.Entries()
 	v, ok := x.value()
+	if !m.Lease {
+		v, ok = "", false // no visible value outside the lease protocol
+	}
 	nn.via.Value, nn.via.Present, nn.via.Revision = v, ok, -1
 	if ok {
 		nn.via.Revision = revisionOf(v)

@@ -82,7 +82,7 @@ func (x *explorer) callStep(st *Step, worker string, w *wstate, line *Line) (ver
 	x.saveReply(st, w, rep)
 	line.Action = strings.TrimSpace(st.Script + " " + strings.Join(args, " "))
 	line.Reply = rep.String()
-	line.script, line.args, line.rep = st.Script, named, &rep
+	line.Script, line.Args, line.rep = st.Script, named, &rep
 	return rep, nil
 }
 
@@ -235,7 +235,7 @@ func (x *explorer) luaCheck(p *Predicate, n *node, final bool) (*Violation, erro
 	if m.usesHist && n.parent >= 0 {
 		path := x.timeline(n)
 		for _, l := range path {
-			s := luaStep{Step: l.N, Actor: l.Actor, Action: l.Action, Script: l.script, Args: l.args, Reply: false, Now: l.at}
+			s := luaStep{Step: l.N, Actor: l.Actor, Action: l.Action, Script: l.Script, Args: l.Args, Reply: false, Now: l.at}
 			if s.Args == nil {
 				s.Args = map[string]string{}
 			}

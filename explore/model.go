@@ -61,7 +61,7 @@ type Model struct {
 	Setup []*Step
 	// Control maps a manifest script to the source that replaces it (a
 	// negative control's unsafe variant), as a scenario's control: does.
-	Control map[string][]byte
+	Control  map[string][]byte
 	usesIf   bool // a worker has an if step: its last reply is state
 	usesHist bool // a Lua invariant reads history or replies: the path is state
 }
