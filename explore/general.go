@@ -553,6 +553,8 @@ func (p *parser) luaPredicate(n *yaml.Node, field string, pr *Predicate) {
 			l, _ := strconv.Atoi(m[1])
 			// the body starts on the script's line 2; a block scalar's
 			// first line is the one after its indicator
+			// (an error at the wrapper's end is at the body's last line)
+			l = min(l, 1+len(strings.Split(strings.TrimRight(body, "\n"), "\n")))
 			line := n.Line + l - 2
 			if d := yamlnode.Deref(n); d.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 				line++
