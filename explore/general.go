@@ -561,7 +561,9 @@ func (p *parser) luaPredicate(n *yaml.Node, field string, pr *Predicate) {
 			}
 			at = &yaml.Node{Line: line, Column: n.Column}
 		}
-		p.errorf(at, field, "Lua syntax error: %s", strings.TrimSpace(msg))
+		// the line is the model's; the column is the wrapper's: drop both
+		msg = strings.Join(strings.Fields(luaErrPos.ReplaceAllString(msg, "")), " ")
+		p.errorf(at, field, "Lua syntax error: %s", msg)
 		return
 	}
 	if strings.Contains(body, "history") || strings.Contains(body, "replies") {
@@ -569,4 +571,7 @@ func (p *parser) luaPredicate(n *yaml.Node, field string, pr *Predicate) {
 	}
 }
 
-var luaErrLine = regexp.MustCompile(`line:(\d+)`)
+var (
+	luaErrLine = regexp.MustCompile(`line:(\d+)`)
+	luaErrPos  = regexp.MustCompile(`^.*? line:\d+\(column:\d+\) `)
+)
