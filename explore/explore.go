@@ -988,6 +988,7 @@ func storedBytes(n *node, k string) int64 {
 		}
 		b += int64(len(e.FieldTTL)) * (str + 8 + 16)
 	}
+	b += int64(len(n.hist))
 	for _, w := range n.workers {
 		b += work + int64(len(w.token)+len(w.reply)) + slice
 		for _, r := range w.regs {

@@ -34,14 +34,18 @@ func newCmdExplore(g *globalOptions) *cobra.Command {
 		Use:   "explore [MODEL...]",
 		Short: "Check every interleaving of a model's workers against the scripts, offline",
 		Long: `Explore every interleaving of a model: workers that call the manifest's
-scripts by protocol role (acquire, publish, release, renew, invalidate), read
-and update a source, and branch on replies; an environment that advances
-the clock and changes the source; all within the model's bounds. Each step
-runs in the offline engine; equal states (keyspace, clock, source, workers)
-are explored once, breadth-first, so a violation comes with the shortest
-interleaving that reaches it. After every step the invariants are checked:
-no-regression, no-rejected-candidate-served, single-owner and the model's
-own predicates. The format is documented in lua_test/models/README.md.
+scripts by name (or by protocol role: acquire, publish, release, renew,
+invalidate), save values from replies and branch on them; an environment
+that advances the clock, expires keys, crashes and pauses workers (and, for
+the lease protocol, changes the source); all within the model's bounds.
+Each step runs in the offline engine; equal states (keyspace, clock,
+workers) are explored once, breadth-first, so a violation comes with the
+shortest interleaving that reaches it. After every step, and at the end,
+the invariants are checked: the model's Lua predicates (run read-only in
+the engine over the keyspace, the replies and the history), its
+comparisons, and for the lease protocol no-regression,
+no-rejected-candidate-served and single-owner. The format is documented in
+lua_test/models/README.md.
 
 Without MODEL arguments every lua_test/models/*.yaml beside the manifest
 runs; a folder argument runs the *.yaml files in it. A model with
@@ -49,13 +53,15 @@ requires_version runs only against that version of the scripts, and is
 reported skipped otherwise.
 
 A violation prints its timeline, one line per step: the worker (or clock,
-source), the step, the reply, the visible value and its revision. A model
+source, expiry), the step, the reply (and for the lease protocol the
+visible value and its revision). A model
 with expect: violation is a negative control: it passes when exactly that
 invariant is violated.
 
 Exit codes: 0 every model as expected (the states, transitions and
 interleavings explored are reported with the bounds), 1 a violation (or a
-negative control found none, or the state limit was reached), 2 a model or
+negative control found none, or the state, memory or --max-time limit was
+reached), 2 a model or
 the manifest is invalid, 3 a step the offline engine cannot run.`,
 		Example: `  scriptctl explore
   scriptctl explore lua_test/models/invalidation_race.yaml
