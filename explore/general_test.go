@@ -373,3 +373,48 @@ workers:
 		t.Errorf("time: truncated %t by %q bound %d states %d", res.Truncated, res.TruncatedBy, res.Bound, res.States)
 	}
 }
+
+// TestConditions: if on a register (matches, equals), on an element of
+// the last reply (reply: PATH, type), and a call with its keys given.
+func TestConditions(t *testing.T) {
+	md := mustGeneral(t, generalHead+`
+setup:
+  - {call: push, args: {item: a-1}}
+  - {call: push, args: {item: b-2}}
+workers:
+  a:
+    - do: [LRANGE, "${key.list}", "0", "-1"]
+    - if: {reply: 2, equals: b-2}
+      else: [{goto: end}]
+    - if: {reply: 3, type: nil}
+      else: [{goto: end}]
+    - name: next
+      call: pop
+      save: item
+    - if: {var: item, equals: ""}
+      then: [{goto: end}]
+    - if: {var: item, matches: "^a-[0-9]$"}
+      then:
+        - call: push
+          keys: {list: "c:{1}:picked"}
+          args: {item: "${item}"}
+    - goto: next
+invariants:
+  predicates:
+    - name: picked the a items
+      lua: |
+        if not final then return true end
+        local picked = redis.call("LRANGE", "c:{1}:picked", 0, -1)
+        if #picked ~= 1 or picked[1] ~= "a-1" then return false, "picked " .. cjson.encode(picked) end
+        if workers.a.vars.item ~= "" or not workers.a.finished then return false, "not drained" end
+        return true
+`)
+	res := explore(t, md, Options{})
+	if res.Violation != nil || !res.OK() {
+		t.Fatalf("%+v", res.Violation)
+	}
+	// LRANGE, pop a-1, push, pop b-2, pop nil: five steps, one path
+	if res.States != 6 || res.Interleavings != 1 {
+		t.Errorf("%d states, %d interleavings", res.States, res.Interleavings)
+	}
+}
