@@ -353,7 +353,6 @@ func (p *parser) cond(n *yaml.Node, field string) *Cond {
 	}
 	if v := f["reply"]; v != nil {
 		c.Path, _ = p.path(v, field+".reply")
-		c.IsPath = true
 	}
 	if v := f["var"]; v != nil {
 		if s, ok := p.str(v, field+".var"); ok {

@@ -140,7 +140,6 @@ type Cond struct {
 	Op     string // equals, matches or type
 	Value  string
 	re     *regexp.Regexp
-	IsPath bool
 }
 
 // EnvAction is an action of the environment, taken at most Times times.
