@@ -135,11 +135,11 @@ type Save struct {
 // Cond is an if step's test: the worker's last reply (or the element at
 // Path, or register Var) equals a text, matches a pattern or has a type.
 type Cond struct {
-	Var    string
-	Path   []int
-	Op     string // equals, matches or type
-	Value  string
-	re     *regexp.Regexp
+	Var   string
+	Path  []int
+	Op    string // equals, matches or type
+	Value string
+	re    *regexp.Regexp
 }
 
 // EnvAction is an action of the environment, taken at most Times times.
