@@ -25,6 +25,7 @@ type goGen struct {
 	// replyTypes is the Go type each script's method returns; "" for
 	// a script whose contract has only errors.
 	replyTypes map[string]string
+	regexp     bool // a key builder checks a pattern
 }
 
 // GoPackage is the package name gen go gives library when none is asked
@@ -63,7 +64,7 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 	g := &goGen{lib: lib, names: map[string]string{}, declared: map[string]bool{}, decs: map[string]string{}, replyTypes: map[string]string{}}
 	for _, n := range []string{"Kind", "Value", "Command", "Conn", "Mode", "Client", "Option", "WithMode", "New", "DefaultMode",
 		"DeclaredError", "ScriptError", "ContractError", "CrossSlotError", "ModeScripts", "ModeFunctions", "Library", "Version",
-		"NewRueidisConn", "NewGoRedisConn", "GoRedisClient"} {
+		"NewRueidisConn", "NewGoRedisConn", "GoRedisClient", "PlaceholderError"} {
 		g.names[n] = "the runtime"
 	}
 	for k := range kindNames {
@@ -103,7 +104,11 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 	var core bytes.Buffer
 	core.WriteString(head)
 	fmt.Fprintf(&core, "// Package %s calls the scripts of library %s, version %d: one method\n// per script with named keys and args and a typed reply, and one key\n// builder per caller. See docs/bindings.md of scriptctl.\npackage %s\n\n", pkg, m.Library, m.Version, pkg)
-	core.WriteString("import (\n\t\"context\"\n\t\"errors\"\n\t\"fmt\"\n\t\"strconv\"\n\t\"strings\"\n)\n\n")
+	imports := "import (\n\t\"context\"\n\t\"errors\"\n\t\"fmt\"\n\t\"strconv\"\n\t\"strings\"\n)\n\n"
+	if g.regexp {
+		imports = strings.Replace(imports, "\t\"fmt\"\n", "\t\"fmt\"\n\t\"regexp\"\n", 1)
+	}
+	core.WriteString(imports)
 	core.Write(body.Bytes())
 	core.Write(errDecl.Bytes())
 	core.Write(g.decls.Bytes())
@@ -456,12 +461,47 @@ func (g *goGen) caller(w *bytes.Buffer, cm *callerModel) {
 		sig[i] = lowerCamel(p) + " string"
 		assign[i] = lowerCamel(p) + ": " + lowerCamel(p)
 	}
-	fmt.Fprintf(w, "// %s returns caller %s's scripts with its keys built from %s.\n", ctor, c.Name, strings.Join(params, ", "))
-	fmt.Fprintf(w, "func (c *Client) %s(%s) %s {\n\treturn %s{c: c", ctor, strings.Join(sig, ", "), typ, typ)
+	patterns := map[*keyCheck]string{}
+	for _, k := range cm.checks {
+		if k.kind == checkPattern {
+			v := g.declare("pattern"+n+camel(k.params[0]), "caller "+c.Name)
+			patterns[k] = v
+			g.regexp = true
+			fmt.Fprintf(w, "// %s is placeholders.%s.pattern of caller %s.\nvar %s = regexp.MustCompile(%q)\n\n", v, k.params[0], c.Name, v, k.pattern)
+		}
+	}
+	fmt.Fprintf(w, "// %s returns caller %s's scripts with its keys built from %s,\n// or a *PlaceholderError for a value its declared placeholders refuse or\n// that would break a key's hash tag.\n", ctor, c.Name, strings.Join(params, ", "))
+	fmt.Fprintf(w, "func (c *Client) %s(%s) (%s, error) {\n", ctor, strings.Join(sig, ", "), typ)
+	for _, k := range cm.checks {
+		p := lowerCamel(k.params[0])
+		var cond string
+		switch k.kind {
+		case checkNonEmpty:
+			cond = p + ` == ""`
+		case checkPattern:
+			cond = "!" + patterns[k] + ".MatchString(" + p + ")"
+		case checkNoOpen:
+			cond = "strings.Contains(" + p + `, "{")`
+		case checkNoClose:
+			cond = "strings.Contains(" + p + `, "}")`
+		case checkTagNonEmpty:
+			var parts []string
+			for _, q := range k.params {
+				parts = append(parts, lowerCamel(q)+` == ""`)
+			}
+			cond = strings.Join(parts, " && ")
+		}
+		value := p
+		if len(k.params) > 1 {
+			value = `""`
+		}
+		fmt.Fprintf(w, "\tif %s {\n\t\treturn %s{}, &PlaceholderError{Caller: %q, Placeholder: %q, Value: %s, Reason: %q}\n\t}\n", cond, typ, c.Name, strings.Join(k.params, ", "), value, k.reason)
+	}
+	fmt.Fprintf(w, "\treturn %s{c: c", typ)
 	if len(assign) > 0 {
 		w.WriteString(", " + strings.Join(assign, ", "))
 	}
-	w.WriteString("}\n}\n\n")
+	w.WriteString("}, nil\n}\n\n")
 	for _, cs := range cm.scripts {
 		s := cs.s.s
 		sname := camel(s.Name)

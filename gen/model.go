@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/scriptctl/scriptctl/contract"
+	"github.com/scriptctl/scriptctl/internal/valueset"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -366,6 +367,17 @@ func keyChecks(c *manifest.Caller, params []string) []*keyCheck {
 			empties = append(empties, &keyCheck{kind: checkTagNonEmpty, params: inside, reason: reason})
 		}
 	}
+	// A value reaching the hash tag checks passed the declared ones: a
+	// tag check the declared values cannot fail is left out.
+	sets := map[string]*valueset.Set{}
+	for _, p := range params {
+		ph := c.Placeholders[p]
+		set, err := valueset.New(ph.Pattern, ph.NonEmpty, false)
+		if err != nil {
+			set = &valueset.Set{} // the manifest compiled it; not reached
+		}
+		sets[p] = set
+	}
 	var out []*keyCheck
 	for _, p := range params {
 		ph, declared := c.Placeholders[p]
@@ -376,14 +388,23 @@ func keyChecks(c *manifest.Caller, params []string) []*keyCheck {
 		if declared && ph.Pattern != "" {
 			out = append(out, &keyCheck{kind: checkPattern, params: []string{p}, pattern: ph.Pattern, reason: fmt.Sprintf("must match %s (%s.pattern)", ph.Pattern, field)})
 		}
-		if t, ok := noOpen[p]; ok {
+		if t, ok := noOpen[p]; ok && sets[p].MayContain('{') {
 			out = append(out, &keyCheck{kind: checkNoOpen, params: []string{p}, reason: fmt.Sprintf("must not hold '{': it comes before the hash tag of %s and would start another", t)})
 		}
-		if t, ok := noClose[p]; ok {
+		if t, ok := noClose[p]; ok && sets[p].MayContain('}') {
 			out = append(out, &keyCheck{kind: checkNoClose, params: []string{p}, reason: fmt.Sprintf("must not hold '}': it is inside the hash tag of %s and would end it early", t)})
 		}
 	}
-	return append(out, empties...)
+	for _, e := range empties {
+		mayBeEmpty := true
+		for _, p := range e.params {
+			mayBeEmpty = mayBeEmpty && sets[p].MayBeEmpty()
+		}
+		if mayBeEmpty {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // tagBounds returns the indexes of the literal segments holding a

@@ -81,6 +81,18 @@ class CrossSlotError(Exception):
         self.keys = keys
 
 
+class PlaceholderError(ValueError):
+    """A value a caller's key builder refuses: one its declared placeholders
+    (non_empty, pattern) exclude, or one that would break a key's hash tag."""
+
+    def __init__(self, caller: str, placeholder: str, value: str, reason: str) -> None:
+        super().__init__("caller %s: placeholder <%s> = %r %s" % (caller, placeholder, value, reason))
+        self.caller = caller
+        self.placeholder = placeholder
+        self.value = value
+        self.reason = reason
+
+
 class _Mismatch(Exception):
     def __init__(self, path: str, want: str) -> None:
         super().__init__(path, want)

@@ -47,7 +47,15 @@ func generatePython(m *manifest.Manifest, sum *manifest.Sum) ([]File, error) {
 	mode := lib.mode
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\"\"\"Calls the scripts of library %s, version %d (see docs/bindings.md of scriptctl).\"\"\"\n\n", Header(m), m.Library, m.Version)
-	b.WriteString("from __future__ import annotations\n\nimport dataclasses\nfrom typing import Any, Callable, Final, List, Literal, Optional, Protocol, Tuple, TypeVar, Union\n")
+	imports := "import dataclasses\n"
+	for _, c := range lib.callers {
+		for _, k := range c.checks {
+			if k.kind == checkPattern {
+				imports = "import dataclasses\nimport re\n"
+			}
+		}
+	}
+	b.WriteString("from __future__ import annotations\n\n" + imports + "from typing import Any, Callable, Final, List, Literal, Optional, Protocol, Tuple, TypeVar, Union\n")
 	b.WriteString(pyRuntime)
 	fmt.Fprintf(&b, "\n\nLIBRARY: Final = %s\nVERSION: Final = %d\n# How a client calls the scripts unless told otherwise: the manifest says deploy: %s.\nDEFAULT_MODE: Final = %q\n\n", pyString(m.Library), m.Version, m.Deploy, mode)
 	for _, d := range lib.errors {
@@ -260,6 +268,43 @@ func (g *pyGen) caller(sync, async, w *bytes.Buffer, cm *callerModel) {
 		sig = append(sig, pyName(p)+": str")
 		pass = append(pass, pyName(p))
 	}
+	check := ""
+	if len(cm.checks) > 0 {
+		check = "_check_" + pyName(strings.ReplaceAll(c.Name, "-", "_"))
+		var body strings.Builder
+		for _, k := range cm.checks {
+			p := pyName(k.params[0])
+			var cond string
+			switch k.kind {
+			case checkNonEmpty:
+				cond = p + ` == ""`
+			case checkPattern:
+				v := "_PATTERN_" + strings.ToUpper(pyName(strings.ReplaceAll(c.Name, "-", "_"))+"_"+k.params[0])
+				src, err := translatePattern(k.pattern, patternPython)
+				if err != nil {
+					src = "(?!)" // the manifest compiled it; not reached
+				}
+				fmt.Fprintf(w, "\n# placeholders.%s.pattern of caller %s: %s\n%s: Final = re.compile(%s)\n", k.params[0], c.Name, strings.ReplaceAll(k.pattern, "\n", " "), v, pyString(src))
+				cond = v + ".search(" + p + ") is None"
+			case checkNoOpen:
+				cond = `"{" in ` + p
+			case checkNoClose:
+				cond = `"}" in ` + p
+			case checkTagNonEmpty:
+				var parts []string
+				for _, q := range k.params {
+					parts = append(parts, pyName(q)+` == ""`)
+				}
+				cond = strings.Join(parts, " and ")
+			}
+			value := p
+			if len(k.params) > 1 {
+				value = `""`
+			}
+			fmt.Fprintf(&body, "    if %s:\n        raise PlaceholderError(%s, %s, %s, %s)\n", cond, pyString(c.Name), pyString(strings.Join(k.params, ", ")), value, pyString(k.reason))
+		}
+		fmt.Fprintf(w, "\n\ndef %s(%s) -> None:\n    \"\"\"Raises PlaceholderError for a value caller %s's placeholders refuse or that would break a key's hash tag.\"\"\"\n%s\n", check, strings.Join(sig[1:], ", "), c.Name, body.String())
+	}
 	for _, v := range []struct {
 		b      *bytes.Buffer
 		class  string
@@ -268,7 +313,11 @@ func (g *pyGen) caller(sync, async, w *bytes.Buffer, cm *callerModel) {
 		await  string
 	}{{sync, n + "Caller", "Client", "def", ""}, {async, "Async" + n + "Caller", "AsyncClient", "async def", "await "}} {
 		fmt.Fprintf(v.b, "\n    def for_%s(%s) -> %s:\n        \"\"\"Caller %s's scripts, with its keys built from %s.\"\"\"\n        return %s(%s)\n", pyName(c.Name), strings.Join(sig, ", "), v.class, c.Name, strings.Join(params, ", "), v.class, strings.Join(pass, ", "))
-		fmt.Fprintf(w, "\nclass %s:\n    \"\"\"Calls the scripts of caller %s with its key templates.\"\"\"\n\n    def __init__(self, c: %s%s) -> None:\n        self._c = c\n", v.class, c.Name, v.client, prefixJoin(", ", sig[1:]))
+		fmt.Fprintf(w, "\nclass %s:\n    \"\"\"Calls the scripts of caller %s with its key templates.\"\"\"\n\n    def __init__(self, c: %s%s) -> None:\n", v.class, c.Name, v.client, prefixJoin(", ", sig[1:]))
+		if check != "" {
+			fmt.Fprintf(w, "        %s(%s)\n", check, strings.Join(pass[1:], ", "))
+		}
+		w.WriteString("        self._c = c\n")
 		for _, p := range params {
 			fmt.Fprintf(w, "        self._%s = %s\n", pyName(p), pyName(p))
 		}

@@ -60,6 +60,17 @@ export class CrossSlotError extends Error {
   }
 }
 
+/**
+ * A value a caller's key builder refuses: one its declared placeholders
+ * (non_empty, pattern) exclude, or one that would break a key's hash tag.
+ */
+export class PlaceholderError extends Error {
+  constructor(readonly caller: string, readonly placeholder: string, readonly value: string, readonly reason: string) {
+    super("caller " + caller + ": placeholder <" + placeholder + "> = " + JSON.stringify(value) + " " + reason);
+    this.name = "PlaceholderError";
+  }
+}
+
 class Mismatch extends Error {
   constructor(readonly path: string, readonly want: string) {
     super("reply" + path + ": want " + want);

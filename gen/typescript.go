@@ -270,7 +270,43 @@ func (g *tsGen) caller(methods, w *bytes.Buffer, cm *callerModel) {
 		fields[i] = "private readonly " + tsParam(p) + ": string"
 	}
 	fmt.Fprintf(methods, "\n  /** Caller %s's scripts, with its keys built from %s. */\n  for%s(%s): %sCaller {\n    return new %sCaller(%s);\n  }\n", c.Name, strings.Join(params, ", "), n, strings.Join(sig, ", "), n, n, strings.Join(append([]string{"this"}, pass...), ", "))
-	fmt.Fprintf(w, "/** Calls the scripts of caller %s with its key templates. */\nexport class %sCaller {\n  constructor(private readonly c: Client%s) {}\n", c.Name, n, prefixJoin(", ", fields))
+	var checks strings.Builder
+	for _, k := range cm.checks {
+		p := tsParam(k.params[0])
+		var cond string
+		switch k.kind {
+		case checkNonEmpty:
+			cond = p + ` === ""`
+		case checkPattern:
+			v := "pattern" + n + camel(k.params[0])
+			src, err := translatePattern(k.pattern, patternJS)
+			if err != nil {
+				src = "(?!)" // the manifest compiled it; not reached
+			}
+			fmt.Fprintf(w, "/** placeholders.%s.pattern of caller %s: %s */\nconst %s = new RegExp(%s, \"u\");\n\n", k.params[0], c.Name, strings.ReplaceAll(k.pattern, "*/", "*\\/"), v, jsString(src))
+			cond = "!" + v + ".test(" + p + ")"
+		case checkNoOpen:
+			cond = p + `.includes("{")`
+		case checkNoClose:
+			cond = p + `.includes("}")`
+		case checkTagNonEmpty:
+			var parts []string
+			for _, q := range k.params {
+				parts = append(parts, tsParam(q)+` === ""`)
+			}
+			cond = strings.Join(parts, " && ")
+		}
+		value := p
+		if len(k.params) > 1 {
+			value = `""`
+		}
+		fmt.Fprintf(&checks, "    if (%s) throw new PlaceholderError(%s, %s, %s, %s);\n", cond, jsString(c.Name), jsString(strings.Join(k.params, ", ")), value, jsString(k.reason))
+	}
+	body := "{}"
+	if checks.Len() > 0 {
+		body = "{\n" + checks.String() + "  }"
+	}
+	fmt.Fprintf(w, "/** Calls the scripts of caller %s with its key templates; a value its placeholders refuse, or that would break a key's hash tag, throws a PlaceholderError. */\nexport class %sCaller {\n  constructor(private readonly c: Client%s) %s\n", c.Name, n, prefixJoin(", ", fields), body)
 	for _, cs := range cm.scripts {
 		s := cs.s.s
 		sname := camel(s.Name)

@@ -23,7 +23,7 @@ func TestRateLimiter(t *testing.T) {
 			b = ratelimiter.New(ratelimiter.NewGoRedisConn(c.goredis))
 		}
 		c.flushScripts(t)
-		k := b.ForAPI(keyID(t))
+		k := must(b.ForAPI(keyID(t)))(t)
 		now := time.Now().UnixMilli()
 		for i := 0; i < 2; i++ {
 			r, err := k.Allow(ctx, ratelimiter.AllowArgs{NowMs: strconv.FormatInt(now+int64(i), 10), WindowMs: "60000", Limit: "2"})
@@ -52,7 +52,7 @@ func TestTokenBucket(t *testing.T) {
 			b = tokenbucket.New(tokenbucket.NewGoRedisConn(c.goredis))
 		}
 		c.flushScripts(t)
-		k := b.ForAPIGateway(keyID(t))
+		k := must(b.ForAPIGateway(keyID(t)))(t)
 		r, err := k.Take(ctx, tokenbucket.TakeArgs{Capacity: "2", RefillMs: "600000", Cost: "2"})
 		if tk, ok := r.(tokenbucket.TakeTaken); err != nil || !ok || tk.Tokens != 0 {
 			t.Fatalf("take = %#v, %v, want TakeTaken{0}", r, err)
@@ -78,7 +78,7 @@ func TestReliableQueue(t *testing.T) {
 			b = reliablequeue.New(reliablequeue.NewGoRedisConn(c.goredis))
 		}
 		c.flushScripts(t)
-		k := b.ForMailer(keyID(t))
+		k := must(b.ForMailer(keyID(t)))(t)
 		if job, err := k.Claim(ctx, reliablequeue.ClaimArgs{RetentionMs: "60000"}); err != nil || job != nil {
 			t.Fatalf("claim on an empty queue = %v, %v, want nil", job, err)
 		}
@@ -133,7 +133,7 @@ func TestReadOnlyRouting(t *testing.T) {
 			conn = roRec{rotest.NewGoRedisConn(c.goredis), rec}
 		}
 		b := rotest.New(conn)
-		k := b.ForStore(keyID(t))
+		k := must(b.ForStore(keyID(t)))(t)
 		c.flushScripts(t)
 		if v, err := k.Peek(ctx, rotest.PeekArgs{}); err != nil || v != nil {
 			t.Fatalf("peek of a missing key = %v, %v, want nil", v, err)
