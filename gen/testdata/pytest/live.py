@@ -163,6 +163,82 @@ def placeholder_case():
     print("ok placeholders")
 
 
+class Scripted:
+    """A Conn that replies from a list, recording the commands."""
+
+    def __init__(self, replies):
+        self.replies, self.sent = list(replies), []
+
+    def send(self, cmd):
+        self.sent.append(cmd)
+        if not self.replies:
+            return catalog.ErrorReply("ERR nothing scripted")
+        return self.replies.pop(0)()
+
+
+class AsyncScripted(Scripted):
+    async def send(self, cmd):
+        return Scripted.send(self, cmd)
+
+
+def timeout():
+    raise TimeoutError("Timeout reading from socket")
+
+
+async def protocol_case():
+    """EVAL follows only an error reply whose code is NOSCRIPT (either
+    server's text), once, with the body; a timeout resends only an
+    idempotent script (renew), once; sync and asyncio."""
+    for reply, want in [
+        ("NOSCRIPT No matching script. Please use EVAL.", ["EVALSHA", "EVAL"]),
+        ("NOSCRIPT No matching script.", ["EVALSHA", "EVAL"]),
+        ("ERR NOSCRIPT-like text", ["EVALSHA"]),
+        ("NOSCRIPTX", ["EVALSHA"]),
+    ]:
+        for is_async in (False, True):
+            c = (AsyncScripted if is_async else Scripted)([lambda: catalog.ErrorReply(reply), lambda: catalog.ErrorReply("NOSCRIPT again")])
+            try:
+                if is_async:
+                    await catalog.AsyncClient(c).for_catalog_summary("1").release("t")
+                else:
+                    catalog.Client(c).for_catalog_summary("1").release("t")
+                raise AssertionError("no error")
+            except catalog.ScriptError:
+                pass
+            assert [x.name for x in c.sent] == want, (reply, c.sent)
+            assert c.sent[0].script == catalog.RELEASE_SHA1
+            if len(c.sent) == 2:
+                assert "redis.call" in c.sent[1].script
+    for is_async in (False, True):
+        def call(replies, script):
+            c = (AsyncScripted if is_async else Scripted)(replies)
+            k = (catalog.AsyncClient(c) if is_async else catalog.Client(c)).for_catalog_summary("1")
+            return c, (lambda: k.acquire("t", "1")) if script == "acquire" else (lambda: k.renew("t", "1"))
+
+        async def result(thunk):
+            v = thunk()
+            return await v if is_async else v
+
+        c, v = call([timeout, lambda: 1], "acquire")
+        try:
+            await result(v)
+            raise AssertionError("acquire resent after a timeout")
+        except TimeoutError:
+            pass
+        assert [x.name for x in c.sent] == ["EVALSHA"], c.sent
+        c, v = call([timeout, lambda: 1], "renew")
+        assert await result(v) == catalog.RENEW_RENEWED
+        assert [x.name for x in c.sent] == ["EVALSHA", "EVALSHA"], c.sent
+        c, v = call([timeout, timeout, lambda: 1], "renew")
+        try:
+            await result(v)
+            raise AssertionError("renew resent twice")
+        except TimeoutError:
+            pass
+        assert [x.name for x in c.sent] == ["EVALSHA", "EVALSHA"], c.sent
+    print("ok protocol")
+
+
 RO_COMMANDS = ["evalsha_ro", "eval_ro", "fcall_ro", "evalsha", "eval", "fcall"]
 
 
@@ -252,6 +328,7 @@ async def async_replica_case(name, client, addrs, id):
 
 def main():
     placeholder_case()
+    asyncio.run(protocol_case())
     replicated = os.environ["BINDTEST_REPLICATED"].split(",")
     cluster = os.environ["BINDTEST_CLUSTER"].split(",")
     # Standalone: redis-py does not send reads to a replica by itself (only

@@ -112,6 +112,47 @@ function placeholderCase(): void {
   console.log("ok placeholders");
 }
 
+// The call protocol on a scripted Conn: EVAL follows only an error reply
+// whose code is NOSCRIPT (either server's text), once, with the body; a
+// timeout resends only an idempotent script (renew), once.
+async function protocolCase(): Promise<void> {
+  const scripted = (replies: Array<() => catalog.Reply>) => {
+    const sent: catalog.Command[] = [];
+    const conn: catalog.Conn = {
+      send: async (cmd) => {
+        sent.push(cmd);
+        const f = replies.shift();
+        return f ? f() : new catalog.ErrorReply("ERR nothing scripted");
+      },
+    };
+    return { k: new catalog.Client(conn).forCatalogSummary("1"), sent, names: () => sent.map((c) => c.name) };
+  };
+  const err = (m: string) => () => new catalog.ErrorReply(m);
+  for (const [reply, want] of [
+    ["NOSCRIPT No matching script. Please use EVAL.", ["EVALSHA", "EVAL"]],
+    ["NOSCRIPT No matching script.", ["EVALSHA", "EVAL"]],
+    ["ERR NOSCRIPT-like text", ["EVALSHA"]],
+    ["NOSCRIPTX", ["EVALSHA"]],
+  ] as const) {
+    const c = scripted([err(reply), err("NOSCRIPT again")]);
+    await assert.rejects(c.k.release({ token: "t" }), catalog.ScriptError);
+    assert.deepEqual(c.names(), want, reply);
+    assert.equal(c.sent[0].script, catalog.ReleaseSHA1);
+    if (c.sent.length === 2) assert.ok(c.sent[1].script.includes("redis.call"), "EVAL sends the body");
+  }
+  const timeout = () => { throw new Error("Command timed out"); };
+  let c = scripted([timeout, () => 1]);
+  await assert.rejects(c.k.acquire({ token: "t", leaseTTLMs: "1" }), /timed out/);
+  assert.deepEqual(c.names(), ["EVALSHA"], "acquire is not resent after a timeout");
+  c = scripted([timeout, () => 1]);
+  assert.equal(await c.k.renew({ token: "t", leaseTTLMs: "1" }), catalog.RenewReply.Renewed);
+  assert.deepEqual(c.names(), ["EVALSHA", "EVALSHA"], "idempotent renew is resent once");
+  c = scripted([timeout, timeout, () => 1]);
+  await assert.rejects(c.k.renew({ token: "t", leaseTTLMs: "1" }), /timed out/);
+  assert.deepEqual(c.names(), ["EVALSHA", "EVALSHA"], "only once");
+  console.log("ok protocol");
+}
+
 const roCommands = ["evalsha_ro", "eval_ro", "fcall_ro", "evalsha", "eval", "fcall"];
 type Calls = Record<string, number>;
 
@@ -211,6 +252,7 @@ async function replicaCase(name: string, conn: ro.Conn, addrs: string[], exact: 
 
 async function main(): Promise<void> {
   placeholderCase();
+  await protocolCase();
   const standalone = process.env.BINDTEST_STANDALONE;
   const cluster = process.env.BINDTEST_CLUSTER?.split(",");
   const replicated = process.env.BINDTEST_REPLICATED?.split(",");
