@@ -68,7 +68,7 @@ func TestPythonBindings(t *testing.T) {
 	}
 	got := run(t, dir, liveEnv(t), python, "live.py")
 	for _, want := range []string{"ok placeholders", "ok protocol", "ok replica standalone/redis-py", "ok replica standalone/redis-py-asyncio", "ok replica cluster/redis-py", "ok replica cluster/redis-py-asyncio",
-		"ok catalog standalone/redis-py", "ok examples standalone/redis-py", "ok catalog standalone/redis-py-asyncio", "ok catalog cluster/redis-py", "ok examples cluster/redis-py"} {
+		"ok catalog standalone/redis-py", "ok examples standalone/redis-py", "ok catalog standalone/redis-py-asyncio", "ok catalog cluster/redis-py", "ok catalog cluster/redis-py-asyncio", "ok examples cluster/redis-py"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
 		}

@@ -96,7 +96,7 @@ func TestTSBindings(t *testing.T) {
 	run(t, dir, nil, filepath.Join(dir, "node_modules", ".bin", "tsc"), "-p", ".")
 	out := run(t, dir, liveEnv(t), "node", filepath.Join("out", "live.js"))
 	for _, want := range []string{"ok placeholders", "ok protocol", "ok replica standalone/ioredis", "ok replica standalone/node-redis", "ok replica cluster/ioredis", "ok replica cluster/node-redis",
-		"ok catalog standalone/ioredis", "ok examples standalone/ioredis", "ok catalog standalone/node-redis", "ok examples standalone/node-redis", "ok catalog cluster/ioredis", "ok examples cluster/ioredis"} {
+		"ok catalog standalone/ioredis", "ok examples standalone/ioredis", "ok catalog standalone/node-redis", "ok examples standalone/node-redis", "ok catalog cluster/ioredis", "ok examples cluster/ioredis", "ok catalog cluster/node-redis", "ok examples cluster/node-redis"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}

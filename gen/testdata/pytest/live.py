@@ -111,12 +111,10 @@ def examples_case(name, make, addrs, id):
     print("ok examples " + name)
 
 
-async def async_case(addr, id):
-    host, port = addr.rsplit(":", 1)
-    c = redis.asyncio.Redis(host=host, port=int(port))
+async def async_case(name, c, addrs, id):
     names = []
     k = catalog.AsyncClient(AsyncRecorded(catalog.AsyncRedisPyConn(c), names)).for_catalog_summary(id)
-    flush([addr])
+    flush(addrs)
     r = await k.acquire("t1", "60000")
     assert isinstance(r, catalog.AcquireAcquired), r
     assert names == ["EVALSHA", "EVAL"], names
@@ -128,7 +126,7 @@ async def async_case(addr, id):
     except catalog.ScriptError as e:
         assert e.declared is catalog.ErrEmptyToken
     await c.close()
-    print("ok catalog standalone/redis-py-asyncio")
+    print("ok catalog " + name)
 
 
 def placeholder_case():
@@ -348,10 +346,12 @@ def main():
     r = redis.Redis(host=host, port=int(port))
     catalog_case("standalone/redis-py", catalog.RedisPyConn(r), [standalone], "py")
     examples_case("standalone/redis-py", lambda mod: mod.RedisPyConn(r), [standalone], "py")
-    asyncio.run(async_case(standalone, "py-async"))
+    asyncio.run(async_case("standalone/redis-py-asyncio", redis.asyncio.Redis(host=host, port=int(port)), [standalone], "py-async"))
     rc = RedisCluster(startup_nodes=[ClusterNode(a.rsplit(":", 1)[0], int(a.rsplit(":", 1)[1])) for a in cluster])
     catalog_case("cluster/redis-py", catalog.RedisPyConn(rc), cluster, "pyc")
     examples_case("cluster/redis-py", lambda mod: mod.RedisPyConn(rc), cluster, "pyc")
+    ac = redis.asyncio.cluster.RedisCluster(startup_nodes=[redis.asyncio.cluster.ClusterNode(a.rsplit(":", 1)[0], int(a.rsplit(":", 1)[1])) for a in cluster])
+    asyncio.run(async_case("cluster/redis-py-asyncio", ac, cluster, "pyc-async"))
 
 
 main()

@@ -293,6 +293,12 @@ async function main(): Promise<void> {
   await catalogCase("cluster/ioredis", catalog.ioredisConn(ioc), cluster, "ts-ioc");
   await examplesCase("cluster/ioredis", { rl: ratelimiter.ioredisConn(ioc), q: queue.ioredisConn(ioc), tb: bucket.ioredisConn(ioc), ro: ro.ioredisConn(ioc) }, cluster, "ts-ioc");
   ioc.disconnect();
+
+  const nc = createCluster({ rootNodes: cluster.map((a) => ({ url: "redis://" + a })) });
+  await nc.connect();
+  await catalogCase("cluster/node-redis", catalog.nodeRedisClusterConn(nc), cluster, "ts-nc");
+  await examplesCase("cluster/node-redis", { rl: ratelimiter.nodeRedisClusterConn(nc), q: queue.nodeRedisClusterConn(nc), tb: bucket.nodeRedisClusterConn(nc), ro: ro.nodeRedisClusterConn(nc) }, cluster, "ts-nc");
+  await nc.quit();
 }
 
 main().catch((e) => {
