@@ -40,7 +40,8 @@ func TestGenerateGoFiles(t *testing.T) {
 		"type AcquireReply interface{ isAcquireReply() }",
 		"PublishOlderRevision PublishReply = -2",
 		"ErrInvalidLeaseTTL   = &DeclaredError{Prefix: \"ERR invalid lease TTL\"}",
-		"func (c *Client) ForCatalogSummary(id string) CatalogSummaryCaller {",
+		"func (c *Client) ForCatalogSummary(id string) (CatalogSummaryCaller, error) {",
+		`if strings.Contains(id, "}") {`,
 		"Lease: \"catalog:{product-\" + k.id + \"}:lease\"",
 		"idempotent: true", // renew
 	} {

@@ -15,17 +15,17 @@ import (
 
 // goGen writes one Go binding.
 type goGen struct {
-	m     *manifest.Manifest
-	decls bytes.Buffer      // type declarations and decoders
-	names map[string]string // top-level identifier -> what declared it
-	errs  map[string]string // declared error prefix -> variable name
-	order []string          // prefixes in first-declared order
-	decs  map[string]string // decoder body -> decoder name, to share equal ones
-	n     int               // anonymous decoder counter
-	fail  []string          // problems (name collisions)
+	lib      *library
+	decls    bytes.Buffer      // type declarations and decoders
+	names    map[string]string // top-level identifier -> what declared it
+	declared map[string]bool   // declared error prefixes
+	decs     map[string]string // decoder body -> decoder name, to share equal ones
+	n        int               // anonymous decoder counter
+	fail     []string          // problems (name collisions)
 	// replyTypes is the Go type each script's method returns; "" for
 	// a script whose contract has only errors.
 	replyTypes map[string]string
+	regexp     bool // a key builder checks a pattern
 }
 
 // GoPackage is the package name gen go gives library when none is asked
@@ -60,34 +60,30 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 			return nil, fmt.Errorf("gen: unknown Go client %q: want %s", c, strings.Join(GoClients, ", "))
 		}
 	}
-	g := &goGen{m: m, names: map[string]string{}, errs: map[string]string{}, decs: map[string]string{}, replyTypes: map[string]string{}}
+	lib := newLibrary(m, sum)
+	g := &goGen{lib: lib, names: map[string]string{}, declared: map[string]bool{}, decs: map[string]string{}, replyTypes: map[string]string{}}
 	for _, n := range []string{"Kind", "Value", "Command", "Conn", "Mode", "Client", "Option", "WithMode", "New", "DefaultMode",
 		"DeclaredError", "ScriptError", "ContractError", "CrossSlotError", "ModeScripts", "ModeFunctions", "Library", "Version",
-		"NewRueidisConn", "NewGoRedisConn", "GoRedisClient"} {
+		"NewRueidisConn", "NewGoRedisConn", "GoRedisClient", "PlaceholderError"} {
 		g.names[n] = "the runtime"
 	}
 	for k := range kindNames {
 		g.names[k] = "the runtime"
 	}
-	shas := map[string]string{}
-	for _, e := range sum.Version(m.Version) {
-		shas[e.Script] = e.SHA
-	}
-
 	var body bytes.Buffer
 	w := func(format string, args ...any) { fmt.Fprintf(&body, format, args...) }
 	mode := "ModeScripts"
-	if m.Deploy == manifest.DeployFunctions {
+	if lib.mode == "functions" {
 		mode = "ModeFunctions"
 	}
 	w("// Library and Version name the manifest this binding was generated from.\n")
 	w("const (\n\tLibrary = %q\n\tVersion = %d\n)\n\n", m.Library, m.Version)
 	w("// DefaultMode is how a Client calls the scripts unless WithMode says\n// otherwise: the manifest deploys them with deploy: %s.\nconst DefaultMode = %s\n\n", m.Deploy, mode)
 
-	for _, s := range m.Scripts {
-		g.script(&body, s, shas[s.Name])
+	for _, s := range lib.scripts {
+		g.script(&body, s)
 	}
-	for _, c := range m.Callers {
+	for _, c := range lib.callers {
 		g.caller(&body, c)
 	}
 	if len(g.fail) > 0 {
@@ -95,10 +91,10 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 	}
 
 	var errDecl bytes.Buffer
-	if len(g.order) > 0 {
+	if len(lib.errors) > 0 {
 		errDecl.WriteString("// The error replies the scripts' contracts declare: errors.Is(err, ErrX).\nvar (\n")
-		for _, p := range g.order {
-			fmt.Fprintf(&errDecl, "\t%s = &DeclaredError{Prefix: %q}\n", g.errs[p], p)
+		for _, d := range lib.errors {
+			fmt.Fprintf(&errDecl, "\t%s = &DeclaredError{Prefix: %q}\n", d.name, d.prefix)
 		}
 		errDecl.WriteString(")\n\n")
 	}
@@ -108,7 +104,11 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 	var core bytes.Buffer
 	core.WriteString(head)
 	fmt.Fprintf(&core, "// Package %s calls the scripts of library %s, version %d: one method\n// per script with named keys and args and a typed reply, and one key\n// builder per caller. See docs/bindings.md of scriptctl.\npackage %s\n\n", pkg, m.Library, m.Version, pkg)
-	core.WriteString("import (\n\t\"context\"\n\t\"errors\"\n\t\"fmt\"\n\t\"strconv\"\n\t\"strings\"\n)\n\n")
+	imports := "import (\n\t\"context\"\n\t\"errors\"\n\t\"fmt\"\n\t\"strconv\"\n\t\"strings\"\n)\n\n"
+	if g.regexp {
+		imports = strings.Replace(imports, "\t\"fmt\"\n", "\t\"fmt\"\n\t\"regexp\"\n", 1)
+	}
+	core.WriteString(imports)
 	core.Write(body.Bytes())
 	core.Write(errDecl.Bytes())
 	core.Write(g.decls.Bytes())
@@ -150,7 +150,8 @@ func (g *goGen) declare(name, what string) string {
 	return name
 }
 
-func (g *goGen) script(w *bytes.Buffer, s *manifest.Script, sha string) {
+func (g *goGen) script(w *bytes.Buffer, sm *scriptModel) {
+	s, sha, version := sm.s, sm.sha, g.lib.m.Version
 	n := camel(s.Name)
 	what := "script " + s.Name
 	keysT := g.declare(n+"Keys", what)
@@ -166,37 +167,27 @@ func (g *goGen) script(w *bytes.Buffer, s *manifest.Script, sha string) {
 	}
 	w.WriteString("}\n\n")
 
-	fmt.Fprintf(w, "var %s = script{\n\tname: %q,\n\tsha: %q, // scripts.sum, version %d\n\tfunction: %q,\n", varName, s.Name, sha, g.m.Version, g.m.FunctionName(s.Name))
-	if s.HasFlag("no-writes") {
+	fmt.Fprintf(w, "var %s = script{\n\tname: %q,\n\tsha: %q, // scripts.sum, version %d\n\tfunction: %q,\n", varName, s.Name, sha, version, sm.function)
+	if sm.readOnly {
 		w.WriteString("\treadOnly: true,\n")
 	}
-	if s.Idempotent {
+	if sm.idempotent {
 		w.WriteString("\tidempotent: true,\n")
 	}
-	if s.HasFlag("no-cluster") {
+	if sm.anySlot {
 		w.WriteString("\tanySlot: true,\n")
 	}
 	fmt.Fprintf(w, "\tbody: %s,\n}\n\n", goString(string(s.Source)))
-	fmt.Fprintf(w, "// %sSHA1 is the SHA1 of script %s as released in version %d (scripts.sum).\nconst %s = %q\n\n", n, s.Name, g.m.Version, g.declare(n+"SHA1", what), sha)
+	fmt.Fprintf(w, "// %sSHA1 is the SHA1 of script %s as released in version %d (scripts.sum).\nconst %s = %q\n\n", n, s.Name, version, g.declare(n+"SHA1", what), sha)
 
 	// The declared errors.
 	var errVars []string
-	var succ *contract.Type
-	if s.Reply != nil {
-		for _, e := range s.Reply.Errors() {
-			if e.Str == "" {
-				continue
-			}
-			v, ok := g.errs[e.Str]
-			if !ok {
-				v = "Err" + errName(e)
-				g.declare(v, fmt.Sprintf("error %q of %s", e.Str, s.Name))
-				g.errs[e.Str] = v
-				g.order = append(g.order, e.Str)
-			}
-			errVars = append(errVars, v)
+	for _, d := range sm.errs {
+		if !g.declared[d.prefix] {
+			g.declared[d.prefix] = true
+			g.declare(d.name, fmt.Sprintf("error %q of %s", d.prefix, s.Name))
 		}
-		succ = s.Reply.Success()
+		errVars = append(errVars, d.name)
 	}
 	errList := "nil"
 	if len(errVars) > 0 {
@@ -206,15 +197,15 @@ func (g *goGen) script(w *bytes.Buffer, s *manifest.Script, sha string) {
 	// The reply type.
 	typ, dec := "Value", "decodeAny"
 	replyDoc := "Its reply has no contract in the manifest: it is returned as is."
-	if s.Reply != nil {
+	if sm.contract {
 		replyDoc = "Its reply contract: " + s.Reply.String()
-		if succ != nil {
-			typ, dec = g.goType(succ, n+"Reply", n, what)
+		if sm.reply != nil {
+			typ, dec = g.goType(sm.reply, n+"Reply", n, what)
 		}
 	}
 	call := fmt.Sprintf("c.call(ctx, &%s, []string{%s}, []string{%s}, %s)", varName, fields("keys.", s.Keys), fields("args.", s.Args), errList)
 	fmt.Fprintf(w, "// %s calls script %s (%s).\n// %s\n", n, s.Name, s.File, replyDoc)
-	if s.Reply != nil && succ == nil {
+	if sm.contract && sm.reply == nil {
 		g.replyTypes[s.Name] = ""
 		fmt.Fprintf(w, "func (c *Client) %s(ctx context.Context, keys %s, args %s) error {\n\t_, err := %s\n\treturn err\n}\n\n", n, keysT, argsT, call)
 		return
@@ -251,35 +242,53 @@ func errName(e *contract.Type) string {
 	return name
 }
 
-// goType returns the Go type of t and the name of its decoder
+// goType returns the Go type of sh and the name of its decoder
 // func(Value, string) (T, error). name is the name to give a declared type
 // (a struct, an enum, a sum), prefix the name its variants and constants
 // start with.
-func (g *goGen) goType(t *contract.Type, name, prefix, what string) (typ, dec string) {
-	switch t.Kind {
-	case contract.Integer:
-		return "int64", "decodeInteger"
-	case contract.String:
-		return "string", "decodeString"
-	case contract.Status:
-		return "string", "decodeStatus"
-	case contract.Boolean:
-		return "bool", "decodeBoolean"
-	case contract.Double:
-		return "float64", "decodeDouble"
-	case contract.Any:
+func (g *goGen) goType(sh *shape, name, prefix, what string) (typ, dec string) {
+	t := sh.t
+	switch sh.kind {
+	case shapeScalar:
+		switch t.Kind {
+		case contract.Integer:
+			return "int64", "decodeInteger"
+		case contract.String:
+			return "string", "decodeString"
+		case contract.Status:
+			return "string", "decodeStatus"
+		case contract.Boolean:
+			return "bool", "decodeBoolean"
+		case contract.Double:
+			return "float64", "decodeDouble"
+		}
 		return "Value", "decodeAny"
-	case contract.IntLit, contract.StrLit, contract.StatLit, contract.Nil:
+	case shapeLiteral:
 		// A lone literal carries no data: its Go value is struct{}.
 		return "struct{}", g.decoder("struct{}", literalCheck(t, "v", "path", "struct{}{}")+"\treturn struct{}{}, nil\n")
-	case contract.Array:
-		et, ed := g.goType(t.Elem, name+"Elem", prefix, what)
+	case shapeArray:
+		et, ed := g.goType(sh.elem, name+"Elem", prefix, what)
 		body := fmt.Sprintf("\tif v.Kind != KindArray {\n\t\treturn nil, miss(path, %q, v)\n\t}\n\tout := make([]%s, len(v.Elems))\n\tfor i, e := range v.Elems {\n\t\tx, err := %s(e, elemPath(path, i))\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\tout[i] = x\n\t}\n\treturn out, nil\n", t.Plain(), et, ed)
 		return "[]" + et, g.decoder("[]"+et, body)
-	case contract.Tuple:
-		return g.tuple(t, name, prefix, what, "")
-	case contract.Union:
-		return g.union(t, name, prefix, what)
+	case shapeTuple:
+		return g.tuple(sh, name, prefix, what, "")
+	case shapeOptional:
+		et, ed := g.goType(sh.elem, name, prefix, what)
+		body := fmt.Sprintf("\tif v.Kind == KindNil {\n\t\treturn nil, nil\n\t}\n\tx, err := %s(v, path)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn &x, nil\n", ed)
+		return "*" + et, g.decoder("*"+et, body)
+	case shapeEnum:
+		return g.enum(t, name, prefix, what)
+	case shapeTagged:
+		return g.sum(sh, name, prefix, what)
+	case shapeAnyOf:
+		// The reply as is, once one alternative matches.
+		var body bytes.Buffer
+		for i, a := range sh.alts {
+			_, ad := g.goType(a, fmt.Sprintf("%sAlt%d", name, i+1), prefix, what)
+			fmt.Fprintf(&body, "\tif _, err := %s(v, path); err == nil {\n\t\treturn v, nil\n\t}\n", ad)
+		}
+		fmt.Fprintf(&body, "\treturn Value{}, miss(path, %q, v)\n", t.Plain())
+		return "Value", g.decoder("Value", body.String())
 	}
 	return "Value", "decodeAny"
 }
@@ -299,14 +308,6 @@ func literalCheck(t *contract.Type, v, path, zero string) string {
 	return fmt.Sprintf("\tif err := %s; err != nil {\n\t\treturn %s, err\n\t}\n", call, zero)
 }
 
-func isLiteral(t *contract.Type) bool {
-	switch t.Kind {
-	case contract.IntLit, contract.StrLit, contract.StatLit, contract.Nil:
-		return true
-	}
-	return false
-}
-
 // decoder declares an anonymous decoder returning typ with body, sharing
 // one with the same body.
 func (g *goGen) decoder(typ, body string) string {
@@ -321,29 +322,24 @@ func (g *goGen) decoder(typ, body string) string {
 	return n
 }
 
-// tuple declares a struct for tuple t: a field per element that is not a
+// tuple declares a struct for tuple sh: a field per element that is not a
 // literal, named by its label or its position. method, when set, is the
 // sum type's marker method the struct implements.
-func (g *goGen) tuple(t *contract.Type, name, prefix, what, method string) (string, string) {
+func (g *goGen) tuple(sh *shape, name, prefix, what, method string) (string, string) {
+	t := sh.t
 	g.declare(name, what)
 	var fieldsDecl, body bytes.Buffer
 	fmt.Fprintf(&body, "\tvar out %s\n\tif v.Kind != KindArray || len(v.Elems) != %d {\n\t\treturn out, miss(path, %q, v)\n\t}\n", name, len(t.Elems), t.Plain())
-	used := map[string]bool{}
-	for i, e := range t.Elems {
+	names := fieldNames(sh.fields, map[string]bool{}, camel, func(i int) string { return fmt.Sprintf("E%d", i) }, func(f string, i int) string { return fmt.Sprintf("%sE%d", f, i) })
+	for k, fd := range sh.fields {
+		i, e := fd.index, fd.t
 		at := fmt.Sprintf("elemPath(path, %d)", i)
-		if isLiteral(e) {
+		if fd.literal {
 			body.WriteString(literalCheck(e, fmt.Sprintf("v.Elems[%d]", i), at, "out"))
 			continue
 		}
-		f := fmt.Sprintf("E%d", i)
-		if e.Label != "" {
-			f = camel(e.Label)
-		}
-		if used[f] {
-			f = fmt.Sprintf("%sE%d", f, i)
-		}
-		used[f] = true
-		et, ed := g.goType(e, name+f, prefix+camel(e.Label), what)
+		f := names[k]
+		et, ed := g.goType(fd.shape, name+f, prefix+camel(e.Label), what)
 		fmt.Fprintf(&fieldsDecl, "\t%s %s // reply[%d]: %s\n", f, et, i, e.Plain())
 		fmt.Fprintf(&body, "\tif x, err := %s(v.Elems[%d], %s); err != nil {\n\t\treturn out, err\n\t} else {\n\t\tout.%s = x\n\t}\n", ed, i, at, f)
 	}
@@ -357,107 +353,34 @@ func (g *goGen) tuple(t *contract.Type, name, prefix, what, method string) (stri
 	return name, dec
 }
 
-// union maps the common shapes: T | nil to *T, integer or string literals
-// to an enum, tuples tagged by a literal first element to a sum type; any
-// other union is a Value that matches one alternative.
-func (g *goGen) union(t *contract.Type, name, prefix, what string) (string, string) {
-	alts := t.Alts
-	// T | nil
-	if len(alts) == 2 && (alts[0].Kind == contract.Nil) != (alts[1].Kind == contract.Nil) {
-		other := alts[0]
-		if other.Kind == contract.Nil {
-			other = alts[1]
-		}
-		et, ed := g.goType(other, name, prefix, what)
-		body := fmt.Sprintf("\tif v.Kind == KindNil {\n\t\treturn nil, nil\n\t}\n\tx, err := %s(v, path)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn &x, nil\n", ed)
-		return "*" + et, g.decoder("*"+et, body)
+// sum declares an interface for a tagged union with one struct per
+// alternative.
+func (g *goGen) sum(sh *shape, name, prefix, what string) (string, string) {
+	t := sh.t
+	method := "is" + name
+	g.declare(name, what)
+	vnames := make([]string, len(sh.variants))
+	for i, v := range sh.variants {
+		vnames[i] = prefix + v.suffix
 	}
-	all := func(k contract.Kind) bool {
-		for _, a := range alts {
-			if a.Kind != k {
-				return false
-			}
-		}
-		return true
-	}
-	if all(contract.IntLit) || all(contract.StrLit) {
-		return g.enum(t, name, prefix, what)
-	}
-	if tags, ok := tagged(alts); ok {
-		method := "is" + name
-		g.declare(name, what)
-		fmt.Fprintf(&g.decls, "// %s is one of the replies %s: %s.\ntype %s interface{ %s() }\n\n", name, t.Plain(), strings.Join(variantNames(alts, tags, prefix), ", "), name, method)
-		var body bytes.Buffer
-		body.WriteString("\tif v.Kind == KindArray && len(v.Elems) > 0 {\n\t\tswitch tag := v.Elems[0]; {\n")
-		for i, a := range alts {
-			vn := variantNames(alts, tags, prefix)[i]
-			_, vd := g.tuple(a, vn, vn, what, method)
-			cond := ""
-			if a.Elems[0].Kind == contract.IntLit {
-				cond = fmt.Sprintf("tag.Kind == KindInt && tag.Int == %d", a.Elems[0].Int)
-			} else {
-				cond = fmt.Sprintf("(tag.Kind == KindBulk || tag.Kind == KindStatus) && tag.Str == %q", a.Elems[0].Str)
-			}
-			fmt.Fprintf(&body, "\t\tcase %s:\n\t\t\treturn %s(v, path)\n", cond, vd)
-		}
-		fmt.Fprintf(&body, "\t\t}\n\t}\n\treturn nil, miss(path, %q, v)\n", t.Plain())
-		dec := "decode" + name
-		fmt.Fprintf(&g.decls, "func %s(v Value, path string) (%s, error) {\n%s}\n\n", dec, name, body.String())
-		return name, dec
-	}
-	// Any other union: the reply as is, once one alternative matches.
+	fmt.Fprintf(&g.decls, "// %s is one of the replies %s: %s.\ntype %s interface{ %s() }\n\n", name, t.Plain(), strings.Join(vnames, ", "), name, method)
 	var body bytes.Buffer
-	for i, a := range alts {
-		_, ad := g.goType(a, fmt.Sprintf("%sAlt%d", name, i+1), prefix, what)
-		fmt.Fprintf(&body, "\tif _, err := %s(v, path); err == nil {\n\t\treturn v, nil\n\t}\n", ad)
+	body.WriteString("\tif v.Kind == KindArray && len(v.Elems) > 0 {\n\t\tswitch tag := v.Elems[0]; {\n")
+	for i, v := range sh.variants {
+		vn := vnames[i]
+		_, vd := g.tuple(v.tuple, vn, vn, what, method)
+		cond := ""
+		if v.tag.Kind == contract.IntLit {
+			cond = fmt.Sprintf("tag.Kind == KindInt && tag.Int == %d", v.tag.Int)
+		} else {
+			cond = fmt.Sprintf("(tag.Kind == KindBulk || tag.Kind == KindStatus) && tag.Str == %q", v.tag.Str)
+		}
+		fmt.Fprintf(&body, "\t\tcase %s:\n\t\t\treturn %s(v, path)\n", cond, vd)
 	}
-	fmt.Fprintf(&body, "\treturn Value{}, miss(path, %q, v)\n", t.Plain())
-	return "Value", g.decoder("Value", body.String())
-}
-
-// tagged reports whether every alternative is a tuple whose first element
-// is a distinct literal, and returns the tags' names.
-func tagged(alts []*contract.Type) ([]string, bool) {
-	seen := map[string]bool{}
-	var tags []string
-	for _, a := range alts {
-		if a.Kind != contract.Tuple || len(a.Elems) == 0 {
-			return nil, false
-		}
-		first := a.Elems[0]
-		var tag string
-		switch first.Kind {
-		case contract.IntLit:
-			tag = "i" + strconv.FormatInt(first.Int, 10)
-		case contract.StrLit:
-			tag = "s" + first.Str
-		default:
-			return nil, false
-		}
-		if seen[tag] {
-			return nil, false
-		}
-		seen[tag] = true
-		tags = append(tags, tag)
-	}
-	return tags, true
-}
-
-// variantNames names the variants of a tagged union: prefix and the
-// alternative's label, else its string tag, else its integer tag.
-func variantNames(alts []*contract.Type, tags []string, prefix string) []string {
-	out := make([]string, len(alts))
-	for i, a := range alts {
-		switch {
-		case a.Label != "":
-			out[i] = prefix + camel(a.Label)
-		case tags[i][0] == 's':
-			out[i] = prefix + literalName(tags[i][1:])
-		default:
-			out[i] = prefix + intName(a.Elems[0].Int)
-		}
-	}
-	return out
+	fmt.Fprintf(&body, "\t\t}\n\t}\n\treturn nil, miss(path, %q, v)\n", t.Plain())
+	dec := "decode" + name
+	fmt.Fprintf(&g.decls, "func %s(v Value, path string) (%s, error) {\n%s}\n\n", dec, name, body.String())
+	return name, dec
 }
 
 func intName(n int64) string {
@@ -518,20 +441,11 @@ func (g *goGen) enum(t *contract.Type, name, prefix, what string) (string, strin
 
 // caller writes a key builder for caller c: For<Caller>(placeholders...)
 // returns a value whose methods call the caller's scripts with its keys.
-func (g *goGen) caller(w *bytes.Buffer, c *manifest.Caller) {
+func (g *goGen) caller(w *bytes.Buffer, cm *callerModel) {
+	c, params := cm.c, cm.params
 	n := camel(c.Name)
 	typ := g.declare(n+"Caller", "caller "+c.Name)
 	ctor := g.declare("For"+n, "caller "+c.Name)
-	var params []string
-	seen := map[string]bool{}
-	for _, k := range c.Keys {
-		for _, seg := range templateSegments(k.Template) {
-			if seg.placeholder && !seen[seg.text] {
-				seen[seg.text] = true
-				params = append(params, seg.text)
-			}
-		}
-	}
 	fmt.Fprintf(w, "// %s calls the scripts of caller %s with its key templates:\n", typ, c.Name)
 	for _, k := range c.Keys {
 		fmt.Fprintf(w, "//\t%s: %s\n", k.Name, k.Template)
@@ -547,22 +461,53 @@ func (g *goGen) caller(w *bytes.Buffer, c *manifest.Caller) {
 		sig[i] = lowerCamel(p) + " string"
 		assign[i] = lowerCamel(p) + ": " + lowerCamel(p)
 	}
-	fmt.Fprintf(w, "// %s returns caller %s's scripts with its keys built from %s.\n", ctor, c.Name, strings.Join(params, ", "))
-	fmt.Fprintf(w, "func (c *Client) %s(%s) %s {\n\treturn %s{c: c", ctor, strings.Join(sig, ", "), typ, typ)
+	patterns := map[*keyCheck]string{}
+	for _, k := range cm.checks {
+		if k.kind == checkPattern {
+			v := g.declare("pattern"+n+camel(k.params[0]), "caller "+c.Name)
+			patterns[k] = v
+			g.regexp = true
+			fmt.Fprintf(w, "// %s is placeholders.%s.pattern of caller %s.\nvar %s = regexp.MustCompile(%q)\n\n", v, k.params[0], c.Name, v, k.pattern)
+		}
+	}
+	fmt.Fprintf(w, "// %s returns caller %s's scripts with its keys built from %s,\n// or a *PlaceholderError for a value its declared placeholders refuse or\n// that would break a key's hash tag.\n", ctor, c.Name, strings.Join(params, ", "))
+	fmt.Fprintf(w, "func (c *Client) %s(%s) (%s, error) {\n", ctor, strings.Join(sig, ", "), typ)
+	for _, k := range cm.checks {
+		p := lowerCamel(k.params[0])
+		var cond string
+		switch k.kind {
+		case checkNonEmpty:
+			cond = p + ` == ""`
+		case checkPattern:
+			cond = "!" + patterns[k] + ".MatchString(" + p + ")"
+		case checkNoOpen:
+			cond = "strings.Contains(" + p + `, "{")`
+		case checkNoClose:
+			cond = "strings.Contains(" + p + `, "}")`
+		case checkTagNonEmpty:
+			var parts []string
+			for _, q := range k.params {
+				parts = append(parts, lowerCamel(q)+` == ""`)
+			}
+			cond = strings.Join(parts, " && ")
+		}
+		value := p
+		if len(k.params) > 1 {
+			value = `""`
+		}
+		fmt.Fprintf(w, "\tif %s {\n\t\treturn %s{}, &PlaceholderError{Caller: %q, Placeholder: %q, Value: %s, Reason: %q}\n\t}\n", cond, typ, c.Name, strings.Join(k.params, ", "), value, k.reason)
+	}
+	fmt.Fprintf(w, "\treturn %s{c: c", typ)
 	if len(assign) > 0 {
 		w.WriteString(", " + strings.Join(assign, ", "))
 	}
-	w.WriteString("}\n}\n\n")
-	for _, sn := range c.Scripts {
-		s := g.m.Script(sn)
-		if s == nil {
-			continue
-		}
+	w.WriteString("}, nil\n}\n\n")
+	for _, cs := range cm.scripts {
+		s := cs.s.s
 		sname := camel(s.Name)
 		var keys []string
-		for _, k := range s.Keys {
-			tmpl, _ := c.Template(k)
-			keys = append(keys, camel(k)+": "+templateExpr(tmpl, "k."))
+		for i, k := range s.Keys {
+			keys = append(keys, camel(k)+": "+templateExpr(cs.keys[i], "k."))
 		}
 		ret := "(" + g.replyTypes[s.Name] + ", error)"
 		if g.replyTypes[s.Name] == "" {
@@ -598,11 +543,11 @@ func templateSegments(t string) []segment {
 	return out
 }
 
-// templateExpr is the Go expression that builds template t from the
+// templateExpr is the Go expression that builds a template's segments from the
 // fields of recv.
-func templateExpr(t, recv string) string {
+func templateExpr(segs []segment, recv string) string {
 	var parts []string
-	for _, s := range templateSegments(t) {
+	for _, s := range segs {
 		if s.placeholder {
 			parts = append(parts, recv+lowerCamel(s.text))
 		} else {

@@ -173,6 +173,21 @@ func (e *CrossSlotError) Error() string {
 	return fmt.Sprintf("%s: keys %q do not hash to one cluster slot: give them a common hash tag such as {id}", e.Script, e.Keys)
 }
 
+// PlaceholderError is a value a caller's key builder refuses: one its
+// declared placeholders (non_empty, pattern) exclude, or one that would
+// break a key's hash tag (a '{' before the tag, a '}' inside it, an empty
+// tag). Nothing is built or sent.
+type PlaceholderError struct {
+	Caller      string
+	Placeholder string // the placeholder's name (names, comma-separated, for an empty tag)
+	Value       string
+	Reason      string
+}
+
+func (e *PlaceholderError) Error() string {
+	return fmt.Sprintf("caller %s: placeholder <%s> = %q %s", e.Caller, e.Placeholder, e.Value, e.Reason)
+}
+
 // mismatch is a decoder's failure: path and want, the part of the reply.
 type mismatch struct {
 	path, want string

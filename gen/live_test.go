@@ -98,8 +98,8 @@ func goCmd(t *testing.T, dir string, env []string, args ...string) string {
 func TestGoBindings(t *testing.T) {
 	dir := bindModule(t)
 	goCmd(t, dir, nil, "vet", "./...")
-	out := goCmd(t, dir, nil, "test", "-count=1", "-run", "TestNoRetryAfterTimeout|TestNoscriptOnlyByPrefix|TestContractError", "-v", ".")
-	for _, name := range []string{"TestNoRetryAfterTimeout", "TestNoscriptOnlyByPrefix", "TestContractError"} {
+	out := goCmd(t, dir, nil, "test", "-count=1", "-run", "TestNoRetryAfterTimeout|TestNoscriptOnlyByPrefix|TestContractError|TestPlaceholderChecks", "-v", ".")
+	for _, name := range []string{"TestNoRetryAfterTimeout", "TestNoscriptOnlyByPrefix", "TestContractError", "TestPlaceholderChecks"} {
 		if !strings.Contains(out, "--- PASS: "+name) {
 			t.Errorf("%s did not pass:\n%s", name, out)
 		}
@@ -114,19 +114,14 @@ func TestGoBindings(t *testing.T) {
 func TestGoBindingsLive(t *testing.T) {
 	dir := bindModule(t)
 	standalone := redistest.Standalone(t)
+	primary, replica := redistest.Replicated(t)
 	cluster := redistest.NewCluster(t)
-	m, err := manifest.Load(bindings["catalogrefresh"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib := filepath.Join(t.TempDir(), "library.lua")
-	if err := os.WriteFile(lib, m.FunctionsLibrary(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	env := []string{
 		"BINDTEST_STANDALONE=" + standalone.Addr,
+		"BINDTEST_REPLICATED=" + primary.Addr + "," + replica.Addr,
 		"BINDTEST_CLUSTER=" + strings.Join(cluster.Addrs(), ","),
-		"BINDTEST_CATALOG_FUNCTIONS=" + lib,
+		"BINDTEST_CATALOG_FUNCTIONS=" + functionsFile(t, "catalogrefresh"),
+		"BINDTEST_RO_FUNCTIONS=" + functionsFile(t, "rotest"),
 	}
 	out := goCmd(t, dir, env, "test", "-count=1", "-v", ".")
 	for _, name := range []string{"TestCatalogRefresh", "TestCatalogRefreshWrongTypeIsUndeclared", "TestCatalogRefreshFunctions", "TestRateLimiter", "TestTokenBucket", "TestReliableQueue", "TestReadOnlyRouting"} {
@@ -136,7 +131,27 @@ func TestGoBindingsLive(t *testing.T) {
 			}
 		}
 	}
+	for _, sub := range []string{"standalone/rueidis", "standalone/go-redis", "cluster/rueidis", "cluster/go-redis"} {
+		if !strings.Contains(out, "--- PASS: TestReplicaReads/"+sub) {
+			t.Errorf("TestReplicaReads/%s did not pass", sub)
+		}
+	}
 	if t.Failed() {
 		t.Log(out)
 	}
+}
+
+// functionsFile writes the Functions library of a binding's manifest to a
+// file and returns its path.
+func functionsFile(t *testing.T, binding string) string {
+	t.Helper()
+	m, err := manifest.Load(bindings[binding])
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), binding+".lua")
+	if err := os.WriteFile(path, m.FunctionsLibrary(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

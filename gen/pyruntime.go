@@ -81,6 +81,18 @@ class CrossSlotError(Exception):
         self.keys = keys
 
 
+class PlaceholderError(ValueError):
+    """A value a caller's key builder refuses: one its declared placeholders
+    (non_empty, pattern) exclude, or one that would break a key's hash tag."""
+
+    def __init__(self, caller: str, placeholder: str, value: str, reason: str) -> None:
+        super().__init__("caller %s: placeholder <%s> = %r %s" % (caller, placeholder, value, reason))
+        self.caller = caller
+        self.placeholder = placeholder
+        self.value = value
+        self.reason = reason
+
+
 class _Mismatch(Exception):
     def __init__(self, path: str, want: str) -> None:
         super().__init__(path, want)
@@ -290,8 +302,24 @@ class _AsyncExecutes(Protocol):
     async def execute_command(self, *args: Any, **options: Any) -> Any: ...
 
 
+def _replica_for(client: object, cmd: Command) -> object:
+    """The replica a _RO command goes to on a redis-py cluster client built
+    with read_from_replicas=True, None otherwise (the client routes it).
+    redis-py 4 does not count EVALSHA_RO, EVAL_RO and FCALL_RO among its
+    read commands, so it would send them to the primary: the adapter names
+    the first replica of the first key's slot (get_node_from_key)."""
+    if not cmd.read_only or not cmd.keys or not getattr(client, "read_from_replicas", False):
+        return None
+    node_from_key = getattr(client, "get_node_from_key", None)
+    if node_from_key is None:
+        return None
+    node: object = node_from_key(cmd.keys[0], replica=True)
+    return node
+
+
 class RedisPyConn:
-    """Adapts a redis-py client (redis.Redis, redis.cluster.RedisCluster)."""
+    """Adapts a redis-py client (redis.Redis, redis.cluster.RedisCluster;
+    with read_from_replicas=True, _RO commands go to a replica)."""
 
     def __init__(self, client: _Executes) -> None:
         self._c = client
@@ -299,7 +327,11 @@ class RedisPyConn:
     def send(self, cmd: Command) -> object:
         try:
             # numkeys as an int: redis-py's cluster routing reads it so.
-            return _from_py(self._c.execute_command(cmd.name, cmd.script, len(cmd.keys), *cmd.keys, *cmd.args))
+            args = (cmd.name, cmd.script, len(cmd.keys), *cmd.keys, *cmd.args)
+            node = _replica_for(self._c, cmd)
+            if node is not None:
+                return _from_py(self._c.execute_command(*args, target_nodes=node))
+            return _from_py(self._c.execute_command(*args))
         except Exception as e:
             if _is_response_error(e):
                 return ErrorReply(_error_text(e))
@@ -307,14 +339,25 @@ class RedisPyConn:
 
 
 class AsyncRedisPyConn:
-    """Adapts a redis-py asyncio client (redis.asyncio.Redis)."""
+    """Adapts a redis-py asyncio client (redis.asyncio.Redis,
+    redis.asyncio.cluster.RedisCluster; with read_from_replicas=True, _RO
+    commands go to a replica)."""
 
     def __init__(self, client: _AsyncExecutes) -> None:
         self._c = client
 
     async def send(self, cmd: Command) -> object:
         try:
-            return _from_py(await self._c.execute_command(cmd.name, cmd.script, len(cmd.keys), *cmd.keys, *cmd.args))
+            args = (cmd.name, cmd.script, len(cmd.keys), *cmd.keys, *cmd.args)
+            if cmd.read_only and getattr(self._c, "read_from_replicas", False):
+                # An asyncio cluster client learns its slots on first use.
+                initialize = getattr(self._c, "initialize", None)
+                if initialize is not None:
+                    await initialize()
+            node = _replica_for(self._c, cmd)
+            if node is not None:
+                return _from_py(await self._c.execute_command(*args, target_nodes=node))
+            return _from_py(await self._c.execute_command(*args))
         except Exception as e:
             if _is_response_error(e):
                 return ErrorReply(_error_text(e))

@@ -12,10 +12,8 @@ import (
 
 // pyGen writes one Python binding.
 type pyGen struct {
-	m     *manifest.Manifest
+	lib   *library
 	decls bytes.Buffer
-	errs  map[string]string
-	order []string
 	decs  map[string]string
 	n     int
 }
@@ -37,29 +35,31 @@ func pyName(s string) string {
 func pyString(s string) string { return jsString(s) } // JSON strings are Python string literals
 
 func generatePython(m *manifest.Manifest, sum *manifest.Sum) ([]File, error) {
-	g := &pyGen{m: m, errs: map[string]string{}, decs: map[string]string{}}
-	shas := map[string]string{}
-	for _, e := range sum.Version(m.Version) {
-		shas[e.Script] = e.SHA
-	}
+	lib := newLibrary(m, sum)
+	g := &pyGen{lib: lib, decs: map[string]string{}}
 	var scripts, sync, async, callers bytes.Buffer
-	for _, s := range m.Scripts {
-		g.script(&scripts, &sync, &async, s, shas[s.Name])
+	for _, s := range lib.scripts {
+		g.script(&scripts, &sync, &async, s)
 	}
-	for _, c := range m.Callers {
+	for _, c := range lib.callers {
 		g.caller(&sync, &async, &callers, c)
 	}
-	mode := "scripts"
-	if m.Deploy == manifest.DeployFunctions {
-		mode = "functions"
-	}
+	mode := lib.mode
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\"\"\"Calls the scripts of library %s, version %d (see docs/bindings.md of scriptctl).\"\"\"\n\n", Header(m), m.Library, m.Version)
-	b.WriteString("from __future__ import annotations\n\nimport dataclasses\nfrom typing import Any, Callable, Final, List, Literal, Optional, Protocol, Tuple, TypeVar, Union\n")
+	imports := "import dataclasses\n"
+	for _, c := range lib.callers {
+		for _, k := range c.checks {
+			if k.kind == checkPattern {
+				imports = "import dataclasses\nimport re\n"
+			}
+		}
+	}
+	b.WriteString("from __future__ import annotations\n\n" + imports + "from typing import Any, Callable, Final, List, Literal, Optional, Protocol, Tuple, TypeVar, Union\n")
 	b.WriteString(pyRuntime)
 	fmt.Fprintf(&b, "\n\nLIBRARY: Final = %s\nVERSION: Final = %d\n# How a client calls the scripts unless told otherwise: the manifest says deploy: %s.\nDEFAULT_MODE: Final = %q\n\n", pyString(m.Library), m.Version, m.Deploy, mode)
-	for _, p := range g.order {
-		fmt.Fprintf(&b, "%s: Final = DeclaredError(%s)\n", g.errs[p], pyString(p))
+	for _, d := range lib.errors {
+		fmt.Fprintf(&b, "%s: Final = DeclaredError(%s)\n", d.name, pyString(d.prefix))
 	}
 	b.WriteString("\n")
 	b.Write(scripts.Bytes())
@@ -73,32 +73,20 @@ func generatePython(m *manifest.Manifest, sum *manifest.Sum) ([]File, error) {
 	return []File{{Name: GoPackage(m.Library) + ".py", Data: b.Bytes()}}, nil
 }
 
-func (g *pyGen) script(w, sync, async *bytes.Buffer, s *manifest.Script, sha string) {
+func (g *pyGen) script(w, sync, async *bytes.Buffer, sm *scriptModel) {
+	s, sha := sm.s, sm.sha
 	n := camel(s.Name)
 	fmt.Fprintf(w, "%s_SHA1: Final = %q\n\n_SCRIPT_%s = _Script(\n    name=%s,\n    sha=%s_SHA1,\n    fn=%s,\n    read_only=%s,\n    idempotent=%s,\n    any_slot=%s,\n    body=%s,\n)\n\n",
-		strings.ToUpper(s.Name), sha, strings.ToUpper(s.Name), pyString(s.Name), strings.ToUpper(s.Name), pyString(g.m.FunctionName(s.Name)),
-		pyBool(s.HasFlag("no-writes")), pyBool(s.Idempotent), pyBool(s.HasFlag("no-cluster")), pyString(string(s.Source)))
+		strings.ToUpper(s.Name), sha, strings.ToUpper(s.Name), pyString(s.Name), strings.ToUpper(s.Name), pyString(sm.function),
+		pyBool(sm.readOnly), pyBool(sm.idempotent), pyBool(sm.anySlot), pyString(string(s.Source)))
 	var errVars []string
-	var succ *contract.Type
-	if s.Reply != nil {
-		for _, e := range s.Reply.Errors() {
-			if e.Str == "" {
-				continue
-			}
-			v, ok := g.errs[e.Str]
-			if !ok {
-				v = "Err" + errName(e)
-				g.errs[e.Str] = v
-				g.order = append(g.order, e.Str)
-			}
-			errVars = append(errVars, v)
-		}
-		succ = s.Reply.Success()
+	for _, d := range sm.errs {
+		errVars = append(errVars, d.name)
 	}
 	typ, dec := "object", "_decode_any"
-	if s.Reply != nil {
-		if succ != nil {
-			t, d := g.pyType(succ, n+"Reply", n)
+	if sm.contract {
+		if sm.reply != nil {
+			t, d := g.pyType(sm.reply, n+"Reply", n)
 			fmt.Fprintf(&g.decls, "%sReply = %s\n\n", n, t)
 			typ, dec = n+"Reply", d
 		} else {
@@ -160,92 +148,40 @@ func pyLiteral(t *contract.Type) string {
 	return pyString(t.Str)
 }
 
-func (g *pyGen) pyType(t *contract.Type, name, prefix string) (string, string) {
-	switch t.Kind {
-	case contract.Integer:
-		return "int", "_decode_integer"
-	case contract.String, contract.Status:
-		return "str", "_decode_string"
-	case contract.Boolean:
-		return "bool", "_decode_boolean"
-	case contract.Double:
-		return "float", "_decode_double"
-	case contract.Any:
+func (g *pyGen) pyType(sh *shape, name, prefix string) (string, string) {
+	t := sh.t
+	switch sh.kind {
+	case shapeScalar:
+		switch t.Kind {
+		case contract.Integer:
+			return "int", "_decode_integer"
+		case contract.String, contract.Status:
+			return "str", "_decode_string"
+		case contract.Boolean:
+			return "bool", "_decode_boolean"
+		case contract.Double:
+			return "float", "_decode_double"
+		}
 		return "object", "_decode_any"
-	case contract.Nil:
-		return "None", g.decoder("None", "    _expect(v, path, None)\n    return None")
-	case contract.IntLit, contract.StrLit, contract.StatLit:
+	case shapeLiteral:
+		if t.Kind == contract.Nil {
+			return "None", g.decoder("None", "    _expect(v, path, None)\n    return None")
+		}
 		lit := pyLiteral(t)
 		typ := "Literal[" + lit + "]"
 		return typ, g.decoder(typ, fmt.Sprintf("    _expect(v, path, %s)\n    return %s", lit, lit))
-	case contract.Array:
-		et, ed := g.pyType(t.Elem, name+"Elem", prefix)
+	case shapeArray:
+		et, ed := g.pyType(sh.elem, name+"Elem", prefix)
 		typ := "List[" + et + "]"
 		return typ, g.decoder(typ, fmt.Sprintf("    return [%s(e, path + \"[%%d]\" %% i) for i, e in enumerate(_array(v, path, -1, %s))]", ed, pyString(t.Plain())))
-	case contract.Tuple:
-		return g.tuple(t, name, prefix, "")
-	case contract.Union:
-		return g.union(t, name, prefix)
-	}
-	return "object", "_decode_any"
-}
-
-func (g *pyGen) tuple(t *contract.Type, name, prefix, kind string) (string, string) {
-	var fields, body bytes.Buffer
-	fmt.Fprintf(&body, "    a = _array(v, path, %d, %s)\n", len(t.Elems), pyString(t.Plain()))
-	var build []string
-	used := map[string]bool{}
-	for i, e := range t.Elems {
-		at := fmt.Sprintf("path + \"[%d]\"", i)
-		if isLiteral(e) {
-			fmt.Fprintf(&body, "    _expect(a[%d], %s, %s)\n", i, at, pyLiteral(e))
-			continue
-		}
-		f := fmt.Sprintf("e%d", i)
-		if e.Label != "" {
-			f = pyName(e.Label)
-		}
-		if used[f] {
-			f = fmt.Sprintf("%s_e%d", f, i)
-		}
-		used[f] = true
-		et, ed := g.pyType(e, name+camel(f), prefix)
-		fmt.Fprintf(&fields, "    %s: %s  # reply[%d]: %s\n", f, et, i, e.Plain())
-		build = append(build, fmt.Sprintf("%s=%s(a[%d], %s)", f, ed, i, at))
-	}
-	if kind != "" {
-		fmt.Fprintf(&fields, "    kind: Literal[%s] = %s\n", pyString(kind), pyString(kind))
-	}
-	if fields.Len() == 0 {
-		fields.WriteString("    pass\n")
-	}
-	fmt.Fprintf(&body, "    return %s(%s)", name, strings.Join(build, ", "))
-	fmt.Fprintf(&g.decls, "@dataclasses.dataclass(frozen=True)\nclass %s:\n    \"\"\"The reply %s.\"\"\"\n\n%s\n\n", name, t.Plain(), fields.String())
-	dec := "_decode_" + name
-	fmt.Fprintf(&g.decls, "def %s(v: object, path: str) -> %s:\n%s\n\n", dec, name, body.String())
-	return name, dec
-}
-
-func (g *pyGen) union(t *contract.Type, name, prefix string) (string, string) {
-	alts := t.Alts
-	if len(alts) == 2 && (alts[0].Kind == contract.Nil) != (alts[1].Kind == contract.Nil) {
-		other := alts[0]
-		if other.Kind == contract.Nil {
-			other = alts[1]
-		}
-		et, ed := g.pyType(other, name, prefix)
+	case shapeTuple:
+		return g.tuple(sh, name, prefix, "")
+	case shapeOptional:
+		et, ed := g.pyType(sh.elem, name, prefix)
 		typ := "Optional[" + et + "]"
 		return typ, g.decoder(typ, fmt.Sprintf("    return None if v is None else %s(v, path)", ed))
-	}
-	all := func(k contract.Kind) bool {
-		for _, a := range alts {
-			if a.Kind != k {
-				return false
-			}
-		}
-		return true
-	}
-	if all(contract.IntLit) || all(contract.StrLit) {
+	case shapeEnum:
+		alts := t.Alts
 		lits := make([]string, len(alts))
 		for i, a := range alts {
 			lits[i] = pyLiteral(a)
@@ -267,51 +203,107 @@ func (g *pyGen) union(t *contract.Type, name, prefix string) (string, string) {
 		}
 		fmt.Fprintf(&body, "    raise _Mismatch(path, %s)", pyString(t.Plain()))
 		return typ, g.decoder(typ, body.String())
-	}
-	if tags, ok := tagged(alts); ok {
+	case shapeTagged:
 		var types []string
 		var body strings.Builder
 		body.WriteString("    if isinstance(v, list) and v:\n")
-		for i, a := range alts {
-			kind := tags[i][1:]
-			if a.Label != "" {
-				kind = a.Label
-			}
-			vn := variantNames(alts, tags, prefix)[i]
-			vt, vd := g.tuple(a, vn, vn, kind)
+		for _, v := range sh.variants {
+			vn := prefix + v.suffix
+			vt, vd := g.tuple(v.tuple, vn, vn, v.kind)
 			types = append(types, vt)
-			fmt.Fprintf(&body, "        if v[0] == %s:\n            return %s(v, path)\n", pyLiteral(a.Elems[0]), vd)
+			fmt.Fprintf(&body, "        if v[0] == %s:\n            return %s(v, path)\n", pyLiteral(v.tag), vd)
 		}
 		fmt.Fprintf(&body, "    raise _Mismatch(path, %s)", pyString(t.Plain()))
 		typ := "Union[" + strings.Join(types, ", ") + "]"
 		return typ, g.decoder(typ, body.String())
+	case shapeAnyOf:
+		var body strings.Builder
+		for i, a := range sh.alts {
+			_, ad := g.pyType(a, fmt.Sprintf("%sAlt%d", name, i+1), prefix)
+			fmt.Fprintf(&body, "    try:\n        %s(v, path)\n        return v\n    except _Mismatch:\n        pass\n", ad)
+		}
+		fmt.Fprintf(&body, "    raise _Mismatch(path, %s)", pyString(t.Plain()))
+		return "object", g.decoder("object", body.String())
 	}
-	var body strings.Builder
-	for i, a := range alts {
-		_, ad := g.pyType(a, fmt.Sprintf("%sAlt%d", name, i+1), prefix)
-		fmt.Fprintf(&body, "    try:\n        %s(v, path)\n        return v\n    except _Mismatch:\n        pass\n", ad)
-	}
-	fmt.Fprintf(&body, "    raise _Mismatch(path, %s)", pyString(t.Plain()))
-	return "object", g.decoder("object", body.String())
+	return "object", "_decode_any"
 }
 
-func (g *pyGen) caller(sync, async, w *bytes.Buffer, c *manifest.Caller) {
-	n := camel(c.Name)
-	var params []string
-	seen := map[string]bool{}
-	for _, k := range c.Keys {
-		for _, seg := range templateSegments(k.Template) {
-			if seg.placeholder && !seen[seg.text] {
-				seen[seg.text] = true
-				params = append(params, seg.text)
-			}
+func (g *pyGen) tuple(sh *shape, name, prefix, kind string) (string, string) {
+	t := sh.t
+	var fields, body bytes.Buffer
+	fmt.Fprintf(&body, "    a = _array(v, path, %d, %s)\n", len(t.Elems), pyString(t.Plain()))
+	var build []string
+	names := fieldNames(sh.fields, map[string]bool{}, pyName, func(i int) string { return fmt.Sprintf("e%d", i) }, func(f string, i int) string { return fmt.Sprintf("%s_e%d", f, i) })
+	for k, fd := range sh.fields {
+		i, e := fd.index, fd.t
+		at := fmt.Sprintf("path + \"[%d]\"", i)
+		if fd.literal {
+			fmt.Fprintf(&body, "    _expect(a[%d], %s, %s)\n", i, at, pyLiteral(e))
+			continue
 		}
+		f := names[k]
+		et, ed := g.pyType(fd.shape, name+camel(f), prefix)
+		fmt.Fprintf(&fields, "    %s: %s  # reply[%d]: %s\n", f, et, i, e.Plain())
+		build = append(build, fmt.Sprintf("%s=%s(a[%d], %s)", f, ed, i, at))
 	}
+	if kind != "" {
+		fmt.Fprintf(&fields, "    kind: Literal[%s] = %s\n", pyString(kind), pyString(kind))
+	}
+	if fields.Len() == 0 {
+		fields.WriteString("    pass\n")
+	}
+	fmt.Fprintf(&body, "    return %s(%s)", name, strings.Join(build, ", "))
+	fmt.Fprintf(&g.decls, "@dataclasses.dataclass(frozen=True)\nclass %s:\n    \"\"\"The reply %s.\"\"\"\n\n%s\n\n", name, t.Plain(), fields.String())
+	dec := "_decode_" + name
+	fmt.Fprintf(&g.decls, "def %s(v: object, path: str) -> %s:\n%s\n\n", dec, name, body.String())
+	return name, dec
+}
+
+func (g *pyGen) caller(sync, async, w *bytes.Buffer, cm *callerModel) {
+	c, params := cm.c, cm.params
+	n := camel(c.Name)
 	sig := []string{"self"}
 	pass := []string{"self"}
 	for _, p := range params {
 		sig = append(sig, pyName(p)+": str")
 		pass = append(pass, pyName(p))
+	}
+	check := ""
+	if len(cm.checks) > 0 {
+		check = "_check_" + pyName(strings.ReplaceAll(c.Name, "-", "_"))
+		var body strings.Builder
+		for _, k := range cm.checks {
+			p := pyName(k.params[0])
+			var cond string
+			switch k.kind {
+			case checkNonEmpty:
+				cond = p + ` == ""`
+			case checkPattern:
+				v := "_PATTERN_" + strings.ToUpper(pyName(strings.ReplaceAll(c.Name, "-", "_"))+"_"+k.params[0])
+				src, err := translatePattern(k.pattern, patternPython)
+				if err != nil {
+					src = "(?!)" // the manifest compiled it; not reached
+				}
+				fmt.Fprintf(w, "\n# placeholders.%s.pattern of caller %s: %s\n%s: Final = re.compile(%s)\n", k.params[0], c.Name, strings.ReplaceAll(k.pattern, "\n", " "), v, pyString(src))
+				cond = v + ".search(" + p + ") is None"
+			case checkNoOpen:
+				cond = `"{" in ` + p
+			case checkNoClose:
+				cond = `"}" in ` + p
+			case checkTagNonEmpty:
+				var parts []string
+				for _, q := range k.params {
+					parts = append(parts, pyName(q)+` == ""`)
+				}
+				cond = strings.Join(parts, " and ")
+			}
+			value := p
+			if len(k.params) > 1 {
+				value = `""`
+			}
+			fmt.Fprintf(&body, "    if %s:\n        raise PlaceholderError(%s, %s, %s, %s)\n", cond, pyString(c.Name), pyString(strings.Join(k.params, ", ")), value, pyString(k.reason))
+		}
+		fmt.Fprintf(w, "\n\ndef %s(%s) -> None:\n    \"\"\"Raises PlaceholderError for a value caller %s's placeholders refuse or that would break a key's hash tag.\"\"\"\n%s\n", check, strings.Join(sig[1:], ", "), c.Name, body.String())
 	}
 	for _, v := range []struct {
 		b      *bytes.Buffer
@@ -321,20 +313,20 @@ func (g *pyGen) caller(sync, async, w *bytes.Buffer, c *manifest.Caller) {
 		await  string
 	}{{sync, n + "Caller", "Client", "def", ""}, {async, "Async" + n + "Caller", "AsyncClient", "async def", "await "}} {
 		fmt.Fprintf(v.b, "\n    def for_%s(%s) -> %s:\n        \"\"\"Caller %s's scripts, with its keys built from %s.\"\"\"\n        return %s(%s)\n", pyName(c.Name), strings.Join(sig, ", "), v.class, c.Name, strings.Join(params, ", "), v.class, strings.Join(pass, ", "))
-		fmt.Fprintf(w, "\nclass %s:\n    \"\"\"Calls the scripts of caller %s with its key templates.\"\"\"\n\n    def __init__(self, c: %s%s) -> None:\n        self._c = c\n", v.class, c.Name, v.client, prefixJoin(", ", sig[1:]))
+		fmt.Fprintf(w, "\nclass %s:\n    \"\"\"Calls the scripts of caller %s with its key templates.\"\"\"\n\n    def __init__(self, c: %s%s) -> None:\n", v.class, c.Name, v.client, prefixJoin(", ", sig[1:]))
+		if check != "" {
+			fmt.Fprintf(w, "        %s(%s)\n", check, strings.Join(pass[1:], ", "))
+		}
+		w.WriteString("        self._c = c\n")
 		for _, p := range params {
 			fmt.Fprintf(w, "        self._%s = %s\n", pyName(p), pyName(p))
 		}
-		for _, sn := range c.Scripts {
-			s := g.m.Script(sn)
-			if s == nil {
-				continue
-			}
+		for _, cs := range cm.scripts {
+			s := cs.s.s
 			var keys, argsSig, argsPass []string
-			for _, k := range s.Keys {
-				tmpl, _ := c.Template(k)
+			for i := range s.Keys {
 				var parts []string
-				for _, seg := range templateSegments(tmpl) {
+				for _, seg := range cs.keys[i] {
 					if seg.placeholder {
 						parts = append(parts, "self._"+pyName(seg.text))
 					} else {
@@ -351,8 +343,8 @@ func (g *pyGen) caller(sync, async, w *bytes.Buffer, c *manifest.Caller) {
 				argsPass = append(argsPass, pyName(a))
 			}
 			ret := "object"
-			if s.Reply != nil {
-				if s.Reply.Success() == nil {
+			if cs.s.contract {
+				if cs.s.reply == nil {
 					ret = "None"
 				} else {
 					ret = camel(s.Name) + "Reply"

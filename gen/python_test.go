@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -67,10 +66,9 @@ func TestPythonBindings(t *testing.T) {
 		}
 		t.Skipf("redis-py is not installed (Debian python3-redis): the Python bindings are untested live:\n%s", out)
 	}
-	standalone := redistest.Standalone(t)
-	cluster := redistest.NewCluster(t)
-	got := run(t, dir, []string{"BINDTEST_STANDALONE=" + standalone.Addr, "BINDTEST_CLUSTER=" + strings.Join(cluster.Addrs(), ",")}, python, "live.py")
-	for _, want := range []string{"ok catalog standalone/redis-py", "ok examples standalone/redis-py", "ok catalog standalone/redis-py-asyncio", "ok catalog cluster/redis-py", "ok examples cluster/redis-py"} {
+	got := run(t, dir, liveEnv(t), python, "live.py")
+	for _, want := range []string{"ok placeholders", "ok protocol", "ok replica standalone/redis-py", "ok replica standalone/redis-py-asyncio", "ok replica cluster/redis-py", "ok replica cluster/redis-py-asyncio",
+		"ok catalog standalone/redis-py", "ok examples standalone/redis-py", "ok catalog standalone/redis-py-asyncio", "ok catalog cluster/redis-py", "ok catalog cluster/redis-py-asyncio", "ok examples cluster/redis-py"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
 		}

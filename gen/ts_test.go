@@ -94,13 +94,34 @@ func TestTSBindings(t *testing.T) {
 	dir := tsModule(t)
 	run(t, dir, nil, filepath.Join(dir, "node_modules", ".bin", "tsc"), "--strict", "--noEmit", "-p", ".")
 	run(t, dir, nil, filepath.Join(dir, "node_modules", ".bin", "tsc"), "-p", ".")
-	standalone := redistest.Standalone(t)
-	cluster := redistest.NewCluster(t)
-	out := run(t, dir, []string{"BINDTEST_STANDALONE=" + standalone.Addr, "BINDTEST_CLUSTER=" + strings.Join(cluster.Addrs(), ",")}, "node", filepath.Join("out", "live.js"))
-	for _, want := range []string{"ok catalog standalone/ioredis", "ok examples standalone/ioredis", "ok catalog standalone/node-redis", "ok examples standalone/node-redis", "ok catalog cluster/ioredis", "ok examples cluster/ioredis"} {
+	out := run(t, dir, liveEnv(t), "node", filepath.Join("out", "live.js"))
+	for _, want := range []string{"ok placeholders", "ok protocol", "ok replica standalone/ioredis", "ok replica standalone/node-redis", "ok replica cluster/ioredis", "ok replica cluster/node-redis",
+		"ok catalog standalone/ioredis", "ok examples standalone/ioredis", "ok catalog standalone/node-redis", "ok examples standalone/node-redis", "ok catalog cluster/ioredis", "ok examples cluster/ioredis", "ok catalog cluster/node-redis", "ok examples cluster/node-redis"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
+	}
+}
+
+// liveEnv starts the servers of the TypeScript and Python live tests (a
+// standalone server, a primary with a replica, a cluster of three primaries
+// with a replica each) and returns their addresses and the ro library's
+// Functions code and peek script for the live programs.
+func liveEnv(t *testing.T) []string {
+	t.Helper()
+	standalone := redistest.Standalone(t)
+	primary, replica := redistest.Replicated(t)
+	cluster := redistest.NewCluster(t)
+	peek, err := filepath.Abs(filepath.Join("testdata", "ro", "lua", "peek.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{
+		"BINDTEST_STANDALONE=" + standalone.Addr,
+		"BINDTEST_REPLICATED=" + primary.Addr + "," + replica.Addr,
+		"BINDTEST_CLUSTER=" + strings.Join(cluster.Addrs(), ","),
+		"BINDTEST_RO_FUNCTIONS=" + functionsFile(t, "rotest"),
+		"BINDTEST_RO_PEEK=" + peek,
 	}
 }
 

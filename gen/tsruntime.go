@@ -60,6 +60,17 @@ export class CrossSlotError extends Error {
   }
 }
 
+/**
+ * A value a caller's key builder refuses: one its declared placeholders
+ * (non_empty, pattern) exclude, or one that would break a key's hash tag.
+ */
+export class PlaceholderError extends Error {
+  constructor(readonly caller: string, readonly placeholder: string, readonly value: string, readonly reason: string) {
+    super("caller " + caller + ": placeholder <" + placeholder + "> = " + JSON.stringify(value) + " " + reason);
+    this.name = "PlaceholderError";
+  }
+}
+
 class Mismatch extends Error {
   constructor(readonly path: string, readonly want: string) {
     super("reply" + path + ": want " + want);
@@ -203,12 +214,15 @@ export interface IORedisLike {
   call(command: string, ...args: string[]): Promise<unknown>;
 }
 
-/** Adapts an ioredis client (Redis or Cluster). */
+/** Adapts an ioredis client (Redis or Cluster; a Cluster with scaleReads "slave" sends the _RO commands to replicas). */
 export function ioredisConn(c: IORedisLike): Conn {
   return {
     async send(cmd: Command): Promise<Reply> {
       try {
-        return fromJS(await c.call(cmd.name, cmd.script, String(cmd.keys.length), ...cmd.keys, ...cmd.args));
+        // Lowercase: an ioredis Cluster looks the name up case-sensitively
+        // in its command table, and sends only commands it finds flagged
+        // readonly (EVALSHA_RO, EVAL_RO, FCALL_RO) to replicas.
+        return fromJS(await c.call(cmd.name.toLowerCase(), cmd.script, String(cmd.keys.length), ...cmd.keys, ...cmd.args));
       } catch (err) {
         if (isReplyError(err)) return new ErrorReply(err.message);
         throw err;

@@ -13,40 +13,32 @@ import (
 
 // tsGen writes one TypeScript binding.
 type tsGen struct {
-	m     *manifest.Manifest
+	lib   *library
 	decls bytes.Buffer
-	errs  map[string]string // declared error prefix -> constant name
-	order []string
 	decs  map[string]string // decoder body -> name
 	n     int
 }
 
 func generateTS(m *manifest.Manifest, sum *manifest.Sum) ([]File, error) {
-	g := &tsGen{m: m, errs: map[string]string{}, decs: map[string]string{}}
-	shas := map[string]string{}
-	for _, e := range sum.Version(m.Version) {
-		shas[e.Script] = e.SHA
-	}
+	lib := newLibrary(m, sum)
+	g := &tsGen{lib: lib, decs: map[string]string{}}
 	var scripts, methods, callers bytes.Buffer
-	for _, s := range m.Scripts {
-		g.script(&scripts, &methods, s, shas[s.Name])
+	for _, s := range lib.scripts {
+		g.script(&scripts, &methods, s)
 	}
-	for _, c := range m.Callers {
+	for _, c := range lib.callers {
 		g.caller(&methods, &callers, c)
 	}
-	mode := "scripts"
-	if m.Deploy == manifest.DeployFunctions {
-		mode = "functions"
-	}
+	mode := lib.mode
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// %s\n//\n// Calls the scripts of library %s, version %d. See docs/bindings.md of scriptctl.\n/* eslint-disable */\n", Header(m), m.Library, m.Version)
 	b.WriteString(tsRuntime)
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "export const LIBRARY = %q;\nexport const VERSION = %d;\n/** How a Client calls the scripts unless told otherwise: the manifest says deploy: %s. */\nexport const DEFAULT_MODE: Mode = %q;\n\n", m.Library, m.Version, m.Deploy, mode)
-	if len(g.order) > 0 {
+	if len(lib.errors) > 0 {
 		b.WriteString("// The error replies the scripts' contracts declare: err.declared === ErrX.\n")
-		for _, p := range g.order {
-			fmt.Fprintf(&b, "export const %s = new DeclaredError(%s);\n", g.errs[p], jsString(p))
+		for _, d := range lib.errors {
+			fmt.Fprintf(&b, "export const %s = new DeclaredError(%s);\n", d.name, jsString(d.prefix))
 		}
 		b.WriteString("\n")
 	}
@@ -64,7 +56,8 @@ func jsString(s string) string {
 	return string(out)
 }
 
-func (g *tsGen) script(w, methods *bytes.Buffer, s *manifest.Script, sha string) {
+func (g *tsGen) script(w, methods *bytes.Buffer, sm *scriptModel) {
+	s, sha := sm.s, sm.sha
 	n := camel(s.Name)
 	fmt.Fprintf(w, "/** The keys of script %s, in KEYS order. */\nexport interface %sKeys {\n", s.Name, n)
 	for _, k := range s.Keys {
@@ -75,32 +68,19 @@ func (g *tsGen) script(w, methods *bytes.Buffer, s *manifest.Script, sha string)
 		fmt.Fprintf(w, "  %s: string;\n", tsField(a))
 	}
 	w.WriteString("}\n\n")
-	fmt.Fprintf(w, "/** The SHA1 of script %s as released in version %d (scripts.sum). */\nexport const %sSHA1 = %q;\n\n", s.Name, g.m.Version, n, sha)
+	fmt.Fprintf(w, "/** The SHA1 of script %s as released in version %d (scripts.sum). */\nexport const %sSHA1 = %q;\n\n", s.Name, g.lib.m.Version, n, sha)
 	fmt.Fprintf(w, "const script%s: Script = {\n  name: %q,\n  sha: %sSHA1,\n  fn: %q,\n  readOnly: %v,\n  idempotent: %v,\n  anySlot: %v,\n  body: %s,\n};\n\n",
-		n, s.Name, n, g.m.FunctionName(s.Name), s.HasFlag("no-writes"), s.Idempotent, s.HasFlag("no-cluster"), jsString(string(s.Source)))
+		n, s.Name, n, sm.function, sm.readOnly, sm.idempotent, sm.anySlot, jsString(string(s.Source)))
 	var errVars []string
-	var succ *contract.Type
-	if s.Reply != nil {
-		for _, e := range s.Reply.Errors() {
-			if e.Str == "" {
-				continue
-			}
-			v, ok := g.errs[e.Str]
-			if !ok {
-				v = "Err" + errName(e)
-				g.errs[e.Str] = v
-				g.order = append(g.order, e.Str)
-			}
-			errVars = append(errVars, v)
-		}
-		succ = s.Reply.Success()
+	for _, d := range sm.errs {
+		errVars = append(errVars, d.name)
 	}
 	typ, dec := "Reply", "decodeAny"
 	doc := "Its reply has no contract in the manifest: it is returned as is."
-	if s.Reply != nil {
+	if sm.contract {
 		doc = "Its reply contract: " + s.Reply.String()
-		if succ != nil {
-			typ, dec = g.tsType(succ, n+"Reply", n)
+		if sm.reply != nil {
+			typ, dec = g.tsType(sm.reply, n+"Reply", n)
 			fmt.Fprintf(&g.decls, "export type %sReply = %s;\n\n", n, typ)
 			typ = n + "Reply"
 		} else {
@@ -173,90 +153,37 @@ func tsLiteral(t *contract.Type) string {
 	return jsString(t.Str)
 }
 
-// tsType returns the TypeScript type of t and its decoder's name.
-func (g *tsGen) tsType(t *contract.Type, name, prefix string) (string, string) {
-	switch t.Kind {
-	case contract.Integer:
-		return "number", "decodeInteger"
-	case contract.String, contract.Status:
-		return "string", "decodeString"
-	case contract.Boolean:
-		return "boolean", "decodeBoolean"
-	case contract.Double:
-		return "number", "decodeDouble"
-	case contract.Any:
+// tsType returns the TypeScript type of sh and its decoder's name.
+func (g *tsGen) tsType(sh *shape, name, prefix string) (string, string) {
+	t := sh.t
+	switch sh.kind {
+	case shapeScalar:
+		switch t.Kind {
+		case contract.Integer:
+			return "number", "decodeInteger"
+		case contract.String, contract.Status:
+			return "string", "decodeString"
+		case contract.Boolean:
+			return "boolean", "decodeBoolean"
+		case contract.Double:
+			return "number", "decodeDouble"
+		}
 		return "Reply", "decodeAny"
-	case contract.IntLit, contract.StrLit, contract.StatLit, contract.Nil:
+	case shapeLiteral:
 		lit := tsLiteral(t)
 		return lit, g.decoder(lit, fmt.Sprintf("  expect(v, path, %s);\n  return %s;\n", lit, lit))
-	case contract.Array:
-		et, ed := g.tsType(t.Elem, name+"Elem", prefix)
+	case shapeArray:
+		et, ed := g.tsType(sh.elem, name+"Elem", prefix)
 		typ := "Array<" + et + ">"
 		return typ, g.decoder(typ, fmt.Sprintf("  return arrayOf(v, path, -1, %s).map((e, i) => %s(e, path + \"[\" + i + \"]\"));\n", jsString(t.Plain()), ed))
-	case contract.Tuple:
-		return g.tuple(t, name, prefix, "")
-	case contract.Union:
-		return g.union(t, name, prefix)
-	}
-	return "Reply", "decodeAny"
-}
-
-// tuple declares an interface for tuple t; kind, when set, is the
-// discriminant of a tagged union.
-func (g *tsGen) tuple(t *contract.Type, name, prefix, kind string) (string, string) {
-	var fields, body bytes.Buffer
-	fmt.Fprintf(&body, "  const a = arrayOf(v, path, %d, %s);\n", len(t.Elems), jsString(t.Plain()))
-	var build []string
-	if kind != "" {
-		fmt.Fprintf(&fields, "  kind: %s;\n", jsString(kind))
-		build = append(build, "kind: "+jsString(kind))
-	}
-	used := map[string]bool{"kind": kind != ""}
-	for i, e := range t.Elems {
-		at := fmt.Sprintf("path + \"[%d]\"", i)
-		if isLiteral(e) {
-			fmt.Fprintf(&body, "  expect(a[%d], %s, %s);\n", i, at, tsLiteral(e))
-			continue
-		}
-		f := fmt.Sprintf("e%d", i)
-		if e.Label != "" {
-			f = tsField(e.Label)
-		}
-		if used[f] {
-			f = fmt.Sprintf("%sE%d", f, i)
-		}
-		used[f] = true
-		et, ed := g.tsType(e, name+camel(f), prefix)
-		fmt.Fprintf(&fields, "  /** reply[%d]: %s */\n  %s: %s;\n", i, e.Plain(), f, et)
-		build = append(build, fmt.Sprintf("%s: %s(a[%d], %s)", f, ed, i, at))
-	}
-	fmt.Fprintf(&body, "  return { %s };\n", strings.Join(build, ", "))
-	fmt.Fprintf(&g.decls, "/** The reply %s. */\nexport interface %s {\n%s}\n\n", t.Plain(), name, fields.String())
-	dec := "decode" + name
-	fmt.Fprintf(&g.decls, "function %s(v: Reply, path: string): %s {\n%s}\n\n", dec, name, body.String())
-	return name, dec
-}
-
-func (g *tsGen) union(t *contract.Type, name, prefix string) (string, string) {
-	alts := t.Alts
-	if len(alts) == 2 && (alts[0].Kind == contract.Nil) != (alts[1].Kind == contract.Nil) {
-		other := alts[0]
-		if other.Kind == contract.Nil {
-			other = alts[1]
-		}
-		et, ed := g.tsType(other, name, prefix)
+	case shapeTuple:
+		return g.tuple(sh, name, prefix, "")
+	case shapeOptional:
+		et, ed := g.tsType(sh.elem, name, prefix)
 		typ := et + " | null"
 		return typ, g.decoder(typ, fmt.Sprintf("  return v === null ? null : %s(v, path);\n", ed))
-	}
-	all := func(k contract.Kind) bool {
-		for _, a := range alts {
-			if a.Kind != k {
-				return false
-			}
-		}
-		return true
-	}
-	if all(contract.IntLit) || all(contract.StrLit) {
+	case shapeEnum:
+		alts := t.Alts
 		lits := make([]string, len(alts))
 		var names []string
 		for i, a := range alts {
@@ -275,46 +202,65 @@ func (g *tsGen) union(t *contract.Type, name, prefix string) (string, string) {
 		typ := strings.Join(lits, " | ")
 		fmt.Fprintf(&g.decls, "/** The values of the reply %s. */\nexport const %s = { %s } as const;\n\n", t.Plain(), name, strings.Join(names, ", "))
 		return typ, g.decoder(typ, fmt.Sprintf("  for (const x of [%s] as const) if (v === x) return x;\n  throw new Mismatch(path, %s);\n", strings.Join(lits, ", "), jsString(t.Plain())))
-	}
-	if tags, ok := tagged(alts); ok {
+	case shapeTagged:
 		var types []string
 		var body bytes.Buffer
 		body.WriteString("  if (Array.isArray(v) && v.length > 0) {\n")
-		for i, a := range alts {
-			kind := tags[i][1:]
-			if a.Label != "" {
-				kind = a.Label
-			}
-			vn := variantNames(alts, tags, prefix)[i]
-			vt, vd := g.tuple(a, vn, vn, kind)
+		for _, v := range sh.variants {
+			vn := prefix + v.suffix
+			vt, vd := g.tuple(v.tuple, vn, vn, v.kind)
 			types = append(types, vt)
-			fmt.Fprintf(&body, "    if (v[0] === %s) return %s(v, path);\n", tsLiteral(a.Elems[0]), vd)
+			fmt.Fprintf(&body, "    if (v[0] === %s) return %s(v, path);\n", tsLiteral(v.tag), vd)
 		}
 		fmt.Fprintf(&body, "  }\n  throw new Mismatch(path, %s);\n", jsString(t.Plain()))
 		typ := strings.Join(types, " | ")
 		return typ, g.decoder(typ, body.String())
+	case shapeAnyOf:
+		var body bytes.Buffer
+		for i, a := range sh.alts {
+			_, ad := g.tsType(a, fmt.Sprintf("%sAlt%d", name, i+1), prefix)
+			fmt.Fprintf(&body, "  try {\n    %s(v, path);\n    return v;\n  } catch {}\n", ad)
+		}
+		fmt.Fprintf(&body, "  throw new Mismatch(path, %s);\n", jsString(t.Plain()))
+		return "Reply", g.decoder("Reply", body.String())
 	}
-	var body bytes.Buffer
-	for i, a := range alts {
-		_, ad := g.tsType(a, fmt.Sprintf("%sAlt%d", name, i+1), prefix)
-		fmt.Fprintf(&body, "  try {\n    %s(v, path);\n    return v;\n  } catch {}\n", ad)
-	}
-	fmt.Fprintf(&body, "  throw new Mismatch(path, %s);\n", jsString(t.Plain()))
-	return "Reply", g.decoder("Reply", body.String())
+	return "Reply", "decodeAny"
 }
 
-func (g *tsGen) caller(methods, w *bytes.Buffer, c *manifest.Caller) {
-	n := camel(c.Name)
-	var params []string
-	seen := map[string]bool{}
-	for _, k := range c.Keys {
-		for _, seg := range templateSegments(k.Template) {
-			if seg.placeholder && !seen[seg.text] {
-				seen[seg.text] = true
-				params = append(params, seg.text)
-			}
-		}
+// tuple declares an interface for tuple sh; kind, when set, is the
+// discriminant of a tagged union.
+func (g *tsGen) tuple(sh *shape, name, prefix, kind string) (string, string) {
+	t := sh.t
+	var fields, body bytes.Buffer
+	fmt.Fprintf(&body, "  const a = arrayOf(v, path, %d, %s);\n", len(t.Elems), jsString(t.Plain()))
+	var build []string
+	if kind != "" {
+		fmt.Fprintf(&fields, "  kind: %s;\n", jsString(kind))
+		build = append(build, "kind: "+jsString(kind))
 	}
+	names := fieldNames(sh.fields, map[string]bool{"kind": kind != ""}, tsField, func(i int) string { return fmt.Sprintf("e%d", i) }, func(f string, i int) string { return fmt.Sprintf("%sE%d", f, i) })
+	for k, fd := range sh.fields {
+		i, e := fd.index, fd.t
+		at := fmt.Sprintf("path + \"[%d]\"", i)
+		if fd.literal {
+			fmt.Fprintf(&body, "  expect(a[%d], %s, %s);\n", i, at, tsLiteral(e))
+			continue
+		}
+		f := names[k]
+		et, ed := g.tsType(fd.shape, name+camel(f), prefix)
+		fmt.Fprintf(&fields, "  /** reply[%d]: %s */\n  %s: %s;\n", i, e.Plain(), f, et)
+		build = append(build, fmt.Sprintf("%s: %s(a[%d], %s)", f, ed, i, at))
+	}
+	fmt.Fprintf(&body, "  return { %s };\n", strings.Join(build, ", "))
+	fmt.Fprintf(&g.decls, "/** The reply %s. */\nexport interface %s {\n%s}\n\n", t.Plain(), name, fields.String())
+	dec := "decode" + name
+	fmt.Fprintf(&g.decls, "function %s(v: Reply, path: string): %s {\n%s}\n\n", dec, name, body.String())
+	return name, dec
+}
+
+func (g *tsGen) caller(methods, w *bytes.Buffer, cm *callerModel) {
+	c, params := cm.c, cm.params
+	n := camel(c.Name)
 	sig := make([]string, len(params))
 	pass := make([]string, len(params))
 	fields := make([]string, len(params))
@@ -324,18 +270,50 @@ func (g *tsGen) caller(methods, w *bytes.Buffer, c *manifest.Caller) {
 		fields[i] = "private readonly " + tsParam(p) + ": string"
 	}
 	fmt.Fprintf(methods, "\n  /** Caller %s's scripts, with its keys built from %s. */\n  for%s(%s): %sCaller {\n    return new %sCaller(%s);\n  }\n", c.Name, strings.Join(params, ", "), n, strings.Join(sig, ", "), n, n, strings.Join(append([]string{"this"}, pass...), ", "))
-	fmt.Fprintf(w, "/** Calls the scripts of caller %s with its key templates. */\nexport class %sCaller {\n  constructor(private readonly c: Client%s) {}\n", c.Name, n, prefixJoin(", ", fields))
-	for _, sn := range c.Scripts {
-		s := g.m.Script(sn)
-		if s == nil {
-			continue
+	var checks strings.Builder
+	for _, k := range cm.checks {
+		p := tsParam(k.params[0])
+		var cond string
+		switch k.kind {
+		case checkNonEmpty:
+			cond = p + ` === ""`
+		case checkPattern:
+			v := "pattern" + n + camel(k.params[0])
+			src, err := translatePattern(k.pattern, patternJS)
+			if err != nil {
+				src = "(?!)" // the manifest compiled it; not reached
+			}
+			fmt.Fprintf(w, "/** placeholders.%s.pattern of caller %s: %s */\nconst %s = new RegExp(%s, \"u\");\n\n", k.params[0], c.Name, strings.ReplaceAll(k.pattern, "*/", "*\\/"), v, jsString(src))
+			cond = "!" + v + ".test(" + p + ")"
+		case checkNoOpen:
+			cond = p + `.includes("{")`
+		case checkNoClose:
+			cond = p + `.includes("}")`
+		case checkTagNonEmpty:
+			var parts []string
+			for _, q := range k.params {
+				parts = append(parts, tsParam(q)+` === ""`)
+			}
+			cond = strings.Join(parts, " && ")
 		}
+		value := p
+		if len(k.params) > 1 {
+			value = `""`
+		}
+		fmt.Fprintf(&checks, "    if (%s) throw new PlaceholderError(%s, %s, %s, %s);\n", cond, jsString(c.Name), jsString(strings.Join(k.params, ", ")), value, jsString(k.reason))
+	}
+	body := "{}"
+	if checks.Len() > 0 {
+		body = "{\n" + checks.String() + "  }"
+	}
+	fmt.Fprintf(w, "/** Calls the scripts of caller %s with its key templates; a value its placeholders refuse, or that would break a key's hash tag, throws a PlaceholderError. */\nexport class %sCaller {\n  constructor(private readonly c: Client%s) %s\n", c.Name, n, prefixJoin(", ", fields), body)
+	for _, cs := range cm.scripts {
+		s := cs.s.s
 		sname := camel(s.Name)
 		var keys []string
-		for _, k := range s.Keys {
-			tmpl, _ := c.Template(k)
+		for i, k := range s.Keys {
 			var parts []string
-			for _, seg := range templateSegments(tmpl) {
+			for _, seg := range cs.keys[i] {
 				if seg.placeholder {
 					parts = append(parts, "this."+tsParam(seg.text))
 				} else {

@@ -41,7 +41,9 @@ func newCmdGen(g *globalOptions) *cobra.Command {
 a method per script (named keys and args, a typed reply from the script's
 reply: contract, typed errors for the error replies the contract declares),
 a key builder per caller (For<Caller>(placeholders...) fills its key
-templates), and adapters for rueidis and go-redis.
+templates, returning a *PlaceholderError for a value the caller's
+placeholders: exclude or that would break a key's hash tag), and adapters
+for rueidis and go-redis.
 
 The binding embeds the SHA1s that scripts.sum records for the current
 version (no SHA1 is computed at run time) and each script's body. It sends

@@ -28,6 +28,17 @@ func catalogConn(c *client, r *recorder) catalogrefresh.Conn {
 	return catalogRec{catalogrefresh.NewGoRedisConn(c.goredis), r}
 }
 
+// must returns a key builder's value, failing the test on its error.
+func must[T any](v T, err error) func(*testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
 // keyID is a placeholder value unique to the test.
 func keyID(t *testing.T) string {
 	return strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
@@ -51,7 +62,7 @@ func TestCatalogRefresh(t *testing.T) {
 		b := catalogrefresh.New(catalogConn(c, rec))
 		id := keyID(t)
 		lease, value := "catalog:{product-"+id+"}:lease", "catalog:{product-"+id+"}:value"
-		k := b.ForCatalogSummary(id)
+		k := must(b.ForCatalogSummary(id))(t)
 
 		c.flushScripts(t)
 		r, err := k.Acquire(ctx, catalogrefresh.AcquireArgs{Token: "t1", LeaseTTLMs: "60000"})
@@ -144,7 +155,7 @@ func TestCatalogRefreshWrongTypeIsUndeclared(t *testing.T) {
 		b := catalogrefresh.New(catalogConn(c, &recorder{}))
 		id := keyID(t)
 		c.onEveryNodeOwning(t, "catalog:{product-"+id+"}:value", "HSET", "catalog:{product-"+id+"}:value", "f", "1")
-		_, err := b.ForCatalogSummary(id).Acquire(ctx, catalogrefresh.AcquireArgs{Token: "t", LeaseTTLMs: "1000"})
+		_, err := must(b.ForCatalogSummary(id))(t).Acquire(ctx, catalogrefresh.AcquireArgs{Token: "t", LeaseTTLMs: "1000"})
 		var se *catalogrefresh.ScriptError
 		if !errors.As(err, &se) || !strings.HasPrefix(se.Msg, "WRONGTYPE") || se.Declared != nil {
 			t.Fatalf("acquire on a hash: %v, want an undeclared WRONGTYPE ScriptError", err)
@@ -164,7 +175,7 @@ func TestCatalogRefreshFunctions(t *testing.T) {
 		c.onEveryNode(t, "FUNCTION", "LOAD", "REPLACE", string(code))
 		rec := &recorder{}
 		b := catalogrefresh.New(catalogConn(c, rec), catalogrefresh.WithMode(catalogrefresh.ModeFunctions))
-		r, err := b.ForCatalogSummary(keyID(t)).Acquire(ctx, catalogrefresh.AcquireArgs{Token: "f1", LeaseTTLMs: "60000"})
+		r, err := must(b.ForCatalogSummary(keyID(t)))(t).Acquire(ctx, catalogrefresh.AcquireArgs{Token: "f1", LeaseTTLMs: "60000"})
 		if _, ok := r.(catalogrefresh.AcquireAcquired); err != nil || !ok {
 			t.Fatalf("acquire by FCALL = %#v, %v", r, err)
 		}

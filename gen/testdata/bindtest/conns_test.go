@@ -122,37 +122,6 @@ func (c *client) get(t *testing.T, key string) string {
 	return v
 }
 
-// commandCalls sums INFO commandstats calls of cmd (lowercase) over the
-// nodes, replicas only when replicas is set.
-func (c *client) commandCalls(t *testing.T, cmd string, replicas bool) int {
-	t.Helper()
-	total := 0
-	for _, a := range c.target.addrs {
-		n := redis.NewClient(&redis.Options{Addr: a})
-		info, err := n.Info(context.Background(), "commandstats", "replication").Result()
-		n.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if replicas && !strings.Contains(info, "role:slave") {
-			continue
-		}
-		for _, line := range strings.Split(info, "\n") {
-			if rest, ok := strings.CutPrefix(line, "cmdstat_"+cmd+":calls="); ok {
-				n := 0
-				for _, ch := range rest {
-					if ch < '0' || ch > '9' {
-						break
-					}
-					n = n*10 + int(ch-'0')
-				}
-				total += n
-			}
-		}
-	}
-	return total
-}
-
 // recorder wraps a Conn-like function and records the command names sent.
 type recorder struct {
 	mu    sync.Mutex

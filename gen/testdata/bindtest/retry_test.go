@@ -55,7 +55,7 @@ func TestNoRetryAfterTimeout(t *testing.T) {
 	ctx := context.Background()
 	// publish is not idempotent: a timeout is returned, never resent.
 	s := &scripted{replies: []func() (catalogrefresh.Value, error){fail(timeout{}), val(one)}}
-	k := catalogrefresh.New(s).ForCatalogSummary("1")
+	k := must(catalogrefresh.New(s).ForCatalogSummary("1"))(t)
 	_, err := k.Publish(ctx, catalogrefresh.PublishArgs{Token: "t", Candidate: "c", CacheTTLMs: "1", Gen: "0"})
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() || len(s.sent) != 1 {
@@ -63,17 +63,17 @@ func TestNoRetryAfterTimeout(t *testing.T) {
 	}
 	// renew is idempotent: one more send after a timeout.
 	s = &scripted{replies: []func() (catalogrefresh.Value, error){fail(timeout{}), val(one)}}
-	r, err := catalogrefresh.New(s).ForCatalogSummary("1").Renew(ctx, catalogrefresh.RenewArgs{Token: "t", LeaseTTLMs: "1"})
+	r, err := must(catalogrefresh.New(s).ForCatalogSummary("1"))(t).Renew(ctx, catalogrefresh.RenewArgs{Token: "t", LeaseTTLMs: "1"})
 	if err != nil || r != catalogrefresh.RenewRenewed || len(s.sent) != 2 {
 		t.Fatalf("renew after a timeout: %v, %v, sent %v; want renewed, sent twice", r, err, names(s.sent))
 	}
 	// ... but only once, and not after other failures.
 	s = &scripted{replies: []func() (catalogrefresh.Value, error){fail(timeout{}), fail(timeout{}), val(one)}}
-	if _, err := catalogrefresh.New(s).ForCatalogSummary("1").Renew(ctx, catalogrefresh.RenewArgs{Token: "t", LeaseTTLMs: "1"}); err == nil || len(s.sent) != 2 {
+	if _, err := must(catalogrefresh.New(s).ForCatalogSummary("1"))(t).Renew(ctx, catalogrefresh.RenewArgs{Token: "t", LeaseTTLMs: "1"}); err == nil || len(s.sent) != 2 {
 		t.Fatalf("renew after two timeouts: %v, sent %d, want the timeout after 2", err, len(s.sent))
 	}
 	s = &scripted{replies: []func() (catalogrefresh.Value, error){fail(errors.New("connection reset")), val(one)}}
-	if _, err := catalogrefresh.New(s).ForCatalogSummary("1").Renew(ctx, catalogrefresh.RenewArgs{Token: "t", LeaseTTLMs: "1"}); err == nil || len(s.sent) != 1 {
+	if _, err := must(catalogrefresh.New(s).ForCatalogSummary("1"))(t).Renew(ctx, catalogrefresh.RenewArgs{Token: "t", LeaseTTLMs: "1"}); err == nil || len(s.sent) != 1 {
 		t.Fatalf("renew after a reset: %v, sent %d, want the error after 1", err, len(s.sent))
 	}
 }
@@ -93,7 +93,7 @@ func TestNoscriptOnlyByPrefix(t *testing.T) {
 			val(catalogrefresh.Value{Kind: catalogrefresh.KindError, Str: tc.reply}),
 			val(catalogrefresh.Value{Kind: catalogrefresh.KindError, Str: "NOSCRIPT again"}),
 		}}
-		_, err := catalogrefresh.New(s).ForCatalogSummary("1").Release(ctx, catalogrefresh.ReleaseArgs{Token: "t"})
+		_, err := must(catalogrefresh.New(s).ForCatalogSummary("1"))(t).Release(ctx, catalogrefresh.ReleaseArgs{Token: "t"})
 		if got := names(s.sent); len(got) != len(tc.want) || got[len(got)-1] != tc.want[len(tc.want)-1] {
 			t.Errorf("%q: sent %v, want %v", tc.reply, got, tc.want)
 		}
@@ -111,7 +111,7 @@ func TestNoscriptOnlyByPrefix(t *testing.T) {
 func TestContractError(t *testing.T) {
 	s := &scripted{replies: []func() (catalogrefresh.Value, error){val(catalogrefresh.Value{Kind: catalogrefresh.KindArray, Elems: []catalogrefresh.Value{
 		{Kind: catalogrefresh.KindBulk, Str: "acquired"}, {Kind: catalogrefresh.KindInt, Int: 3}}})}}
-	_, err := catalogrefresh.New(s).ForCatalogSummary("1").Acquire(context.Background(), catalogrefresh.AcquireArgs{Token: "t", LeaseTTLMs: "1"})
+	_, err := must(catalogrefresh.New(s).ForCatalogSummary("1"))(t).Acquire(context.Background(), catalogrefresh.AcquireArgs{Token: "t", LeaseTTLMs: "1"})
 	var ce *catalogrefresh.ContractError
 	if !errors.As(err, &ce) || ce.Path != "[1]" || ce.Want != "string" {
 		t.Fatalf("a reply off contract: %v, want a ContractError at [1]", err)

@@ -4,7 +4,8 @@
 // exits 1 on the first failure.
 import assert from "node:assert/strict";
 import Redis, { Cluster } from "ioredis";
-import { createClient } from "redis";
+import { readFileSync } from "node:fs";
+import { createClient, createCluster } from "redis";
 import * as catalog from "./gen/catalogrefresh/catalogrefresh";
 import * as ratelimiter from "./gen/ratelimiter/ratelimiter";
 import * as queue from "./gen/reliablequeue/reliablequeue";
@@ -87,10 +88,195 @@ async function examplesCase(name: string, conns: { rl: ratelimiter.Conn; q: queu
   console.log("ok examples " + name);
 }
 
+// A key builder throws a PlaceholderError for a value its caller's
+// declared pattern refuses (ASCII \w as Go's: "é" is not a word character)
+// or that would break a key's hash tag, and accepts harmless braces.
+function placeholderCase(): void {
+  const conn: ro.Conn = { send: () => Promise.reject(new Error("nothing is sent")) };
+  const b = new ro.Client(conn);
+  const cat = new catalog.Client({ send: () => Promise.reject(new Error("nothing is sent")) });
+  const refused = (f: () => unknown, placeholder: string) =>
+    assert.throws(f, (e: unknown) => (e instanceof ro.PlaceholderError || e instanceof catalog.PlaceholderError) && e.placeholder === placeholder);
+  refused(() => b.forStore(""), "id");
+  refused(() => b.forStore("a}b"), "id");
+  refused(() => b.forStore("é"), "id");
+  b.forStore("x-1_Y");
+  refused(() => b.forAudit("a{b", "1"), "ns");
+  refused(() => b.forAudit("a", "x}y"), "id");
+  b.forAudit("a", "");
+  b.forAudit("a}", "{");
+  refused(() => cat.forCatalogSummary("4}2"), "id");
+  cat.forCatalogSummary("{x");
+  cat.forCatalogSummary("");
+  assert.throws(() => b.forAudit("a", "x}y"), { message: `caller audit: placeholder <id> = "x}y" must not hold '}': it is inside the hash tag of <ns>:{t-<id>}:item and would end it early` });
+  console.log("ok placeholders");
+}
+
+// The call protocol on a scripted Conn: EVAL follows only an error reply
+// whose code is NOSCRIPT (either server's text), once, with the body; a
+// timeout resends only an idempotent script (renew), once.
+async function protocolCase(): Promise<void> {
+  const scripted = (replies: Array<() => catalog.Reply>) => {
+    const sent: catalog.Command[] = [];
+    const conn: catalog.Conn = {
+      send: async (cmd) => {
+        sent.push(cmd);
+        const f = replies.shift();
+        return f ? f() : new catalog.ErrorReply("ERR nothing scripted");
+      },
+    };
+    return { k: new catalog.Client(conn).forCatalogSummary("1"), sent, names: () => sent.map((c) => c.name) };
+  };
+  const err = (m: string) => () => new catalog.ErrorReply(m);
+  for (const [reply, want] of [
+    ["NOSCRIPT No matching script. Please use EVAL.", ["EVALSHA", "EVAL"]],
+    ["NOSCRIPT No matching script.", ["EVALSHA", "EVAL"]],
+    ["ERR NOSCRIPT-like text", ["EVALSHA"]],
+    ["NOSCRIPTX", ["EVALSHA"]],
+  ] as const) {
+    const c = scripted([err(reply), err("NOSCRIPT again")]);
+    await assert.rejects(c.k.release({ token: "t" }), catalog.ScriptError);
+    assert.deepEqual(c.names(), want, reply);
+    assert.equal(c.sent[0].script, catalog.ReleaseSHA1);
+    if (c.sent.length === 2) assert.ok(c.sent[1].script.includes("redis.call"), "EVAL sends the body");
+  }
+  const timeout = () => { throw new Error("Command timed out"); };
+  let c = scripted([timeout, () => 1]);
+  await assert.rejects(c.k.acquire({ token: "t", leaseTTLMs: "1" }), /timed out/);
+  assert.deepEqual(c.names(), ["EVALSHA"], "acquire is not resent after a timeout");
+  c = scripted([timeout, () => 1]);
+  assert.equal(await c.k.renew({ token: "t", leaseTTLMs: "1" }), catalog.RenewReply.Renewed);
+  assert.deepEqual(c.names(), ["EVALSHA", "EVALSHA"], "idempotent renew is resent once");
+  c = scripted([timeout, timeout, () => 1]);
+  await assert.rejects(c.k.renew({ token: "t", leaseTTLMs: "1" }), /timed out/);
+  assert.deepEqual(c.names(), ["EVALSHA", "EVALSHA"], "only once");
+  console.log("ok protocol");
+}
+
+const roCommands = ["evalsha_ro", "eval_ro", "fcall_ro", "evalsha", "eval", "fcall"];
+type Calls = Record<string, number>;
+
+// roleCalls sums INFO commandstats calls of roCommands over the replicas
+// and over the primaries of addrs.
+async function roleCalls(addrs: string[]): Promise<{ replicas: Calls; primaries: Calls }> {
+  const out = { replicas: {} as Calls, primaries: {} as Calls };
+  for (const a of addrs) {
+    const r = new Redis(hostPort(a));
+    const info = String(await r.call("INFO", "commandstats")) + String(await r.call("INFO", "replication"));
+    r.disconnect();
+    const sum = info.includes("role:slave") ? out.replicas : out.primaries;
+    for (const c of roCommands) {
+      const m = new RegExp("^cmdstat_" + c + ":calls=(\\d+)", "m").exec(info);
+      sum[c] = (sum[c] ?? 0) + (m ? Number(m[1]) : 0);
+    }
+  }
+  return out;
+}
+
+function delta(before: Calls, after: Calls): Calls {
+  const d: Calls = {};
+  for (const c of roCommands) if (after[c] !== before[c]) d[c] = after[c] - before[c];
+  return d;
+}
+
+// prepare loads the ro library's Functions on the primaries (replicated to
+// the replicas) and empties every node's script cache.
+async function prepare(primaries: string[], replicas: string[], addrs: string[]): Promise<void> {
+  const code = readFileSync(process.env.BINDTEST_RO_FUNCTIONS ?? "", "utf8");
+  for (const p of primaries) {
+    const r = new Redis(hostPort(p));
+    await r.call("FUNCTION", "LOAD", "REPLACE", code);
+    r.disconnect();
+  }
+  for (const a of replicas) {
+    const r = new Redis(hostPort(a));
+    for (let i = 0; ; i++) {
+      const libs = (await r.call("FUNCTION", "LIST", "LIBRARYNAME", "ro_test_v1")) as unknown[];
+      if (libs.length > 0) break;
+      if (i > 100000) throw new Error("replica " + a + " never got the Functions library");
+    }
+    r.disconnect();
+  }
+  await flushAll(addrs);
+}
+
+async function roles(addrs: string[]): Promise<{ primaries: string[]; replicas: string[] }> {
+  const out = { primaries: [] as string[], replicas: [] as string[] };
+  for (const a of addrs) {
+    const r = new Redis(hostPort(a));
+    const info = String(await r.call("INFO", "replication"));
+    r.disconnect();
+    (info.includes("role:slave") ? out.replicas : out.primaries).push(a);
+  }
+  return out;
+}
+
+// replicaCase calls the no-writes script peek through conn, scripts then
+// Functions, and checks which role served the _RO commands. exact: the
+// client sends every read to the replica (after SCRIPT FLUSH: 3 EVALSHA_RO,
+// 1 EVAL_RO, then 3 FCALL_RO, none on a primary); otherwise the client
+// spreads reads over the primary and its replicas: every call is a _RO
+// command and a replica serves at least one (the scripts are loaded on
+// every node first, as deploy does).
+async function replicaCase(name: string, conn: ro.Conn, addrs: string[], exact: boolean, id: string): Promise<void> {
+  const { primaries, replicas } = await roles(addrs);
+  await prepare(primaries, replicas, addrs);
+  const names: string[] = [];
+  const reads = new ro.Client(recorded(conn, names)).forStore(id);
+  const fn = new ro.Client(recorded(conn, names), { mode: "functions" }).forStore(id);
+  const n = exact ? 3 : 6;
+  if (!exact) {
+    for (const a of addrs) {
+      const r = new Redis(hostPort(a));
+      await r.call("SCRIPT", "LOAD", readFileSync(process.env.BINDTEST_RO_PEEK ?? "", "utf8"));
+      r.disconnect();
+    }
+  }
+  const b0 = await roleCalls(addrs);
+  for (let i = 0; i < n; i++) await reads.peek({});
+  const b1 = await roleCalls(addrs);
+  for (let i = 0; i < n; i++) await fn.peek({});
+  const b2 = await roleCalls(addrs);
+  const sent = names.splice(0);
+  assert.ok(sent.every((c) => c.endsWith("_RO")), "every read is a _RO command: " + sent.join(" "));
+  const rs = delta(b0.replicas, b1.replicas), ps = delta(b0.primaries, b1.primaries);
+  const rf = delta(b1.replicas, b2.replicas), pf = delta(b1.primaries, b2.primaries);
+  if (exact) {
+    assert.deepEqual({ rs, ps, rf, pf }, { rs: { evalsha_ro: 3, eval_ro: 1 }, ps: {}, rf: { fcall_ro: 3 }, pf: {} }, name);
+  } else {
+    assert.ok((rs.evalsha_ro ?? 0) >= 1 && (rs.evalsha_ro ?? 0) + (ps.evalsha_ro ?? 0) === n && !rs.evalsha && !ps.evalsha, name + ": " + JSON.stringify({ rs, ps }));
+    assert.ok((rf.fcall_ro ?? 0) >= 1 && (rf.fcall_ro ?? 0) + (pf.fcall_ro ?? 0) === n && !rf.fcall && !pf.fcall, name + ": " + JSON.stringify({ rf, pf }));
+  }
+  console.log("ok replica " + name);
+}
+
 async function main(): Promise<void> {
+  placeholderCase();
+  await protocolCase();
   const standalone = process.env.BINDTEST_STANDALONE;
   const cluster = process.env.BINDTEST_CLUSTER?.split(",");
-  if (!standalone || !cluster) throw new Error("BINDTEST_STANDALONE and BINDTEST_CLUSTER must be set");
+  const replicated = process.env.BINDTEST_REPLICATED?.split(",");
+  if (!standalone || !cluster || !replicated) throw new Error("BINDTEST_STANDALONE, BINDTEST_REPLICATED and BINDTEST_CLUSTER must be set");
+
+  // Standalone: neither client sends reads to a replica by itself; a
+  // client connected to the replica serves the binding's reads.
+  const ioRep = new Redis(hostPort(replicated[1]));
+  await replicaCase("standalone/ioredis", ro.ioredisConn(ioRep), replicated, true, "ts-io-rep");
+  ioRep.disconnect();
+  const nrRep = createClient({ url: "redis://" + replicated[1] });
+  await nrRep.connect();
+  await replicaCase("standalone/node-redis", ro.nodeRedisConn(nrRep), replicated, true, "ts-nr-rep");
+  await nrRep.quit();
+  // Cluster: ioredis with scaleReads "slave" sends every read-only command
+  // to a replica; node-redis with useReplicas spreads them over the primary
+  // and its replicas.
+  const iocRep = new Cluster(cluster.map(hostPort), { scaleReads: "slave" });
+  await replicaCase("cluster/ioredis", ro.ioredisConn(iocRep), cluster, true, "ts-ioc-rep");
+  iocRep.disconnect();
+  const nrc = createCluster({ rootNodes: cluster.map((a) => ({ url: "redis://" + a })), useReplicas: true });
+  await nrc.connect();
+  await replicaCase("cluster/node-redis", ro.nodeRedisClusterConn(nrc), cluster, false, "ts-nrc-rep");
+  await nrc.quit();
 
   const io = new Redis(hostPort(standalone));
   await catalogCase("standalone/ioredis", catalog.ioredisConn(io), [standalone], "ts-io");
@@ -107,6 +293,12 @@ async function main(): Promise<void> {
   await catalogCase("cluster/ioredis", catalog.ioredisConn(ioc), cluster, "ts-ioc");
   await examplesCase("cluster/ioredis", { rl: ratelimiter.ioredisConn(ioc), q: queue.ioredisConn(ioc), tb: bucket.ioredisConn(ioc), ro: ro.ioredisConn(ioc) }, cluster, "ts-ioc");
   ioc.disconnect();
+
+  const nc = createCluster({ rootNodes: cluster.map((a) => ({ url: "redis://" + a })) });
+  await nc.connect();
+  await catalogCase("cluster/node-redis", catalog.nodeRedisClusterConn(nc), cluster, "ts-nc");
+  await examplesCase("cluster/node-redis", { rl: ratelimiter.nodeRedisClusterConn(nc), q: queue.nodeRedisClusterConn(nc), tb: bucket.nodeRedisClusterConn(nc), ro: ro.nodeRedisClusterConn(nc) }, cluster, "ts-nc");
+  await nc.quit();
 }
 
 main().catch((e) => {
