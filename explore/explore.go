@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/scriptctl/scriptctl/internal/lazy"
@@ -43,6 +44,10 @@ type Options struct {
 	// (verify.Options.MemoryLimit) is the script's alone: these bytes are
 	// left out of it.
 	MaxMemory int64
+	// MaxTime stops the exploration (Result.Truncated, TruncatedBy
+	// "time") once it has run this long; 0 means no limit.
+	MaxTime time.Duration
+	clock   func() time.Time // time.Now; tests replace it
 }
 
 // DefaultMaxStates bounds one exploration.
@@ -63,7 +68,8 @@ type Result struct {
 	Depth         int    // the deepest level reached
 	Truncated     bool   // a bound was reached: the result is partial
 	// TruncatedBy is the bound reached when Truncated: "states"
-	// (MaxStates) or "memory" (MaxMemory); Bound is its value.
+	// (MaxStates), "memory" (MaxMemory) or "time" (MaxTime, Bound in
+	// ms); Bound is its value.
 	TruncatedBy string
 	Bound       int64
 	// StoredBytes is the estimate of what the stored states hold
@@ -78,6 +84,9 @@ type Violation struct {
 	Invariant string
 	Message   string
 	Timeline  []Line
+	// Errored: the invariant is a Lua predicate that raised an error (a
+	// bug in the model, never the expected violation of a control).
+	Errored bool
 }
 
 // Line is one step of a timeline.
@@ -89,6 +98,13 @@ type Line struct {
 	Value    string // the visible value after the step, "" when absent
 	Present  bool   // the value key exists
 	Revision int    // the visible value's revision; -1 when none
+	// Script is the script a call or role step ran (the command of a do
+	// step), Args its args by name (a do step's by position, from "1");
+	// empty for the environment.
+	Script string
+	Args   map[string]string
+	rep    *verify.Reply // the reply, as the Lua invariants see it
+	at     int64         // ms since the start, after the step
 }
 
 // OK reports whether the result is what the model expects: no violation
@@ -101,7 +117,7 @@ func (r *Result) OK() bool {
 	if r.Model.Expect == "" {
 		return r.Violation == nil
 	}
-	return r.Violation != nil && r.Violation.Invariant == r.Model.Expect
+	return r.Violation != nil && r.Violation.Invariant == r.Model.Expect && !r.Violation.Errored
 }
 
 // wstate is one worker's state.
@@ -117,6 +133,10 @@ type wstate struct {
 	accepted   bool  // the last publish was accepted
 	published  bool  // the worker published at least once
 	regs       []string
+	crashed    bool         // a crash event: its remaining steps never run
+	paused     bool         // a pause event: no step until it resumes
+	resumeAt   int64        // paused: the clock it resumes at (virtual ms)
+	last       verify.Reply // the last reply (kept when the model has if steps)
 }
 
 func (w wstate) candidate(name string) string {
@@ -140,6 +160,7 @@ type node struct {
 	env     []int
 	workers []wstate
 	succ    []int32
+	hist    string // the path so far, when Lua invariants read it
 }
 
 // Run explores model m.
@@ -155,10 +176,14 @@ func Run(ctx context.Context, m *Model, opts Options) (*Result, error) {
 	if x.opts.MaxMemory <= 0 {
 		x.opts.MaxMemory = DefaultMaxMemory
 	}
+	if x.opts.clock == nil {
+		x.opts.clock = time.Now
+	}
 	return x.run(ctx)
 }
 
 type explorer struct {
+	now   int64 // the model clock of the step being applied (${now})
 	m     *Model
 	opts  Options
 	eng   *verify.Engine
@@ -175,6 +200,12 @@ func (x *explorer) run(ctx context.Context) (*Result, error) {
 	for range m.Workers {
 		root.workers = append(root.workers, wstate{revision: -1, regs: make([]string, len(m.regs))})
 	}
+	if err := x.setup(); err != nil {
+		return nil, err
+	}
+	root.keys = x.eng.Entries()
+	root.now += x.eng.Now() - verify.DefaultNow
+	x.cur = root
 	for i := range root.workers {
 		x.skipBranches(root, i)
 	}
@@ -184,9 +215,18 @@ func (x *explorer) run(ctx context.Context) (*Result, error) {
 	x.stored.Store(storedBytes(root, rootKey))
 	res := &Result{Model: m, States: 1}
 	defer func() { res.StoredBytes = x.stored.Load() }()
+	if viol, err := x.finalCheck(root); err != nil || viol != nil {
+		res.Violation = viol
+		return res, err
+	}
+	start := x.opts.clock()
 	for q := 0; q < len(x.nodes); q++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if x.opts.MaxTime > 0 && x.opts.clock().Sub(start) > x.opts.MaxTime {
+			res.Truncated, res.TruncatedBy, res.Bound = true, "time", x.opts.MaxTime.Milliseconds()
+			break
 		}
 		n := x.nodes[q]
 		if n.depth >= m.Bounds.Depth {
@@ -203,7 +243,14 @@ func (x *explorer) run(ctx context.Context) (*Result, error) {
 			res.Transitions++
 			nn.parent, nn.action, nn.depth = q, a, n.depth+1
 			if viol == nil {
-				viol = x.invariants(nn)
+				if viol, err = x.invariants(nn, false); err != nil {
+					return nil, err
+				}
+			}
+			if viol == nil {
+				if viol, err = x.finalCheck(nn); err != nil {
+					return nil, err
+				}
 			}
 			if viol != nil {
 				viol.Timeline = x.timeline(nn)
@@ -271,27 +318,47 @@ func (x *explorer) count() uint64 {
 func (x *explorer) actions(n *node) func(func(int) bool) {
 	return func(yield func(int) bool) {
 		for i, w := range n.workers {
-			if w.pc < len(x.m.Workers[i].Steps) && w.done < x.m.Bounds.Steps {
+			if x.running(w, i) && !w.paused {
 				if !yield(i) {
 					return
 				}
 			}
 		}
-		var advanced int64
-		for j, a := range x.m.Env {
-			if a.Kind == "advance" {
-				advanced += int64(n.env[j]) * a.MS
-			}
-		}
+		// the clock only moves by the environment: scripts do not tick it
+		advanced := n.now - verify.DefaultNow
 		for j, a := range x.m.Env {
 			if n.env[j] >= a.Times {
 				continue
 			}
-			if a.Kind == "advance" && x.m.Bounds.ClockMS > 0 && advanced+a.MS > x.m.Bounds.ClockMS {
-				continue
+			switch a.Kind {
+			case "advance":
+				if x.m.Bounds.ClockMS > 0 && advanced+a.MS > x.m.Bounds.ClockMS {
+					continue
+				}
+			case "crash":
+				if !x.running(n.workers[a.Worker], a.Worker) {
+					continue
+				}
+			case "pause":
+				w := n.workers[a.Worker]
+				if !x.running(w, a.Worker) || w.paused || x.m.Bounds.ClockMS > 0 && advanced+a.MS > x.m.Bounds.ClockMS {
+					continue
+				}
+			case "expire":
+				if !x.expiring(n, a.Key) {
+					continue
+				}
 			}
 			if !yield(len(n.workers) + j) {
 				return
+			}
+		}
+		// a paused worker resumes: the clock reaches the end of its pause
+		for i, w := range n.workers {
+			if w.paused && !w.crashed {
+				if !yield(len(n.workers) + len(x.m.Env) + i) {
+					return
+				}
 			}
 		}
 	}
@@ -309,6 +376,9 @@ func (x *explorer) restore(q int) error {
 			path = append(path, i)
 		}
 		x.eng.Reset()
+		if err := x.setup(); err != nil {
+			return err
+		}
 		st := x.nodes[0]
 		for k := len(path) - 1; k >= 0; k-- {
 			next, _, err := x.apply(st, x.nodes[path[k]].action)
@@ -341,7 +411,14 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 	nn := &node{source: n.source, floor: n.floor, epoch: n.epoch, env: slices.Clone(n.env), workers: slices.Clone(n.workers)}
 	base := x.eng.Now()
 	var viol *Violation
-	if a >= len(n.workers) {
+	if a >= len(n.workers)+len(m.Env) {
+		i := a - len(n.workers) - len(m.Env)
+		w := &nn.workers[i]
+		d := max(w.resumeAt-n.now, 0)
+		x.eng.Advance(d)
+		w.paused, w.resumeAt = false, 0
+		nn.via = Line{Actor: m.Workers[i].Name, Action: fmt.Sprintf("resume (+%dms)", d)}
+	} else if a >= len(n.workers) {
 		j := a - len(n.workers)
 		ea := m.Env[j]
 		nn.env[j]++
@@ -352,6 +429,18 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 		case "update":
 			nn.source++
 			nn.via = Line{Actor: "source", Action: "update", Reply: fmt.Sprintf("revision %d", nn.source)}
+		case "crash":
+			nn.workers[ea.Worker].crashed = true
+			nn.via = Line{Actor: m.Workers[ea.Worker].Name, Action: "crash"}
+		case "pause":
+			w := &nn.workers[ea.Worker]
+			w.paused, w.resumeAt = true, n.now+ea.MS
+			nn.via = Line{Actor: m.Workers[ea.Worker].Name, Action: fmt.Sprintf("pause %dms", ea.MS)}
+		case "expire":
+			if _, err := x.eng.Do(context.Background(), "DEL", m.Keys[ea.Key]); err != nil {
+				return nil, nil, err
+			}
+			nn.via = Line{Actor: "expiry", Action: "expire " + ea.Key}
 		}
 	} else {
 		w := nn.workers[a]
@@ -361,7 +450,16 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 		w.pc++
 		w.done++
 		line := Line{Actor: prog.Name, Action: st.Kind}
+		x.now = n.now
 		switch st.Kind {
+		case "call":
+			rep, err := x.callStep(st, prog.Name, &w, &line)
+			if err != nil {
+				return nil, nil, err
+			}
+			if mm := contractMismatch(st.Reply, rep); mm != nil {
+				viol = &Violation{Invariant: ReplyContract, Message: fmt.Sprintf("the reply of %s (by %s) breaks its contract: %s (the reply: %s)", st.Script, prog.Name, mm, rep)}
+			}
 		case "pause":
 			line.Reply = "-"
 		case "read":
@@ -388,6 +486,15 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 			w.reply = head(rep)
 			line.Action = "do " + strings.Join(args, " ")
 			line.Reply = rep.String()
+			if m.usesIf {
+				w.last = rep
+			}
+			x.saveReply(st, &w, rep)
+			line.Script, line.rep = args[0], &rep
+			line.Args = map[string]string{}
+			for i, a := range args[1:] {
+				line.Args[strconv.Itoa(i+1)] = a
+			}
 		default:
 			r := m.Roles[st.Kind]
 			rep, err := x.call(r, st, prog.Name, &w)
@@ -396,6 +503,10 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 			}
 			line.Reply = rep.String()
 			w.reply = head(rep)
+			if m.usesIf {
+				w.last = rep
+			}
+			line.Script, line.rep = r.Script, &rep
 			if m := contractMismatch(r.Reply, rep); m != nil {
 				viol = &Violation{Invariant: ReplyContract, Message: fmt.Sprintf("the reply of %s (%s by %s) breaks its contract: %s (the reply: %s)", r.Script, st.Kind, prog.Name, m, rep)}
 			}
@@ -438,8 +549,15 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 		nn.via = line
 	}
 	nn.now = n.now + x.eng.Now() - base
+	nn.via.at = nn.now - verify.DefaultNow
+	if m.usesHist {
+		nn.hist = n.hist + histKey(nn.via)
+	}
 	nn.keys = x.eng.Entries()
 	v, ok := x.value()
+	if !m.Lease {
+		v, ok = "", false // no visible value outside the lease protocol
+	}
 	nn.via.Value, nn.via.Present, nn.via.Revision = v, ok, -1
 	if ok {
 		nn.via.Revision = revisionOf(v)
@@ -452,16 +570,27 @@ func (x *explorer) apply(n *node, a int) (*node, *Violation, error) {
 func (x *explorer) skipBranches(n *node, i int) {
 	w := &n.workers[i]
 	steps := x.m.Workers[i].Steps
-	for guard := 0; w.pc < len(steps) && steps[w.pc].Kind == "branch" && guard <= len(steps); guard++ {
+	for guard := 0; w.pc < len(steps) && jumpKind(steps[w.pc].Kind) && guard <= len(steps); guard++ {
 		st := steps[w.pc]
-		if (w.reply == st.When) != st.Not {
+		switch st.Kind {
+		case "branch":
+			if (w.reply == st.When) != st.Not {
+				w.pc = st.Goto
+			} else {
+				w.pc++
+			}
+		case "if":
+			if x.test(st.Cond, w) {
+				w.pc++
+			} else {
+				w.pc = st.Goto
+			}
+		case "goto":
 			w.pc = st.Goto
-		} else {
-			w.pc++
 		}
 	}
-	if w.pc < len(steps) && steps[w.pc].Kind == "branch" {
-		w.pc = len(steps) // a branch loop without steps ends the worker
+	if w.pc < len(steps) && jumpKind(steps[w.pc].Kind) {
+		w.pc = len(steps) // a jump loop without steps ends the worker
 	}
 }
 
@@ -527,6 +656,12 @@ func (x *explorer) expand(s, worker string, w *wstate) string {
 		}
 		if k, ok := strings.CutPrefix(name, "key."); ok {
 			return x.m.Keys[k]
+		}
+		switch name {
+		case "now":
+			return strconv.FormatInt(x.now, 10)
+		case "worker":
+			return worker
 		}
 		return x.register(name, worker, w)
 	})
@@ -607,13 +742,14 @@ func text(r verify.Reply) string {
 
 func (m *Model) hasBuiltin(name string) bool { return slices.Contains(m.Builtins, name) }
 
-// invariants checks the state invariants in n (the engine holds n).
-func (x *explorer) invariants(n *node) *Violation {
+// invariants checks the state invariants in n (the engine holds n); final
+// says n is a state where nothing can move.
+func (x *explorer) invariants(n *node, final bool) (*Violation, error) {
 	m := x.m
 	if m.hasBuiltin(NoRegression) {
 		if rev := n.via.Revision; n.via.Present && rev >= 0 {
 			if rev < n.floor {
-				return &Violation{Invariant: NoRegression, Message: fmt.Sprintf("the cache shows revision %d (%q) after revision %d was visible or invalidated", rev, n.via.Value, n.floor)}
+				return &Violation{Invariant: NoRegression, Message: fmt.Sprintf("the cache shows revision %d (%q) after revision %d was visible or invalidated", rev, n.via.Value, n.floor)}, nil
 			}
 			n.floor = max(n.floor, rev)
 		}
@@ -626,19 +762,25 @@ func (x *explorer) invariants(n *node) *Violation {
 			}
 		}
 		if len(owners) > 1 {
-			return &Violation{Invariant: SingleOwner, Message: fmt.Sprintf("%s all believe they own the lease", strings.Join(owners, " and "))}
+			return &Violation{Invariant: SingleOwner, Message: fmt.Sprintf("%s all believe they own the lease", strings.Join(owners, " and "))}, nil
 		}
 	}
 	for _, p := range m.Preds {
+		if p.Lua != "" {
+			if v, err := x.luaCheck(p, n, final); err != nil || v != nil {
+				return v, err
+			}
+			continue
+		}
 		if p.When != nil && !x.holds(*p.When, n) {
 			continue
 		}
 		if !x.holds(p.Assert, n) {
 			l, r := x.stateExpand(p.Assert.Left, n), x.stateExpand(p.Assert.Right, n)
-			return &Violation{Invariant: p.Name, Message: fmt.Sprintf("%q %s %q does not hold", l, p.Assert.Op, r)}
+			return &Violation{Invariant: p.Name, Message: fmt.Sprintf("%q %s %q does not hold", l, p.Assert.Op, r)}, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // holds evaluates c: integers compare as numbers; otherwise == and != compare
@@ -774,6 +916,17 @@ func (x *explorer) key(n *node) string {
 		for _, r := range w.regs {
 			str(r)
 		}
+		if w.crashed || w.paused {
+			b = strconv.AppendBool(b, w.crashed)
+			b = strconv.AppendBool(b, w.paused)
+			num(w.resumeAt)
+		}
+		if x.m.usesIf {
+			b = fmt.Appendf(b, "%v,", w.last)
+		}
+	}
+	if x.m.usesHist {
+		str(n.hist)
 	}
 	for _, e := range n.keys {
 		b = append(b, '|')
@@ -835,6 +988,7 @@ func storedBytes(n *node, k string) int64 {
 		}
 		b += int64(len(e.FieldTTL)) * (str + 8 + 16)
 	}
+	b += int64(len(n.hist))
 	for _, w := range n.workers {
 		b += work + int64(len(w.token)+len(w.reply)) + slice
 		for _, r := range w.regs {

@@ -7,6 +7,7 @@ import (
 	"github.com/scriptctl/scriptctl/contract"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -51,7 +52,18 @@ type Model struct {
 	// "expect" (expect.violation) and "bounds". A name not written in the
 	// file (a built-in checked by default) has none.
 	Lines map[string]int
-	regs  []string // the register names roles save, sorted
+	regs  []string // the register names roles and steps save, sorted
+	// Lease is true for a model with a protocol: its timeline shows the
+	// value key's value and revision.
+	Lease bool
+	// Setup are call and do steps run once, in order, before the
+	// exploration: the initial keyspace.
+	Setup []*Step
+	// Control maps a manifest script to the source that replaces it (a
+	// negative control's unsafe variant), as a scenario's control: does.
+	Control  map[string][]byte
+	usesIf   bool // a worker has an if step: its last reply is state
+	usesHist bool // a Lua invariant reads history or replies: the path is state
 }
 
 // Role is what one protocol role (acquire, publish, release, renew,
@@ -97,13 +109,46 @@ type Step struct {
 	Not  bool
 	Goto int
 	Line int
+	// call: the manifest script (Src is the control's source when the
+	// model replaces it), its KEYS and ARGV as templates in the manifest's
+	// order, and its reply contract. Save (call, do) stores parts of the
+	// reply in the worker's registers.
+	Script   string
+	Src      []byte
+	Reply    *contract.Type
+	KeyTpl   []string
+	ArgNames []string
+	ArgTpl   []string
+	Save     []Save
+	// if: jump to Goto unless Cond holds (Goto is the else branch, or
+	// the step after then); goto: jump to Goto.
+	Cond *Cond
+}
+
+// Save stores the reply, or the element at Path (1-based indices into
+// nested arrays), in register Name.
+type Save struct {
+	Name string
+	Path []int
+}
+
+// Cond is an if step's test: the worker's last reply (or the element at
+// Path, or register Var) equals a text, matches a pattern or has a type.
+type Cond struct {
+	Var   string
+	Path  []int
+	Op    string // equals, matches or type
+	Value string
+	re    *regexp.Regexp
 }
 
 // EnvAction is an action of the environment, taken at most Times times.
 type EnvAction struct {
-	Kind  string // "advance" or "update"
-	MS    int64
-	Times int
+	Kind   string // "advance", "update", "crash", "pause" or "expire"
+	MS     int64  // advance, pause
+	Worker int    // crash, pause: the worker's index
+	Key    string // expire: the caller key name
+	Times  int
 }
 
 // Bounds bound the exploration.
@@ -119,6 +164,11 @@ type Predicate struct {
 	Name   string
 	When   *Compare
 	Assert Compare
+	// Lua is a predicate written in Lua (instead of Assert): the body of
+	// a function that returns true when the invariant holds (see
+	// lua_test/models/README.md).
+	Lua string
+	src []byte
 }
 
 // Compare is `left op right`, each side a template.
@@ -137,7 +187,7 @@ var builtins = []string{NoRegression, NoRejectedServ, SingleOwner}
 
 var roleNames = []string{"acquire", "publish", "release", "renew", "invalidate"}
 
-var stepKinds = []string{"acquire", "publish", "release", "renew", "invalidate", "read", "update", "pause", "serve", "do", "branch"}
+var stepKinds = []string{"acquire", "publish", "release", "renew", "invalidate", "read", "update", "pause", "serve", "do", "branch", "call", "if", "goto"}
 
 // Default bounds.
 const (
@@ -263,7 +313,7 @@ func (p *parser) strList(n *yaml.Node, field string) ([]string, bool) {
 	return out, ok
 }
 
-var topFields = []string{"name", "description", "requires_version", "caller", "vars", "value_key", "source_revision", "protocol", "workers", "environment", "bounds", "invariants", "expect"}
+var topFields = []string{"name", "description", "requires_version", "caller", "vars", "value_key", "source_revision", "control", "setup", "protocol", "workers", "environment", "bounds", "invariants", "expect"}
 
 func (p *parser) parse(data []byte) {
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -328,15 +378,20 @@ func (p *parser) parse(data []byte) {
 	if n := top["value_key"]; n != nil {
 		md.ValueKey, _ = p.str(n, "value_key")
 	}
-	if caller != nil {
+	md.Lease = top["protocol"] != nil
+	if caller != nil && (md.Lease || top["value_key"] != nil) {
 		if _, ok := md.Keys[md.ValueKey]; !ok {
 			p.errorf(orNode(top["value_key"], doc.Content[0]), "value_key", "caller %s has no key %q", caller.Name, md.ValueKey)
 		}
 	}
+	if n := top["control"]; n != nil {
+		p.control(n)
+	}
 	if n := top["protocol"]; n != nil {
 		p.protocol(n, caller)
-	} else {
-		p.errorf(doc.Content[0], "protocol", "missing: name the script of each role the workers use")
+	}
+	if n := top["setup"]; n != nil {
+		p.setup(n)
 	}
 	if n := top["workers"]; n != nil {
 		p.workers(n)
@@ -363,6 +418,9 @@ func (p *parser) parse(data []byte) {
 		}
 	}
 	md.Builtins = builtins
+	if !md.Lease {
+		md.Builtins = nil // the built-ins are the lease protocol's
+	}
 	if n := top["invariants"]; n != nil {
 		p.invariants(n)
 	}
@@ -584,6 +642,9 @@ func (p *parser) protocol(n *yaml.Node, caller *manifest.Caller) {
 				}
 				ordered = append(ordered, r.Args[i])
 			}
+			if src, ok := p.md.Control[r.Script]; ok {
+				r.Src = src
+			}
 			r.Args = ordered
 		} else if r.Do == nil && f["args"] == nil && r.Src != nil {
 			p.errorf(kv[0], path+".args", "missing: the file's ARGV, as name: template")
@@ -651,165 +712,10 @@ var refPrefixes = []string{"key", "pttl", "revision", "field", "source", "now"}
 // reserved are the worker registers every worker has.
 var reserved = []string{"token", "candidate", "revision", "reply", "owns", "accepted"}
 
-func (p *parser) workers(n *yaml.Node) {
-	for _, kv := range p.pairs(n, "workers") {
-		name := yamlnode.Deref(kv[0]).Value
-		path := "workers." + name
-		if !regName().MatchString(name) || slices.Contains(refPrefixes, name) {
-			p.errorf(kv[0], path, "worker names are [a-z][a-z0-9_]*, and not %s", strings.Join(refPrefixes, ", "))
-			continue
-		}
-		w := &Worker{Name: name}
-		p.md.Workers = append(p.md.Workers, w)
-		list := yamlnode.Deref(kv[1])
-		if list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
-			p.errorf(kv[1], path, "must be a non-empty list of steps, not %s", yamlnode.Describe(kv[1]))
-			continue
-		}
-		type jump struct {
-			n     *yaml.Node
-			field string
-			label string
-			step  *Step
-		}
-		var jumps []jump
-		labels := map[string]int{}
-		for i, sn := range list.Content {
-			field := fmt.Sprintf("%s[%d]", path, i)
-			st := &Step{Line: sn.Line}
-			w.Steps = append(w.Steps, st)
-			d := yamlnode.Deref(sn)
-			if d.Kind == yaml.ScalarNode {
-				kind, ok := p.str(sn, field)
-				if !ok {
-					continue
-				}
-				if !slices.Contains(stepKinds, kind) || kind == "do" || kind == "branch" {
-					p.errorf(sn, field, "unknown step %q: want one of %s (do and branch as a mapping)", kind, strings.Join(stepKinds, ", "))
-					continue
-				}
-				st.Kind = kind
-				p.checkRole(sn, field, kind)
-				continue
-			}
-			f := p.fields(sn, field, append([]string{"name"}, stepKinds...))
-			if v := f["name"]; v != nil {
-				st.Name, _ = p.str(v, field+".name")
-				if _, dup := labels[st.Name]; dup || st.Name == "end" {
-					p.errorf(v, field+".name", "step name %q is used twice (or is end)", st.Name)
-				}
-				labels[st.Name] = i
-			}
-			var kinds []string
-			for _, k := range stepKinds {
-				if f[k] != nil {
-					kinds = append(kinds, k)
-				}
-			}
-			if len(kinds) != 1 {
-				p.errorf(sn, field, "a step does exactly one of %s", strings.Join(stepKinds, ", "))
-				continue
-			}
-			st.Kind = kinds[0]
-			v := f[st.Kind]
-			switch st.Kind {
-			case "do":
-				st.Do, _ = p.strList(v, field+".do")
-				if len(st.Do) == 0 {
-					p.errorf(v, field+".do", "must name a command")
-				}
-				for j, a := range st.Do {
-					p.refs = append(p.refs, ref{n: v, field: fmt.Sprintf("%s.do[%d]", field, j), text: a})
-				}
-			case "branch":
-				b := p.fields(v, field+".branch", []string{"if", "unless", "goto"})
-				switch {
-				case b["if"] != nil && b["unless"] == nil:
-					st.When, _ = p.str(b["if"], field+".branch.if")
-				case b["unless"] != nil && b["if"] == nil:
-					st.When, _ = p.str(b["unless"], field+".branch.unless")
-					st.Not = true
-				default:
-					p.errorf(v, field+".branch", "give one of if and unless (a reply head)")
-				}
-				if b["goto"] == nil {
-					p.errorf(v, field+".branch.goto", "missing: a step name or end")
-				} else if l, ok := p.str(b["goto"], field+".branch.goto"); ok {
-					jumps = append(jumps, jump{b["goto"], field + ".branch.goto", l, st})
-				}
-			default:
-				p.checkRole(v, field, st.Kind)
-				if dv := yamlnode.Deref(v); dv.Kind == yaml.ScalarNode && dv.Tag == "!!null" {
-					break
-				}
-				r := p.md.Roles[st.Kind]
-				if r == nil || r.Do != nil {
-					p.errorf(v, field+"."+st.Kind, "takes no arguments (write null or the bare step name)")
-					break
-				}
-				st.Args = map[string]string{}
-				for _, akv := range p.pairs(v, field+"."+st.Kind) {
-					an := yamlnode.Deref(akv[0]).Value
-					af := field + "." + st.Kind + "." + an
-					if !slices.ContainsFunc(r.Args, func(a Arg) bool { return a.Name == an }) {
-						p.errorf(akv[0], af, "role %s has no arg %q", st.Kind, an)
-						continue
-					}
-					if s, ok := p.str(akv[1], af); ok {
-						st.Args[an] = s
-						p.refs = append(p.refs, ref{n: akv[1], field: af, text: s})
-					}
-				}
-			}
-		}
-		for _, j := range jumps {
-			if j.label == "end" {
-				j.step.Goto = len(w.Steps)
-				continue
-			}
-			i, ok := labels[j.label]
-			if !ok {
-				p.errorf(j.n, j.field, "no step named %q in worker %s", j.label, name)
-			}
-			j.step.Goto = i
-		}
-	}
-}
-
 // checkRole reports a role step whose role the protocol does not declare.
 func (p *parser) checkRole(n *yaml.Node, field, kind string) {
 	if slices.Contains(roleNames, kind) && p.md.Roles[kind] == nil {
 		p.errorf(n, field, "step %s needs protocol.%s", kind, kind)
-	}
-}
-
-func (p *parser) environment(n *yaml.Node) {
-	list := yamlnode.Deref(n)
-	if list.Kind != yaml.SequenceNode {
-		p.errorf(n, "environment", "must be a list, not %s", yamlnode.Describe(n))
-		return
-	}
-	for i, an := range list.Content {
-		field := fmt.Sprintf("environment[%d]", i)
-		f := p.fields(an, field, []string{"advance_ms", "update_source", "times"})
-		a := &EnvAction{Times: 1}
-		switch {
-		case f["advance_ms"] != nil && f["update_source"] == nil:
-			a.Kind = "advance"
-			a.MS, _ = p.posInt(f["advance_ms"], field+".advance_ms", 1e15)
-		case f["update_source"] != nil && f["advance_ms"] == nil:
-			a.Kind = "update"
-			if b := yamlnode.Deref(f["update_source"]); b.Tag != "!!bool" || b.Value != "true" {
-				p.errorf(f["update_source"], field+".update_source", "must be true")
-			}
-		default:
-			p.errorf(an, field, "give one of advance_ms and update_source")
-		}
-		if t := f["times"]; t != nil {
-			v, _ := p.posInt(t, field+".times", maxDepth)
-			a.Times = int(v)
-		}
-		p.md.Env = append(p.md.Env, a)
 	}
 }
 
@@ -837,7 +743,7 @@ func (p *parser) invariants(n *yaml.Node) {
 		}
 		for i, pn := range list.Content {
 			field := fmt.Sprintf("invariants.predicates[%d]", i)
-			pf := p.fields(pn, field, []string{"name", "when", "assert"})
+			pf := p.fields(pn, field, []string{"name", "when", "assert", "lua"})
 			pr := &Predicate{}
 			if nn := pf["name"]; nn != nil {
 				pr.Name, _ = p.str(nn, field+".name")
@@ -848,10 +754,18 @@ func (p *parser) invariants(n *yaml.Node) {
 			} else {
 				p.errorf(pn, field+".name", "missing")
 			}
-			if a := pf["assert"]; a != nil {
+			switch a, l := pf["assert"], pf["lua"]; {
+			case a != nil && l != nil:
+				p.errorf(l, field+".lua", "give one of assert and lua")
+			case a != nil:
 				pr.Assert, _ = p.compare(a, field+".assert")
-			} else {
-				p.errorf(pn, field+".assert", "missing: [left, op, right]")
+			case l != nil:
+				p.luaPredicate(l, field+".lua", pr)
+				if pf["when"] != nil {
+					p.errorf(pf["when"], field+".when", "a Lua predicate tests its own conditions")
+				}
+			default:
+				p.errorf(pn, field+".assert", "missing: [left, op, right] (or lua: a Lua predicate)")
 			}
 			if w := pf["when"]; w != nil {
 				c, ok := p.compare(w, field+".when")
@@ -900,6 +814,9 @@ func (p *parser) checkRef(name string, state bool) string {
 	if _, ok := p.md.Vars[name]; ok {
 		return ""
 	}
+	if !state && (name == "now" || name == "worker") {
+		return ""
+	}
 	parts := strings.Split(name, ".")
 	switch {
 	case len(parts) == 2 && parts[0] == "key", state && len(parts) == 2 && (parts[0] == "pttl" || parts[0] == "revision"):
@@ -918,7 +835,7 @@ func (p *parser) checkRef(name string, state bool) string {
 		if slices.Contains(reserved, name) || slices.Contains(p.md.regs, name) {
 			return ""
 		}
-		return "not a var, a worker register (" + strings.Join(append(slices.Clone(reserved), p.md.regs...), ", ") + ") or key.<name>"
+		return "not a var, a worker register (" + strings.Join(append(slices.Clone(reserved), p.md.regs...), ", ") + "), now, worker or key.<name>"
 	case state && len(parts) == 2:
 		if !slices.ContainsFunc(p.md.Workers, func(w *Worker) bool { return w.Name == parts[0] }) {
 			return fmt.Sprintf("no worker %q", parts[0])

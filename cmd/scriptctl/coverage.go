@@ -26,7 +26,7 @@ func writeVerifyCoverage(ctx context.Context, opts *verifyOptions, m *manifest.M
 		if len(paths) > 0 {
 			opts.IO.Progress("Exploring %d models for coverage...", len(paths))
 			// The verdicts are explore's and check's; here only what ran.
-			if _, err := runModels(ctx, m, paths); err != nil {
+			if _, err := runModels(ctx, m, paths, defaultExploreMaxTime); err != nil {
 				return err
 			}
 		}

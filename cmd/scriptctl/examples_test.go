@@ -49,6 +49,7 @@ func TestExamplesCheck(t *testing.T) {
 				"check-keys: ok (",
 				"lint: ok (",
 				"verify: ok (" + strconv.Itoa(ex.scenarios) + " scenarios passed as EVAL and FCALL)",
+				"explore: ok (2 models explored, ",
 			} {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("stdout lacks %q:\n%s", want, out)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,7 @@ type exploreOptions struct {
 	Format   string
 	Models   []string
 	Keys     keyRuleFlags // --topology, --strict-keys
+	MaxTime  time.Duration
 }
 
 func newCmdExplore(g *globalOptions) *cobra.Command {
@@ -32,14 +34,18 @@ func newCmdExplore(g *globalOptions) *cobra.Command {
 		Use:   "explore [MODEL...]",
 		Short: "Check every interleaving of a model's workers against the scripts, offline",
 		Long: `Explore every interleaving of a model: workers that call the manifest's
-scripts by protocol role (acquire, publish, release, renew, invalidate), read
-and update a source, and branch on replies; an environment that advances
-the clock and changes the source; all within the model's bounds. Each step
-runs in the offline engine; equal states (keyspace, clock, source, workers)
-are explored once, breadth-first, so a violation comes with the shortest
-interleaving that reaches it. After every step the invariants are checked:
-no-regression, no-rejected-candidate-served, single-owner and the model's
-own predicates. The format is documented in lua_test/models/README.md.
+scripts by name (or by protocol role: acquire, publish, release, renew,
+invalidate), save values from replies and branch on them; an environment
+that advances the clock, expires keys, crashes and pauses workers (and, for
+the lease protocol, changes the source); all within the model's bounds.
+Each step runs in the offline engine; equal states (keyspace, clock,
+workers) are explored once, breadth-first, so a violation comes with the
+shortest interleaving that reaches it. After every step, and at the end,
+the invariants are checked: the model's Lua predicates (run read-only in
+the engine over the keyspace, the replies and the history), its
+comparisons, and for the lease protocol no-regression,
+no-rejected-candidate-served and single-owner. The format is documented in
+lua_test/models/README.md.
 
 Without MODEL arguments every lua_test/models/*.yaml beside the manifest
 runs; a folder argument runs the *.yaml files in it. A model with
@@ -47,13 +53,15 @@ requires_version runs only against that version of the scripts, and is
 reported skipped otherwise.
 
 A violation prints its timeline, one line per step: the worker (or clock,
-source), the step, the reply, the visible value and its revision. A model
+source, expiry), the step, the reply (and for the lease protocol the
+visible value and its revision). A model
 with expect: violation is a negative control: it passes when exactly that
 invariant is violated.
 
 Exit codes: 0 every model as expected (the states, transitions and
 interleavings explored are reported with the bounds), 1 a violation (or a
-negative control found none, or the state limit was reached), 2 a model or
+negative control found none, or the state, memory or --max-time limit was
+reached), 2 a model or
 the manifest is invalid, 3 a step the offline engine cannot run.`,
 		Example: `  scriptctl explore
   scriptctl explore lua_test/models/invalidation_race.yaml
@@ -72,6 +80,7 @@ the manifest is invalid, 3 a step the offline engine cannot run.`,
 			return runExplore(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().DurationVar(&opts.MaxTime, "max-time", defaultExploreMaxTime, "stop exploring a model after this long (exploration-truncated); 0 for no limit")
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, table or json (text piped: tab-separated rows, no header; table: aligned, with a header)")
 	opts.Keys.register(cmd)
 	return cmd
@@ -98,7 +107,7 @@ func runExplore(ctx context.Context, opts *exploreOptions) error {
 		}
 	}
 	opts.IO.Progress("Exploring %d models...", len(paths))
-	outs, err := runModels(ctx, m, paths)
+	outs, err := runModels(ctx, m, paths, opts.MaxTime)
 	if err != nil {
 		return err
 	}
@@ -120,8 +129,8 @@ func runExplore(ctx context.Context, opts *exploreOptions) error {
 
 // runModels explores the models against m on its first target; invalid
 // models are input errors, a step the engine cannot run an environment one.
-func runModels(ctx context.Context, m *manifest.Manifest, paths []string) ([]explore.Outcome, error) {
-	outs, err := explore.RunFiles(ctx, m, paths, explore.Options{Target: m.Targets[0], Topology: m.Topology, StrictKeys: m.StrictKeys})
+func runModels(ctx context.Context, m *manifest.Manifest, paths []string, maxTime time.Duration) ([]explore.Outcome, error) {
+	outs, err := explore.RunFiles(ctx, m, paths, explore.Options{Target: m.Targets[0], Topology: m.Topology, StrictKeys: m.StrictKeys, MaxTime: maxTime})
 	var errs manifest.Errors
 	switch {
 	case errors.As(err, &errs):
@@ -175,7 +184,7 @@ func writeExploreText(ios *iostreams.IOStreams, outs []explore.Outcome) error {
 			v := o.Result.Violation
 			fmt.Fprintf(&b, "\n%s: %s violated (expected): %s\n", o.File, v.Invariant, safe(v.Message))
 			fmt.Fprintf(&b, "shortest counterexample, %d steps:\n", len(v.Timeline))
-			for _, l := range timelineLines(v, safe) {
+			for _, l := range timelineLines(o.Model, v, safe) {
 				fmt.Fprintf(&b, "  %s\n", l)
 			}
 		default:
@@ -213,7 +222,7 @@ func exploreDiagnostic(o explore.Outcome, safe func(string) string) (d diag.Diag
 			d.Code = explore.ReplyContract
 		}
 		d.Message = fmt.Sprintf("%s violated: %s", v.Invariant, safe(v.Message))
-		d.Detail = append([]string{fmt.Sprintf("shortest counterexample, %d steps:", len(v.Timeline))}, timelineLines(v, safe)...)
+		d.Detail = append([]string{fmt.Sprintf("shortest counterexample, %d steps:", len(v.Timeline))}, timelineLines(o.Model, v, safe)...)
 	case "missing-violation":
 		d.Code, d.Line = codeViolationMissing, o.Model.Lines["expect"]
 		d.Message = fmt.Sprintf("negative control: expected a %s violation, found none within the bounds (%s)", o.Model.Expect, exploreBounds(o.Model.Bounds))
@@ -228,8 +237,11 @@ func exploreDiagnostic(o explore.Outcome, safe func(string) string) (d diag.Diag
 
 // truncatedBound names the bound that stopped a truncated exploration.
 func truncatedBound(r *explore.Result) string {
-	if r.TruncatedBy == "memory" {
+	switch r.TruncatedBy {
+	case "memory":
 		return fmt.Sprintf("the bound of %d MiB on the explorer's stored states reached", r.Bound>>20)
+	case "time":
+		return fmt.Sprintf("the time bound of %s reached", time.Duration(r.Bound)*time.Millisecond)
 	}
 	return fmt.Sprintf("the bound of %d states reached", r.Bound)
 }
@@ -248,9 +260,14 @@ func exploreDiagnostics(outs []explore.Outcome, safe func(string) string) []diag
 // timelineLines is a counterexample one line per step: the step, the
 // worker (or clock, source), the action, the reply, the visible value and
 // its revision.
-func timelineLines(v *explore.Violation, safe func(string) string) []string {
+func timelineLines(md *explore.Model, v *explore.Violation, safe func(string) string) []string {
 	var out []string
 	for _, l := range v.Timeline {
+		if !md.Lease {
+			// a general model: the step, the actor, the action, the reply
+			out = append(out, strings.TrimRight(fmt.Sprintf("%2d  %-10s %-28s -> %s", l.N, l.Actor, safe(l.Action), safe(l.Reply)), " "))
+			continue
+		}
 		val := "(absent)"
 		if l.Present {
 			val = strconv.Quote(l.Value)
@@ -302,12 +319,14 @@ type exploreViolationJSON struct {
 }
 
 type exploreStepJSON struct {
-	Step     int     `json:"step"`
-	Actor    string  `json:"actor"`
-	Action   string  `json:"action"`
-	Reply    string  `json:"reply"`
-	Value    *string `json:"value"`
-	Revision *int    `json:"revision"`
+	Step     int               `json:"step"`
+	Actor    string            `json:"actor"`
+	Action   string            `json:"action"`
+	Script   string            `json:"script"`
+	Args     map[string]string `json:"args"`
+	Reply    string            `json:"reply"`
+	Value    *string           `json:"value"`
+	Revision *int              `json:"revision"`
 }
 
 func writeExploreJSON(opts *exploreOptions, outs []explore.Outcome) error {
@@ -328,7 +347,10 @@ func writeExploreJSON(opts *exploreOptions, outs []explore.Outcome) error {
 			if v := r.Violation; v != nil {
 				vj := &exploreViolationJSON{Invariant: v.Invariant, Message: v.Message, Timeline: []exploreStepJSON{}}
 				for _, l := range v.Timeline {
-					sj := exploreStepJSON{Step: l.N, Actor: l.Actor, Action: l.Action, Reply: l.Reply}
+					sj := exploreStepJSON{Step: l.N, Actor: l.Actor, Action: l.Action, Script: l.Script, Args: l.Args, Reply: l.Reply}
+					if sj.Args == nil {
+						sj.Args = map[string]string{}
+					}
 					if l.Present {
 						val := l.Value
 						sj.Value = &val
@@ -357,7 +379,7 @@ func checkExploreStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	if len(paths) == 0 {
 		return stepResult{Summary: "no " + explore.ModelsDir + "/*.yaml beside the manifest"}
 	}
-	outs, err := runModels(ctx, m, paths)
+	outs, err := runModels(ctx, m, paths, defaultExploreMaxTime)
 	if err != nil {
 		var errs manifest.Errors
 		if errors.As(err, &errs) {
@@ -405,3 +427,7 @@ func checkExploreStep(ctx context.Context, m *manifest.Manifest) stepResult {
 	}
 	return res
 }
+
+// defaultExploreMaxTime bounds one model's exploration in explore, check
+// and verify --coverage.
+const defaultExploreMaxTime = 10 * time.Minute
