@@ -18,12 +18,12 @@ import (
 	"github.com/redis/rueidis"
 	"gopkg.in/yaml.v3"
 
-	"github.com/scriptctl/scriptctl/internal/evalrun"
+	"github.com/scriptctl/scriptctl/evalrun"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
-	"github.com/scriptctl/scriptctl/internal/rediscli"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/difftest"
+	"github.com/scriptctl/scriptctl/verify/rediscli"
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )
 
