@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -112,6 +113,7 @@ func TestGoBindings(t *testing.T) {
 // SCRIPT FLUSH, _RO commands served by replicas, FCALL of the versioned
 // function, typed errors.
 func TestGoBindingsLive(t *testing.T) {
+	testtier.Full(t, "go test of the generated bindings on a server and a cluster")
 	dir := bindModule(t)
 	standalone := redistest.Standalone(t)
 	cluster := redistest.NewCluster(t)
