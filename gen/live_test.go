@@ -97,6 +97,7 @@ func goCmd(t *testing.T, dir string, env []string, args ...string) string {
 // offline tests pass (a timeout resends only idempotent scripts, NOSCRIPT is
 // matched by its code, a reply off contract is a ContractError).
 func TestGoBindings(t *testing.T) {
+	testtier.Full(t, "go vet and go test of a module with rueidis and go-redis")
 	dir := bindModule(t)
 	goCmd(t, dir, nil, "vet", "./...")
 	out := goCmd(t, dir, nil, "test", "-count=1", "-run", "TestNoRetryAfterTimeout|TestNoscriptOnlyByPrefix|TestContractError", "-v", ".")

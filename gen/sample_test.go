@@ -2,6 +2,8 @@ package gen
 
 import (
 	"bytes"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,9 +13,10 @@ import (
 
 // TestGenerateEveryLanguage is the fast tier's sample of the TypeScript and
 // Python bindings, whose toolchain and live tests (TestTSBindings,
-// TestPythonBindings, TestGoBindingsLive) run in the full tier: every
-// binding generates in every language, twice to the same bytes, no file
-// empty; the Python modules compile where python3 is installed.
+// TestPythonBindings, TestGoBindings, TestGoBindingsLive) run in the full
+// tier: every binding generates in every language, twice to the same
+// bytes, no file empty; the Go files parse, and the Python modules compile
+// where python3 is installed.
 func TestGenerateEveryLanguage(t *testing.T) {
 	py, pyErr := exec.LookPath("python3")
 	dir := t.TempDir()
@@ -35,6 +38,11 @@ func TestGenerateEveryLanguage(t *testing.T) {
 				}
 				if len(f.Data) == 0 {
 					t.Errorf("%s %s: %s is empty", folder, lang, f.Name)
+				}
+				if strings.HasSuffix(f.Name, ".go") {
+					if _, err := parser.ParseFile(token.NewFileSet(), f.Name, f.Data, parser.AllErrors); err != nil {
+						t.Errorf("%s: %s does not parse: %v", folder, f.Name, err)
+					}
 				}
 				if lang == "python" && pyErr == nil && strings.HasSuffix(f.Name, ".py") {
 					p := filepath.Join(dir, folder+"_"+f.Name)
