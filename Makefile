@@ -39,7 +39,7 @@ RACE_CMD_RUN ?= ^(TestPreflight|TestCheck|TestExamplesCheck)
 SAMPLE_EVAL  ?= 6
 SAMPLE_FCALL ?= 18
 FULL_PKGS    ?= ./cmd/scriptctl/ ./gen/
-FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestEvalCorpusFunctionCLI)$$
+FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestEvalCorpusFunctionCLI|TestVersionInjected)$$
 
 test: ## The fast tier: race detector where goroutines run, corpora sampled, full-tier tests skipped
 	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
