@@ -8,7 +8,7 @@ P       ?= 2
 # 2 cores under -race): only a hang should reach it.
 TEST_TIMEOUT ?= 45m
 
-.PHONY: help build install test test-full test-servers test-targets test-targets-full examples race bench fuzz lint check-tidy check clean
+.PHONY: help build install test test-full bench-smoke test-servers test-targets test-targets-full examples race bench fuzz lint check-tidy check clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -19,31 +19,41 @@ build: ## Build $(BIN) (default bin/scriptctl) with the version injected
 install: ## go install scriptctl with the version injected
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/scriptctl
 
-# Test tiers. make test is what the README's test command runs: every
-# package once, the race detector where goroutines run (RACE_PKGS, and the
-# command layer's parallel pre-flight, which plan and deploy run, through
-# RACE_CMD_RUN), the engine and
-# its corpora without it (one goroutine per Lua run: -race finds nothing
-# there and costs 3-4x), the difftest corpus sampled deterministically
-# (SAMPLE_EVAL / SAMPLE_FCALL), then every benchmark once. make test-full
-# runs the corpora whole; CI runs both. Timeouts are sized for a busy
-# machine: nothing may depend on wall-clock speed.
-RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/... ./manifest/... ./verify/scenario/... ./explore/... ./mutate/... ./coverage/...
-NORACE_PKGS  ?= ./cmd/... ./lint/... ./slot/... ./lua/... ./contract/... ./gen/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/luac51/... ./verify/lualib/...
+# Test tiers (README, "Tests"). make test is the fast tier, what the
+# README's test command runs: every package once; the race detector where
+# goroutines run (RACE_PKGS, and the command layer's parallel pre-flight,
+# which plan and deploy run, through RACE_CMD_RUN); the engine, its corpora
+# and the single-goroutine tools without it (-race finds nothing there and
+# costs 3-4x); the difftest corpus sampled deterministically (SAMPLE_EVAL /
+# SAMPLE_FCALL); and the tests marked testtier.Full skipped. Those are the
+# full tier's: live multi-server runs, whole corpora, the bindings'
+# language toolchains. make test-full sets SCRIPTCTL_TEST_TIER=full and
+# runs them (FULL_RUN in FULL_PKGS; cmd/scriptctl's
+# TestMakefileTiersCoverEveryPackage fails on a marked test it would not
+# run), the corpora whole, then every benchmark once (bench-smoke). CI runs
+# both. Timeouts are sized for a busy machine: nothing may depend on
+# wall-clock speed.
+RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/... ./liveconn/... ./scaffold/... ./manifest/... ./verify/scenario/... ./mutate/...
+NORACE_PKGS  ?= ./cmd/... ./lint/... ./slot/... ./lua/... ./contract/... ./gen/... ./explore/... ./coverage/... ./evalrun/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/luac51/... ./verify/lualib/... ./verify/rediscli/...
 RACE_CMD_RUN ?= ^(TestPreflight|TestCheck|TestExamplesCheck)
-SAMPLE_EVAL  ?= 3
-SAMPLE_FCALL ?= 9
-TEST_TIMEOUT ?= 45m
+SAMPLE_EVAL  ?= 6
+SAMPLE_FCALL ?= 18
+FULL_PKGS    ?= ./cmd/scriptctl/ ./gen/
+FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestEvalCorpusFunctionCLI|TestVersionInjected)$$
 
-test: ## Run the tests (race detector where goroutines run, corpora sampled), then every benchmark once
+test: ## The fast tier: race detector where goroutines run, corpora sampled, full-tier tests skipped
 	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
 	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(RACE_CMD_RUN)' ./cmd/scriptctl/
 	SCRIPTCTL_CORPUS_EVAL_EVERY=$(SAMPLE_EVAL) SCRIPTCTL_CORPUS_FCALL_EVERY=$(SAMPLE_FCALL) \
 	  $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(NORACE_PKGS)
-	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -p 1 ./...
 
-test-full: ## Run the engine's corpora whole (every snippet as EVAL and FCALL)
+test-full: ## The full tier: the tests make test skips (SCRIPTCTL_TEST_TIER=full), the corpora whole, every benchmark once
+	SCRIPTCTL_TEST_TIER=full $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(FULL_RUN)' $(FULL_PKGS)
 	$(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run 'Corpus' ./verify/difftest/
+	$(MAKE) bench-smoke
+
+bench-smoke: ## Run every benchmark once (-benchtime=1x) so none rots
+	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
 
 test-servers: ## Fetch Redis 8.0.2, Valkey 8.1 (Debian 13) and Redis 8.0.6, Valkey 9.1 (Debian unstable), run through their own loader, for the tests
 	.ci/test-servers
@@ -53,32 +63,32 @@ TARGET_SERVERS ?= redis-8.0 valkey-8.1 redis-8.0.6 valkey-9.1
 # Builds whose corpus is sampled more sparsely still (a patch release of a
 # line already proven, and the newest line): CI time stays in check.
 SPARSE_SERVERS ?= redis-8.0.6 valkey-9.1
-# The loader and refresh suites run with the race detector; the engine,
-# corpus and scenario suites (the same Go code as make test runs under
-# -race, now judged by another server) run without it.
-TARGET_RACE    ?= ./loader/ ./refresh/...
-TARGET_PKGS    ?= ./verify/ ./verify/lua51/ ./verify/difftest/ ./verify/scenario/
+# The loader, refresh, engine, corpus and scenario suites, without the race
+# detector: make test ran the same Go code under -race; here another server
+# judges it. Packages run P at a time, servers one after another, so 2
+# cores are not oversubscribed. The full tier's tests are skipped here
+# (make test-full runs them on the default server).
+TARGET_PKGS    ?= ./loader/ ./refresh/... ./verify/ ./verify/lua51/ ./verify/difftest/ ./verify/scenario/
 # To keep CI short the corpus is sampled on these servers: EVAL every
 # EVAL_EVERY-th snippet, FCALL every FCALL_EVERY-th (other snippets than
 # EVAL's), and every library, functions.yaml and targets.yaml snippet in
 # both; make test-targets-full runs all of it.
-EVAL_EVERY     ?= 2
-FCALL_EVERY    ?= 6
-SPARSE_EVAL_EVERY  ?= 4
-SPARSE_FCALL_EVERY ?= 12
+EVAL_EVERY     ?= 4
+FCALL_EVERY    ?= 12
+SPARSE_EVAL_EVERY  ?= 8
+SPARSE_FCALL_EVERY ?= 24
 
 test-targets: test-servers ## Run the loader, refresh, engine, corpus (sampled) and scenario suites on Redis 8.0.2, 8.0.6, Valkey 8.1 and 9.1 too
 	@for k in $(TARGET_SERVERS); do \
 	  echo "== $$k"; \
 	  ev=$(EVAL_EVERY); fv=$(FCALL_EVERY); \
 	  case " $(SPARSE_SERVERS) " in *" $$k "*) ev=$(SPARSE_EVAL_EVERY); fv=$(SPARSE_FCALL_EVERY);; esac; \
-	  SCRIPTCTL_TEST_SERVER=$$k $(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(TARGET_RACE) || exit 1; \
 	  SCRIPTCTL_TEST_SERVER=$$k SCRIPTCTL_CORPUS_EVAL_EVERY=$$ev SCRIPTCTL_CORPUS_FCALL_EVERY=$$fv \
 	    $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(TARGET_PKGS) || exit 1; \
 	done
 
-test-targets-full: test-servers ## test-targets with the whole corpus in both modes
-	$(MAKE) test-targets EVAL_EVERY=1 FCALL_EVERY=1 SPARSE_EVAL_EVERY=1 SPARSE_FCALL_EVERY=1
+test-targets-full: test-servers ## test-targets with the whole corpus in both modes and the full tier's tests
+	SCRIPTCTL_TEST_TIER=full $(MAKE) test-targets EVAL_EVERY=1 FCALL_EVERY=1 SPARSE_EVAL_EVERY=1 SPARSE_FCALL_EVERY=1
 
 race: ## Run all tests with the race detector (slow: the engine's corpora under -race)
 	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) ./...

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -96,6 +97,7 @@ func goCmd(t *testing.T, dir string, env []string, args ...string) string {
 // offline tests pass (a timeout resends only idempotent scripts, NOSCRIPT is
 // matched by its code, a reply off contract is a ContractError).
 func TestGoBindings(t *testing.T) {
+	testtier.Full(t, "go vet and go test of a module with rueidis and go-redis")
 	dir := bindModule(t)
 	goCmd(t, dir, nil, "vet", "./...")
 	out := goCmd(t, dir, nil, "test", "-count=1", "-run", "TestNoRetryAfterTimeout|TestNoscriptOnlyByPrefix|TestContractError|TestPlaceholderChecks", "-v", ".")
@@ -112,6 +114,7 @@ func TestGoBindings(t *testing.T) {
 // SCRIPT FLUSH, _RO commands served by replicas, FCALL of the versioned
 // function, typed errors.
 func TestGoBindingsLive(t *testing.T) {
+	testtier.Full(t, "go test of the generated bindings on a server and a cluster")
 	dir := bindModule(t)
 	standalone := redistest.Standalone(t)
 	primary, replica := redistest.Replicated(t)

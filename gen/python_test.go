@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -15,6 +16,7 @@ import (
 // replies, NOSCRIPT recovery after SCRIPT FLUSH, _RO commands, typed errors.
 // python3 with redis-py and mypy come from Debian (.ci/run installs them).
 func TestPythonBindings(t *testing.T) {
+	testtier.Full(t, "mypy --strict and redis-py on a server and a cluster")
 	needTool(t, "python3")
 	needTool(t, "mypy")
 	dir := t.TempDir()

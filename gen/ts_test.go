@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -91,6 +92,7 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 // cluster: typed replies, NOSCRIPT recovery after SCRIPT FLUSH, _RO
 // commands, typed errors, cross-slot refusal.
 func TestTSBindings(t *testing.T) {
+	testtier.Full(t, "npm, tsc --strict and Node on a server and a cluster")
 	dir := tsModule(t)
 	run(t, dir, nil, filepath.Join(dir, "node_modules", ".bin", "tsc"), "--strict", "--noEmit", "-p", ".")
 	run(t, dir, nil, filepath.Join(dir, "node_modules", ".bin", "tsc"), "-p", ".")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"github.com/scriptctl/scriptctl/loader"
 )
 
@@ -173,6 +174,7 @@ func assertNoLock(t *testing.T, s *redistest.Server, key string) {
 // read the members: the deploy is refused, naming the command, and
 // nothing is loaded anywhere.
 func TestLeastPrivilegeACLCluster(t *testing.T) {
+	testtier.Full(t, "a 6-node cluster")
 	perms := readmeACL(t)
 	c := redistest.NewCluster(t)
 	setUser := func(perms []string) {

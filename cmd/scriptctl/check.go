@@ -49,7 +49,7 @@ type stepResult struct {
 	// and warnings (severity "warning": reported, exit 0).
 	Findings []checkFinding
 	// Err means the step could not run or its input is invalid; its exit
-	// code (cmdutil.ExitCode: 2 invalid input, 3 environment) wins over 1.
+	// code (exitCode: 2 invalid input, 3 environment) wins over 1.
 	Err error
 	// Suites are the step's JUnit test cases when it has finer ones than
 	// the step itself (verify: one per scenario and mode, per target).
@@ -310,7 +310,7 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 	for _, r := range results {
 		switch {
 		case r.Err != nil:
-			code = max(code, cmdutil.ExitCode(r.Err))
+			code = max(code, exitCode(r.Err))
 		case r.count(diag.Error) > 0, opts.FailOn == diag.Warning && r.count(diag.Warning) > 0:
 			code = max(code, cmdutil.ExitFindings)
 		}

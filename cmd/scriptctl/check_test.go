@@ -73,7 +73,7 @@ func TestCheckExitCodes(t *testing.T) {
 			withCheckSteps(t, tt.steps...)
 			ios, _, out, errOut := iostreams.Test()
 			err := runCheck(context.Background(), &checkOptions{IO: ios, Manifest: checkTestManifest(t), Format: "text"})
-			if code := cmdutil.ExitCode(err); code != tt.wantCode {
+			if code := exitCode(err); code != tt.wantCode {
 				t.Errorf("exit code %d, want %d (err %v)", code, tt.wantCode, err)
 			}
 			var ee *cmdutil.ExitError
@@ -101,7 +101,7 @@ func TestCheckJSON(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	path := checkTestManifest(t)
 	err := runCheck(context.Background(), &checkOptions{IO: ios, Manifest: path, Format: "json"})
-	if cmdutil.ExitCode(err) != 1 {
+	if exitCode(err) != 1 {
 		t.Fatalf("err = %v, want exit 1", err)
 	}
 	var doc checkJSON
@@ -132,7 +132,7 @@ func TestCheckInvalidManifestJSON(t *testing.T) {
 	}
 	ios, _, out, _ := iostreams.Test()
 	err := runCheck(context.Background(), &checkOptions{IO: ios, Manifest: path, Format: "json"})
-	if cmdutil.ExitCode(err) != 2 {
+	if exitCode(err) != 2 {
 		t.Fatalf("err = %v, want exit 2", err)
 	}
 	var doc checkJSON

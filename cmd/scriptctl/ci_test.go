@@ -17,7 +17,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
-	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 )
 
@@ -288,7 +287,7 @@ func TestCheckFailOn(t *testing.T) {
 	for failOn, want := range map[string]int{"error": 0, "warning": 1} {
 		out.Reset()
 		err := runCheck(context.Background(), &checkOptions{IO: ios, Manifest: m, Format: "text", FailOn: failOn})
-		if code := cmdutil.ExitCode(err); code != want {
+		if code := exitCode(err); code != want {
 			t.Errorf("--fail-on %s: exit %d, want %d\n%s", failOn, code, want, out)
 		}
 	}

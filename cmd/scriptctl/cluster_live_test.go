@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"github.com/scriptctl/scriptctl/slot"
 )
 
@@ -16,6 +17,7 @@ import (
 // primary: the bundled scenarios and scripts with keys in many slots agree
 // with the offline run, 20 runs in a row, and no reply is a redirect.
 func TestLiveComparisonsOnCluster(t *testing.T) {
+	testtier.Full(t, "a 6-node cluster, 20 live runs")
 	if testing.Short() {
 		t.Skip("starts a redis cluster")
 	}

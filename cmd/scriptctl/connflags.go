@@ -288,6 +288,42 @@ func (f *connFlags) connectAll(ctx context.Context, ios *iostreams.IOStreams, cm
 	return o, nil
 }
 
+// discovery is what a read-only online command (diff, status, inspect)
+// starts from: the manifest (none for inspect), the mode (--mode, else the
+// manifest's deploy field), the released SHAs scripts.sum records, and the
+// discovered nodes.
+type discovery struct {
+	*online
+	m      *manifest.Manifest
+	mode   loader.Mode
+	ledger map[int]map[string]string
+}
+
+// discover loads the manifest at manifestPath (none when it is ""), reads
+// the scripts.sum beside it and discovers the nodes, in that order: input
+// problems exit 2 before anything is dialled, a failed discovery exits 3.
+// The caller closes the topology.
+func (f *connFlags) discover(ctx context.Context, ios *iostreams.IOStreams, cmd, manifestPath string, mode loader.Mode) (*discovery, error) {
+	d := &discovery{mode: mode}
+	if manifestPath != "" {
+		m, err := loadManifestFor(manifestPath)
+		if err != nil {
+			return nil, err
+		}
+		d.m = m
+		d.mode = f.modeFor(m, mode)
+		if d.ledger, err = readLedger(m); err != nil {
+			return nil, err
+		}
+	}
+	o, err := f.connectAll(ctx, ios, cmd)
+	if err != nil {
+		return nil, err
+	}
+	d.online = o
+	return d, nil
+}
+
 // needsLua names the commands that refuse nodes without a Lua engine
 // (loader.CheckLuaEngine: a Valkey 9 node that unloaded its lua module),
 // with exit 3, before they read or change anything.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 )
 
 // v1 SHAs of the bundled library (scripts.sum, version 1).
@@ -109,6 +110,7 @@ func TestSavedPlanNoSecretAndRestart(t *testing.T) {
 // TestSavedPlanCluster: a plan saved on the 6-node cluster applies there,
 // every node named in the file with its role.
 func TestSavedPlanCluster(t *testing.T) {
+	testtier.Full(t, "a 6-node cluster")
 	noConnEnv(t)
 	c := redistest.NewCluster(t)
 	path := loaderProject(t, "1")

@@ -63,21 +63,13 @@ are still compared).`,
 }
 
 func runDiff(ctx context.Context, opts *diffOptions) error {
-	m, err := loadManifestFor(opts.Manifest)
-	if err != nil {
-		return err
-	}
-	opts.Mode = opts.Conn.modeFor(m, opts.Mode)
-	ledger, err := readLedger(m)
-	if err != nil {
-		return err
-	}
-	o, err := opts.Conn.connectAll(ctx, opts.IO, "diff")
+	o, err := opts.Conn.discover(ctx, opts.IO, "diff", opts.Manifest, opts.Mode)
 	if err != nil {
 		return err
 	}
 	defer o.topo.Close()
-	rep, err := loader.Diff(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Ledger: ledger})
+	m := o.m
+	rep, err := loader.Diff(ctx, o.topo, m, loader.Options{Mode: o.mode, Ledger: o.ledger})
 	if err != nil {
 		return o.envErr(err)
 	}

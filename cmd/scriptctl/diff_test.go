@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 )
 
 // waitCode waits until n holds library name with code (a replica receives
@@ -38,6 +39,7 @@ func waitCode(t *testing.T, n *redistest.Server, name, code string) {
 // 6-node cluster shows as a unified diff for that primary and its replica,
 // and status --all shows another team's library as not owned.
 func TestDiffCluster(t *testing.T) {
+	testtier.Full(t, "a 6-node cluster")
 	c := redistest.NewCluster(t)
 	noConnEnv(t)
 	path := loaderProject(t, "1")

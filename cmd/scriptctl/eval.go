@@ -11,12 +11,12 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/spf13/cobra"
 
+	"github.com/scriptctl/scriptctl/evalrun"
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/connect"
 	"github.com/scriptctl/scriptctl/internal/diag"
-	"github.com/scriptctl/scriptctl/internal/evalrun"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
-	"github.com/scriptctl/scriptctl/internal/liveconn"
+	"github.com/scriptctl/scriptctl/liveconn"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )

@@ -18,12 +18,13 @@ import (
 	"github.com/redis/rueidis"
 	"gopkg.in/yaml.v3"
 
-	"github.com/scriptctl/scriptctl/internal/evalrun"
+	"github.com/scriptctl/scriptctl/evalrun"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
-	"github.com/scriptctl/scriptctl/internal/rediscli"
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/difftest"
+	"github.com/scriptctl/scriptctl/verify/rediscli"
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )
 
@@ -103,6 +104,7 @@ var notState = map[string]bool{"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "
 // commands run on the server; the keyspace they leave is read back into a
 // --state file for the offline side (snippets whose setup leaves what a
 // state file cannot hold the same way are skipped: TTLs, streams). After the run, the --save file must hold what the server holds.
+// The fast tier samples the corpus (evalCorpusEvery); make test-full runs it whole.
 func TestEvalCorpusCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts redis-server")
@@ -118,7 +120,13 @@ func TestEvalCorpusCLI(t *testing.T) {
 	dir := t.TempDir()
 	ran, identical, skipped := 0, 0, map[string]int{}
 	var engineDiffers []string
-	for _, s := range snippets {
+	// The fast tier runs every evalCorpusEvery-th snippet; the full tier
+	// (make test-full) the whole corpus.
+	every := testtier.Every(evalCorpusEvery)
+	for i, s := range snippets {
+		if i%every != 0 {
+			continue
+		}
 		if reason := skipReason(s); reason != "" {
 			skipped[reason]++
 			continue
@@ -206,13 +214,17 @@ func TestEvalCorpusCLI(t *testing.T) {
 	for _, n := range skipped {
 		considered += n
 	}
-	if considered < len(snippets) {
+	if considered < (len(snippets)+every-1)/every {
 		return // a -run filter chose some snippets: the totals below are for the whole corpus
 	}
-	if identical < 200 {
-		t.Errorf("only %d snippets identical, want at least 200", identical)
+	if identical < 200/every {
+		t.Errorf("only %d snippets identical, want at least %d", identical, 200/every)
 	}
 }
+
+// evalCorpusEvery samples the corpus TestEvalCorpusCLI and
+// TestEvalCorpusFunctionCLI run in the fast tier.
+const evalCorpusEvery = 8
 
 // skipReason says why a snippet cannot go through redis-cli --eval
 // unchanged, or "".
@@ -541,7 +553,8 @@ func TestEvalAgainstPassword(t *testing.T) {
 	}
 }
 
-// TestEvalCorpusFunctionCLI runs a third of the corpus (the snippets without
+// TestEvalCorpusFunctionCLI runs a third of the corpus (a third of
+// evalCorpusEvery-th snippets in the fast tier) (the snippets without
 // setup that can be a function body) through `scriptctl eval --mode
 // function` and through redis-cli loading the same generated library and
 // calling FCALL scriptctl_eval, and requires identical stdout: the FCALL
@@ -556,8 +569,9 @@ func TestEvalCorpusFunctionCLI(t *testing.T) {
 	dir := t.TempDir()
 	ran, identical := 0, 0
 	var engineDiffers []string
+	every := testtier.Every(evalCorpusEvery)
 	for i, s := range loadCorpusSnippets(t) {
-		if i%3 != 0 || s.NoFunction != "" || len(s.Setup) > 0 || skipReason(s) != "" {
+		if i%(3*every) != 0 || s.NoFunction != "" || len(s.Setup) > 0 || skipReason(s) != "" {
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
@@ -603,7 +617,7 @@ func TestEvalCorpusFunctionCLI(t *testing.T) {
 		})
 	}
 	t.Logf("%d snippets as functions: %d identical, engine differences %v", ran, identical, engineDiffers)
-	if identical < 100 {
+	if identical < 100/every {
 		t.Errorf("%d of %d identical, engine differences %v", identical, ran, engineDiffers)
 	}
 }

@@ -1,6 +1,23 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
+	"github.com/scriptctl/scriptctl/manifest"
+)
+
+// exitCode is cmdutil.ExitCode with an invalid manifest (manifest.ErrInvalid)
+// as invalid input, 2: cmdutil is a leaf below the manifest package.
+func exitCode(err error) int {
+	var ee *cmdutil.ExitError
+	if !errors.As(err, &ee) && errors.Is(err, manifest.ErrInvalid) {
+		return cmdutil.ExitInput
+	}
+	return cmdutil.ExitCode(err)
+}
 
 const exitCodesHelp = `Every scriptctl command exits with one of these codes:
 

@@ -12,7 +12,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
-	"github.com/scriptctl/scriptctl/internal/scaffold"
+	"github.com/scriptctl/scriptctl/scaffold"
 	"github.com/scriptctl/scriptctl/verify"
 )
 

@@ -151,7 +151,7 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	o, err := opts.Conn.connectAll(ctx, opts.IO, "inspect")
+	o, err := opts.Conn.discover(ctx, opts.IO, "inspect", "", loader.ModeBoth)
 	if err != nil {
 		return err
 	}

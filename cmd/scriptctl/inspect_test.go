@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 )
 
 func sha1Hex(s string) string {
@@ -149,6 +150,7 @@ func TestInspectReplicatedCLI(t *testing.T) {
 // old library left on one primary, and one replica's script cache flushed,
 // shown in text and JSON without a manifest.
 func TestInspectMixedClusterCLI(t *testing.T) {
+	testtier.Full(t, "a 6-node cluster")
 	c := redistest.NewCluster(t)
 	for _, p := range c.Primaries {
 		p.MustDo("FUNCTION", "LOAD", inspTeamA)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scriptctl/scriptctl/evalrun"
 	"github.com/scriptctl/scriptctl/internal/diag"
-	"github.com/scriptctl/scriptctl/internal/evalrun"
 	"github.com/scriptctl/scriptctl/lint"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"

@@ -8,8 +8,8 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
-	"github.com/scriptctl/scriptctl/internal/scaffold"
 	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/scaffold"
 )
 
 func init() { commands = append(commands, newCmdNew) }

@@ -173,7 +173,7 @@ func runPreflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Man
 		stepCode := 0
 		switch {
 		case res.Err != nil:
-			stepCode = cmdutil.ExitCode(res.Err)
+			stepCode = exitCode(res.Err)
 		case res.count("error") > 0:
 			stepCode = cmdutil.ExitFindings
 		}

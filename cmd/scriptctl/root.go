@@ -69,7 +69,7 @@ func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 		return cmdutil.ExitOK
 	}
 	err = unknownCommand(root, err)
-	code := cmdutil.ExitCode(err)
+	code := exitCode(err)
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) && ee.Silent {
 		return code

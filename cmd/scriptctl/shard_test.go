@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 )
 
 // TestClusterShardGap: on a 6-node cluster, one primary loses the library
@@ -15,6 +16,7 @@ import (
 // each primary with the slots it serves, inspect names them as gaps,
 // deploy repairs exactly that, and status is clean again.
 func TestClusterShardGap(t *testing.T) {
+	testtier.Full(t, "a 6-node cluster")
 	c := redistest.NewCluster(t)
 	noConnEnv(t)
 	path := loaderProject(t, "1")

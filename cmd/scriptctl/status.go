@@ -85,20 +85,12 @@ stderr ('scriptctl deploy' repairs it), or on an untargeted node (with
 }
 
 func runStatus(ctx context.Context, opts *statusOptions) error {
-	m, err := loadManifestFor(opts.Manifest)
-	if err != nil {
-		return err
-	}
-	opts.Mode = opts.Conn.modeFor(m, opts.Mode)
-	ledger, err := readLedger(m)
-	if err != nil {
-		return err
-	}
-	o, err := opts.Conn.connectAll(ctx, opts.IO, "status")
+	o, err := opts.Conn.discover(ctx, opts.IO, "status", opts.Manifest, opts.Mode)
 	if err != nil {
 		return err
 	}
 	defer o.topo.Close()
+	m, ledger := o.m, o.ledger
 	// A node outside the targets always decides the exit code; a
 	// CVE-listed one with --fail-on-cve.
 	servers := o.checkServers(opts.IO, m, opts.Conn.Format != "json", serverSeverity{untargeted: true, cve: opts.FailOnCVE})
@@ -106,7 +98,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if opts.All {
 		status = loader.StatusAll
 	}
-	st, err := status(ctx, o.topo, m, loader.Options{Mode: opts.Mode, Ledger: ledger})
+	st, err := status(ctx, o.topo, m, loader.Options{Mode: o.mode, Ledger: ledger})
 	if err != nil {
 		return o.envErr(err)
 	}

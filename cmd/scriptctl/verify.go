@@ -16,7 +16,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/connect"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
-	"github.com/scriptctl/scriptctl/internal/liveconn"
+	"github.com/scriptctl/scriptctl/liveconn"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
@@ -209,7 +209,7 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 		if err != nil {
 			return cmdutil.Env(err)
 		}
-		srv := scenario.NewServer(lc)
+		srv := scenario.NewServer(lc, lc.Addr)
 		defer srv.Close()
 		ro.Live = srv
 		ro.ClockTolerance = opts.ClockTol.Milliseconds()

@@ -79,7 +79,7 @@ func TestCheckVerifyStepFindings(t *testing.T) {
 
 	os.WriteFile(filepath.Join(dir, "lua_test", "a.yaml"), []byte("steps: 1\n"), 0o644)
 	res = checkVerifyStep(context.Background(), m)
-	if cmdutil.ExitCode(res.Err) != cmdutil.ExitInput || len(res.Findings) != 1 || res.Findings[0].Line != 1 {
+	if exitCode(res.Err) != cmdutil.ExitInput || len(res.Findings) != 1 || res.Findings[0].Line != 1 {
 		t.Errorf("malformed scenario: err %v, findings %+v", res.Err, res.Findings)
 	}
 }

@@ -7,11 +7,15 @@ import (
 	"regexp"
 	"runtime/debug"
 	"testing"
+
+	"github.com/scriptctl/scriptctl/internal/testtier"
 )
 
 // TestVersionInjected builds scriptctl the way the Makefile does (make
 // build VERSION=...) and checks that the version it prints is the one given.
+// The fast tier has TestBuildVersion, in process.
 func TestVersionInjected(t *testing.T) {
+	testtier.Full(t, "builds the binary with CGO_ENABLED=0: the toolchain")
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-
-	"github.com/scriptctl/scriptctl/manifest"
 )
 
 // Exit codes, the same for every command (scriptctl help exit-codes).
@@ -69,7 +67,8 @@ func wrap(code int, err error) error {
 }
 
 // ExitCode maps an error returned by a command to its exit code: an
-// ExitError's code; an invalid manifest or an unreadable input file exits 2;
+// ExitError's code; an unreadable input file exits 2 (the command layer
+// adds an invalid manifest);
 // anything else (a failed connection, a timeout, an interrupted run) exits 3.
 func ExitCode(err error) int {
 	if err == nil {
@@ -78,9 +77,6 @@ func ExitCode(err error) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
-	}
-	if errors.Is(err, manifest.ErrInvalid) {
-		return ExitInput
 	}
 	// A file the user named (manifest, script, scenario, state) that cannot
 	// be read is invalid input, not a failed environment.

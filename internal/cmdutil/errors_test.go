@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"testing"
-
-	"github.com/scriptctl/scriptctl/manifest"
 )
 
 func TestExitCode(t *testing.T) {
@@ -24,7 +22,6 @@ func TestExitCode(t *testing.T) {
 		{"env", Env(errors.New("dial tcp: refused")), ExitEnv},
 		{"wrapped env", fmt.Errorf("deploy: %w", Env(errors.New("refused"))), ExitEnv},
 		{"input keeps an inner code", Input(Env(errors.New("refused"))), ExitEnv},
-		{"invalid manifest", fmt.Errorf("load: %w", manifest.Errors{{File: "m.yaml", Msg: "bad"}}), ExitInput},
 		{"unreadable file", fmt.Errorf("read manifest: %w", readErr), ExitInput},
 		{"canceled", fmt.Errorf("deploy: %w", context.Canceled), ExitEnv},
 		{"anything else", errors.New("boom"), ExitEnv},

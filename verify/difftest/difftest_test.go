@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/scriptctl/scriptctl/internal/rediscli"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/slot"
 	"github.com/scriptctl/scriptctl/verify"
+	"github.com/scriptctl/scriptctl/verify/rediscli"
 )
 
 const corpusDir = "testdata/snippets"

@@ -95,7 +95,7 @@ func BenchmarkVerifyBundled(b *testing.B) {
 
 	b.Run("calls-evalsha", func(b *testing.B) {
 		srv := redistest.Standalone(b)
-		s, err := Dial(ctx, srv.URL())
+		s, err := dialURL(ctx, srv.URL())
 		if err != nil {
 			b.Fatal(err)
 		}

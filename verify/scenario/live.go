@@ -4,78 +4,44 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/redis/rueidis"
-
-	"github.com/scriptctl/scriptctl/internal/liveconn"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 )
 
-// Server is a live deployment the differential runs scenarios against: one
-// standalone server, or a Redis Cluster reached from any of its nodes, with
-// every key routed to its slot's primary (package liveconn). It speaks
-// RESP2 (what redis-cli and most clients see: Lua false is a nil bulk, not
-// a boolean) and converts replies with verify.FromMessage, which keeps
-// status and bulk apart and error texts whole ("ERR ..."), unlike rueidis's
-// own accessors.
+// Conn is a connection to a live deployment: one standalone server, or a
+// Redis Cluster with every key routed to its slot's primary (package
+// liveconn's Conn, which the command layer dials). It speaks RESP2 (what
+// redis-cli and most clients see: Lua false is a nil bulk, not a boolean)
+// and converts replies with verify.FromMessage, which keeps status and
+// bulk apart and error texts whole ("ERR ..."). Do sends one command; DoAll
+// sends a command every primary must see (FUNCTION DELETE) to each.
+type Conn interface {
+	Do(ctx context.Context, args ...string) (verify.Reply, error)
+	DoAll(ctx context.Context, args ...string) (verify.Reply, error)
+	Close()
+}
+
+// Server is a live deployment the differential runs scenarios against,
+// reached through a Conn.
 type Server struct {
 	Addr string // host:port, never the password; "host:port (cluster)" for a cluster
-	conn *liveconn.Conn
+	conn Conn
 	run  string // random per Server: every key and function name of its runs carries it
 	seq  atomic.Int64
 }
 
-// Dial connects to url (redis://[user:password@]host:port[/db], rediss://
-// for TLS): a standalone server or any node of a cluster.
-func Dial(ctx context.Context, url string) (*Server, error) {
-	opt, err := rueidis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("parse --against URL: %w", redactErr(err, url))
-	}
-	opt.AlwaysRESP2 = true
-	opt.DisableCache = true
-	opt.DisableRetry = true
-	opt.ConnWriteTimeout = 10 * time.Second
-	addr := strings.Join(opt.InitAddress, ",")
-	c, err := rueidis.NewClient(opt)
-	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", addr, redactErr(err, url))
-	}
-	lc, err := liveconn.New(ctx, c, addr, 0, "")
-	if err != nil {
-		return nil, err
-	}
-	return NewServer(lc), nil
-}
-
-// NewServer runs live scenarios over c. The Server owns c and closes it.
-func NewServer(c *liveconn.Conn) *Server {
+// NewServer runs live scenarios over c, the deployment named addr in
+// messages. The Server owns c and closes it.
+func NewServer(c Conn, addr string) *Server {
 	var b [4]byte
 	rand.Read(b[:])
-	return &Server{Addr: c.Addr, conn: c, run: hex.EncodeToString(b[:])}
-}
-
-// redactErr removes a URL's password from an error text.
-func redactErr(err error, url string) error {
-	msg := err.Error()
-	if i := strings.Index(url, "://"); i >= 0 {
-		rest := url[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			if colon := strings.Index(rest[:at], ":"); colon >= 0 {
-				if pw := rest[colon+1 : at]; pw != "" {
-					msg = strings.ReplaceAll(msg, pw, "xxxxx")
-				}
-			}
-		}
-	}
-	return errors.New(msg)
+	return &Server{Addr: addr, conn: c, run: hex.EncodeToString(b[:])}
 }
 
 // Close closes the connection.

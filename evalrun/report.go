@@ -17,8 +17,8 @@ import (
 	"github.com/scriptctl/scriptctl/internal/atomicfile"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
-	"github.com/scriptctl/scriptctl/internal/rediscli"
 	"github.com/scriptctl/scriptctl/verify"
+	"github.com/scriptctl/scriptctl/verify/rediscli"
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )
 

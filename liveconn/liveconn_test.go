@@ -3,6 +3,7 @@ package liveconn
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +116,18 @@ func TestClusterRoutesAndFollowsMoved(t *testing.T) {
 	}
 	if v, _ := cl.Primaries[1].Do(ctx, "GET", key).ToString(); v != "here" {
 		t.Errorf("the key is not on the slot's new primary")
+	}
+}
+
+func TestDialURLErrorsNeverShowThePassword(t *testing.T) {
+	_, err := DialURL(context.Background(), "redis://:s3cr3t-pw@127.0.0.1:1")
+	if err == nil {
+		t.Fatal("dial of a closed port succeeded")
+	}
+	if strings.Contains(err.Error(), "s3cr3t-pw") {
+		t.Errorf("error shows the password: %v", err)
+	}
+	if !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("error does not name the address: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ package liveconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -256,4 +257,41 @@ func redirect(r verify.Reply) (addr string, ask, ok bool) {
 		return "", false, false
 	}
 	return f[2], f[0] == "ASK", true
+}
+
+// DialURL connects to url (redis://[user:password@]host:port[/db],
+// rediss:// for TLS): a standalone server or any node of a cluster, with
+// the command table of verify.DefaultTarget. Errors never contain the
+// password.
+func DialURL(ctx context.Context, url string) (*Conn, error) {
+	opt, err := rueidis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse --against URL: %w", redactErr(err, url))
+	}
+	opt.AlwaysRESP2 = true
+	opt.DisableCache = true
+	opt.DisableRetry = true
+	opt.ConnWriteTimeout = 10 * time.Second
+	addr := strings.Join(opt.InitAddress, ",")
+	c, err := rueidis.NewClient(opt)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", addr, redactErr(err, url))
+	}
+	return New(ctx, c, addr, 0, "")
+}
+
+// redactErr removes a URL's password from an error text.
+func redactErr(err error, url string) error {
+	msg := err.Error()
+	if i := strings.Index(url, "://"); i >= 0 {
+		rest := url[i+3:]
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if colon := strings.Index(rest[:at], ":"); colon >= 0 {
+				if pw := rest[colon+1 : at]; pw != "" {
+					msg = strings.ReplaceAll(msg, pw, "xxxxx")
+				}
+			}
+		}
+	}
+	return errors.New(msg)
 }
