@@ -38,7 +38,11 @@ func newCmsgpack(L *lua.LState, opts Options) *lua.LTable {
 	}))
 	t.RawSetString("_NAME", lua.LString("cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
-	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
+	copyright := "Copyright (C) 2012, Salvatore Sanfilippo"
+	if opts.CmsgpackCopyright != "" {
+		copyright = opts.CmsgpackCopyright
+	}
+	t.RawSetString("_COPYRIGHT", lua.LString(copyright))
 	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
 	return t
 }

@@ -50,6 +50,9 @@ type Options struct {
 	// view of another (the engine's readonly library tables and _G):
 	// cjson.encode and cmsgpack.pack encode that table. Nil: none.
 	View func(t *lua.LTable) *lua.LTable
+	// CmsgpackCopyright replaces cmsgpack._COPYRIGHT (Valkey 8.0 names
+	// Redis Ltd.); empty: lua-cmsgpack's own.
+	CmsgpackCopyright string
 }
 
 // viewOf is opts.View, or the table itself.
