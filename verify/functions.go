@@ -58,7 +58,12 @@ func (e *Engine) functionsState() *scriptRun {
 	api := L.NewTable()
 	rt := L.NewTable()
 	rt.RawSetString("register_function", L.NewFunction(r.registerFunction))
-	full := r.real(r.real(r.globals).(*lua.LTable).RawGetString("redis")).(*lua.LTable)
+	G := r.real(r.globals).(*lua.LTable)
+	full := r.real(G.RawGetString("redis")).(*lua.LTable)
+	// The Functions state's error handler is a local kept in the
+	// registry, not a global (function_lua.c luaEngineInitEngine).
+	G.RawSetString("__redis__err__handler", lua.LNil)
+	G.RawSetString("__server__err__handler", lua.LNil)
 	// Script-only helpers Redis 7.0 does not give functions.
 	for _, k := range []string{"replicate_commands", "breakpoint", "debug"} {
 		full.RawSetString(k, lua.LNil)

@@ -19,8 +19,8 @@ import (
 // a table presized for its luaL_Reg list (lua_createtable(L, 0, n)) and
 // sets the functions in the list's order; lua_newtable makes an empty one.
 // The redis table is built the same way on every target but for Valkey's
-// keys; _G, which each target builds its own way, keeps gopher-lua's order
-// and warns.
+// keys. _G is replayed from the steps each target's server fills it with
+// (globalsRecipe), for the EVAL state and the Functions state apart.
 
 // libTable is how one library table is built: the hash size it is created
 // with and its keys in the order they are set.
@@ -110,6 +110,9 @@ func (r *scriptRun) libKeys(real *lua.LTable) (keys []lua.LValue, exact bool) {
 		return nil, false
 	}
 	G := r.L.G.Global
+	if real == G {
+		return r.globalKeys(G)
+	}
 	for name, lt := range libTables {
 		if v, ok := r.real(G.RawGetString(name)).(*lua.LTable); !ok || v != real {
 			continue
@@ -178,4 +181,127 @@ func (r *scriptRun) viewNext(real *lua.LTable, key lua.LValue) (lua.LValue, lua.
 		}
 	}
 	return lua.LNil, lua.LNil, true
+}
+
+// The global table of a server's Lua state is filled once, when the server
+// builds the state, and never changes after: scripts cannot write it (it is
+// readonly from Redis 7.0), EVAL sets KEYS and ARGV again before every
+// script (their nodes stay), and a function's globals are another, empty
+// table that reads through to it. Its order is therefore a fact of the
+// target, replayed here from the steps its server takes (script_lua.c's
+// luaRegisterRedisAPI, eval.c's scriptingInit, function_lua.c's
+// luaEngineInitEngine; Valkey 8.1's engine_lua.c), on Lua 5.1's table:
+//
+//   - lua_open makes the table with two hash slots (lstate.c f_luaopen);
+//   - luaRegisterRedisAPI gives it the allow-list metatable, whose
+//     __newindex refuses a name outside its lists: Lua's luaV_settable
+//     has made the key's node before it calls __newindex, so a refused
+//     name keeps a node with no value (dofile, loadfile, print, and the
+//     deprecated getfenv, setfenv and newproxy of the CVE-2025-46818 fix,
+//     which every patched build and the engine follow);
+//   - luaLoadLibraries: the base library (lbaselib.c base_open: _G, the
+//     base_funcs list in order, _VERSION, ipairs, pairs, newproxy; then
+//     coroutine), then table, string, math, debug, os (Redis 7.4+, Valkey
+//     8.0+), cjson, struct, cmsgpack and bit, each a global of its name;
+//   - pcall replaced, redis (Valkey: server, then redis the same table),
+//     math set again;
+//   - EVAL's state: redis set again with its debug helpers, the error
+//     handler chunk's "debug = nil" and its global function
+//     __redis__err__handler (Valkey 8.1: debug removed first, then server
+//     set again, __server__err__handler and __redis__err__handler);
+//     then KEYS and ARGV at the first EVAL;
+//   - the Functions state: "debug = nil" alone (its error handler is a
+//     local kept in the registry).
+//
+// Each step is a word of the recipe: a name set to a value, "?name" a
+// store the allow list refuses, "-name" a name set to nil.
+
+const globalsBase = "_G assert collectgarbage ?dofile error gcinfo ?getfenv getmetatable ?loadfile load loadstring " +
+	"next pcall ?print rawequal rawget rawset select ?setfenv setmetatable tonumber tostring type unpack xpcall " +
+	"_VERSION ipairs pairs ?newproxy coroutine "
+
+// globalsRecipe is how the target's server fills _G, for its EVAL state or
+// (functions) its Functions state.
+func globalsRecipe(t *serverFacts, functions bool) string {
+	libs := "table string math debug cjson struct cmsgpack bit "
+	if t.osClock {
+		libs = "table string math debug os cjson struct cmsgpack bit "
+	}
+	api := "pcall redis math "
+	if t.serverGlobal {
+		api = "pcall server redis math "
+	}
+	steps := globalsBase + libs + api
+	switch {
+	case functions:
+		return steps + "-debug"
+	case t.serverErrHandler:
+		return steps + "-debug server __server__err__handler __redis__err__handler KEYS ARGV"
+	case t.serverGlobal:
+		return steps + "server -debug __redis__err__handler KEYS ARGV"
+	}
+	return steps + "redis -debug __redis__err__handler KEYS ARGV"
+}
+
+// globalsLayout is _G's order on a target: its keys with a value, in
+// luaH_next's order, and the set of them.
+type globalsLayout struct {
+	order []lua.LValue
+	known map[lua.LValue]bool
+}
+
+var globalsLayouts sync.Map // globalsKey -> *globalsLayout
+
+type globalsKey struct {
+	t         *serverFacts
+	functions bool
+}
+
+// globalsOrder replays the target's recipe once and keeps the result.
+func globalsOrder(t *serverFacts, functions bool) *globalsLayout {
+	k := globalsKey{t, functions}
+	if v, ok := globalsLayouts.Load(k); ok {
+		return v.(*globalsLayout)
+	}
+	m := lua51.New(t.luaHash, 0, 2)
+	for _, step := range strings.Fields(globalsRecipe(t, functions)) {
+		switch step[0] {
+		case '?':
+			if key := lua51.Str(step[1:]); !m.Contains(key) {
+				m.Set(key, false)
+			}
+		case '-':
+			m.Set(lua51.Str(step[1:]), false)
+		default:
+			m.Set(lua51.Str(step), true)
+		}
+	}
+	g := &globalsLayout{known: map[lua.LValue]bool{}}
+	for _, key := range m.Keys() {
+		g.order = append(g.order, lua.LString(key.S))
+		g.known[lua.LString(key.S)] = true
+	}
+	v, _ := globalsLayouts.LoadOrStore(k, g)
+	return v.(*globalsLayout)
+}
+
+// globalKeys is libKeys for the global table G: the server's order of the
+// keys G holds; a key the server's _G never holds follows, in gopher-lua's
+// order, and makes the order inexact.
+func (r *scriptRun) globalKeys(G *lua.LTable) (keys []lua.LValue, exact bool) {
+	g := globalsOrder(r.e.t, r.e.funcs != nil && r.e.funcs.run == r)
+	keys = make([]lua.LValue, 0, len(g.order))
+	for _, k := range g.order {
+		if G.RawGet(k) != lua.LNil {
+			keys = append(keys, k)
+		}
+	}
+	exact = true
+	for k, _ := G.Next(lua.LNil); k != lua.LNil; k, _ = G.Next(k) {
+		if !isHidden(k) && !g.known[k] {
+			exact = false
+			keys = append(keys, k)
+		}
+	}
+	return keys, exact
 }

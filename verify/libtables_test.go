@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +33,77 @@ func TestLibTableOrder(t *testing.T) {
 			}
 			if w := e.Warnings(); len(w) != 0 {
 				t.Errorf("%s %s: warned %q", c.target, c.lib, w)
+			}
+		}
+	}
+}
+
+// TestGlobalsOrder: _G iterates in the order each server gave live
+// (redis-cli, pairs over _G as EVAL and as FCALL: a function's _G is the
+// Functions state's, without the error handler, KEYS and ARGV), with
+// pairs, next and table.foreach alike, unwarned; cmsgpack.pack and
+// cjson.encode see _G itself, in that order. Valkey 9.1 builds its
+// states as 8.1 does.
+func TestGlobalsOrder(t *testing.T) {
+	ctx := context.Background()
+	const (
+		r70 = "string xpcall __redis__err__handler tostring _VERSION unpack setmetatable next assert tonumber rawequal collectgarbage struct getmetatable ARGV _G cjson math pcall KEYS redis type bit cmsgpack select rawset gcinfo rawget loadstring table coroutine pairs ipairs error load"
+		f70 = "string xpcall tostring _VERSION unpack setmetatable next assert tonumber rawequal collectgarbage struct getmetatable _G cjson math pcall redis type bit cmsgpack select rawset gcinfo rawget loadstring table coroutine pairs ipairs error load"
+		r80 = "string xpcall __redis__err__handler tostring _VERSION os unpack setmetatable next assert tonumber rawequal collectgarbage struct getmetatable ARGV _G cjson math pcall KEYS redis type bit cmsgpack select rawset rawget loadstring gcinfo coroutine table pairs ipairs error load"
+		f80 = "string xpcall tostring _VERSION os unpack setmetatable next assert tonumber rawequal collectgarbage struct getmetatable _G cjson math pcall redis type bit cmsgpack select rawset rawget loadstring gcinfo coroutine table pairs ipairs error load"
+		v81 = "type rawequal tostring _G load string error select _VERSION coroutine gcinfo setmetatable assert cjson pcall ARGV rawset next KEYS tonumber __server__err__handler redis collectgarbage server loadstring xpcall bit cmsgpack pairs unpack ipairs table os math struct rawget __redis__err__handler getmetatable"
+		g81 = "type rawequal tostring _G load string error select _VERSION coroutine gcinfo setmetatable assert cjson pcall rawset next redis collectgarbage server loadstring xpcall bit cmsgpack pairs unpack ipairs table os math struct rawget tonumber getmetatable"
+	)
+	cases := []struct{ target, eval, fcall string }{
+		{"redis-7.0", r70, f70},
+		{"redis-8.0", r80, f80},
+		{"valkey-8.1", v81, g81},
+		{"valkey-9.1", v81, g81},
+	}
+	walks := []string{
+		"local o = {} for k in pairs(_G) do o[#o+1] = k end return table.concat(o, ' ')",
+		"local o = {} local k = next(_G) while k do o[#o+1] = k k = next(_G, k) end return table.concat(o, ' ')",
+		"local o = {} table.foreach(_G, function(k) o[#o+1] = k end) return table.concat(o, ' ')",
+		"local o = {} local s = cmsgpack.pack(_G) " +
+			"local i = 4 while i <= #s do local n = s:byte(i) - 0xa0 local k = s:sub(i+1, i+n) o[#o+1] = k i = i + n + 1 " +
+			"local v = s:byte(i) if v == 0xc0 then i = i + 1 else return table.concat(o, ' ') end end return table.concat(o, ' ')",
+	}
+	for _, c := range cases {
+		e := New(Options{Target: c.target})
+		for i, walk := range walks {
+			want := c.eval
+			if i == 3 {
+				// the walk reads the keys of functions, up to the first
+				// key whose value is not one (a table: string, _G)
+				var keys []string
+				for _, k := range strings.Fields(want) {
+					keys = append(keys, k)
+					if k == "string" || k == "_G" {
+						break
+					}
+				}
+				want = strings.Join(keys, " ")
+			}
+			r, err := e.Eval(ctx, []byte(walk), nil, nil)
+			if err != nil || r.Str != want {
+				t.Errorf("%s EVAL %s: %s %v\nwant %s", c.target, walk, r, err, want)
+			}
+			if w := e.Warnings(); len(w) != 0 {
+				t.Errorf("%s EVAL: warned %q", c.target, w)
+			}
+			if i == 3 {
+				continue
+			}
+			lib := "#!lua name=g\nredis.register_function('g', function(KEYS, ARGV) " + walk + " end)"
+			if r, err := e.FunctionLoad([]byte(lib), true); err != nil || r.Str != "g" {
+				t.Fatalf("%s FUNCTION LOAD: %s %v", c.target, r, err)
+			}
+			r, err = e.FCall(ctx, "g", nil, nil)
+			if err != nil || r.Str != c.fcall {
+				t.Errorf("%s FCALL %s: %s %v\nwant %s", c.target, walk, r, err, c.fcall)
+			}
+			if w := e.Warnings(); len(w) != 0 {
+				t.Errorf("%s FCALL: warned %q", c.target, w)
 			}
 		}
 	}

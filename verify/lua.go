@@ -39,6 +39,8 @@ type scriptRun struct {
 
 	globals  *lua.LTable                 // the readonly _G proxy scripts see
 	readonly map[*lua.LTable]*lua.LTable // readonly proxy -> the table behind it
+	behind   map[*lua.LTable]bool        // the tables behind readonly proxies
+	metaView map[*lua.LTable]*lua.LTable // readonly proxy -> what getmetatable gives (else nil)
 	proxyMT  map[*lua.LTable]*lua.LTable // readonly proxy -> its metatable
 	sources  map[string]string           // short chunk id -> Lua source name
 	chunks   map[string]*compiled        // short chunk id -> its compile (error-wording sites)
@@ -120,6 +122,8 @@ func (r *scriptRun) newState() {
 	})
 	r.L = L
 	r.readonly = map[*lua.LTable]*lua.LTable{}
+	r.behind = map[*lua.LTable]bool{}
+	r.metaView = map[*lua.LTable]*lua.LTable{}
 	r.proxyMT = map[*lua.LTable]*lua.LTable{}
 	r.sources = map[string]string{"user_script": "@user_script", "user_function": "@user_function"}
 	r.chunks = map[string]*compiled{}
@@ -137,7 +141,7 @@ func (r *scriptRun) newState() {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
-	r.libs = lualib.OpenWith(L, lualib.Options{Keys: r.tableKeys, Unsupported: func(L *lua.LState, msg string) {
+	r.libs = lualib.OpenWith(L, lualib.Options{Keys: r.tableKeys, View: r.realTable, CmsgpackCopyright: r.e.t.cmsgpackCopyright, Unsupported: func(L *lua.LState, msg string) {
 		r.fail(L, notImplemented("%s", msg))
 	}})
 	G := L.G.Global
@@ -209,6 +213,7 @@ func (r *scriptRun) newState() {
 		return 0
 	}))
 	L.SetMetatable(G, gmt)
+	gmtView := r.readonlyProxy(gmt)
 	for _, lib := range []string{"string", "table", "math", "coroutine", "bit", "cjson", "struct", "cmsgpack", "redis", "os"} {
 		if t, ok := G.RawGetString(lib).(*lua.LTable); ok {
 			G.RawSetString(lib, r.readonlyProxy(t))
@@ -227,6 +232,9 @@ func (r *scriptRun) newState() {
 	smt.RawSetString("__metatable", r.readonlyProxy(view))
 	L.SetMetatable(lua.LString(""), smt)
 	r.globals = r.readonlyProxy(G)
+	// getmetatable(_G) is _G's own metatable, readonly; a library
+	// table has none.
+	r.metaView[r.globals] = gmtView
 	G.RawSetString("_G", r.globals)
 	r.cat = L.NewFunction(r.concat)
 	G.RawSetString(catName, r.cat)
@@ -269,8 +277,18 @@ func (r *scriptRun) readonlyProxy(t *lua.LTable) *lua.LTable {
 	mt.RawSetString("__metatable", pub)
 	L.SetMetatable(p, mt)
 	r.readonly[p] = t
+	r.behind[t] = true
 	r.proxyMT[p] = mt
 	return p
+}
+
+// realTable is real for a table: what cjson.encode and cmsgpack.pack
+// encode (lualib.Options.View).
+func (r *scriptRun) realTable(t *lua.LTable) *lua.LTable {
+	if real, ok := r.readonly[t]; ok {
+		return real
+	}
+	return t
 }
 
 // real returns the table behind a readonly proxy, or v itself.
@@ -323,6 +341,23 @@ func luaMessage(s string) string {
 func (r *scriptRun) installBase(G *lua.LTable) {
 	L := r.L
 	set := func(name string, fn lua.LGFunction) { G.RawSetString(name, L.NewFunction(fn)) }
+	getmeta := G.RawGetString("getmetatable").(*lua.LFunction).GFunction
+	set("getmetatable", func(L *lua.LState) int {
+		// A readonly table is the server's table itself: its metatable
+		// is what it had (_G's: the one that refuses unknown names),
+		// not the proxy's.
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			if _, ro := r.readonly[t]; ro {
+				if mv := r.metaView[t]; mv != nil {
+					L.Push(mv)
+				} else {
+					L.Push(lua.LNil)
+				}
+				return 1
+			}
+		}
+		return getmeta(L)
+	})
 	set("tostring", func(L *lua.LState) int {
 		v := L.CheckAny(1)
 		if mm := L.GetMetaField(v, "__tostring"); mm != lua.LNil {

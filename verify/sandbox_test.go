@@ -92,7 +92,9 @@ func TestResetLeavesNothing(t *testing.T) {
 	mustEval(t, e, pollute, []string{"k"}, nil)
 	e.Advance(1000)
 	polluted := probeEval(t, e)
-	for _, want := range []string{"true:G", "true:mt", "true:S", "true:leaked null", "true:left behind"} {
+	// (getmetatable(getmetatable(_G)) and of the string metatable are nil,
+	// as on the servers: those first attempts leave nothing.)
+	for _, want := range []string{"true:leaked null", "true:left behind"} {
 		if !strings.Contains(polluted, want) {
 			t.Errorf("without Reset the probe does not see %q:\n%s", want, polluted)
 		}

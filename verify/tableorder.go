@@ -636,6 +636,21 @@ func (r *scriptRun) layoutFull(t *lua.LTable) (m *lua51.Table, approx, ok bool) 
 // tableKeys returns the keys of t whose values are not nil, in Lua 5.1's
 // order (for cjson.encode, cmsgpack.pack); nil when it cannot.
 func (r *scriptRun) tableKeys(t *lua.LTable) []lua.LValue {
+	if r.behind[t] {
+		// a library table or _G, seen through its readonly view
+		if keys, exact := r.libKeys(t); keys != nil {
+			if !exact {
+				r.warnOrder()
+			}
+			out := keys[:0:0]
+			for _, k := range keys {
+				if t.RawGet(k) != lua.LNil && !isHidden(k) {
+					out = append(out, k)
+				}
+			}
+			return out
+		}
+	}
 	m, approx, ok := r.layout(t)
 	if !ok {
 		return nil

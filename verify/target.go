@@ -30,6 +30,9 @@ type serverFacts struct {
 	serverName       string
 	// serverGlobal: `server` is the same table as `redis` (Valkey 8.0+).
 	serverGlobal bool
+	// cmsgpackCopyright: cmsgpack._COPYRIGHT when it is not lua-cmsgpack's
+	// own (Valkey 8.0's deps/lua names Redis Ltd., valkey#740).
+	cmsgpackCopyright string
 
 	// Script-layer errors (raised by redis.call, returned by redis.pcall).
 	errUnknownCommand string
@@ -369,6 +372,7 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 		f.data = data74()
 		f.data.bitcountStart, f.data.tempSetHT, f.data.xreadPlus, f.data.readonlyStandalone = true, true, true, true
 		f.serverGlobal, f.osClock = true, true
+		f.cmsgpackCopyright = "Copyright (C) 2012, Redis Ltd."
 		f.scriptCrossSlotText, f.sortPatternSlot = true, true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
 		f.texts = valkey8Texts

@@ -56,6 +56,9 @@ const poisonedReason = "Valkey 9.1.2 bug: after a script command refused for a n
 var BuildDivergences = map[string]map[string]string{
 	"redis-8.0.6": {
 		"redis-version":                  "REDIS_VERSION and REDIS_VERSION_NUM are the build's own (8.0.6); the redis-8.0 target imitates 8.0.2",
+		"gorder-cmsgpack-g":              "the packed _G holds the redis table, whose REDIS_VERSION and REDIS_VERSION_NUM are the build's own (8.0.6); the redis-8.0 target imitates 8.0.2",
+		"gorder-cmsgpack-g-nested":       "the packed _G holds the redis table, whose REDIS_VERSION and REDIS_VERSION_NUM are the build's own (8.0.6); the redis-8.0 target imitates 8.0.2",
+		"gorder-cmsgpack-redis":          "the packed redis table holds REDIS_VERSION and REDIS_VERSION_NUM, the build's own (8.0.6); the redis-8.0 target imitates 8.0.2",
 		"err-table-without-err-uncaught": "Redis 8.0.6 answers error() with a table without a string err field with \"ERR unknown error\" and the script's location; 8.0.2, whose crash the redis-8.0 target imitates (server-crash), segfaults",
 	},
 }

@@ -38,12 +38,13 @@ type cjsonLib struct {
 	cfg   *cjsonConfig
 	null  *lua.LUserData
 	order KeyOrder
+	view  func(*lua.LTable) *lua.LTable
 }
 
 // newCJSON builds the cjson table and returns it with its configuration;
 // cjson.new builds more with their own configuration and the same
 // cjson.null.
-func newCJSON(L *lua.LState, order KeyOrder) (*lua.LTable, *cjsonConfig) {
+func newCJSON(L *lua.LState, order KeyOrder, view func(*lua.LTable) *lua.LTable) (*lua.LTable, *cjsonConfig) {
 	null := L.NewUserData()
 	mt := L.NewTable()
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
@@ -51,11 +52,11 @@ func newCJSON(L *lua.LState, order KeyOrder) (*lua.LTable, *cjsonConfig) {
 		return 1
 	}))
 	null.Metatable = mt
-	return cjsonModule(L, null, order)
+	return cjsonModule(L, null, order, view)
 }
 
-func cjsonModule(L *lua.LState, null *lua.LUserData, order KeyOrder) (*lua.LTable, *cjsonConfig) {
-	c := &cjsonLib{cfg: defaultCJSONConfig(), null: null, order: order}
+func cjsonModule(L *lua.LState, null *lua.LUserData, order KeyOrder, view func(*lua.LTable) *lua.LTable) (*lua.LTable, *cjsonConfig) {
+	c := &cjsonLib{cfg: defaultCJSONConfig(), null: null, order: order, view: view}
 	t := L.NewTable()
 	fns := map[string]lua.LGFunction{
 		"encode":                  c.encode,
@@ -68,7 +69,7 @@ func cjsonModule(L *lua.LState, null *lua.LUserData, order KeyOrder) (*lua.LTabl
 		"encode_invalid_numbers":  c.cfgEnum("encode_invalid_numbers", &c.cfg.encodeInvalid, []string{"off", "on", "null"}),
 		"decode_invalid_numbers":  c.cfgEnum("decode_invalid_numbers", &c.cfg.decodeInvalid, nil),
 		"new": func(L *lua.LState) int {
-			t, _ := cjsonModule(L, null, order)
+			t, _ := cjsonModule(L, null, order, view)
 			L.Push(t)
 			return 1
 		},
@@ -236,6 +237,7 @@ func (c *cjsonLib) appendData(L *lua.LState, b []byte, v lua.LValue, depth int) 
 		}
 		return append(b, "false"...)
 	case *lua.LTable:
+		x = viewOf(c.view, x)
 		depth++
 		if depth > c.cfg.encodeMaxDepth {
 			raise(L, "Cannot serialise, excessive nesting (%d)", depth)

@@ -23,7 +23,7 @@ const msgpackKeySlack = 1 << 16
 
 func newCmsgpack(L *lua.LState, opts Options) *lua.LTable {
 	t := L.NewTable()
-	t.RawSetString("pack", L.NewFunction(func(L *lua.LState) int { return msgpackPack(L, opts.Keys) }))
+	t.RawSetString("pack", L.NewFunction(func(L *lua.LState) int { return msgpackPack(L, opts.Keys, opts.View) }))
 	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
 		return msgpackUnpackFull(L, opts, "unpack", 0, 0)
 	}))
@@ -38,25 +38,29 @@ func newCmsgpack(L *lua.LState, opts Options) *lua.LTable {
 	}))
 	t.RawSetString("_NAME", lua.LString("cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
-	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
+	copyright := "Copyright (C) 2012, Salvatore Sanfilippo"
+	if opts.CmsgpackCopyright != "" {
+		copyright = opts.CmsgpackCopyright
+	}
+	t.RawSetString("_COPYRIGHT", lua.LString(copyright))
 	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
 	return t
 }
 
-func msgpackPack(L *lua.LState, order KeyOrder) int {
+func msgpackPack(L *lua.LState, order KeyOrder, view func(*lua.LTable) *lua.LTable) int {
 	n := L.GetTop()
 	if n == 0 {
 		argError(L, 0, "pack", "MessagePack pack needs input.")
 	}
 	var b []byte
 	for i := 1; i <= n; i++ {
-		b = msgpackEncode(b, L.Get(i), 0, order)
+		b = msgpackEncode(b, L.Get(i), 0, order, view)
 	}
 	L.Push(lua.LString(b))
 	return 1
 }
 
-func msgpackEncode(b []byte, v lua.LValue, level int, order KeyOrder) []byte {
+func msgpackEncode(b []byte, v lua.LValue, level int, order KeyOrder, view func(*lua.LTable) *lua.LTable) []byte {
 	switch x := v.(type) {
 	case lua.LString:
 		return msgpackBytes(b, string(x))
@@ -73,15 +77,26 @@ func msgpackEncode(b []byte, v lua.LValue, level int, order KeyOrder) []byte {
 		}
 		return msgpackDouble(b, f)
 	case *lua.LTable:
+		x = viewOf(view, x)
 		if level == msgpackMaxNesting {
 			return append(b, 0xc0)
 		}
 		if n, ok := msgpackArrayLen(x); ok {
 			b = msgpackHeader(b, 0x90, 0xdc, 0xdd, uint64(n))
 			for i := 1; i <= n; i++ {
-				b = msgpackEncode(b, x.RawGetInt(i), level+1, order)
+				b = msgpackEncode(b, x.RawGetInt(i), level+1, order, view)
 			}
 			return b
+		}
+		if order != nil {
+			if keys := order(x); keys != nil {
+				b = msgpackHeader(b, 0x80, 0xde, 0xdf, uint64(len(keys)))
+				for _, k := range keys {
+					b = msgpackEncode(b, k, level+1, order, view)
+					b = msgpackEncode(b, x.RawGet(k), level+1, order, view)
+				}
+				return b
+			}
 		}
 		n := 0
 		for k, _ := x.Next(lua.LNil); k != lua.LNil; k, _ = x.Next(k) {
@@ -89,8 +104,8 @@ func msgpackEncode(b []byte, v lua.LValue, level int, order KeyOrder) []byte {
 		}
 		b = msgpackHeader(b, 0x80, 0xde, 0xdf, uint64(n))
 		for k, val := range order.Pairs(x) {
-			b = msgpackEncode(b, k, level+1, order)
-			b = msgpackEncode(b, val, level+1, order)
+			b = msgpackEncode(b, k, level+1, order, view)
+			b = msgpackEncode(b, val, level+1, order, view)
 		}
 		return b
 	}

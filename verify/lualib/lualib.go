@@ -46,6 +46,21 @@ type Options struct {
 	// the server's Lua visits them (lua_next), for cjson.encode and
 	// cmsgpack.pack; nil, or a nil result, means gopher-lua's order.
 	Keys KeyOrder
+	// View returns the table a script's table stands for when it is a
+	// view of another (the engine's readonly library tables and _G):
+	// cjson.encode and cmsgpack.pack encode that table. Nil: none.
+	View func(t *lua.LTable) *lua.LTable
+	// CmsgpackCopyright replaces cmsgpack._COPYRIGHT (Valkey 8.0 names
+	// Redis Ltd.); empty: lua-cmsgpack's own.
+	CmsgpackCopyright string
+}
+
+// viewOf is opts.View, or the table itself.
+func viewOf(view func(*lua.LTable) *lua.LTable, t *lua.LTable) *lua.LTable {
+	if view == nil {
+		return t
+	}
+	return view(t)
 }
 
 // KeyOrder lists a table's keys whose values are not nil in the server's
@@ -79,7 +94,7 @@ func OpenWith(L *lua.LState, opts Options) *State {
 	if opts.Unsupported == nil {
 		opts.Unsupported = func(L *lua.LState, msg string) { L.RaiseError("%s", msg) }
 	}
-	cjson, cfg := newCJSON(L, opts.Keys)
+	cjson, cfg := newCJSON(L, opts.Keys, opts.View)
 	L.SetGlobal("bit", newBit(L))
 	L.SetGlobal("cjson", cjson)
 	L.SetGlobal("struct", newStruct(L))
