@@ -21,6 +21,18 @@ import (
 // contains a NUL byte, so no script can name it.
 const catName = "\x00cat"
 
+// catChainName is the hidden global of the helper of a long .. chain
+// (rewriter.longConcat).
+const catChainName = "\x00catn"
+
+// longConcat is the number of operands from which a chain of .. is
+// compiled as one call of the chain helper: a chain of nested helper calls
+// holds two registers a level, and gopher-lua has 200 where Lua 5.1 has
+// 250, so chains of 100 to 199 operands, which the servers compile, would
+// overflow them. A shorter chain is one call too where the function's
+// locals leave too few registers for the nested calls.
+const longConcat = 48
+
 // arithName is the hidden global of the % and ^ helper: gopher-lua computes
 // % with Go's math.Mod (5 % 0 and x % inf differ from Lua 5.1's
 // a - floor(a/b)*b) and ^ with a NaN of the wrong sign.
@@ -723,6 +735,9 @@ func (rw *rewriter) exprOrNil(e ast.Expr) ast.Expr {
 func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 	switch x := e.(type) {
 	case *ast.StringConcatOpExpr:
+		if ops := concatOperands(x); len(ops) >= longConcat || rw.activeLocals()+2*len(ops) > 160 {
+			return rw.longConcatCall(x, ops)
+		}
 		lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
 		return helperCall(x, catName, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 	case *ast.AttrGetExpr:
@@ -803,3 +818,64 @@ func helperCall(at ast.Expr, name string, args ...ast.Expr) *ast.FuncCallExpr {
 	call.SetLastLine(at.LastLine())
 	return call
 }
+
+// activeLocals counts the locals of the function being rewritten that are
+// in scope, each holding a register.
+func (rw *rewriter) activeLocals() int {
+	n := 0
+	for _, b := range rw.funcs[len(rw.funcs)-1].blocks {
+		n += len(b)
+	}
+	return n
+}
+
+// concatOperands returns the operands of the chain x1 .. x2 .. ... .. xn
+// that x heads (the parser nests it to the right: x1 .. (x2 .. ...)).
+func concatOperands(x *ast.StringConcatOpExpr) []ast.Expr {
+	var ops []ast.Expr
+	for {
+		ops = append(ops, x.Lhs)
+		next, ok := x.Rhs.(*ast.StringConcatOpExpr)
+		if !ok {
+			return append(ops, x.Rhs)
+		}
+		x = next
+	}
+}
+
+// longConcatCall compiles a long chain (longConcat operands or more) as
+// one call of the chain helper, catn({x1, ..., xn, 0}, names): a table
+// constructor stores its positions 50 at a time, so the operands, still
+// evaluated left to right, no longer hold a register each. The helper
+// concatenates them right to left with the short chain's operand names
+// (scriptRun.concatChain), each name ended by a NUL byte. The trailing 0
+// keeps the last operand out of the constructor's last position, where a
+// call would give all its values. The call stands on the line of the
+// chain's last operand, where Lua 5.1 puts the chain's one OP_CONCAT.
+func (rw *rewriter) longConcatCall(x *ast.StringConcatOpExpr, ops []ast.Expr) ast.Expr {
+	var names strings.Builder
+	fields := make([]*ast.Field, 0, len(ops)+1)
+	line := x.Line()
+	for _, op := range ops {
+		d := rw.describe(op).(*ast.StringExpr)
+		names.WriteString(d.Value)
+		names.WriteByte(0)
+		fields = append(fields, &ast.Field{Value: rw.expr(op)})
+		line = max(line, op.Line(), op.LastLine())
+	}
+	zero := &ast.NumberExpr{Value: "0"}
+	zero.SetLine(line)
+	zero.SetLastLine(line)
+	fields = append(fields, &ast.Field{Value: zero})
+	tbl := &ast.TableExpr{Fields: fields}
+	tbl.SetLine(line)
+	tbl.SetLastLine(line)
+	str := &ast.StringExpr{Value: names.String()}
+	str.SetLine(line)
+	str.SetLastLine(line)
+	at := &ast.NilExpr{}
+	at.SetLine(line)
+	at.SetLastLine(line)
+	return helperCall(at, catChainName, tbl, str)
+}
+
