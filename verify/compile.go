@@ -5,7 +5,9 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,9 +99,20 @@ func rewriteChunk(src []byte, source string) ([]ast.Stmt, error) {
 			src[i] = '.'
 		}
 	}
+	var gotoName string
+	if len(info.gotos) > 0 {
+		src, gotoName = renameGoto(src, info.gotos)
+	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
-		return nil, errors.New(parseErrorText(err, name, src))
+		text := parseErrorText(err, name, src)
+		if gotoName != "" {
+			text = strings.ReplaceAll(text, gotoName, "goto")
+		}
+		return nil, errors.New(text)
+	}
+	if gotoName != "" {
+		renameStrings(reflect.ValueOf(chunk), gotoName, "goto")
 	}
 	rw := &rewriter{forDo: info.forDo, forSeen: map[int]int{}}
 	rw.block(chunk)
@@ -879,3 +892,48 @@ func (rw *rewriter) longConcatCall(x *ast.StringConcatOpExpr, ops []ast.Expr) as
 	return helperCall(at, catChainName, tbl, str)
 }
 
+// renameGoto gives every name goto of src (at the offsets gotos, found by
+// the Lua 5.1 checker: never inside a string or a comment) another name,
+// one that src does not contain anywhere, so that gopher-lua's parser,
+// to which goto is a keyword, reads the chunk as Lua 5.1 does. Lines stay
+// where they were. renameStrings puts goto back in the parsed chunk.
+func renameGoto(src []byte, gotos []int) ([]byte, string) {
+	name := "goto_"
+	for i := 0; bytes.Contains(src, []byte(name)); i++ {
+		name = "goto_" + strconv.Itoa(i)
+	}
+	out := make([]byte, 0, len(src)+len(gotos)*(len(name)-4))
+	last := 0
+	for _, at := range gotos {
+		out = append(out, src[last:at]...)
+		out = append(out, name...)
+		last = at + len("goto")
+	}
+	return append(out, src[last:]...), name
+}
+
+// renameStrings sets every string of the parsed chunk v equal to from
+// (names, the keys of t.from and {from = v}, method names) to to. from
+// appears nowhere in the source, so no string constant is touched.
+func renameStrings(v reflect.Value, from, to string) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			renameStrings(v.Elem(), from, to)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				renameStrings(v.Field(i), from, to)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			renameStrings(v.Index(i), from, to)
+		}
+	case reflect.String:
+		if v.CanSet() && v.String() == from {
+			v.SetString(to)
+		}
+	}
+}
