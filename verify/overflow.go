@@ -150,6 +150,10 @@ func (r *scriptRun) xpcallHandler(L *lua.LState, h, obj lua.LValue) lua.LValue {
 		}
 		obj = lua.LString(msg)
 	}
+	if r.ctx != nil {
+		r.ctx.errHandling++
+		defer func() { r.ctx.errHandling-- }()
+	}
 	depth := r.ccalls[L]
 	for ; depth < errErrDepth; depth++ {
 		if !callable(L, h) {
