@@ -5,7 +5,9 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +22,18 @@ import (
 // catName is the hidden global that holds the concatenation helper. It
 // contains a NUL byte, so no script can name it.
 const catName = "\x00cat"
+
+// catChainName is the hidden global of the helper of a long .. chain
+// (rewriter.longConcat).
+const catChainName = "\x00catn"
+
+// longConcat is the number of operands from which a chain of .. is
+// compiled as one call of the chain helper: a chain of nested helper calls
+// holds two registers a level, and gopher-lua has 200 where Lua 5.1 has
+// 250, so chains of 100 to 199 operands, which the servers compile, would
+// overflow them. A shorter chain is one call too where the function's
+// locals leave too few registers for the nested calls.
+const longConcat = 48
 
 // arithName is the hidden global of the % and ^ helper: gopher-lua computes
 // % with Go's math.Mod (5 % 0 and x % inf differ from Lua 5.1's
@@ -85,9 +99,20 @@ func rewriteChunk(src []byte, source string) ([]ast.Stmt, error) {
 			src[i] = '.'
 		}
 	}
+	var gotoName string
+	if len(info.gotos) > 0 {
+		src, gotoName = renameGoto(src, info.gotos)
+	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
-		return nil, errors.New(parseErrorText(err, name, src))
+		text := parseErrorText(err, name, src)
+		if gotoName != "" {
+			text = strings.ReplaceAll(text, gotoName, "goto")
+		}
+		return nil, errors.New(text)
+	}
+	if gotoName != "" {
+		renameStrings(reflect.ValueOf(chunk), gotoName, "goto")
 	}
 	rw := &rewriter{forDo: info.forDo, forSeen: map[int]int{}}
 	rw.block(chunk)
@@ -723,6 +748,9 @@ func (rw *rewriter) exprOrNil(e ast.Expr) ast.Expr {
 func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 	switch x := e.(type) {
 	case *ast.StringConcatOpExpr:
+		if ops := concatOperands(x); len(ops) >= longConcat || rw.activeLocals()+2*len(ops) > 160 {
+			return rw.longConcatCall(x, ops)
+		}
 		lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
 		return helperCall(x, catName, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 	case *ast.AttrGetExpr:
@@ -802,4 +830,110 @@ func helperCall(at ast.Expr, name string, args ...ast.Expr) *ast.FuncCallExpr {
 	call.SetLine(at.Line())
 	call.SetLastLine(at.LastLine())
 	return call
+}
+
+// activeLocals counts the locals of the function being rewritten that are
+// in scope, each holding a register.
+func (rw *rewriter) activeLocals() int {
+	n := 0
+	for _, b := range rw.funcs[len(rw.funcs)-1].blocks {
+		n += len(b)
+	}
+	return n
+}
+
+// concatOperands returns the operands of the chain x1 .. x2 .. ... .. xn
+// that x heads (the parser nests it to the right: x1 .. (x2 .. ...)).
+func concatOperands(x *ast.StringConcatOpExpr) []ast.Expr {
+	var ops []ast.Expr
+	for {
+		ops = append(ops, x.Lhs)
+		next, ok := x.Rhs.(*ast.StringConcatOpExpr)
+		if !ok {
+			return append(ops, x.Rhs)
+		}
+		x = next
+	}
+}
+
+// longConcatCall compiles a long chain (longConcat operands or more) as
+// one call of the chain helper, catn({x1, ..., xn, 0}, names): a table
+// constructor stores its positions 50 at a time, so the operands, still
+// evaluated left to right, no longer hold a register each. The helper
+// concatenates them right to left with the short chain's operand names
+// (scriptRun.concatChain), each name ended by a NUL byte. The trailing 0
+// keeps the last operand out of the constructor's last position, where a
+// call would give all its values. The call stands on the line of the
+// chain's last operand, where Lua 5.1 puts the chain's one OP_CONCAT.
+func (rw *rewriter) longConcatCall(x *ast.StringConcatOpExpr, ops []ast.Expr) ast.Expr {
+	var names strings.Builder
+	fields := make([]*ast.Field, 0, len(ops)+1)
+	line := x.Line()
+	for _, op := range ops {
+		d := rw.describe(op).(*ast.StringExpr)
+		names.WriteString(d.Value)
+		names.WriteByte(0)
+		fields = append(fields, &ast.Field{Value: rw.expr(op)})
+		line = max(line, op.Line(), op.LastLine())
+	}
+	zero := &ast.NumberExpr{Value: "0"}
+	zero.SetLine(line)
+	zero.SetLastLine(line)
+	fields = append(fields, &ast.Field{Value: zero})
+	tbl := &ast.TableExpr{Fields: fields}
+	tbl.SetLine(line)
+	tbl.SetLastLine(line)
+	str := &ast.StringExpr{Value: names.String()}
+	str.SetLine(line)
+	str.SetLastLine(line)
+	at := &ast.NilExpr{}
+	at.SetLine(line)
+	at.SetLastLine(line)
+	return helperCall(at, catChainName, tbl, str)
+}
+
+// renameGoto gives every name goto of src (at the offsets gotos, found by
+// the Lua 5.1 checker: never inside a string or a comment) another name,
+// one that src does not contain anywhere, so that gopher-lua's parser,
+// to which goto is a keyword, reads the chunk as Lua 5.1 does. Lines stay
+// where they were. renameStrings puts goto back in the parsed chunk.
+func renameGoto(src []byte, gotos []int) ([]byte, string) {
+	name := "goto_"
+	for i := 0; bytes.Contains(src, []byte(name)); i++ {
+		name = "goto_" + strconv.Itoa(i)
+	}
+	out := make([]byte, 0, len(src)+len(gotos)*(len(name)-4))
+	last := 0
+	for _, at := range gotos {
+		out = append(out, src[last:at]...)
+		out = append(out, name...)
+		last = at + len("goto")
+	}
+	return append(out, src[last:]...), name
+}
+
+// renameStrings sets every string of the parsed chunk v equal to from
+// (names, the keys of t.from and {from = v}, method names) to to. from
+// appears nowhere in the source, so no string constant is touched.
+func renameStrings(v reflect.Value, from, to string) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			renameStrings(v.Elem(), from, to)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				renameStrings(v.Field(i), from, to)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			renameStrings(v.Index(i), from, to)
+		}
+	case reflect.String:
+		if v.CanSet() && v.String() == from {
+			v.SetString(to)
+		}
+	}
 }

@@ -77,6 +77,10 @@ type stepContext struct {
 	cDepth  []int
 	cKnown  int
 	cFrames []*gopherFrame
+	// errHandling counts the xpcall message handlers running: Lua 5.1
+	// calls one where the error happened, past the C-call limit too, and
+	// stops only at LUAI_MAXCCALLS + LUAI_MAXCCALLS>>3 (luaD_call).
+	errHandling int
 }
 
 // closedChan is the Done of an instruction that must raise an error.
@@ -112,7 +116,7 @@ func (s *stepContext) Done() <-chan struct{} {
 			s.stackOverflow(th)
 			return closedChan
 		}
-		if currentFrameOK && s.cCallsAt(th, depth) >= maxCCalls && s.err == nil {
+		if currentFrameOK && s.err == nil && s.cCallsAt(th, depth) >= maxCCalls && (s.errHandling == 0 || s.cDepth[depth] >= errErrDepth) {
 			s.cStackOverflow(th)
 			return closedChan
 		}

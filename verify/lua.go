@@ -45,6 +45,7 @@ type scriptRun struct {
 	sources  map[string]string           // short chunk id -> Lua source name
 	chunks   map[string]*compiled        // short chunk id -> its compile (error-wording sites)
 	cat      *lua.LFunction              // the .. helper (compile.go)
+	catLong  *lua.LFunction              // the helper of a long .. chain (compile.go)
 	arith    *lua.LFunction              // the % and ^ helper (compile.go)
 	forHelp  *lua.LFunction              // the numeric for helper (compile.go)
 	tnew     *lua.LFunction              // the constructor helper (tableorder.go)
@@ -251,7 +252,8 @@ func (r *scriptRun) newState() {
 	G.RawSetString(setName, r.set)
 	r.lenHelp = L.NewFunction(r.lenOp)
 	G.RawSetString(lenName, r.lenHelp)
-	r.cat = L.NewFunction(r.concat)
+	r.catLong = L.NewFunction(r.concatChain)
+	G.RawSetString(catChainName, r.catLong)
 }
 
 // readonlyProxy returns an empty table that reads through to t and refuses
@@ -680,7 +682,33 @@ func luaPos(L *lua.LState, level int) (string, int) {
 // concat is the .. operator (see compile): numbers as %.14g, then __concat,
 // then Lua 5.1's error naming the operand.
 func (r *scriptRun) concat(L *lua.LState) int {
-	a, b := L.Get(1), L.Get(2)
+	L.Push(r.concatPair(L, L.Get(1), L.Get(2), L.Get(3), L.Get(4)))
+	return 1
+}
+
+// concatChain is the helper of a long chain x1 .. x2 .. ... .. xn
+// (rewriter.longConcat): its operands, evaluated left to right, in a
+// table's positions 1 to n, and the chain's operand names, each ended by a
+// NUL byte. It concatenates right to left as the nested helpers of a short
+// chain do, cat(x1, cat(x2, ... cat(xn-1, xn))), naming an operand only
+// where they would: every operand on its left, only the last on its right.
+func (r *scriptRun) concatChain(L *lua.LState) int {
+	t := L.CheckTable(1)
+	names := strings.Split(L.CheckString(2), "\x00")
+	n := len(names) - 1
+	acc, accName := t.RawGetInt(n), lua.LValue(lua.LString(names[n-1]))
+	for i := n - 1; i >= 1; i-- {
+		acc = r.concatPair(L, t.RawGetInt(i), acc, lua.LString(names[i-1]), accName)
+		accName = lua.LString("")
+	}
+	L.Push(acc)
+	return 1
+}
+
+// concatPair is Lua 5.1's a .. b: strings and numbers (%.14g) joined, else
+// the __concat metamethod, else the error naming the operand (an, bn: how
+// Lua names a and b, or "").
+func (r *scriptRun) concatPair(L *lua.LState, a, b, an, bn lua.LValue) lua.LValue {
 	as, aok := concatString(a)
 	bs, bok := concatString(b)
 	if aok && bok {
@@ -688,21 +716,22 @@ func (r *scriptRun) concat(L *lua.LState) int {
 			r.fail(L, &RunError{Code: CodeMemory, Msg: fmt.Sprintf("string of %d bytes exceeds the offline limit of %d", len(as)+len(bs), maxStringBytes)})
 		}
 		r.grow(L, len(as)+len(bs))
-		L.Push(lua.LString(as + bs))
-		return 1
+		return lua.LString(as + bs)
 	}
 	if callMeta(L, a, b, "__concat") {
-		return 1
+		v := L.Get(-1)
+		L.Pop(1)
+		return v
 	}
-	bad, info := a, L.Get(3)
+	bad, info := a, an
 	if aok {
-		bad, info = b, L.Get(4)
+		bad, info = b, bn
 	}
 	if s, _ := info.(lua.LString); s != "" {
 		L.RaiseError("attempt to concatenate %s (a %s value)", s, bad.Type().String())
 	}
 	L.RaiseError("attempt to concatenate a %s value", bad.Type().String())
-	return 0
+	return lua.LNil
 }
 
 func concatString(v lua.LValue) (string, bool) {

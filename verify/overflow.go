@@ -106,10 +106,23 @@ func callBase(L *lua.LState) int {
 }
 
 // yieldAcrossC reports whether a yield from the running Go function would
-// cross a Go (C) frame of its coroutine: pcall, xpcall, a library function
-// calling back into Lua (string.gsub, table.sort, tostring). Metamethods
-// the VM calls directly leave no Go frame, so they are not seen.
+// cross a C call of its coroutine, as Lua 5.1's lua_yield refuses it
+// (L->nCcalls above the resume's baseCcalls): a Go (C) frame (pcall,
+// xpcall, a library function calling back into Lua: string.gsub,
+// table.sort, tostring) or a call the VM makes through luaD_call, which
+// leaves no Go frame: a metamethod (__index, __newindex, __add, __concat,
+// __eq, __lt, __le, __unm ... functions) or a generic for's iterator. A
+// Lua function's __call is a Lua call and lets the yield through. Only
+// the coroutine's own frames count: a metamethod that resumed it does not.
 func yieldAcrossC(L *lua.LState) bool {
+	if currentFrameOK {
+		for f := currentFrameOf(L); f != nil && f.Parent != nil; f = f.Parent {
+			if cCall(f, true) != 0 {
+				return true
+			}
+		}
+		return false
+	}
 	for level := 1; ; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
@@ -136,6 +149,10 @@ func (r *scriptRun) xpcallHandler(L *lua.LState, h, obj lua.LValue) lua.LValue {
 			r.warn("error text approximated (gopher-lua wording): %s", msg)
 		}
 		obj = lua.LString(msg)
+	}
+	if r.ctx != nil {
+		r.ctx.errHandling++
+		defer func() { r.ctx.errHandling-- }()
 	}
 	depth := r.ccalls[L]
 	for ; depth < errErrDepth; depth++ {

@@ -33,6 +33,9 @@ type syntaxInfo struct {
 	// dots are the offsets of NUL bytes Lua 5.1 reads as the second or
 	// third dot of .. or ... ("a .\0 b" is a concatenation).
 	dots []int
+	// gotos are the offsets of the names goto: a plain name in Lua 5.1,
+	// a keyword to gopher-lua's parser.
+	gotos []int
 }
 
 // checkSyntax51 returns Lua 5.1's compile error for src, or nil, and what
@@ -52,7 +55,7 @@ func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
 	p.fs = &funcState51{vararg: true}
 	p.block()
 	p.check(tkEOS)
-	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots}, nil
+	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots, gotos: p.lx.gotos}, nil
 }
 
 // Tokens: single characters are their byte value; the rest follow.
@@ -129,6 +132,7 @@ type lexer51 struct {
 	hasLook bool
 	ws      []int // offsets of \f and \v skipped as white space
 	dots    []int // offsets of NUL bytes read as the dots of .. or ...
+	gotos   []int // offsets of the names goto
 }
 
 func (lx *lexer51) cur() int {
@@ -291,6 +295,9 @@ func (lx *lexer51) scan() (int, string) {
 			word := string(lx.src[start:lx.pos])
 			if k, ok := keywords51[word]; ok {
 				return k, ""
+			}
+			if word == "goto" {
+				lx.gotos = append(lx.gotos, start)
 			}
 			return tkName, word
 		default:

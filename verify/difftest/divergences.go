@@ -7,9 +7,7 @@ import "maps"
 // verify/README.md under "Known divergences". The corpus tests here and the
 // `scriptctl eval` corpus tests fail on any other difference.
 var KnownDivergences = map[string]string{
-	"edge-cjson-null-metatable":    "cjson.null carries a metatable offline (its __tostring prints Redis's \"userdata: (nil)\"); Redis's lightuserdata has none",
-	"co-yield-in-index-metamethod": "a yield inside a metamethod the VM calls (__index, __add, ...) is refused by Lua 5.1 (attempt to yield across metamethod/C-call boundary); gopher-lua calls such metamethods without a Go frame the engine can see, and lets the yield through",
-	"co-yield-in-add-metamethod":   "a yield inside a metamethod the VM calls (__index, __add, ...) is refused by Lua 5.1 (attempt to yield across metamethod/C-call boundary); gopher-lua calls such metamethods without a Go frame the engine can see, and lets the yield through",
+	"edge-cjson-null-metatable": "cjson.null carries a metatable offline (its __tostring prints Redis's \"userdata: (nil)\"); Redis's lightuserdata has none",
 }
 
 // TargetDivergences maps a target (verify.Targets) to the snippets that
