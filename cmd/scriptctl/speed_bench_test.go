@@ -208,6 +208,8 @@ func BenchmarkSpeedEvalBig(b *testing.B) {
 	port := strconv.Itoa(srv.Port)
 	pairedProcs(b,
 		func() procTime { return runTimed(b, "", nil, want, bin, "eval", write()) },
-		func() procTime { return runTimed(b, "", nil, strconv.Itoa(sum), cli, "-h", "127.0.0.1", "-p", port, "--eval", write()) },
+		func() procTime {
+			return runTimed(b, "", nil, strconv.Itoa(sum), cli, "-h", "127.0.0.1", "-p", port, "--eval", write())
+		},
 		"scriptctl", "redis-cli")
 }
