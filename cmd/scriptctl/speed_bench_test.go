@@ -189,6 +189,9 @@ func bigScript(n int) (src []byte, sum int) {
 // (goal: ratio at most 1.5). The server caches the compiled script by SHA
 // after the first call, so each iteration makes the script new (its first
 // line differs) on both sides alike: the compile is part of the work.
+// gopher-lua-floor-ms is a minimal Go program doing the same parse, compile
+// and run with gopher-lua alone, in the same loop: the limit of any offline
+// eval built on it (its ratio to redis-cli is floor-ms over redis-cli-ms).
 func BenchmarkSpeedEvalBig(b *testing.B) {
 	bin := benchBinary(b)
 	cli := cliPath(b)
@@ -206,10 +209,22 @@ func BenchmarkSpeedEvalBig(b *testing.B) {
 		return path
 	}
 	port := strconv.Itoa(srv.Port)
+	floor := filepath.Join(b.TempDir(), "luacompile")
+	if out, err := exec.Command("go", "build", "-o", floor, "github.com/scriptctl/scriptctl/internal/perf/luacompile").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	var fl []procTime
 	pairedProcs(b,
-		func() procTime { return runTimed(b, "", nil, want, bin, "eval", write()) },
+		func() procTime {
+			fl = append(fl, runTimed(b, "", nil, want, floor, write()))
+			return runTimed(b, "", nil, want, bin, "eval", write())
+		},
 		func() procTime {
 			return runTimed(b, "", nil, strconv.Itoa(sum), cli, "-h", "127.0.0.1", "-p", port, "--eval", write())
 		},
 		"scriptctl", "redis-cli")
+	// The floor: gopher-lua's parse, compile and run of the same file in
+	// a minimal Go program (internal/perf/luacompile), no engine around it.
+	b.ReportMetric(median(fl, func(p procTime) float64 { return float64(p.wall) / 1e6 }), "gopher-lua-floor-ms")
+	b.ReportMetric(median(fl, func(p procTime) float64 { return float64(p.cpu) / 1e6 }), "gopher-lua-floor-cpu-ms")
 }
