@@ -23,8 +23,9 @@ import (
 
 func init() { commands = append(commands, newCmdCheck) }
 
-// checkSteps are the steps of scriptctl check, run in this order on a valid
-// manifest. Every step runs, whatever the others found. Add a step with one
+// checkSteps are the steps of scriptctl check, reported in this order on a
+// valid manifest (they run at once). Every step runs, whatever the others
+// found. Add a step with one
 // line: a name and a func(ctx, *manifest.Manifest) stepResult.
 var checkSteps = []checkStep{
 	{"manifest", checkManifestStep},
