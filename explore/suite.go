@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -75,17 +77,38 @@ func RunFiles(ctx context.Context, m *manifest.Manifest, paths []string, opts Op
 	if len(all) > 0 {
 		return nil, all
 	}
-	out := make([]Outcome, 0, len(models))
-	for _, md := range models {
-		o := Outcome{File: md.Path, Model: md}
-		if md.Skip == "" {
-			res, err := Run(ctx, md, opts)
-			if err != nil {
-				return nil, err
+	return runModels(ctx, models, opts)
+}
+
+// runModels explores the models on up to GOMAXPROCS workers (each
+// exploration has its own engine) and returns the outcomes in the models'
+// order, or the error of the first model, in that order, that failed: the
+// same report as one after the other.
+func runModels(ctx context.Context, models []*Model, opts Options) ([]Outcome, error) {
+	out := make([]Outcome, len(models))
+	errs := make([]error, len(models))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(models)) {
+		wg.Go(func() {
+			for i := range next {
+				md := models[i]
+				out[i] = Outcome{File: md.Path, Model: md}
+				if md.Skip == "" {
+					out[i].Result, errs[i] = Run(ctx, md, opts)
+				}
 			}
-			o.Result = res
+		})
+	}
+	for i := range models {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, o)
 	}
 	return out, nil
 }

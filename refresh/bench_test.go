@@ -145,6 +145,32 @@ func BenchmarkPublish(b *testing.B) {
 			}
 			b.ReportMetric(float64(pkg)/float64(plain), "ratio")
 		})
+		// paired-publish alternates one SET and one publish (its acquire
+		// untimed), each one call: ratio is publish's time over SET's
+		// (goal: at most 1.4).
+		b.Run("paired-publish-"+mode.name, func(b *testing.B) {
+			var plain, pkg time.Duration
+			for b.Loop() {
+				n++
+				k, _ := c.keys(mode.name + "-p1-" + strconv.Itoa(n))
+				tok := newToken()
+				rep, err := c.r.acquire(ctx, k, tok, c.leaseTTL)
+				if err != nil || rep.state != stateAcquired {
+					b.Fatalf("acquire = %+v, %v", rep, err)
+				}
+				val := string(EncodeValue(payload, time.Now()))
+				t0 := time.Now()
+				if err := cl.Do(ctx, cl.B().Set().Key("plain:"+strconv.Itoa(n)).Value(val).PxMilliseconds(300000).Build()).Error(); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if pr, err := c.r.publish(ctx, k, tok, val, c.cacheTTL, rep.gen, ""); err != nil || pr != published {
+					b.Fatalf("publish = %v, %v", pr, err)
+				}
+				plain, pkg = plain+t1.Sub(t0), pkg+time.Since(t1)
+			}
+			b.ReportMetric(float64(pkg)/float64(plain), "ratio")
+		})
 		// Get of a cold key: GET, acquire, load (in memory), publish.
 		b.Run("Get-cold-"+mode.name, func(b *testing.B) {
 			load := func(context.Context) ([]byte, error) { return payload, nil }

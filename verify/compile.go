@@ -2,7 +2,6 @@ package verify
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"errors"
 	"fmt"
 	"reflect"
@@ -186,7 +185,7 @@ var compileCache struct {
 // pre-flight's one engine per target) wait for that compile instead of
 // repeating it.
 func compileCached(src []byte, source string) *compiled {
-	sum := sha1.Sum(src)
+	sum := scriptSums(src).sum
 	key := source + "\x00" + string(sum[:])
 	compileCache.Lock()
 	if c, ok := compileCache.m[key]; ok {
@@ -211,6 +210,7 @@ func compileCached(src []byte, source string) *compiled {
 	}
 	compiles.Add(1)
 	c.proto, c.err = compileSites(c.src, source)
+	dropChunkArg(c.proto)
 	return c
 }
 

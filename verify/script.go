@@ -75,7 +75,7 @@ func hasFlag(flags []string, f string) bool {
 }
 
 func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro bool) (Reply, error) {
-	sha := SHA1(src)
+	sha := scriptSHA(src)
 	if _, ok := e.sources[sha]; !ok {
 		if len(e.sources) >= maxCachedScripts {
 			clear(e.sources)

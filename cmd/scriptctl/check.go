@@ -23,8 +23,9 @@ import (
 
 func init() { commands = append(commands, newCmdCheck) }
 
-// checkSteps are the steps of scriptctl check, run in this order on a valid
-// manifest. Every step runs, whatever the others found. Add a step with one
+// checkSteps are the steps of scriptctl check, reported in this order on a
+// valid manifest (they run at once). Every step runs, whatever the others
+// found. Add a step with one
 // line: a name and a func(ctx, *manifest.Manifest) stepResult.
 var checkSteps = []checkStep{
 	{"manifest", checkManifestStep},
@@ -294,16 +295,32 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 	}
 
 	opts.Keys.apply(m)
-	results := make([]stepResult, 0, len(opts.steps()))
-	for _, step := range opts.steps() {
+	// The steps are independent: they run at once (verify and explore
+	// spread their own work over the cores), and their progress and
+	// results are reported in the steps' order, as one after the other.
+	steps := opts.steps()
+	type done struct {
+		r    stepResult
+		took time.Duration
+	}
+	finished := make([]chan done, len(steps))
+	for i, step := range steps {
+		finished[i] = make(chan done, 1)
+		go func() {
+			start := time.Now()
+			r := step.Run(ctx, m)
+			finished[i] <- done{r, time.Since(start)}
+		}()
+	}
+	results := make([]stepResult, 0, len(steps))
+	for i, step := range steps {
+		opts.IO.Progress("Running %s...", step.Name)
+		d := <-finished[i]
 		if err := ctx.Err(); err != nil {
 			return cmdutil.Env(fmt.Errorf("check interrupted before step %s: %w", step.Name, err))
 		}
-		opts.IO.Progress("Running %s...", step.Name)
-		start := time.Now()
-		r := step.Run(ctx, m)
-		opts.IO.Detail("check: %s: %s (%s)", step.Name, r.outcome(), time.Since(start).Round(time.Millisecond))
-		results = append(results, r)
+		opts.IO.Detail("check: %s: %s (%s)", step.Name, d.r.outcome(), d.took.Round(time.Millisecond))
+		results = append(results, d.r)
 	}
 
 	code := cmdutil.ExitOK

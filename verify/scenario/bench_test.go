@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/manifest"
@@ -123,6 +124,60 @@ func BenchmarkVerifyBundled(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(len(calls)), "calls/op")
+	})
+
+	// paired alternates the offline calls and the same calls as EVALSHA
+	// on one loop, each side from the same initial keys (written
+	// untimed), so the machine's load hits both alike; ratio is the
+	// offline calls' time over the EVALSHA calls' (goal: at most 0.05).
+	b.Run("paired", func(b *testing.B) {
+		srv := redistest.Standalone(b)
+		s, err := Dial(ctx, srv.URL())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		var universe []string
+		for _, sc := range ss {
+			universe = append(universe, sc.bound.universe...)
+		}
+		be, err := s.newLive(ctx, m, ModeEval, universe)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer be.close(ctx)
+		e := verify.New(verify.Options{})
+		var off, live time.Duration
+		for b.Loop() {
+			e.Reset()
+			for _, k := range initial {
+				e.Put(k.Entry())
+			}
+			t0 := time.Now()
+			for _, c := range calls {
+				if _, err := e.Eval(ctx, m.Script(c.script).Source, c.keys, c.args); err != nil {
+					b.Fatal(err)
+				}
+			}
+			off += time.Since(t0)
+			for _, k := range initial {
+				if err := be.Put(ctx, k); err != nil {
+					b.Fatal(err)
+				}
+			}
+			t1 := time.Now()
+			for _, c := range calls {
+				r, err := be.doKeys(ctx, []string{"EVALSHA", be.shas[c.script], strconv.Itoa(len(c.keys))}, c.keys, c.args)
+				if err != nil || (r.Kind == verify.Error && r.Str[:8] == "NOSCRIPT") {
+					b.Fatal(err, r)
+				}
+			}
+			live += time.Since(t1)
+		}
+		n := float64(b.N * len(calls))
+		b.ReportMetric(float64(off.Nanoseconds())/1e3/n, "offline-us/call")
+		b.ReportMetric(float64(live.Nanoseconds())/1e3/n, "evalsha-us/call")
+		b.ReportMetric(float64(off)/float64(live), "ratio")
 	})
 
 	b.Run("check", func(b *testing.B) {
