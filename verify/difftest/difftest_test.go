@@ -276,11 +276,12 @@ func runCorpus(t *testing.T, fcall bool) {
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			live, off := transcripts(t, l, s, fcall)
-			if !same(live, off) && wallClockBound(live) {
+			for retry := 0; retry < 4 && !same(live, off) && wallClockBound(live); retry++ {
 				// The live TTL ticks with the wall clock while the offline
 				// clock stands still: on a loaded machine more than 500 ms
-				// can pass between a SET EX and the TTL after it. A second
-				// run is judged instead; a real difference differs again.
+				// can pass between a SET EX and the TTL after it (each live
+				// command is a redis-cli process). Another run is judged
+				// instead, up to four; a real difference differs every time.
 				live, off = transcripts(t, l, s, fcall)
 			}
 			reason, known := divergence(target, s.Name, fcall)
