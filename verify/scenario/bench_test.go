@@ -132,7 +132,7 @@ func BenchmarkVerifyBundled(b *testing.B) {
 	// offline calls' time over the EVALSHA calls' (goal: at most 0.05).
 	b.Run("paired", func(b *testing.B) {
 		srv := redistest.Standalone(b)
-		s, err := Dial(ctx, srv.URL())
+		s, err := dialURL(ctx, srv.URL())
 		if err != nil {
 			b.Fatal(err)
 		}
