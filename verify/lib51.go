@@ -504,8 +504,11 @@ func (r *scriptRun) installMath51(mth *lua.LTable) {
 	unary("asin", crmath.Asin, posNaN)
 	unary("atan", crmath.Atan, invalidNaN)
 	binary("atan2", func(y, x float64) float64 {
-		if math.IsNaN(x) || math.IsNaN(y) {
-			return x + y // glibc: the second NaN operand first
+		switch { // glibc returns x + y: x's NaN when both are
+		case math.IsNaN(x):
+			return x
+		case math.IsNaN(y):
+			return y
 		}
 		return crmath.Atan2(y, x)
 	})
