@@ -113,16 +113,21 @@ func trig(x float64, f int) float64 {
 	if math.Abs(x) < 0x1p20 {
 		r, q := reduce(x)
 		var v dd
-		switch f {
-		case 0:
-			v = [4]func() dd{func() dd { return sinDD(r) }, func() dd { return cosDD(r) }, func() dd { return neg(sinDD(r)) }, func() dd { return neg(cosDD(r)) }}[q]()
-		case 1:
-			v = [4]func() dd{func() dd { return cosDD(r) }, func() dd { return neg(sinDD(r)) }, func() dd { return neg(cosDD(r)) }, func() dd { return sinDD(r) }}[q]()
-		default:
+		if f == 2 {
 			if q&1 == 0 {
 				v = div(sinDD(r), cosDD(r))
 			} else {
 				v = neg(div(cosDD(r), sinDD(r)))
+			}
+		} else {
+			q = (q + f) & 3 // cos x = sin(x + pi/2)
+			if q&1 == 0 {
+				v = sinDD(r)
+			} else {
+				v = cosDD(r)
+			}
+			if q >= 2 {
+				v = neg(v)
 			}
 		}
 		if y, ok := rounded(v, 0x1p-66); ok {
