@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/scriptctl/scriptctl/verify/luac51"
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // catName is the hidden global that holds the concatenation helper. It
@@ -693,6 +695,68 @@ func (rw *rewriter) numericFor(s *ast.NumberForStmt, doLine int) {
 }
 
 // isNumberLiteral reports whether e is a number constant, negated or not.
+// numeral is the value of e when Lua 5.1's compiler folds it to a number
+// constant (lcode.c's constfolding): a numeral, its negation, and + - * /
+// of two such, except a division by zero or a NaN result.
+func numeral(e ast.Expr) (float64, bool) {
+	switch x := e.(type) {
+	case *ast.NumberExpr:
+		return lualib.ToNumber(lua.LString(x.Value))
+	case *ast.UnaryMinusOpExpr:
+		v, ok := numeral(x.Expr)
+		return -v, ok
+	case *ast.ArithmeticOpExpr:
+		if unfolded(x) {
+			return 0, false
+		}
+		a, aok := numeral(x.Lhs)
+		b, bok := numeral(x.Rhs)
+		if !aok || !bok {
+			return 0, false
+		}
+		switch x.Operator {
+		case "+":
+			return a + b, true
+		case "-":
+			return a - b, true
+		case "*":
+			return a * b, true
+		case "/":
+			return a / b, true
+		}
+	}
+	return 0, false
+}
+
+// unfolded reports whether x, + - * or / of two numerals, is one that Lua
+// 5.1 computes at run time (lcode.c: no division by 0, no NaN) while
+// gopher-lua would fold it.
+func unfolded(x *ast.ArithmeticOpExpr) bool {
+	if x.Operator == "%" || x.Operator == "^" {
+		return false
+	}
+	a, aok := numeral(x.Lhs)
+	b, bok := numeral(x.Rhs)
+	if !aok || !bok {
+		return false
+	}
+	var r float64
+	switch x.Operator {
+	case "+":
+		r = a + b
+	case "-":
+		r = a - b
+	case "*":
+		r = a * b
+	case "/":
+		if b == 0 {
+			return true
+		}
+		r = a / b
+	}
+	return math.IsNaN(r)
+}
+
 func isNumberLiteral(e ast.Expr) bool {
 	if u, ok := e.(*ast.UnaryMinusOpExpr); ok {
 		e = u.Expr
@@ -756,6 +820,14 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			op.SetLastLine(x.LastLine())
 			lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
 			return helperCall(x, arithName, op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
+		}
+		if unfolded(x) {
+			// Lua 5.1 leaves 1/0 and a NaN to run time, where its 0
+			// may be a -0 sharing the constant: gopher-lua would fold.
+			op := &ast.StringExpr{Value: x.Operator}
+			op.SetLine(x.Line())
+			op.SetLastLine(x.LastLine())
+			return helperCall(x, arithName, op, x.Lhs, x.Rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 		}
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
