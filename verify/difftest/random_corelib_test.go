@@ -120,7 +120,19 @@ func (g coreGen) pattern() string {
 }
 
 func (g coreGen) call() string {
-	switch g.r.Intn(20) {
+	switch g.r.Intn(26) {
+	case 20:
+		return fmt.Sprintf("C(string.format, %s, %s)", g.pick("'%100d'", "'%99d'", "'%.100f'", "'%.99f'", "'%'", "'%5.2s'", "'%-5.2s|'", "'%.0s'", "'%q'", "'%c%c'", "'%5c'", "'%-5c|'", "'%#x'", "'%#o'", "'%+.3e'", "'% g'", "'%a'", "'%i'", "'%5%'", "'%0-5d'", "'%123'"), g.any())
+	case 21:
+		return fmt.Sprintf("C(string.format, '%%q', %s)", g.pick(`'\0\1\2\r\n\t\\\"'`, `'\255\0z'`, `'a\0'`, "1/3", "1e300", "-0", "0/0"))
+	case 22:
+		return fmt.Sprintf("C(tonumber, %s, %s)", g.pick("'  z  '", "'Z'", "'-z'", "'+z'", "'1 1'", "' '", "''", "'\\t10\\n'", "'10\\0'", "'-'", "'0b1'", "'zzzzzzzzzzzzzz'", "'1111111111111111111111111111111111111111111111111111111111111111111'", "'8000000000000000'", "'-8000000000000000'", "'ffffffffffffffff'", "'10000000000000000'"), g.pick("2", "16", "36", "10", "35"))
+	case 23:
+		return fmt.Sprintf("C(tonumber, %s)", g.pick("'0x'", "'0x1p4'", "'1e+'", "'.'", "'.5'", "'5.'", "'0X1F'", "'1e308'", "'1e309'", "'-1e309'", "'infinity'", "'INF'", "'NaN'", "'-0'", "'  1e2  '", "'1e2x'", "'0x-1'", "'- 1'", "'1_000'", "'0x1.8'", "'\\f1\\v'", "'00012'", "'+5'", "'+-5'", "'2^3'"))
+	case 24:
+		return fmt.Sprintf("C(string.%s, %s, %s, %s, %s)", g.pick("find", "match"), g.str(), g.pattern(), g.pick("1", "-2", "100", "-100", "0"), g.pick("true", "nil", "1"))
+	case 25:
+		return fmt.Sprintf("C(function(...) cjson.%s return cjson.encode(...) end, %s)", g.pick("encode_number_precision(3)", "encode_number_precision(14)", "encode_sparse_array(true)", "encode_sparse_array(false, 2, 3)", "encode_keep_buffer(false)", "encode_max_depth(2)", "encode_invalid_numbers(true)", "encode_invalid_numbers('null')", "encode_number_precision(0)"), g.pick("{1/3, 2/3}", "{[1] = 1, [5] = 5}", "{{{1}}}", "0/0", "1/0", "{a = 0.1}", "3.14159265358979", "{[1] = 1, [4] = 4, [3] = 3}"))
 	case 0, 1:
 		n := 1 + g.r.Intn(3)
 		specs, args := make([]string, n), make([]string, n)
