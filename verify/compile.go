@@ -246,6 +246,7 @@ type rewriter struct {
 	funcs   []*funcScope
 	forDo   map[int][]int // syntaxInfo.forDo
 	forSeen map[int]int   // numeric fors rewritten so far, by 'for' line
+	folds   map[*ast.ArithmeticOpExpr]foldResult
 }
 
 type funcScope struct {
@@ -697,64 +698,63 @@ func (rw *rewriter) numericFor(s *ast.NumberForStmt, doLine int) {
 // isNumberLiteral reports whether e is a number constant, negated or not.
 // numeral is the value of e when Lua 5.1's compiler folds it to a number
 // constant (lcode.c's constfolding): a numeral, its negation, and + - * /
-// of two such, except a division by zero or a NaN result.
-func numeral(e ast.Expr) (float64, bool) {
+// of two such, except a division by zero or a NaN result. Results are
+// memoised per node, so that a long chain costs linear time.
+func (rw *rewriter) numeral(e ast.Expr) (float64, bool) {
 	switch x := e.(type) {
 	case *ast.NumberExpr:
 		return lualib.ToNumber(lua.LString(x.Value))
 	case *ast.UnaryMinusOpExpr:
-		v, ok := numeral(x.Expr)
+		v, ok := rw.numeral(x.Expr)
 		return -v, ok
 	case *ast.ArithmeticOpExpr:
-		if unfolded(x) {
-			return 0, false
+		if r, ok := rw.folds[x]; ok {
+			return r.v, r.ok
 		}
-		a, aok := numeral(x.Lhs)
-		b, bok := numeral(x.Rhs)
-		if !aok || !bok {
-			return 0, false
+		v, ok, _ := rw.fold(x)
+		if rw.folds == nil {
+			rw.folds = map[*ast.ArithmeticOpExpr]foldResult{}
 		}
-		switch x.Operator {
-		case "+":
-			return a + b, true
-		case "-":
-			return a - b, true
-		case "*":
-			return a * b, true
-		case "/":
-			return a / b, true
-		}
+		rw.folds[x] = foldResult{v, ok}
+		return v, ok
 	}
 	return 0, false
 }
 
-// unfolded reports whether x, + - * or / of two numerals, is one that Lua
-// 5.1 computes at run time (lcode.c: no division by 0, no NaN) while
-// gopher-lua would fold it.
-func unfolded(x *ast.ArithmeticOpExpr) bool {
+type foldResult struct {
+	v  float64
+	ok bool
+}
+
+// fold is x's value when Lua 5.1 folds it, and runtime: x is + - * or / of
+// two numerals that Lua 5.1 computes at run time (no division by 0, no
+// NaN) while gopher-lua would fold it.
+func (rw *rewriter) fold(x *ast.ArithmeticOpExpr) (v float64, ok, runtime bool) {
 	if x.Operator == "%" || x.Operator == "^" {
-		return false
+		return 0, false, false
 	}
-	a, aok := numeral(x.Lhs)
-	b, bok := numeral(x.Rhs)
+	a, aok := rw.numeral(x.Lhs)
+	b, bok := rw.numeral(x.Rhs)
 	if !aok || !bok {
-		return false
+		return 0, false, false
 	}
-	var r float64
 	switch x.Operator {
 	case "+":
-		r = a + b
+		v = a + b
 	case "-":
-		r = a - b
+		v = a - b
 	case "*":
-		r = a * b
+		v = a * b
 	case "/":
 		if b == 0 {
-			return true
+			return 0, false, true
 		}
-		r = a / b
+		v = a / b
 	}
-	return math.IsNaN(r)
+	if math.IsNaN(v) {
+		return 0, false, true
+	}
+	return v, true, false
 }
 
 func isNumberLiteral(e ast.Expr) bool {
@@ -821,7 +821,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
 			return helperCall(x, arithName, op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 		}
-		if unfolded(x) {
+		if _, _, runtime := rw.fold(x); runtime {
 			// Lua 5.1 leaves 1/0 and a NaN to run time, where its 0
 			// may be a -0 sharing the constant: gopher-lua would fold.
 			op := &ast.StringExpr{Value: x.Operator}
