@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/scriptctl/scriptctl/verify/luac51"
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // catName is the hidden global that holds the concatenation helper. It
@@ -269,6 +271,7 @@ type rewriter struct {
 	funcs   []*funcScope
 	forDo   map[int][]int // syntaxInfo.forDo
 	forSeen map[int]int   // numeric fors rewritten so far, by 'for' line
+	folds   map[*ast.ArithmeticOpExpr]foldResult
 }
 
 type funcScope struct {
@@ -718,6 +721,67 @@ func (rw *rewriter) numericFor(s *ast.NumberForStmt, doLine int) {
 }
 
 // isNumberLiteral reports whether e is a number constant, negated or not.
+// numeral is the value of e when Lua 5.1's compiler folds it to a number
+// constant (lcode.c's constfolding): a numeral, its negation, and + - * /
+// of two such, except a division by zero or a NaN result. Results are
+// memoised per node, so that a long chain costs linear time.
+func (rw *rewriter) numeral(e ast.Expr) (float64, bool) {
+	switch x := e.(type) {
+	case *ast.NumberExpr:
+		return lualib.ToNumber(lua.LString(x.Value))
+	case *ast.UnaryMinusOpExpr:
+		v, ok := rw.numeral(x.Expr)
+		return -v, ok
+	case *ast.ArithmeticOpExpr:
+		if r, ok := rw.folds[x]; ok {
+			return r.v, r.ok
+		}
+		v, ok, _ := rw.fold(x)
+		if rw.folds == nil {
+			rw.folds = map[*ast.ArithmeticOpExpr]foldResult{}
+		}
+		rw.folds[x] = foldResult{v, ok}
+		return v, ok
+	}
+	return 0, false
+}
+
+type foldResult struct {
+	v  float64
+	ok bool
+}
+
+// fold is x's value when Lua 5.1 folds it, and runtime: x is + - * or / of
+// two numerals that Lua 5.1 computes at run time (no division by 0, no
+// NaN) while gopher-lua would fold it.
+func (rw *rewriter) fold(x *ast.ArithmeticOpExpr) (v float64, ok, runtime bool) {
+	if x.Operator == "%" || x.Operator == "^" {
+		return 0, false, false
+	}
+	a, aok := rw.numeral(x.Lhs)
+	b, bok := rw.numeral(x.Rhs)
+	if !aok || !bok {
+		return 0, false, false
+	}
+	switch x.Operator {
+	case "+":
+		v = a + b
+	case "-":
+		v = a - b
+	case "*":
+		v = a * b
+	case "/":
+		if b == 0 {
+			return 0, false, true
+		}
+		v = a / b
+	}
+	if math.IsNaN(v) {
+		return 0, false, true
+	}
+	return v, true, false
+}
+
 func isNumberLiteral(e ast.Expr) bool {
 	if u, ok := e.(*ast.UnaryMinusOpExpr); ok {
 		e = u.Expr
@@ -784,6 +848,14 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			op.SetLastLine(x.LastLine())
 			lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
 			return helperCall(x, arithName, op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
+		}
+		if _, _, runtime := rw.fold(x); runtime {
+			// Lua 5.1 leaves 1/0 and a NaN to run time, where its 0
+			// may be a -0 sharing the constant: gopher-lua would fold.
+			op := &ast.StringExpr{Value: x.Operator}
+			op.SetLine(x.Line())
+			op.SetLastLine(x.LastLine())
+			return helperCall(x, arithName, op, x.Lhs, x.Rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 		}
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:

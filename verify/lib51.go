@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/scriptctl/scriptctl/verify/crmath"
 	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
@@ -440,19 +440,40 @@ func cPow(x, y float64) float64 {
 		}
 		return x
 	}
-	return cMath(math.Pow(x, y), invalidNaN)
+	return cMath(crmath.Pow(x, y), invalidNaN)
 }
 
-// log10 is C's log10: exact for powers of ten, where Go's Log10 (log2(x)
-// times a constant) can miss by an ulp.
+// log10 is glibc's __ieee754_log10 (sysdeps/ieee754/dbl-64/e_log10.c):
+// k log10(2) + log(m)/ln(10) in double arithmetic over its correctly
+// rounded log, so not itself correctly rounded, but exact for powers of ten.
 func log10(x float64) float64 {
-	v := math.Log10(x)
-	if r := math.Round(v); r == v || (math.Abs(v-r) < 1e-9 && r >= -323 && r <= 308) {
-		if p, err := strconv.ParseFloat("1e"+strconv.Itoa(int(r)), 64); err == nil && p == x {
-			return r
-		}
+	const (
+		ivln10    = 4.34294481903251816668e-01
+		log10_2hi = 3.01029995663611771306e-01
+		log10_2lo = 3.69423907715893078616e-13
+	)
+	switch {
+	case x == 0:
+		return math.Inf(-1)
+	case x < 0:
+		return math.NaN()
+	case math.IsNaN(x) || math.IsInf(x, 1):
+		return x
 	}
-	return v
+	k := 0
+	if x < 0x1p-1022 {
+		k -= 54
+		x *= 0x1p54
+	}
+	b := math.Float64bits(x)
+	hx := int32(b >> 32)
+	k += int(hx>>20) - 1023
+	i := int32(uint32(k) >> 31)
+	hx = (hx & 0x000fffff) | ((0x3ff - i) << 20)
+	y := float64(int32(k) + i)
+	x = math.Float64frombits(uint64(uint32(hx))<<32 | b&0xffffffff)
+	z := y*log10_2lo + ivln10*crmath.Log(x)
+	return z + y*log10_2hi
 }
 
 // installMath51 is Lua 5.1's math library (lmathlib.c) over C's libm as
@@ -479,31 +500,34 @@ func (r *scriptRun) installMath51(mth *lua.LTable) {
 		L.Push(lua.LNumber(math.Abs(checkNum(L, 1))))
 		return 1
 	})
-	unary("acos", math.Acos, posNaN)
-	unary("asin", math.Asin, posNaN)
-	unary("atan", math.Atan, invalidNaN)
+	unary("acos", crmath.Acos, posNaN)
+	unary("asin", crmath.Asin, posNaN)
+	unary("atan", crmath.Atan, invalidNaN)
 	binary("atan2", func(y, x float64) float64 {
-		if math.IsNaN(x) || math.IsNaN(y) {
-			return x + y // glibc: the second NaN operand first
+		switch { // glibc returns x + y: x's NaN when both are
+		case math.IsNaN(x):
+			return x
+		case math.IsNaN(y):
+			return y
 		}
-		return math.Atan2(y, x)
+		return crmath.Atan2(y, x)
 	})
 	unary("ceil", math.Ceil, invalidNaN)
-	unary("cos", math.Cos, invalidNaN)
-	unary("cosh", math.Cosh, invalidNaN)
+	unary("cos", crmath.Cos, invalidNaN)
+	unary("cosh", crmath.Cosh, invalidNaN)
 	unary("deg", func(x float64) float64 { return x / radPerDeg }, invalidNaN)
-	unary("exp", math.Exp, invalidNaN)
+	unary("exp", crmath.Exp, invalidNaN)
 	unary("floor", math.Floor, invalidNaN)
 	binary("fmod", func(x, y float64) float64 { return cMath(math.Mod(x, y), invalidNaN, x, y) })
-	unary("log", math.Log, invalidNaN)
+	unary("log", crmath.Log, invalidNaN)
 	unary("log10", log10, posNaN)
 	binary("pow", cPow)
 	unary("rad", func(x float64) float64 { return x * radPerDeg }, invalidNaN)
-	unary("sin", math.Sin, invalidNaN)
-	unary("sinh", math.Sinh, invalidNaN)
+	unary("sin", crmath.Sin, invalidNaN)
+	unary("sinh", crmath.Sinh, invalidNaN)
 	unary("sqrt", math.Sqrt, invalidNaN)
-	unary("tan", math.Tan, invalidNaN)
-	unary("tanh", math.Tanh, invalidNaN)
+	unary("tan", crmath.Tan, invalidNaN)
+	unary("tanh", crmath.Tanh, invalidNaN)
 	mth.RawSetString("mod", mth.RawGetString("fmod"))
 	set("frexp", func(L *lua.LState) int {
 		f, e := math.Frexp(checkNum(L, 1))

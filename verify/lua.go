@@ -841,10 +841,19 @@ func (r *scriptRun) arithOp(L *lua.LState) int {
 	y, bok := lualib.ToNumber(b)
 	if aok && bok {
 		var v float64
-		if op == "%" {
+		switch op {
+		case "%":
 			v = x - math.Floor(x/y)*y
-		} else {
+		case "^":
 			v = cPow(x, y)
+		case "+": // numerals Lua 5.1 does not fold (compile.go's unfolded)
+			v = x + y
+		case "-":
+			v = x - y
+		case "*":
+			v = x * y
+		default:
+			v = x / y
 		}
 		L.Push(lua.LNumber(v))
 		return 1

@@ -215,7 +215,13 @@ func structPack(L *lua.LState) int {
 func structUnpack(L *lua.LState) int {
 	f := &structFormat{L: L, fname: "unpack", fmt: checkString(L, 1, "unpack")}
 	data := checkString(L, 2, "unpack")
-	pos := optInteger(L, 3, "unpack", 1) - 1
+	pos := optInteger(L, 3, "unpack", 1)
+	// Redis's check is on a size_t: a negative offset passes it (and is
+	// then too far into the data).
+	if pos == 0 {
+		argError(L, 3, "unpack", "offset must be 1 or greater")
+	}
+	pos--
 	h := structHeader{little: true, align: 1}
 	ld := int64(len(data))
 	var out []lua.LValue
