@@ -238,9 +238,10 @@ type dataFacts struct {
 	// mode"; SELECT 0 is OK (seen on a 9.1.2 cluster).
 	clusterDBs bool
 	// geoMemberText: a FROMMEMBER or GEORADIUSBYMEMBER member the set lacks
-	// is "member X does not exist"; geoPolygon: GEOSEARCH takes BYPOLYGON
-	// (not emulated: not implemented offline), and the shape error names
-	// it (Valkey 9.0; seen on 9.1.2).
+	// is "member X does not exist"; geoPolygon: GEOSEARCH and
+	// GEOSEARCHSTORE take BYPOLYGON (a polygon around its centroid, in
+	// meters: geohash.go), and the shape error names it (Valkey 9.0; seen
+	// on 9.1.2).
 	geoMemberText, geoPolygon bool
 
 	// embeddedKeys: the key (and its expiry) live in the value's object
