@@ -59,7 +59,7 @@ func TestPolygonShape(t *testing.T) {
 	for _, tc := range []struct {
 		lon, lat float64
 		in       bool
-	}{{5, 2, true}, {2, 8, true}, {8, 8, true}, {5, 8, false}, {-1, 5, false}, {11, 5, false}} {
+	}{{5, 2, true}, {1, 8, true}, {9, 8, true}, {5, 8, false}, {-1, 5, false}, {11, 5, false}} {
 		d, in := s.within(tc.lon, tc.lat)
 		if in != tc.in {
 			t.Errorf("(%v, %v) inside = %v, want %v", tc.lon, tc.lat, in, tc.in)
