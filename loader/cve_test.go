@@ -25,10 +25,14 @@ func TestCVENotices(t *testing.T) {
 	for _, n := range notices {
 		ids = append(ids, n.CVE.ID)
 	}
-	if want := []string{"CVE-2025-49844", "CVE-2025-46817", "CVE-2025-46818", "CVE-2025-46819"}; !slices.Equal(ids, want) {
+	if want := []string{"CVE-2025-67733", "CVE-2025-49844", "CVE-2025-46817", "CVE-2025-46818", "CVE-2025-46819"}; !slices.Equal(ids, want) {
 		t.Fatalf("notices %v, want %v", ids, want)
 	}
-	n := notices[0]
+	// CVE-2025-67733 was fixed in 8.0.6 and Valkey 8.1.6.
+	if _, d := notices[0].Text(); len(d) < 2 || d[0] != "redis 8.0.2: a:1, b:1 (fixed in 8.0.6)" || d[1] != "valkey 8.1.1: d:1 (fixed in 8.1.6)" {
+		t.Errorf("CVE-2025-67733 detail %q", d)
+	}
+	n := notices[1]
 	if n.Accepted != "" || n.Nodes() != 3 || len(n.Releases) != 2 {
 		t.Fatalf("CVE-2025-49844 notice %+v", n)
 	}
@@ -49,8 +53,8 @@ func TestCVENotices(t *testing.T) {
 			t.Errorf("a fixed or unknown release is named in %q", all)
 		}
 	}
-	if notices[1].Accepted != "patched build" {
-		t.Errorf("CVE-2025-46817 accepted %q", notices[1].Accepted)
+	if notices[2].Accepted != "patched build" {
+		t.Errorf("CVE-2025-46817 accepted %q", notices[2].Accepted)
 	}
 	// The unknown release: every CVE unjudged, named with its node.
 	var unknown []ServerFinding
@@ -63,7 +67,7 @@ func TestCVENotices(t *testing.T) {
 		t.Fatalf("unknown findings %+v", unknown)
 	}
 	text, detail = UnknownText(unknown)
-	if !strings.HasPrefix(text, "redis 8.6.1: scriptctl's Lua CVE table has no row for this release line; CVE-2025-49844, ") || detail[0] != "nodes: e:1" {
+	if !strings.HasPrefix(text, "redis 8.6.1: scriptctl's Lua CVE table has no row for this release line; CVE-2025-67733, CVE-2025-49844, ") || detail[0] != "nodes: e:1" {
 		t.Errorf("unknown text %q %q", text, detail)
 	}
 

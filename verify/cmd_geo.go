@@ -225,49 +225,39 @@ func geoDistanceReply(d float64) Reply {
 	return BulkReply(s)
 }
 
-func cmdGeopos(e *Engine, a []string) Reply {
+// geoMembers answers GEOPOS and GEOHASH: for each member a[2:], nil when
+// the key or the member is missing, else reply of its score.
+func geoMembers(e *Engine, a []string, reply func(score float64) Reply) Reply {
 	z, errr := getZSet(e, a[1])
 	if errr != nil {
 		return *errr
 	}
 	out := make([]Reply, 0, len(a)-2)
 	for _, m := range a[2:] {
-		if z == nil {
-			out = append(out, NilReply())
-			continue
+		score, ok := 0.0, false
+		if z != nil {
+			score, ok = z.score(m)
 		}
-		score, ok := z.score(m)
 		if !ok {
 			out = append(out, NilReply())
 			continue
 		}
-		lon, lat := geoDecodeScore(score)
-		out = append(out, ArrayReply(geoHuman(e, lon), geoHuman(e, lat)))
+		out = append(out, reply(score))
 	}
 	return ArrayReply(out...)
+}
+
+func cmdGeopos(e *Engine, a []string) Reply {
+	return geoMembers(e, a, func(score float64) Reply {
+		lon, lat := geoDecodeScore(score)
+		return ArrayReply(geoHuman(e, lon), geoHuman(e, lat))
+	})
 }
 
 const geoAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
 
 func cmdGeohash(e *Engine, a []string) Reply {
-	z, errr := getZSet(e, a[1])
-	if errr != nil {
-		return *errr
-	}
-	out := make([]Reply, 0, len(a)-2)
-	for _, m := range a[2:] {
-		if z == nil {
-			out = append(out, NilReply())
-			continue
-		}
-		score, ok := z.score(m)
-		if !ok {
-			out = append(out, NilReply())
-			continue
-		}
-		out = append(out, BulkReply(geohashString(score)))
-	}
-	return ArrayReply(out...)
+	return geoMembers(e, a, func(score float64) Reply { return BulkReply(geohashString(score)) })
 }
 
 // geohashString re-encodes a score's position with the standard ranges
@@ -350,18 +340,7 @@ type geoQuery struct {
 // key's position.
 func geoSearchCmd(srcIdx int, flags int) func(*Engine, cmdCtx, []string) (Reply, error) {
 	return func(e *Engine, c cmdCtx, a []string) (Reply, error) {
-		if e.t.data.geoPolygon && flags&geoSearch != 0 {
-			for _, arg := range a[srcIdx+1:] {
-				if cEqualFold(arg, "bypolygon") {
-					return Reply{}, notImplemented("%s BYPOLYGON (Valkey 9.0's polygon search)", strings.ToUpper(c.name))
-				}
-			}
-		}
-		r := geoSearchGeneric(e, c, a, srcIdx, flags)
-		if e.t.data.geoPolygon && r.Kind == Error && r.Str == "ERR exactly one of BYRADIUS and BYBOX can be specified for "+cTrunc(c.name) {
-			r = errorf("exactly one of BYRADIUS, BYBOX and BYPOLYGON can be specified for %s", cTrunc(c.name))
-		}
-		return r, nil
+		return geoSearchGeneric(e, c, a, srcIdx, flags), nil
 	}
 }
 
@@ -504,11 +483,38 @@ func (q *geoQuery) parseBox(width, height, unit string) *Reply {
 	return nil
 }
 
+// parsePolygon reads BYPOLYGON's "num_vertices lon lat ..." (Valkey 9.0's
+// georadiusGeneric): a count within C's int (else "invalid number of
+// vertices"), at least 3 and no more than the pairs left (rest arguments
+// follow the count), then each vertex as GEOADD reads one. The distance
+// unit is meters. It answers the count.
+func (q *geoQuery) parsePolygon(args []string, rest int) (int, *Reply) {
+	nv, ok := parseInt(args[0])
+	if !ok || nv < math.MinInt32 || nv > math.MaxInt32 {
+		e := errorf("invalid number of vertices")
+		return 0, &e
+	}
+	if nv < 3 || int64(rest/2) < nv {
+		e := errorf("GEOSEARCH BYPOLYGON must have at least 3 vertices")
+		return 0, &e
+	}
+	q.shape.box, q.shape.conversion = false, 1
+	q.shape.polygon = make([][2]float64, nv)
+	for j := range q.shape.polygon {
+		lon, lat, errr := geoLonLat(args[1+2*j], args[2+2*j])
+		if errr != nil {
+			return 0, errr
+		}
+		q.shape.polygon[j] = [2]float64{lon, lat}
+	}
+	return int(nv), nil
+}
+
 // parseOptions is georadiusGeneric's option loop, in its order of checks.
 func (q *geoQuery) parseOptions(opts []string, z *zset, flags int) *Reply {
 	search := flags&geoSearch != 0
 	canStore := flags&geoNoStore == 0 && !search
-	var fromMember, fromLoc, byRadius, byBox bool
+	var fromMember, fromLoc, byRadius, byBox, byPolygon bool
 	n := len(opts)
 	for i := 0; i < n; i++ {
 		arg := opts[i]
@@ -544,7 +550,7 @@ func (q *geoQuery) parseOptions(opts []string, z *zset, flags int) *Reply {
 			i++
 		case cEqualFold(arg, "storedist") && search && flags&geoSearchStore != 0:
 			q.storeDist = true
-		case cEqualFold(arg, "frommember") && i+1 < n && search && !fromLoc:
+		case cEqualFold(arg, "frommember") && i+1 < n && search && !fromLoc && !byPolygon:
 			if z != nil {
 				score, ok := z.score(opts[i+1])
 				if !ok {
@@ -555,7 +561,7 @@ func (q *geoQuery) parseOptions(opts []string, z *zset, flags int) *Reply {
 			}
 			fromMember = true
 			i++
-		case cEqualFold(arg, "fromlonlat") && i+2 < n && search && !fromMember:
+		case cEqualFold(arg, "fromlonlat") && i+2 < n && search && !fromMember && !byPolygon:
 			lon, lat, errr := geoLonLat(opts[i+1], opts[i+2])
 			if errr != nil {
 				return errr
@@ -563,24 +569,32 @@ func (q *geoQuery) parseOptions(opts []string, z *zset, flags int) *Reply {
 			q.shape.lon, q.shape.lat = lon, lat
 			fromLoc = true
 			i += 2
-		case cEqualFold(arg, "byradius") && i+2 < n && search && !byBox:
+		case cEqualFold(arg, "byradius") && i+2 < n && search && !byBox && !byPolygon:
 			if errr := q.parseRadius(opts[i+1], opts[i+2]); errr != nil {
 				return errr
 			}
 			byRadius = true
 			i += 2
-		case cEqualFold(arg, "bybox") && i+3 < n && search && !byRadius:
+		case cEqualFold(arg, "bybox") && i+3 < n && search && !byRadius && !byPolygon:
 			if errr := q.parseBox(opts[i+1], opts[i+2], opts[i+3]); errr != nil {
 				return errr
 			}
 			byBox = true
 			i += 3
+		case cEqualFold(arg, "bypolygon") && i+2 < n && search && q.e.t.data.geoPolygon && !byRadius && !byBox && !fromMember && !fromLoc:
+			nv, errr := q.parsePolygon(opts[i+1:], n-i-2)
+			if errr != nil {
+				return errr
+			}
+			byPolygon = true
+			i += 1 + nv*2
 		default:
 			return &errSyntax
 		}
 	}
 	if search {
-		q.fromOK, q.byOK = fromMember || fromLoc, byRadius || byBox
+		// A polygon needs no center: its centroid is one.
+		q.fromOK, q.byOK = fromMember || fromLoc || byPolygon, byRadius || byBox || byPolygon
 	}
 	return nil
 }
@@ -597,6 +611,8 @@ func (q *geoQuery) check(c cmdCtx, flags int) *Reply {
 		r = errorf("%s is not compatible with WITHDIST, WITHHASH and WITHCOORD options", what)
 	case flags&geoSearch != 0 && !q.fromOK:
 		r = errorf("exactly one of FROMMEMBER or FROMLONLAT can be specified for %s", cTrunc(c.name))
+	case flags&geoSearch != 0 && !q.byOK && q.e.t.data.geoPolygon:
+		r = errorf("exactly one of BYRADIUS, BYBOX and BYPOLYGON can be specified for %s", cTrunc(c.name))
 	case flags&geoSearch != 0 && !q.byOK:
 		r = errorf("exactly one of BYRADIUS and BYBOX can be specified for %s", cTrunc(c.name))
 	case q.any && q.count == 0:

@@ -357,6 +357,12 @@ func cmdHgetdel(e *Engine, a []string) Reply {
 	if errr != nil {
 		return *errr
 	}
+	return hgetdel(e, a[1], h, fields)
+}
+
+// hgetdel answers the values of fields of key's hash h (nil when
+// missing) and deletes them.
+func hgetdel(e *Engine, key string, h *hash, fields []string) Reply {
 	if h == nil {
 		return ArrayReply(hfeFieldValues(nil, fields)...)
 	}
@@ -368,7 +374,7 @@ func cmdHgetdel(e *Engine, a []string) Reply {
 		h.del(f)
 	}
 	if h.len() == 0 {
-		delete(e.db.keys, a[1])
+		delete(e.db.keys, key)
 	}
 	return ArrayReply(out...)
 }

@@ -147,39 +147,31 @@ func geoScore(lon, lat float64) uint64 {
 	return geoAlign52(h)
 }
 
-func geohashMoveX(h *geoHashBits, d int) {
+// geohashMove is geohashMoveX (mask 0xaaaa...: the longitude bits) and
+// geohashMoveY (mask 0x5555...: the latitude bits): one cell in direction
+// d (-1, 0 or 1) along the axis whose bits mask holds.
+func geohashMove(h *geoHashBits, d int, mask uint64) {
 	if d == 0 {
 		return
 	}
-	x := h.bits & 0xaaaaaaaaaaaaaaaa
-	y := h.bits & 0x5555555555555555
-	zz := uint64(0x5555555555555555) >> (64 - uint(h.step)*2)
+	shift := 64 - uint(h.step)*2
+	axis := h.bits & mask
+	other := h.bits & ^mask
+	zz := ^mask >> shift
 	if d > 0 {
-		x = x + (zz + 1)
+		axis = axis + (zz + 1)
 	} else {
-		x = x | zz
-		x = x - (zz + 1)
+		axis = axis | zz
+		axis = axis - (zz + 1)
 	}
-	x &= uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.step)*2)
-	h.bits = x | y
+	axis &= mask >> shift
+	h.bits = axis | other
 }
 
-func geohashMoveY(h *geoHashBits, d int) {
-	if d == 0 {
-		return
-	}
-	x := h.bits & 0xaaaaaaaaaaaaaaaa
-	y := h.bits & 0x5555555555555555
-	zz := uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.step)*2)
-	if d > 0 {
-		y = y + (zz + 1)
-	} else {
-		y = y | zz
-		y = y - (zz + 1)
-	}
-	y &= uint64(0x5555555555555555) >> (64 - uint(h.step)*2)
-	h.bits = x | y
-}
+const (
+	geoMaskX = 0xaaaaaaaaaaaaaaaa // longitude bits
+	geoMaskY = 0x5555555555555555 // latitude bits
+)
 
 // geoNeighbors lists the eight neighbours in geo.c's search order: north,
 // south, east, west, north-east, north-west, south-east, south-west.
@@ -190,8 +182,8 @@ type geoNeighbors struct {
 func geohashNeighbors(h geoHashBits) geoNeighbors {
 	move := func(dx, dy int) geoHashBits {
 		n := h
-		geohashMoveX(&n, dx)
-		geohashMoveY(&n, dy)
+		geohashMove(&n, dx, geoMaskX)
+		geohashMove(&n, dy, geoMaskY)
 		return n
 	}
 	return geoNeighbors{
@@ -201,9 +193,12 @@ func geohashNeighbors(h geoHashBits) geoNeighbors {
 }
 
 // geoShape is a search area: a circle (radius) or a box (width, height),
-// in the unit given by conversion (meters per unit).
+// in the unit given by conversion (meters per unit), or a polygon (Valkey
+// 9.0's BYPOLYGON: its vertices as longitude, latitude; lon and lat are
+// then its centroid, set by boundingBox).
 type geoShape struct {
 	box                   bool
+	polygon               [][2]float64
 	lon, lat              float64
 	conversion            float64
 	radius, width, height float64
@@ -231,6 +226,10 @@ func geohashEstimateStepsByRadius(rangeMeters, lat float64) int {
 
 // boundingBox is geohashBoundingBox.
 func (s *geoShape) boundingBox() {
+	if s.polygon != nil {
+		s.polygonBox()
+		return
+	}
 	var height, width float64
 	if s.box {
 		height = s.conversion * (s.height / 2)
@@ -253,15 +252,40 @@ func (s *geoShape) boundingBox() {
 	s.bounds[3] = s.lat + latDelta
 }
 
+// polygonBox is geohashBoundingBox of Valkey 9.0's polygon: the bounds of
+// the vertices, and the centroid, the direction of the sum of their unit
+// vectors.
+func (s *geoShape) polygonBox() {
+	minLon, maxLon, minLat, maxLat := geoLongMax, geoLongMin, geoLatMax, geoLatMin
+	var x, y, z float64
+	for _, v := range s.polygon {
+		lon, lat := v[0], v[1]
+		minLon, maxLon = min(minLon, lon), max(maxLon, lon)
+		minLat, maxLat = min(minLat, lat), max(maxLat, lat)
+		lonR, latR := degRad(lon), degRad(lat)
+		x += float64(geoCos(latR) * geoCos(lonR))
+		y += float64(geoCos(latR) * geoSin(lonR))
+		z += geoSin(latR)
+	}
+	s.bounds = [4]float64{minLon, minLat, maxLon, maxLat}
+	hyp := math.Sqrt(float64(x*x) + float64(y*y))
+	s.lon, s.lat = radDeg(math.Atan2(y, x)), radDeg(math.Atan2(z, hyp))
+}
+
 // geoAreas is geohashCalculateAreasByShapeWGS84: the center cell and its
 // neighbours (zeroed when useless) covering the shape, in search order.
 func (s *geoShape) areas() [9]geoHashBits {
 	s.boundingBox()
 	minLon, minLat, maxLon, maxLat := s.bounds[0], s.bounds[1], s.bounds[2], s.bounds[3]
 	var radiusMeters float64
-	if s.box {
+	switch {
+	case s.polygon != nil:
+		// The farthest corner of the bounds from the centroid.
+		radiusMeters = max(geoDistance(s.lon, s.lat, minLon, maxLat), geoDistance(s.lon, s.lat, maxLon, maxLat),
+			geoDistance(s.lon, s.lat, minLon, minLat), geoDistance(s.lon, s.lat, maxLon, minLat))
+	case s.box:
 		radiusMeters = math.Sqrt(float64(s.width/2*(s.width/2)) + float64(s.height/2*(s.height/2)))
-	} else {
+	default:
 		radiusMeters = s.radius
 	}
 	radiusMeters *= s.conversion
@@ -320,6 +344,9 @@ func geoDistance(lon1, lat1, lon2, lat2 float64) float64 {
 // within is geoWithinShape after decoding: whether the point is inside the
 // shape, and its distance to the shape's center in meters.
 func (s *geoShape) within(lon, lat float64) (float64, bool) {
+	if s.polygon != nil {
+		return s.inPolygon(lon, lat)
+	}
 	if !s.box {
 		d := geoDistance(s.lon, s.lat, lon, lat)
 		return d, !(d > s.radius*s.conversion)
@@ -329,6 +356,25 @@ func (s *geoShape) within(lon, lat float64) (float64, bool) {
 		return 0, false
 	}
 	if geoDistance(lon, lat, s.lon, lat) > widthM/2 {
+		return 0, false
+	}
+	return geoDistance(s.lon, s.lat, lon, lat), true
+}
+
+// inPolygon is geohashGetDistanceIfInPolygon: W. Randolph Franklin's
+// PNPOLY ray casting over the vertices, and the distance from the
+// centroid.
+func (s *geoShape) inPolygon(lon, lat float64) (float64, bool) {
+	inside := false
+	n := len(s.polygon)
+	for i, j := 0, n-1; i < n; j, i = i, i+1 {
+		a, b := s.polygon[i], s.polygon[j]
+		if (a[1] > lat) != (b[1] > lat) &&
+			lon < float64(float64(float64(b[0]-a[0])*float64(lat-a[1]))/float64(b[1]-a[1]))+a[0] {
+			inside = !inside
+		}
+	}
+	if !inside {
 		return 0, false
 	}
 	return geoDistance(s.lon, s.lat, lon, lat), true

@@ -43,3 +43,29 @@ func TestHLLGeoNoPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestPolygonShape: Valkey's BYPOLYGON test is PNPOLY over the vertices
+// (a concave notch is outside), the centroid is the vertices' mean
+// direction, and an inside point's distance is from that centroid.
+func TestPolygonShape(t *testing.T) {
+	s := geoShape{polygon: [][2]float64{{0, 0}, {10, 0}, {10, 10}, {5, 5}, {0, 10}}, conversion: 1}
+	s.boundingBox()
+	if s.bounds != [4]float64{0, 0, 10, 10} {
+		t.Errorf("bounds %v", s.bounds)
+	}
+	if s.lon < 4.9 || s.lon > 5.1 || s.lat < 4.9 || s.lat > 5.1 {
+		t.Errorf("centroid %v, %v: want about 5, 5", s.lon, s.lat)
+	}
+	for _, tc := range []struct {
+		lon, lat float64
+		in       bool
+	}{{5, 2, true}, {1, 8, true}, {9, 8, true}, {5, 8, false}, {-1, 5, false}, {11, 5, false}} {
+		d, in := s.within(tc.lon, tc.lat)
+		if in != tc.in {
+			t.Errorf("(%v, %v) inside = %v, want %v", tc.lon, tc.lat, in, tc.in)
+		}
+		if in && d != geoDistance(s.lon, s.lat, tc.lon, tc.lat) {
+			t.Errorf("(%v, %v) distance %v, not from the centroid", tc.lon, tc.lat, d)
+		}
+	}
+}

@@ -241,9 +241,10 @@ type dataFacts struct {
 	// mode"; SELECT 0 is OK (seen on a 9.1.2 cluster).
 	clusterDBs bool
 	// geoMemberText: a FROMMEMBER or GEORADIUSBYMEMBER member the set lacks
-	// is "member X does not exist"; geoPolygon: GEOSEARCH takes BYPOLYGON
-	// (not emulated: not implemented offline), and the shape error names
-	// it (Valkey 9.0; seen on 9.1.2).
+	// is "member X does not exist"; geoPolygon: GEOSEARCH and
+	// GEOSEARCHSTORE take BYPOLYGON (a polygon around its centroid, in
+	// meters: geohash.go), and the shape error names it (Valkey 9.0; seen
+	// on 9.1.2).
 	geoMemberText, geoPolygon bool
 
 	// embeddedKeys: the key (and its expiry) live in the value's object
@@ -452,9 +453,9 @@ func valkey81(f *serverFacts) *serverFacts {
 
 // valkey91 adds what Valkey 9.0 and 9.1 changed for scripts (from 9.1.2,
 // checked live): a script error names no script ("script: on
-// @user_script:1."), DELIFEQ and MSETEX. Its hash-field expiry (HEXPIRE
-// to HSETEX) is in its command table but not emulated: its argument
-// checks, texts and encodings are not Redis's (verify/README.md).
+// @user_script:1."), DELIFEQ and MSETEX, and its own hash-field expiry
+// (HEXPIRE to HSETEX and HGETDEL: argument checks, texts, rounding and
+// encodings not Redis's; cmd_hash_expire_valkey.go).
 func valkey91(f *serverFacts) *serverFacts {
 	f.errNoName, f.scriptSubText = true, true
 	// A command whose own keys are in other slots is refused as a non
@@ -464,6 +465,7 @@ func valkey91(f *serverFacts) *serverFacts {
 		"delifeq": {keys: firstKey, run: cmdDelifeq},
 		"msetex":  {keys: msetexKeys, run: cmdMsetex},
 	})
+	f.handlers = withHandlers(f.handlers, valkeyHashExpireHandlers())
 	f.errorReplyBare, f.errTableUnknown, f.bigNumberCString = true, true, true
 	f.data.keyslotStandalone, f.data.geoMemberText, f.data.geoPolygon = true, true, true
 	f.data.getexExpireFirst, f.data.clusterDBs = true, true

@@ -180,7 +180,7 @@ func TestLuaCVEWarning(t *testing.T) {
 	}
 	loaderExpect(t, 0, append([]string{"deploy"}, urls...)...)
 	res = loaderExpect(t, 0, append([]string{"status"}, urls...)...)
-	want := []string{"CVE-2025-49844", "CVE-2025-46817", "CVE-2025-46818", "CVE-2025-46819", "CVE-2024-46981", "CVE-2024-31449"}
+	want := []string{"CVE-2025-67733", "CVE-2025-49844", "CVE-2025-46817", "CVE-2025-46818", "CVE-2025-46819", "CVE-2024-46981", "CVE-2024-31449"}
 	got := cveFindings(res.errOut)
 	if len(got) != len(want) {
 		t.Fatalf("status: %d lua-cve findings, want %d (%v):\n%s", len(got), len(want), want, res.errOut)
@@ -211,8 +211,8 @@ func TestLuaCVEWarning(t *testing.T) {
 		t.Fatalf("plan json lacks cves:\n%s", res.out)
 	}
 
-	// Acknowledge the four 2025 CVEs: they are silent, the 2024 ones stay,
-	// even with -q.
+	// Acknowledge the October 2025 four: they are silent, the 2024 ones
+	// and CVE-2025-67733 stay, even with -q.
 	setManifestField(t, path, "accept_cves:\n"+
 		"  - {id: CVE-2025-49844, reason: our build carries the October 2025 Lua fixes}\n"+
 		"  - {id: CVE-2025-46817, reason: same build}\n"+
@@ -225,7 +225,7 @@ func TestLuaCVEWarning(t *testing.T) {
 		}
 		res = loaderExpect(t, 0, append(args, urls...)...)
 		got = cveFindings(res.errOut)
-		if len(got) != 2 || got["CVE-2024-46981"] == nil || got["CVE-2024-31449"] == nil {
+		if len(got) != 3 || got["CVE-2024-46981"] == nil || got["CVE-2024-31449"] == nil || got["CVE-2025-67733"] == nil {
 			t.Fatalf("status -q=%v with the 2025 CVEs acknowledged: findings %v\n%s", q, got, res.errOut)
 		}
 		note := "note: CVE-2025-49844, CVE-2025-46817, CVE-2025-46818, CVE-2025-46819 acknowledged by accept_cves (no warning)"
@@ -239,7 +239,8 @@ func TestLuaCVEWarning(t *testing.T) {
 	setManifestField(t, path, "# and the 2024 ones\n")
 	data, _ := os.ReadFile(path)
 	data = []byte(strings.Replace(string(data), "  - {id: CVE-2025-46819, reason: same build}\n",
-		"  - {id: CVE-2025-46819, reason: same build}\n  - {id: CVE-2024-46981, reason: same build}\n  - {id: CVE-2024-31449, reason: same build}\n", 1))
+		"  - {id: CVE-2025-46819, reason: same build}\n  - {id: CVE-2024-46981, reason: same build}\n  - {id: CVE-2024-31449, reason: same build}\n"+
+			"  - {id: CVE-2025-67733, reason: same build}\n", 1))
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -260,8 +261,8 @@ func TestLuaCVEWarning(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.out), &doc); err != nil || len(doc.Nodes) != 1 {
 		t.Fatalf("status json: %v\n%s", err, res.out)
 	}
-	if n := doc.Nodes[0]; len(n.CVEs) != 6 || !slices.Equal(n.CVEs, n.CVEsAccepted) {
-		t.Fatalf("status json node cves %v, accepted %v; want the six, all accepted", n.CVEs, n.CVEsAccepted)
+	if n := doc.Nodes[0]; len(n.CVEs) != 7 || !slices.Equal(n.CVEs, n.CVEsAccepted) {
+		t.Fatalf("status json node cves %v, accepted %v; want the seven, all accepted", n.CVEs, n.CVEsAccepted)
 	}
 	for _, d := range doc.Diagnostics {
 		if strings.HasPrefix(d.Code, "lua-cve") {
@@ -271,9 +272,10 @@ func TestLuaCVEWarning(t *testing.T) {
 }
 
 // TestLuaCVEPatchLevel runs Redis 8.0.6 (a release with the October 2025
-// fixes) beside Redis 8.0.2 (one without, upstream): plan and status name
-// only the 8.0.2 node for the 2025 CVEs; on 8.0.6 alone there is no CVE
-// notice. Both are live servers.
+// and February 2026 fixes) beside Redis 8.0.2 (one without, upstream): plan
+// and status name only the 8.0.2 node for the 2025 CVEs, each with its own
+// fixed release; on 8.0.6 alone there is no CVE notice. Both are live
+// servers.
 func TestLuaCVEPatchLevel(t *testing.T) {
 	fixed, _ := redistest.LookupKind("redis-8.0.6")
 	old, _ := redistest.LookupKind("redis-8.0")
@@ -290,12 +292,16 @@ func TestLuaCVEPatchLevel(t *testing.T) {
 	for _, cmd := range []string{"plan", "status"} {
 		res := loaderRun(t, cmd, "-m", path, "--url", f.URL(), "--url", o.URL())
 		got := cveFindings(res.errOut)
-		if len(got) != 4 {
-			t.Fatalf("%s on 8.0.6 and 8.0.2: %d CVE findings, want the four of 2025:\n%s", cmd, len(got), res.errOut)
+		if len(got) != 5 {
+			t.Fatalf("%s on 8.0.6 and 8.0.2: %d CVE findings, want the five of 2025:\n%s", cmd, len(got), res.errOut)
 		}
 		for id, lines := range got {
+			fixedIn := "8.0.4"
+			if id == "CVE-2025-67733" {
+				fixedIn = "8.0.6"
+			}
 			if !strings.HasPrefix(id, "CVE-2025-") || !strings.Contains(lines[0], "upstream redis 8.0.2 is affected") ||
-				lines[1] != "redis 8.0.2: "+o.Addr+" (fixed in 8.0.4)" || strings.Contains(strings.Join(lines, "\n"), f.Addr) {
+				lines[1] != "redis 8.0.2: "+o.Addr+" (fixed in "+fixedIn+")" || strings.Contains(strings.Join(lines, "\n"), f.Addr) {
 				t.Errorf("%s finding %s: %q", cmd, id, lines)
 			}
 		}

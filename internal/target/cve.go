@@ -73,10 +73,22 @@ func adv2025(ghsa string) map[string][]string {
 var notes2025 = map[string]string{Valkey: "Valkey 8.0.6 and 7.2.11 are from Valkey's release notes of 3 October 2025 as this table's authors read them, not from an advisory"}
 
 // CVEs is the table of Lua CVEs scriptctl warns about, newest first.
-// CVE-2025-67733 (a CR or LF in a Lua error reply splits the RESP reply;
-// lint's reply-injection rule names it) is not in it yet: the releases that
-// fixed it are not recorded here, and a row is never guessed.
 var CVEs = []CVE{
+	// February 2026: a CR or LF in a Lua error reply splits the RESP reply
+	// (lint's reply-injection rule names it). Redis: the release notes of
+	// 7.4.8, 8.0.6, 8.2.5 and 8.4.2 describe the fix; Valkey: 9.0.2,
+	// 8.1.6, 8.0.7 and 7.2.12 (the advisory's fixed versions); Valkey 9.1
+	// came out with it.
+	{ID: "CVE-2025-67733", Summary: "a Lua error reply with CR or LF injects data into the client's reply stream",
+		Advisories: map[string][]string{
+			Redis:  {"https://github.com/redis/redis/releases/tag/8.0.6", "https://github.com/redis/redis/releases/tag/7.4.8"},
+			Valkey: {"https://github.com/valkey-io/valkey/releases/tag/9.0.2", "https://osv.dev/vulnerability/BIT-valkey-2025-67733"},
+		},
+		Lines: map[string]map[string]string{
+			Redis:  {"6.0": LineAffected, "7.0": LineAffected, "7.4": "7.4.8", "8.0": "8.0.6", "8.2": "8.2.5", "8.4": "8.4.2"},
+			Valkey: {"7.2": "7.2.12", "8.0": "8.0.7", "8.1": "8.1.6", "9.0": "9.0.2", "9.1": LineUnaffected},
+		},
+		Notes: map[string]string{Redis: "Redis's February 2026 release notes describe the fix (CR LF injected into an error reply) without naming the CVE; Debian's security changelogs name it for the same fix (Debian 12's 7.0.15 and 13's 8.0.2 builds carry it). No 6.2 or 7.2 release is recorded with it: those lines are unknown"}},
 	{ID: "CVE-2025-49844", Summary: "use-after-free in the Lua parser, remote code execution by a script",
 		Advisories: adv2025("GHSA-4789-qfc9-5f9q"), Lines: lua2025, Notes: notes2025},
 	{ID: "CVE-2025-46817", Summary: "integer overflow in Lua unpack, remote code execution by a script",

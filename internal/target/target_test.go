@@ -102,16 +102,36 @@ func TestLuaCVEs(t *testing.T) {
 			}
 		}
 	}
-	// The 2025 four share their rows.
+	// The October 2025 four share their rows.
+	four := map[string]bool{"CVE-2025-49844": true, "CVE-2025-46817": true, "CVE-2025-46818": true, "CVE-2025-46819": true}
 	for _, tc := range cases {
 		n := 0
 		for _, c := range AffectingCVEs(tc.family, tc.version) {
-			if strings.HasPrefix(c.ID, "CVE-2025-") {
+			if four[c.ID] {
 				n++
 			}
 		}
 		if want := map[bool]int{true: 4, false: 0}[tc.want[0] == a]; n != want {
-			t.Errorf("%s %s: %d 2025 CVEs, want %d", tc.family, tc.version, n, want)
+			t.Errorf("%s %s: %d October 2025 CVEs, want %d", tc.family, tc.version, n, want)
+		}
+	}
+	// CVE-2025-67733, fixed in February 2026.
+	inj, ok := LookupCVE("CVE-2025-67733")
+	if !ok {
+		t.Fatal("CVE-2025-67733 is not in the table")
+	}
+	for _, tc := range []struct {
+		family, version string
+		want            Verdict
+	}{
+		{Redis, "7.0.15", a}, {Redis, "6.2.20", x}, {Redis, "7.2.11", x}, {Redis, "7.4.7", a}, {Redis, "7.4.8", u},
+		{Redis, "8.0.2", a}, {Redis, "8.0.5", a}, {Redis, "8.0.6", u}, {Redis, "8.2.4", a}, {Redis, "8.2.5", u},
+		{Redis, "8.4.1", a}, {Redis, "8.4.2", u}, {Redis, "8.6.0", x},
+		{Valkey, "7.2.11", a}, {Valkey, "7.2.12", u}, {Valkey, "8.0.6", a}, {Valkey, "8.0.7", u}, {Valkey, "8.1.1", a},
+		{Valkey, "8.1.6", u}, {Valkey, "9.0.1", a}, {Valkey, "9.0.2", u}, {Valkey, "9.1.2", u},
+	} {
+		if got := inj.Judge(tc.family, tc.version); got != tc.want {
+			t.Errorf("CVE-2025-67733, %s %s: verdict %d, want %d", tc.family, tc.version, got, tc.want)
 		}
 	}
 	c, _ := LookupCVE("CVE-2025-49844")
