@@ -1,6 +1,10 @@
 package verify
 
-import "math"
+import (
+	"math"
+
+	"github.com/scriptctl/scriptctl/verify/crmath"
+)
 
 // Geohash, a port of redis-server 7.0.15's geohash.c and geohash_helper.c:
 // a position is a 52-bit interleaving of 26 latitude and 26 longitude bits
@@ -380,127 +384,12 @@ func (s *geoShape) inPolygon(lon, lat float64) (float64, bool) {
 	return geoDistance(s.lon, s.lat, lon, lat), true
 }
 
-// Correctly rounded sin, cos and asin. Go's math functions can be one unit
-// in the last place off, where glibc's (which redis-server uses) are within
-// about half a unit, so they almost always return the correctly rounded
-// result. The distances STOREDIST keeps are printed with 17 digits, so the
-// haversine formula needs the same last bits: these compute in
-// double-double arithmetic (about 104 bits) and round once.
-
-// dd is an unevaluated sum hi + lo with |lo| <= ulp(hi)/2.
-type dd struct{ hi, lo float64 }
-
-func twoSum(a, b float64) dd {
-	s := a + b
-	bb := s - a
-	return dd{s, (a - (s - bb)) + (b - bb)}
-}
-
-func fastTwoSum(a, b float64) dd {
-	s := a + b
-	return dd{s, b - (s - a)}
-}
-
-func twoProd(a, b float64) dd {
-	p := a * b
-	return dd{p, math.FMA(a, b, -p)}
-}
-
-func (a dd) add(b dd) dd {
-	s := twoSum(a.hi, b.hi)
-	t := twoSum(a.lo, b.lo)
-	s = fastTwoSum(s.hi, s.lo+t.hi)
-	return fastTwoSum(s.hi, s.lo+t.lo)
-}
-
-func (a dd) neg() dd { return dd{-a.hi, -a.lo} }
-
-func (a dd) mul(b dd) dd {
-	p := twoProd(a.hi, b.hi)
-	return fastTwoSum(p.hi, p.lo+(a.hi*b.lo+a.lo*b.hi))
-}
-
-// divF divides by a double.
-func (a dd) divF(b float64) dd {
-	q := a.hi / b
-	p := twoProd(q, b)
-	return fastTwoSum(q, (a.hi-p.hi-p.lo+a.lo)/b)
-}
-
-// ddPio2 is pi/2 in three doubles.
-var ddPio2 = [3]float64{1.5707963267948966, 6.123233995736766e-17, -1.4973849048591698e-33}
-
-// ddReduce returns r = x - k*pi/2 (|r| about <= pi/4) and k mod 4.
-func ddReduce(x dd) (dd, int) {
-	k := math.RoundToEven(x.hi / ddPio2[0])
-	r := x.add(twoProd(k, ddPio2[0]).neg())
-	r = r.add(twoProd(k, ddPio2[1]).neg())
-	r = r.add(dd{-k * ddPio2[2], 0})
-	return r, int(int64(k) & 3)
-}
-
-// ddSeries sums the Taylor series of sin (odd) or cos (even) at r.
-func ddSeries(r dd, odd bool) dd {
-	r2 := r.mul(r)
-	term, n := dd{1, 0}, 0.0
-	if odd {
-		term, n = r, 1
-	}
-	sum := term
-	for i := 0; i < 40; i++ {
-		term = term.mul(r2).divF(-(n + 1) * (n + 2))
-		n += 2
-		sum = sum.add(term)
-		if math.Abs(term.hi) < 1e-40 || math.Abs(term.hi) < math.Abs(sum.hi)*1e-36 {
-			break
-		}
-	}
-	return sum
-}
-
-// ddSinCos returns sin(x) (cos when cosine) in double-double.
-func ddSinCos(x dd, cosine bool) dd {
-	r, q := ddReduce(x)
-	if cosine {
-		q = (q + 1) & 3
-	}
-	switch q {
-	case 0:
-		return ddSeries(r, true)
-	case 1:
-		return ddSeries(r, false)
-	case 2:
-		return ddSeries(r, true).neg()
-	}
-	return ddSeries(r, false).neg()
-}
-
-// geoSin and geoCos are sin and cos correctly rounded for the arguments
-// geo uses; huge ones (a search radius of millions of km) fall back to Go.
-func geoSin(x float64) float64 {
-	if x == 0 || math.IsNaN(x) || math.Abs(x) > 1e6 {
-		return math.Sin(x)
-	}
-	return ddSinCos(dd{x, 0}, false).hi
-}
-
-func geoCos(x float64) float64 {
-	if math.IsNaN(x) || math.Abs(x) > 1e6 {
-		return math.Cos(x)
-	}
-	return ddSinCos(dd{x, 0}, true).hi
-}
-
-// geoAsin is asin correctly rounded: two Newton steps on sin(t) = y from
-// Go's estimate, in double-double.
-func geoAsin(y float64) float64 {
-	if y == 0 || math.IsNaN(y) || math.Abs(y) >= 1 {
-		return math.Asin(y)
-	}
-	t := dd{math.Asin(y), 0}
-	for i := 0; i < 2; i++ {
-		d := dd{y, 0}.add(ddSinCos(t, false).neg())
-		t = t.add(d.divF(math.Cos(t.hi)))
-	}
-	return t.hi
-}
+// geoSin, geoCos and geoAsin are sin, cos and asin correctly rounded
+// (package crmath): Go's math functions can be one unit in the last place
+// off, where glibc's (which the servers use) are within about half a unit,
+// so they almost always return the correctly rounded result. The distances
+// STOREDIST keeps are printed with 17 digits, so the haversine formula
+// needs the same last bits.
+func geoSin(x float64) float64  { return crmath.Sin(x) }
+func geoCos(x float64) float64  { return crmath.Cos(x) }
+func geoAsin(y float64) float64 { return crmath.Asin(y) }
