@@ -235,7 +235,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		if i := strings.IndexByte(s, 0); i >= 0 {
 			s = s[:i] // a C string
 		}
-		n, end := strtoul(s, base)
+		n, end := strtoul(s, base, r.e.t.strtoulBinaryPrefix)
 		if end > 0 {
 			for end < len(s) && isCSpace(s[end]) {
 				end++
@@ -347,7 +347,7 @@ func strSub(L *lua.LState) int {
 // space, a sign, "0x" for base 16, then digits; on overflow ULONG_MAX; a
 // minus sign negates in unsigned arithmetic. end is 0 when no digit was
 // read (strtoul's end == s).
-func strtoul(s string, base int) (uint64, int) {
+func strtoul(s string, base int, binaryPrefix bool) (uint64, int) {
 	i := 0
 	for i < len(s) && isCSpace(s[i]) {
 		i++
@@ -358,6 +358,9 @@ func strtoul(s string, base int) (uint64, int) {
 		i++
 	}
 	if base == 16 && i+1 < len(s) && s[i] == '0' && s[i+1]|0x20 == 'x' && i+2 < len(s) && digitValue(s[i+2]) < 16 {
+		i += 2
+	}
+	if binaryPrefix && base == 2 && i+1 < len(s) && s[i] == '0' && s[i+1]|0x20 == 'b' && i+2 < len(s) && digitValue(s[i+2]) < 2 {
 		i += 2
 	}
 	var n uint64

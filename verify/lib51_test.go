@@ -31,9 +31,10 @@ func TestStrtoul(t *testing.T) {
 		{" ", 16, -1},
 		{"12", 2, -1},
 		{"-zz", 36, 18446744073709550321},
+		{"0b101", 2, -1},
 	}
 	for _, tc := range tests {
-		n, end := strtoul(tc.s, tc.base)
+		n, end := strtoul(tc.s, tc.base, false)
 		for end > 0 && end < len(tc.s) && isCSpace(tc.s[end]) {
 			end++
 		}
@@ -43,6 +44,21 @@ func TestStrtoul(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("tonumber(%q, %d) = %v, want %v", tc.s, tc.base, got, tc.want)
+		}
+	}
+	// C23's strtoul (a Lua compiled as C23 on glibc 2.38+) skips a binary
+	// prefix in base 2 when a binary digit follows, as 0x in base 16.
+	for _, tc := range []struct {
+		s    string
+		want float64
+	}{{"0b101", 5}, {" -0B1", 18446744073709551615}, {"0b", -1}, {"0b2", -1}, {"101", 5}} {
+		n, end := strtoul(tc.s, 2, true)
+		got := float64(n)
+		if end == 0 || end != len(tc.s) {
+			got = -1
+		}
+		if got != tc.want {
+			t.Errorf("C23 tonumber(%q, 2) = %v, want %v", tc.s, got, tc.want)
 		}
 	}
 }

@@ -30,6 +30,10 @@ type serverFacts struct {
 	serverName       string
 	// serverGlobal: `server` is the same table as `redis` (Valkey 8.0+).
 	serverGlobal bool
+	// strtoulBinaryPrefix: tonumber(s, 2) skips a "0b" or "0B" prefix, as
+	// glibc 2.38+'s C23 strtoul does for a Lua compiled as C23 (GCC 15's
+	// default: Debian unstable's Valkey 9.1.2 and Redis 8.0.6 builds).
+	strtoulBinaryPrefix bool
 	// cmsgpackCopyright: cmsgpack._COPYRIGHT when it is not lua-cmsgpack's
 	// own (Valkey 8.0's deps/lua names Redis Ltd., valkey#740).
 	cmsgpackCopyright string
@@ -467,6 +471,7 @@ func valkey91(f *serverFacts) *serverFacts {
 	})
 	f.handlers = withHandlers(f.handlers, valkeyHashExpireHandlers())
 	f.errorReplyBare, f.errTableUnknown, f.bigNumberCString = true, true, true
+	f.strtoulBinaryPrefix = true
 	f.data.keyslotStandalone, f.data.geoMemberText, f.data.geoPolygon = true, true, true
 	f.data.getexExpireFirst, f.data.clusterDBs = true, true
 	f.errNoScript = valkeyErrNoScrpt

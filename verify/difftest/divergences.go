@@ -1,6 +1,9 @@
 package difftest
 
-import "maps"
+import (
+	"maps"
+	"regexp"
+)
 
 // KnownDivergences maps a snippet name (prefixed "fcall:" for function mode
 // only) to the reason it cannot match Redis 7.0.15. Each entry is also in
@@ -57,8 +60,22 @@ var BuildDivergences = map[string]map[string]string{
 		"gorder-cmsgpack-g":              "the packed _G holds the redis table, whose REDIS_VERSION and REDIS_VERSION_NUM are the build's own (8.0.6); the redis-8.0 target imitates 8.0.2",
 		"gorder-cmsgpack-g-nested":       "the packed _G holds the redis table, whose REDIS_VERSION and REDIS_VERSION_NUM are the build's own (8.0.6); the redis-8.0 target imitates 8.0.2",
 		"gorder-cmsgpack-redis":          "the packed redis table holds REDIS_VERSION and REDIS_VERSION_NUM, the build's own (8.0.6); the redis-8.0 target imitates 8.0.2",
+		"corelib-tonumber-binary-prefix": "Debian unstable's build compiles Lua as C23, whose strtoul (glibc 2.38+) skips a 0b prefix in base 2; the redis-8.0 target imitates 8.0.2, built as C17",
 		"err-table-without-err-uncaught": "Redis 8.0.6 answers error() with a table without a string err field with \"ERR unknown error\" and the script's location; 8.0.2, whose crash the redis-8.0 target imitates (server-crash), segfaults",
 	},
+}
+
+// c23BinaryPrefix matches a random core-library call that reads a binary
+// numeral with a "0b" prefix (TestRandomCorelib's C(tonumber, '0b1', 2)).
+var c23BinaryPrefix = regexp.MustCompile(`^C\(tonumber, '[ \t\n\v\f\r]*[+-]?0[bB][01]`)
+
+// BuildCallDivergences: calls of TestRandomCorelib where a server build
+// differs from the release its target imitates, and why.
+var BuildCallDivergences = map[string]struct {
+	Call *regexp.Regexp
+	Why  string
+}{
+	"redis-8.0.6": {c23BinaryPrefix, "Debian unstable's build compiles Lua as C23, whose strtoul (glibc 2.38+) skips a 0b prefix in base 2; the redis-8.0 target imitates 8.0.2, built as C17"},
 }
 
 // unpatchedBuild: the recorded targets were built from their release tags

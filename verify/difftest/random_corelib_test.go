@@ -225,6 +225,10 @@ func TestRandomCorelib(t *testing.T) {
 		}
 		for i := range lv {
 			if lv[i] != ov[i] {
+				if d, ok := BuildCallDivergences[l.srv.Kind.Name]; ok && d.Call.MatchString(calls[i]) {
+					t.Logf("seed %d: %s differs on %s, a known build divergence: %s", seed, calls[i], l.srv.Kind.Name, d.Why)
+					continue
+				}
 				t.Errorf("seed %d: %s\n  live:    %s\n  offline: %s", seed, calls[i], lv[i], ov[i])
 			}
 		}
