@@ -36,6 +36,11 @@ type syntaxInfo struct {
 	// gotos are the offsets of the names goto: a plain name in Lua 5.1,
 	// a keyword to gopher-lua's parser.
 	gotos []int
+	// ops are the chunk's unary and binary operators in the order Lua
+	// 5.1's parser completes them (luaK_prefix, luaK_posfix), each with the
+	// line of the last token consumed then: the line Lua 5.1's code
+	// generator gives the operator's instruction (oplines.go).
+	ops []opLine
 }
 
 // checkSyntax51 returns Lua 5.1's compile error for src, or nil, and what
@@ -55,7 +60,7 @@ func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
 	p.fs = &funcState51{vararg: true}
 	p.block()
 	p.check(tkEOS)
-	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots, gotos: p.lx.gotos}, nil
+	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots, gotos: p.lx.gotos, ops: p.ops}, nil
 }
 
 // Tokens: single characters are their byte value; the rest follow.
@@ -456,6 +461,7 @@ type parser51 struct {
 	fs    *funcState51
 	forDo map[int][]int // see syntaxInfo
 	level int           // lparser.c's nCcalls: blocks and sub-expressions entered
+	ops   []opLine      // see syntaxInfo
 }
 
 // maxSyntaxLevels is Lua 5.1's LUAI_MAXCCALLS, the parser's limit on
@@ -852,8 +858,10 @@ func (p *parser51) subExpr(limit int) {
 	defer p.leaveLevel()
 	switch p.lx.tok {
 	case tkNot, '-', '#':
+		op := p.lx.tok
 		p.lx.next()
 		p.subExpr(8)
+		p.ops = append(p.ops, opLine{op: op, unary: true, line: p.lx.lastLn})
 	default:
 		p.simpleExp()
 	}
@@ -862,7 +870,9 @@ func (p *parser51) subExpr(limit int) {
 		if !ok || left <= limit {
 			return
 		}
+		op := p.lx.tok
 		p.lx.next()
 		p.subExpr(right)
+		p.ops = append(p.ops, opLine{op: op, line: p.lx.lastLn})
 	}
 }
