@@ -23,12 +23,14 @@ type opLine struct {
 }
 
 // setOpLines sets the line of every arithmetic, comparison, length and
-// concatenation operator of chunk to Lua 5.1's, from ops. When the two
+// concatenation operator of chunk to Lua 5.1's, from ops, and the line of
+// every call to the line of its arguments' first token, from calls (Lua
+// 5.1's funcargs fixes the CALL there). When the two
 // parsers do not line up (never expected), it changes nothing.
-func setOpLines(chunk []ast.Stmt, ops []opLine) {
-	w := &opWalker{ops: ops}
+func setOpLines(chunk []ast.Stmt, ops []opLine, calls []int) {
+	w := &opWalker{ops: ops, calls: calls}
 	w.stmts(chunk)
-	if w.bad || w.n != len(ops) {
+	if w.bad || w.n != len(ops) || w.nc != len(calls) {
 		return
 	}
 	for _, s := range w.sets {
@@ -37,8 +39,10 @@ func setOpLines(chunk []ast.Stmt, ops []opLine) {
 }
 
 type opWalker struct {
-	ops  []opLine
-	n    int // operators matched so far
+	ops   []opLine
+	n     int // operators matched so far
+	calls []int
+	nc    int // calls matched so far
 	bad  bool
 	sets []opSet
 }
@@ -160,6 +164,12 @@ func (w *opWalker) expr(e ast.Expr) {
 		w.expr(x.Func)
 		w.expr(x.Receiver)
 		w.exprs(x.Args)
+		if w.nc >= len(w.calls) {
+			w.bad = true
+			return
+		}
+		w.sets = append(w.sets, opSet{x, w.calls[w.nc]})
+		w.nc++
 	case *ast.TableExpr:
 		for _, f := range x.Fields {
 			w.expr(f.Key)

@@ -35,10 +35,10 @@ func TestOpLinesCorpus(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			w := &opWalker{ops: info.ops}
+			w := &opWalker{ops: info.ops, calls: info.calls}
 			w.stmts(chunk)
 			n++
-			if w.bad || w.n != len(info.ops) {
+			if w.bad || w.n != len(info.ops) || w.nc != len(info.calls) {
 				bad++
 				t.Errorf("%s %v: mismatch at %d of %d", f, m["name"], w.n, len(info.ops))
 			}

@@ -41,6 +41,10 @@ type syntaxInfo struct {
 	// line of the last token consumed then: the line Lua 5.1's code
 	// generator gives the operator's instruction (oplines.go).
 	ops []opLine
+	// calls are the lines of the chunk's calls (the line of the '(', the
+	// string or the '{' of their arguments, funcargs' luaK_fixline), in
+	// the order Lua 5.1's parser completes them.
+	calls []int
 }
 
 // checkSyntax51 returns Lua 5.1's compile error for src, or nil, and what
@@ -60,7 +64,7 @@ func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
 	p.fs = &funcState51{vararg: true}
 	p.block()
 	p.check(tkEOS)
-	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots, gotos: p.lx.gotos, ops: p.ops}, nil
+	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots, gotos: p.lx.gotos, ops: p.ops, calls: p.calls}, nil
 }
 
 // Tokens: single characters are their byte value; the rest follow.
@@ -462,6 +466,7 @@ type parser51 struct {
 	forDo map[int][]int // see syntaxInfo
 	level int           // lparser.c's nCcalls: blocks and sub-expressions entered
 	ops   []opLine      // see syntaxInfo
+	calls []int         // see syntaxInfo
 }
 
 // maxSyntaxLevels is Lua 5.1's LUAI_MAXCCALLS, the parser's limit on
@@ -763,6 +768,7 @@ func (p *parser51) suffixedExp() expKind {
 
 func (p *parser51) funcArgs() {
 	line := p.lx.line
+	defer func() { p.calls = append(p.calls, line) }()
 	switch p.lx.tok {
 	case '(':
 		if line != p.lx.lastLn {
