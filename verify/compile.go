@@ -115,7 +115,7 @@ func rewriteChunk(src []byte, source string) ([]ast.Stmt, error) {
 	if gotoName != "" {
 		renameStrings(reflect.ValueOf(chunk), gotoName, "goto")
 	}
-	setOpLines(chunk, info.ops, info.calls)
+	setOpLines(chunk, info.ops, info.calls, info.index)
 	rw := &rewriter{forDo: info.forDo, forSeen: map[int]int{}}
 	rw.block(chunk)
 	return chunk, nil

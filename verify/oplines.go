@@ -25,12 +25,13 @@ type opLine struct {
 // setOpLines sets the line of every arithmetic, comparison, length and
 // concatenation operator of chunk to Lua 5.1's, from ops, and the line of
 // every call to the line of its arguments' first token, from calls (Lua
-// 5.1's funcargs fixes the CALL there). When the two
+// 5.1's funcargs fixes the CALL there), and the line of every field
+// access to the line Lua 5.1 emits its GETTABLE on, from index. When the two
 // parsers do not line up (never expected), it changes nothing.
-func setOpLines(chunk []ast.Stmt, ops []opLine, calls []int) {
-	w := &opWalker{ops: ops, calls: calls}
+func setOpLines(chunk []ast.Stmt, ops []opLine, calls, index []int) {
+	w := &opWalker{ops: ops, calls: calls, index: index}
 	w.stmts(chunk)
-	if w.bad || w.n != len(ops) || w.nc != len(calls) {
+	if w.bad || w.n != len(ops) || w.nc != len(calls) || w.ni != len(index) {
 		return
 	}
 	for _, s := range w.sets {
@@ -43,6 +44,8 @@ type opWalker struct {
 	n     int // operators matched so far
 	calls []int
 	nc    int // calls matched so far
+	index []int
+	ni    int // field accesses matched so far
 	bad  bool
 	sets []opSet
 }
@@ -160,6 +163,12 @@ func (w *opWalker) expr(e ast.Expr) {
 	case *ast.AttrGetExpr:
 		w.expr(x.Object)
 		w.expr(x.Key)
+		if w.ni >= len(w.index) {
+			w.bad = true
+			return
+		}
+		w.sets = append(w.sets, opSet{x, w.index[w.ni]})
+		w.ni++
 	case *ast.FuncCallExpr:
 		w.expr(x.Func)
 		w.expr(x.Receiver)

@@ -35,10 +35,10 @@ func TestOpLinesCorpus(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			w := &opWalker{ops: info.ops, calls: info.calls}
+			w := &opWalker{ops: info.ops, calls: info.calls, index: info.index}
 			w.stmts(chunk)
 			n++
-			if w.bad || w.n != len(info.ops) || w.nc != len(info.calls) {
+			if w.bad || w.n != len(info.ops) || w.nc != len(info.calls) || w.ni != len(info.index) {
 				bad++
 				t.Errorf("%s %v: mismatch at %d of %d", f, m["name"], w.n, len(info.ops))
 			}
