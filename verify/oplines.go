@@ -46,8 +46,8 @@ type opWalker struct {
 	nc    int // calls matched so far
 	index []int
 	ni    int // field accesses matched so far
-	bad  bool
-	sets []opSet
+	bad   bool
+	sets  []opSet
 }
 
 type opSet struct {
