@@ -725,7 +725,15 @@ func (p *parser51) body(line int) {
 
 func (p *parser51) exprList() {
 	p.expr()
-	for p.testNext(',') {
+	for {
+		// a field access before a ',' is discharged once the ',' is read
+		pending := p.lastIndex
+		if !p.testNext(',') {
+			return
+		}
+		if pending >= 0 {
+			p.index[pending] = p.lx.lastLn
+		}
 		p.expr()
 	}
 }
@@ -797,10 +805,16 @@ func (p *parser51) funcArgs() {
 			p.syntaxError("ambiguous syntax (function call x new statement)")
 		}
 		p.lx.next()
+		pending := -1
 		if p.lx.tok != ')' {
 			p.exprList()
+			pending = p.lastIndex
 		}
 		p.checkMatch(')', '(', line)
+		if pending >= 0 {
+			// the last argument is discharged once the ')' is read
+			p.index[pending] = p.lx.lastLn
+		}
 	case '{':
 		p.constructor()
 	case tkString:
@@ -813,11 +827,15 @@ func (p *parser51) funcArgs() {
 func (p *parser51) constructor() {
 	line := p.lx.line
 	p.checkNext('{')
+	// a field access as a list item is discharged once the separator
+	// after it (closelistfield) or the '}' (lastlistfield) is read
+	pending := -1
 	for p.lx.tok != '}' {
 		switch p.lx.tok {
 		case tkName:
 			if p.lx.lookahead() != '=' {
 				p.expr()
+				pending = p.lastIndex
 			} else {
 				p.lx.next()
 				p.checkNext('=')
@@ -831,12 +849,20 @@ func (p *parser51) constructor() {
 			p.expr()
 		default:
 			p.expr()
+			pending = p.lastIndex
 		}
 		if !p.testNext(',') && !p.testNext(';') {
 			break
 		}
+		if pending >= 0 {
+			p.index[pending] = p.lx.lastLn
+		}
+		pending = -1
 	}
 	p.checkMatch('}', '{', line)
+	if pending >= 0 {
+		p.index[pending] = p.lx.lastLn
+	}
 }
 
 func (p *parser51) simpleExp() {
