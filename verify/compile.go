@@ -56,6 +56,8 @@ const forName = "\x00for"
 // What differs from a plain gopher-lua compile:
 //   - a Lua 5.1 syntax checker runs first (syntax51.go), so compile errors
 //     are Lua 5.1's, goto and labels included;
+//   - operators, calls and field accesses get the lines Lua 5.1's code
+//     generator gives their instructions (oplines.go);
 //   - every a .. b becomes a call of a hidden helper that formats numbers
 //     with %.14g (gopher-lua's VM would use Go's formatting) and names the
 //     operand in its error like Lua 5.1 ("local 'x'");
@@ -115,6 +117,7 @@ func rewriteChunk(src []byte, source string) ([]ast.Stmt, error) {
 	if gotoName != "" {
 		renameStrings(reflect.ValueOf(chunk), gotoName, "goto")
 	}
+	setOpLines(chunk, info.ops, info.calls, info.index)
 	rw := &rewriter{forDo: info.forDo, forSeen: map[int]int{}}
 	rw.block(chunk)
 	return chunk, nil

@@ -36,12 +36,26 @@ type syntaxInfo struct {
 	// gotos are the offsets of the names goto: a plain name in Lua 5.1,
 	// a keyword to gopher-lua's parser.
 	gotos []int
+	// ops are the chunk's unary and binary operators in the order Lua
+	// 5.1's parser completes them (luaK_prefix, luaK_posfix), each with the
+	// line of the last token consumed then: the line Lua 5.1's code
+	// generator gives the operator's instruction (oplines.go).
+	ops []opLine
+	// calls are the lines of the chunk's calls (the line of the '(', the
+	// string or the '{' of their arguments, funcargs' luaK_fixline), in
+	// the order Lua 5.1's parser completes them.
+	calls []int
+	// index are the lines of the chunk's field accesses (a.b, a[k]), in
+	// the order Lua 5.1's parser reads them: the line its code generator
+	// gives the GETTABLE, the last token consumed when the access is
+	// discharged (the name or ']', or a binary operator that follows).
+	index []int
 }
 
 // checkSyntax51 returns Lua 5.1's compile error for src, or nil, and what
 // the compiler needs to know about src (syntaxInfo).
 func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
-	p := &parser51{lx: lexer51{src: src, line: 1, chunk: chunk}, forDo: map[int][]int{}}
+	p := &parser51{lx: lexer51{src: src, line: 1, chunk: chunk}, forDo: map[int][]int{}, lastIndex: -1}
 	defer func() {
 		if r := recover(); r != nil {
 			se, ok := r.(*syntaxError)
@@ -55,7 +69,7 @@ func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
 	p.fs = &funcState51{vararg: true}
 	p.block()
 	p.check(tkEOS)
-	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots, gotos: p.lx.gotos}, nil
+	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots, gotos: p.lx.gotos, ops: p.ops, calls: p.calls, index: p.index}, nil
 }
 
 // Tokens: single characters are their byte value; the rest follow.
@@ -456,6 +470,12 @@ type parser51 struct {
 	fs    *funcState51
 	forDo map[int][]int // see syntaxInfo
 	level int           // lparser.c's nCcalls: blocks and sub-expressions entered
+	ops   []opLine      // see syntaxInfo
+	calls []int         // see syntaxInfo
+	index []int         // see syntaxInfo
+	// lastIndex is the position in index of the access that ended the
+	// last suffixed expression read, -1 when it did not end with one.
+	lastIndex int
 }
 
 // maxSyntaxLevels is Lua 5.1's LUAI_MAXCCALLS, the parser's limit on
@@ -705,7 +725,15 @@ func (p *parser51) body(line int) {
 
 func (p *parser51) exprList() {
 	p.expr()
-	for p.testNext(',') {
+	for {
+		// a field access before a ',' is discharged once the ',' is read
+		pending := p.lastIndex
+		if !p.testNext(',') {
+			return
+		}
+		if pending >= 0 {
+			p.index[pending] = p.lx.lastLn
+		}
 		p.expr()
 	}
 }
@@ -718,6 +746,10 @@ func (p *parser51) primaryExp() expKind {
 		p.lx.next()
 		p.expr()
 		p.checkMatch(')', '(', line)
+		if p.lastIndex >= 0 {
+			// discharged once the ')' is read
+			p.index[p.lastIndex] = p.lx.lastLn
+		}
 		return expOther
 	case tkName:
 		p.lx.next()
@@ -730,25 +762,34 @@ func (p *parser51) primaryExp() expKind {
 // suffixedExp is lparser.c's primaryexp: a prefix and its suffixes.
 func (p *parser51) suffixedExp() expKind {
 	k := p.primaryExp()
+	p.lastIndex = -1
 	for {
 		switch p.lx.tok {
 		case '.':
 			p.lx.next()
 			p.checkName()
 			k = expAssignable
+			p.index = append(p.index, p.lx.lastLn)
+			p.lastIndex = len(p.index) - 1
+			continue
 		case '[':
 			p.lx.next()
 			p.expr()
 			p.checkNext(']')
 			k = expAssignable
+			p.index = append(p.index, p.lx.lastLn)
+			p.lastIndex = len(p.index) - 1
+			continue
 		case ':':
 			p.lx.next()
 			p.checkName()
 			p.funcArgs()
 			k = expCall
+			p.lastIndex = -1
 		case '(', tkString, '{':
 			p.funcArgs()
 			k = expCall
+			p.lastIndex = -1
 		default:
 			return k
 		}
@@ -757,16 +798,23 @@ func (p *parser51) suffixedExp() expKind {
 
 func (p *parser51) funcArgs() {
 	line := p.lx.line
+	defer func() { p.calls = append(p.calls, line) }()
 	switch p.lx.tok {
 	case '(':
 		if line != p.lx.lastLn {
 			p.syntaxError("ambiguous syntax (function call x new statement)")
 		}
 		p.lx.next()
+		pending := -1
 		if p.lx.tok != ')' {
 			p.exprList()
+			pending = p.lastIndex
 		}
 		p.checkMatch(')', '(', line)
+		if pending >= 0 {
+			// the last argument is discharged once the ')' is read
+			p.index[pending] = p.lx.lastLn
+		}
 	case '{':
 		p.constructor()
 	case tkString:
@@ -779,11 +827,15 @@ func (p *parser51) funcArgs() {
 func (p *parser51) constructor() {
 	line := p.lx.line
 	p.checkNext('{')
+	// a field access as a list item is discharged once the separator
+	// after it (closelistfield) or the '}' (lastlistfield) is read
+	pending := -1
 	for p.lx.tok != '}' {
 		switch p.lx.tok {
 		case tkName:
 			if p.lx.lookahead() != '=' {
 				p.expr()
+				pending = p.lastIndex
 			} else {
 				p.lx.next()
 				p.checkNext('=')
@@ -797,12 +849,20 @@ func (p *parser51) constructor() {
 			p.expr()
 		default:
 			p.expr()
+			pending = p.lastIndex
 		}
 		if !p.testNext(',') && !p.testNext(';') {
 			break
 		}
+		if pending >= 0 {
+			p.index[pending] = p.lx.lastLn
+		}
+		pending = -1
 	}
 	p.checkMatch('}', '{', line)
+	if pending >= 0 {
+		p.index[pending] = p.lx.lastLn
+	}
 }
 
 func (p *parser51) simpleExp() {
@@ -821,7 +881,9 @@ func (p *parser51) simpleExp() {
 		p.body(p.lx.line)
 	default:
 		p.suffixedExp()
+		return
 	}
+	p.lastIndex = -1
 }
 
 // Binary operator priorities (left, right) of Lua 5.1.
@@ -852,17 +914,31 @@ func (p *parser51) subExpr(limit int) {
 	defer p.leaveLevel()
 	switch p.lx.tok {
 	case tkNot, '-', '#':
+		op := p.lx.tok
 		p.lx.next()
 		p.subExpr(8)
+		p.ops = append(p.ops, opLine{op: op, unary: true, line: p.lx.lastLn})
+		p.lastIndex = -1
 	default:
 		p.simpleExp()
 	}
+	// a field access left of a binary operator is discharged once the
+	// operator is read (luaK_infix)
+	pending := p.lastIndex
 	for {
 		left, right, ok := binaryPriority(p.lx.tok)
 		if !ok || left <= limit {
+			p.lastIndex = pending
 			return
 		}
+		op := p.lx.tok
 		p.lx.next()
+		if pending >= 0 {
+			p.index[pending] = p.lx.lastLn
+			pending = -1
+		}
 		p.subExpr(right)
+		p.ops = append(p.ops, opLine{op: op, line: p.lx.lastLn})
+		p.lastIndex = -1
 	}
 }
