@@ -227,32 +227,14 @@ func (p *parser) callStep(st *Step, f map[string]*yaml.Node, field string) {
 	}
 	sc := p.script(name)
 	if sc == nil {
-		var names []string
-		for _, x := range p.man.Scripts {
-			names = append(names, x.Name)
-		}
-		p.errorf(f["call"], field+".call", "the manifest has no script %q: want one of %s", name, strings.Join(names, ", "))
+		p.errorf(f["call"], field+".call", "the manifest has no script %q: want one of %s", name, strings.Join(p.man.ScriptNames(), ", "))
 		return
 	}
 	st.Script, st.Src, st.Reply, st.ArgNames = name, sc.Source, sc.Reply, sc.Args
 	if src, ok := p.md.Control[name]; ok {
 		st.Src = src
 	}
-	over := map[string]string{}
-	if k := f["keys"]; k != nil {
-		for _, kv := range p.pairs(k, field+".keys") {
-			kn := yamlnode.Deref(kv[0]).Value
-			kf := field + ".keys." + kn
-			if !slices.Contains(sc.Keys, kn) {
-				p.errorf(kv[0], kf, "script %s has no key %q: want %s", name, kn, strings.Join(sc.Keys, ", "))
-				continue
-			}
-			if s, ok := p.str(kv[1], kf); ok {
-				over[kn] = s
-				p.refs = append(p.refs, ref{n: kv[1], field: kf, text: s})
-			}
-		}
-	}
+	over := p.named(f["keys"], field+".keys", name, "key", sc.Keys)
 	for _, kn := range sc.Keys {
 		if s, ok := over[kn]; ok {
 			st.KeyTpl = append(st.KeyTpl, s)
@@ -263,21 +245,7 @@ func (p *parser) callStep(st *Step, f map[string]*yaml.Node, field string) {
 		}
 		st.KeyTpl = append(st.KeyTpl, "${key."+kn+"}")
 	}
-	args := map[string]string{}
-	if a := f["args"]; a != nil {
-		for _, kv := range p.pairs(a, field+".args") {
-			an := yamlnode.Deref(kv[0]).Value
-			af := field + ".args." + an
-			if !slices.Contains(sc.Args, an) {
-				p.errorf(kv[0], af, "script %s has no arg %q: want %s", name, an, strings.Join(sc.Args, ", "))
-				continue
-			}
-			if s, ok := p.str(kv[1], af); ok {
-				args[an] = s
-				p.refs = append(p.refs, ref{n: kv[1], field: af, text: s})
-			}
-		}
-	}
+	args := p.named(f["args"], field+".args", name, "arg", sc.Args)
 	for _, an := range sc.Args {
 		s, ok := args[an]
 		if !ok {
@@ -286,6 +254,28 @@ func (p *parser) callStep(st *Step, f map[string]*yaml.Node, field string) {
 		st.ArgTpl = append(st.ArgTpl, s)
 	}
 	p.saves(st, f["save"], field)
+}
+
+// named reads a call's keys or args mapping (n may be nil): each name must
+// be one of script's allowed, each value a string template.
+func (p *parser) named(n *yaml.Node, field, script, what string, allowed []string) map[string]string {
+	out := map[string]string{}
+	if n == nil {
+		return out
+	}
+	for _, kv := range p.pairs(n, field) {
+		name := yamlnode.Deref(kv[0]).Value
+		nf := field + "." + name
+		if !slices.Contains(allowed, name) {
+			p.errorf(kv[0], nf, "script %s has no %s %q: want %s", script, what, name, strings.Join(allowed, ", "))
+			continue
+		}
+		if s, ok := p.str(kv[1], nf); ok {
+			out[name] = s
+			p.refs = append(p.refs, ref{n: kv[1], field: nf, text: s})
+		}
+	}
+	return out
 }
 
 // saves reads save: NAME (the whole reply) or save: {NAME: PATH, ...}.
