@@ -72,6 +72,17 @@ func (w *opWalker) set(node interface{ SetLine(int) }, op int, unary bool) {
 	}
 }
 
+// take gives node the next recorded line of lines (a call's or a field
+// access's), *n counting those matched so far.
+func (w *opWalker) take(node interface{ SetLine(int) }, lines []int, n *int) {
+	if *n >= len(lines) {
+		w.bad = true
+		return
+	}
+	w.sets = append(w.sets, opSet{node, lines[*n]})
+	*n++
+}
+
 func (w *opWalker) stmts(list []ast.Stmt) {
 	for _, s := range list {
 		if w.bad {
@@ -163,22 +174,12 @@ func (w *opWalker) expr(e ast.Expr) {
 	case *ast.AttrGetExpr:
 		w.expr(x.Object)
 		w.expr(x.Key)
-		if w.ni >= len(w.index) {
-			w.bad = true
-			return
-		}
-		w.sets = append(w.sets, opSet{x, w.index[w.ni]})
-		w.ni++
+		w.take(x, w.index, &w.ni)
 	case *ast.FuncCallExpr:
 		w.expr(x.Func)
 		w.expr(x.Receiver)
 		w.exprs(x.Args)
-		if w.nc >= len(w.calls) {
-			w.bad = true
-			return
-		}
-		w.sets = append(w.sets, opSet{x, w.calls[w.nc]})
-		w.nc++
+		w.take(x, w.calls, &w.nc)
 	case *ast.TableExpr:
 		for _, f := range x.Fields {
 			w.expr(f.Key)
