@@ -17,7 +17,7 @@ import (
 // The general language: call steps (any manifest script by name), saved
 // replies, if/then/else and goto, setup steps, controls, environment
 // events (crash, pause, expire) and Lua invariants. Parsing here, running
-// in explore.go and lua.go.
+// in explore.go, general_run.go and invariants.go.
 
 // stepExtras are the fields a step mapping may have beside its action.
 var stepExtras = []string{"keys", "args", "save", "then", "else"}

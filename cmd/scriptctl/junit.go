@@ -6,6 +6,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/verify/scenario"
+	"github.com/scriptctl/scriptctl/verify/scenario/render"
 )
 
 // verifySuites turns a verify report into JUnit suites: one suite per
@@ -42,10 +43,10 @@ func verifySuites(prefix string, rep *scenario.Report) []diag.Suite {
 		c.SystemOut = diag.Lines(warnings)
 		if r.Status != scenario.StatusPass {
 			var b strings.Builder
-			if err := one.WriteProblems(&b); err != nil {
+			if err := render.Problems(&b, one); err != nil {
 				b.WriteString(err.Error())
 			}
-			f := &diag.Failure{Message: fmt.Sprintf("%s: %s", r.Status, r.Summary()), Text: b.String()}
+			f := &diag.Failure{Message: fmt.Sprintf("%s: %s", r.Status, render.Summary(r)), Text: b.String()}
 			if r.Status == scenario.StatusError {
 				c.Error = f
 			} else {

@@ -20,6 +20,7 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
+	"github.com/scriptctl/scriptctl/verify/scenario/render"
 )
 
 func init() { commands = append(commands, newCmdVerify) }
@@ -262,10 +263,10 @@ func runVerify(ctx context.Context, opts *verifyOptions) error {
 func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 	io := opts.IO
 	if opts.Format == "json" {
-		return rep.WriteJSON(io.Out, opts.Verbose)
+		return render.JSON(io.Out, rep, opts.Verbose)
 	}
 	if opts.Verbose {
-		if err := rep.WriteTrace(io.Out); err != nil {
+		if err := render.Trace(io.Out, rep); err != nil {
 			return err
 		}
 		fmt.Fprintln(io.Out)
@@ -286,7 +287,7 @@ func writeVerifyReport(opts *verifyOptions, rep *scenario.Report) error {
 			status = colorCell(io, iostreams.Yellow, string(r.Status))
 		}
 		// The scenario's name: its name: field, else its file's name.
-		row := []string{r.Name, string(r.Mode), status, r.Summary()}
+		row := []string{r.Name, string(r.Mode), status, render.Summary(r)}
 		if opts.multiTarget {
 			row = append([]string{r.Target}, row...)
 		}

@@ -21,31 +21,48 @@ type room struct {
 	imports  []string // rooms it may import
 }
 
-// readRooms parses the table between the archtest markers.
-func readRooms(t *testing.T, doc string) []room {
+var code = regexp.MustCompile("`([^`]+)`")
+
+// tableRows returns the body rows (header and rule aside) of the
+// three-column table between <!-- archtest:NAME --> and its closing marker,
+// each as its trimmed cells and the line.
+func tableRows(t *testing.T, doc, name string) (rows [][3]string, lines []string) {
 	t.Helper()
-	begin, end := "<!-- archtest:rooms -->", "<!-- /archtest:rooms -->"
+	begin, end := "<!-- archtest:"+name+" -->", "<!-- /archtest:"+name+" -->"
 	i, j := strings.Index(doc, begin), strings.Index(doc, end)
 	if i < 0 || j < i {
 		t.Fatalf("docs/architecture.md has no table between %s and %s", begin, end)
 	}
-	code := regexp.MustCompile("`([^`]+)`")
-	var rooms []room
+	header := true
 	for _, line := range strings.Split(doc[i+len(begin):j], "\n") {
 		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
 		if len(cells) != 3 {
 			continue
 		}
-		name := strings.TrimSpace(cells[0])
-		if name == "room" || strings.HasPrefix(name, "---") {
+		first := strings.TrimSpace(cells[0])
+		if header || strings.HasPrefix(first, "---") {
+			header = false
 			continue
 		}
+		rows = append(rows, [3]string{first, strings.TrimSpace(cells[1]), strings.TrimSpace(cells[2])})
+		lines = append(lines, line)
+	}
+	return rows, lines
+}
+
+// readRooms parses the rooms table.
+func readRooms(t *testing.T, doc string) []room {
+	t.Helper()
+	var rooms []room
+	rows, lines := tableRows(t, doc, "rooms")
+	for k, cells := range rows {
+		name := cells[0]
 		r := room{name: name, imports: strings.Fields(cells[2])}
 		for _, m := range code.FindAllStringSubmatch(cells[1], -1) {
 			r.patterns = append(r.patterns, m[1])
 		}
 		if len(r.patterns) == 0 || len(r.imports) == 0 {
-			t.Fatalf("docs/architecture.md: room %q: no packages or no arrows: %q", name, line)
+			t.Fatalf("docs/architecture.md: room %q: no packages or no arrows: %q", name, lines[k])
 		}
 		rooms = append(rooms, r)
 	}
@@ -64,6 +81,44 @@ func readRooms(t *testing.T, doc string) []room {
 		}
 	}
 	return rooms
+}
+
+// forbidden is one row of the forbidden-imports table: packages (given
+// by pattern, or by room) that must not import some others.
+type forbidden struct {
+	packages []string // patterns, a room's expanded
+	not      []string // patterns of the packages they must not import
+	why      string
+}
+
+// readForbidden parses the forbidden-imports table; a bare word in the
+// first column is a room of rooms, standing for its patterns.
+func readForbidden(t *testing.T, doc string, rooms []room) []forbidden {
+	t.Helper()
+	var out []forbidden
+	rows, lines := tableRows(t, doc, "forbidden")
+	for k, cells := range rows {
+		f := forbidden{why: cells[2]}
+		for _, field := range strings.Fields(cells[0]) {
+			if pat, ok := strings.CutPrefix(field, "`"); ok {
+				f.packages = append(f.packages, strings.TrimSuffix(pat, "`"))
+				continue
+			}
+			i := slices.IndexFunc(rooms, func(r room) bool { return r.name == field })
+			if i < 0 {
+				t.Fatalf("docs/architecture.md: forbidden imports of %q, which is no room: %q", field, lines[k])
+			}
+			f.packages = append(f.packages, rooms[i].patterns...)
+		}
+		for _, m := range code.FindAllStringSubmatch(cells[1], -1) {
+			f.not = append(f.not, m[1])
+		}
+		if len(f.packages) == 0 || len(f.not) == 0 {
+			t.Fatalf("docs/architecture.md: a forbidden-imports row names no packages or nothing forbidden: %q", lines[k])
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func matches(pattern, pkg string) bool {
@@ -142,6 +197,37 @@ func TestImportsFollowTheArchitecture(t *testing.T) {
 	for _, problem := range check(rooms, pkgs) {
 		t.Error(problem)
 	}
+	for _, problem := range checkForbidden(readForbidden(t, string(doc), rooms), pkgs) {
+		t.Error(problem)
+	}
+}
+
+// checkForbidden returns every import (tests aside) a row of the
+// forbidden-imports table rules out, and every pattern of the table that
+// matches no package.
+func checkForbidden(rules []forbidden, pkgs []pkgInfo) []string {
+	var out []string
+	some := func(pat string) bool {
+		return slices.ContainsFunc(pkgs, func(p pkgInfo) bool { return matches(pat, p.rel) })
+	}
+	for _, f := range rules {
+		for _, pat := range slices.Concat(f.packages, f.not) {
+			if !some(pat) {
+				out = append(out, fmt.Sprintf("docs/architecture.md: the forbidden imports name %s, which matches no package", pat))
+			}
+		}
+		for _, p := range pkgs {
+			if !slices.ContainsFunc(f.packages, func(pat string) bool { return matches(pat, p.rel) }) {
+				continue
+			}
+			for _, imp := range p.imports {
+				if slices.ContainsFunc(f.not, func(pat string) bool { return matches(pat, imp) }) {
+					out = append(out, fmt.Sprintf("%s imports %s, which docs/architecture.md forbids: %s", p.rel, imp, f.why))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // check returns every package placed by no pattern or by several, every
@@ -230,5 +316,44 @@ func TestCheckCanFail(t *testing.T) {
 	}
 	if !matches("internal/...", "internal/cmdtable/record") || !matches("internal/...", "internal") || matches("internal/...", "internalx") || matches("verify", "verify/scenario") {
 		t.Error("pattern matching is wrong")
+	}
+}
+
+// TestCheckForbiddenCanFail: checkForbidden reports an import a row rules
+// out (by pattern or by room), a pattern naming no package, and nothing
+// for a test's import or a graph that keeps the rows.
+func TestCheckForbiddenCanFail(t *testing.T) {
+	doc := "<!-- archtest:rooms -->\n| room | packages | may import |\n|---|---|---|\n" +
+		"| ground | `internal/...` | ground |\n| model | `manifest` `slot` | model ground |\n| cmd | `cmd/...` | cmd model ground |\n<!-- /archtest:rooms -->\n" +
+		"<!-- archtest:forbidden -->\n| packages | must not import | why |\n|---|---|---|\n" +
+		"| model | `internal/term` | no terminal |\n| `internal/diag` | `internal/net` `internal/gone` | no network |\n<!-- /archtest:forbidden -->\n"
+	rules := readForbidden(t, doc, readRooms(t, doc))
+	if len(rules) != 2 || !slices.Equal(rules[0].packages, []string{"manifest", "slot"}) || !slices.Equal(rules[1].not, []string{"internal/net", "internal/gone"}) || rules[0].why != "no terminal" {
+		t.Fatalf("parsed %+v", rules)
+	}
+	good := []pkgInfo{
+		{rel: "internal/term"}, {rel: "internal/net"}, {rel: "internal/gone"},
+		{rel: "internal/diag", tested: []string{"internal/net"}},
+		{rel: "manifest", imports: []string{"internal/diag"}, tested: []string{"internal/term"}},
+		{rel: "slot"},
+	}
+	if got := checkForbidden(rules, good); len(got) != 0 {
+		t.Errorf("a graph that keeps the rows: %q", got)
+	}
+	bad := []pkgInfo{
+		{rel: "internal/term"}, {rel: "internal/net"},
+		{rel: "internal/diag", imports: []string{"internal/net"}},
+		{rel: "manifest"},
+		{rel: "slot", imports: []string{"internal/term"}},
+	}
+	got := strings.Join(checkForbidden(rules, bad), "\n")
+	for _, want := range []string{
+		"slot imports internal/term, which docs/architecture.md forbids: no terminal",
+		"internal/diag imports internal/net, which docs/architecture.md forbids: no network",
+		"the forbidden imports name internal/gone, which matches no package",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("checkForbidden does not report %q; it reports:\n%s", want, got)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -124,16 +123,6 @@ func TestClockToleranceLive(t *testing.T) {
 			if replies[12] {
 				t.Errorf("[%s]: a string that looks like a number was loosened", r.Mode)
 			}
-			if !strings.Contains(r.Summary(), "equal within the clock tolerance") {
-				t.Errorf("summary %q", r.Summary())
-			}
-		}
-		var trace bytes.Buffer
-		if err := rep.WriteTrace(&trace); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(trace.String(), "step 10  reply equal within the clock tolerance: offline [\"") {
-			t.Errorf("trace lacks the tolerated TIME reply:\n%s", trace.String())
 		}
 	}
 

@@ -73,20 +73,20 @@ func (s *Scenario) diffRunsClock(off, lv *Run, cc *clockCompare) (out, tolerated
 			seen[ok.Name] = true
 			lk, present := find(l.State, ok.Name)
 			if !present {
-				add(o.Index, o.Line, "key "+ok.Name, keyString(ok), "absent")
+				add(o.Index, o.Line, "key "+ok.Name, KeyString(ok), "absent")
 				continue
 			}
 			same, tol := cc.contents(i, ok, lk, l.drift)
 			switch {
 			case !ttlClose(ok.PTTL, lk.PTTL, l.drift, slack) || !same || !fieldTTLsClose(ok, lk, l.drift, slack):
-				add(o.Index, o.Line, "key "+ok.Name, keyString(ok), keyString(lk))
+				add(o.Index, o.Line, "key "+ok.Name, KeyString(ok), KeyString(lk))
 			case tol:
-				near(o.Index, o.Line, "key "+ok.Name, keyString(ok), keyString(lk))
+				near(o.Index, o.Line, "key "+ok.Name, KeyString(ok), KeyString(lk))
 			}
 		}
 		for _, lk := range l.State {
 			if !seen[lk.Name] {
-				add(o.Index, o.Line, "key "+lk.Name, "absent", keyString(lk))
+				add(o.Index, o.Line, "key "+lk.Name, "absent", KeyString(lk))
 			}
 		}
 	}

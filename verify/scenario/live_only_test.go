@@ -1,9 +1,7 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -62,30 +60,12 @@ func TestLiveOnlyOffline(t *testing.T) {
 		if !strings.Contains(r.SkipReason, "step 2 cannot be judged offline") || !strings.Contains(r.SkipReason, "LASTSAVE") {
 			t.Errorf("[%s] skip reason %q, want the LASTSAVE step", r.Mode, r.SkipReason)
 		}
-		if got := r.Summary(); !strings.HasPrefix(got, "skipped offline: live_only: ") {
-			t.Errorf("[%s] summary %q", r.Mode, got)
+		if !strings.HasPrefix(r.SkipReason, "live_only: ") {
+			t.Errorf("[%s] skip reason %q, want it led by live_only", r.Mode, r.SkipReason)
 		}
 	}
 	if !rep.OK() || rep.Counts()[StatusPass] != 0 || len(rep.Problems()) != 0 {
 		t.Errorf("OK %v, counts %v, problems %v", rep.OK(), rep.Counts(), rep.Problems())
-	}
-	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf, false); err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Summary map[string]int `json:"summary"`
-		Results []struct {
-			Status     string `json:"status"`
-			LiveOnly   bool   `json:"live_only"`
-			SkipReason string `json:"skip_reason"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if doc.Summary["skip"] != 2 || doc.Summary["pass"] != 0 || doc.Results[0].Status != "skip" || !doc.Results[0].LiveOnly || doc.Results[0].SkipReason == "" {
-		t.Errorf("JSON: %s", buf.String())
 	}
 }
 
@@ -106,8 +86,8 @@ func TestLiveOnlyLive(t *testing.T) {
 			if r.Status != tc.want || len(r.Live) != 1 || len(r.Live[0].Steps) != 3 {
 				t.Errorf("reply %s [%s]: status %s, %d live runs; want %s\n%s", tc.reply, r.Mode, r.Status, len(r.Live), tc.want, problems(rep))
 			}
-			if tc.want == StatusPass && r.Summary() != "3 steps live (live only)" {
-				t.Errorf("summary %q", r.Summary())
+			if tc.want == StatusPass && (!r.LiveOnly || len(r.Runs) != 0 || len(r.Live[0].Failures) != 0 || r.Live[0].Error != "") {
+				t.Errorf("live only %v, %d offline runs, live run %+v", r.LiveOnly, len(r.Runs), r.Live[0])
 			}
 			if tc.want == StatusFail && (len(rep.Problems()) != 2 || !strings.Contains(rep.Problems()[0].Message, "want 7, got 1")) {
 				t.Errorf("problems %v", rep.Problems())

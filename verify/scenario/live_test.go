@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -202,10 +201,8 @@ func TestDiffRuns(t *testing.T) {
 	if ttlClose(100, 101, 50, TTLSlack) || !ttlClose(100, 100-50-TTLSlack, 50, TTLSlack) || ttlClose(100, 100-51-TTLSlack, 50, TTLSlack) || ttlClose(-1, 5, 0, TTLSlack) {
 		t.Error("ttlClose tolerance is off")
 	}
-	var buf bytes.Buffer
 	rep := &Report{Results: []*Result{{File: "x.yaml", Name: "x", Mode: ModeEval, Status: StatusDiffers, Differences: d}}}
-	rep.WriteProblems(&buf)
-	if !strings.Contains(buf.String(), "x.yaml:9: step 2: reply differs\n      offline: 1\n      live:    0\n") {
-		t.Errorf("problems:\n%s", buf.String())
+	if out := problems(rep); !strings.Contains(out, `x.yaml:9: scenario "x" [eval]: step 2: reply differs live: offline 1, live 0`+"\n") {
+		t.Errorf("problems:\n%s", out)
 	}
 }

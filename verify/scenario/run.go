@@ -314,7 +314,7 @@ func (e *boundExpect) check(sr StepResult) []mismatch {
 		}
 	}
 	if e.publishedSet && sr.published && !samePublished(e.published, sr.Published) {
-		out = append(out, mismatch{e.line, fmt.Sprintf("published: want %s, got %s", publishedString(e.published), messagesString(sr.Published))})
+		out = append(out, mismatch{e.line, fmt.Sprintf("published: want %s, got %s", publishedString(e.published), MessagesString(sr.Published))})
 	}
 	for _, ke := range e.keys {
 		got, ok := find(sr.State, ke.key)
@@ -368,7 +368,7 @@ func replyMatches(spec *ReplySpec, r verify.Reply) bool {
 func (ke boundKeyExpect) check(got Key, present bool) string {
 	if ke.Absent {
 		if present {
-			return "want absent, got " + keyString(got)
+			return "want absent, got " + KeyString(got)
 		}
 		return ""
 	}
@@ -378,7 +378,7 @@ func (ke boundKeyExpect) check(got Key, present bool) string {
 	var whys []string
 	want := ke.Want
 	if want.Type != "" && got.Type != want.Type {
-		return fmt.Sprintf("want a %s, got a %s: %s", want.Type, got.Type, keyString(got))
+		return fmt.Sprintf("want a %s, got a %s: %s", want.Type, got.Type, KeyString(got))
 	}
 	if want.Type != "" && (!SameContents(want, got) || (want.Type == "stream" && !sameStream(want.Stream, got.Stream, true))) {
 		whys = append(whys, fmt.Sprintf("%s: want %s, got %s", typeField(want.Type), contentsString(want), contentsString(got)))
@@ -414,9 +414,9 @@ func pttlString(p int64) string {
 	return fmt.Sprint(p)
 }
 
-// keyString is a key's state for traces and diffs: "tok" (ttl 150ms),
+// KeyString is a key's state for traces and diffs: "tok" (ttl 150ms),
 // hash {"f": "v"} (no ttl).
-func keyString(k Key) string {
+func KeyString(k Key) string {
 	v := contentsString(k)
 	if len(k.FieldTTL) > 0 {
 		var ft []string
@@ -451,7 +451,9 @@ func publishedString(ps []Published) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-func messagesString(ms []verify.Message) string {
+// MessagesString is published messages for traces and failures:
+// ["channel": "message", ...].
+func MessagesString(ms []verify.Message) string {
 	parts := make([]string, len(ms))
 	for i, m := range ms {
 		parts[i] = fmt.Sprintf("%q: %q", m.Channel, m.Message)

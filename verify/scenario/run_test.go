@@ -1,9 +1,8 @@
 package scenario
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,10 +103,14 @@ func runFixture(t *testing.T, m *manifest.Manifest, modes ...Mode) *Report {
 	return rep
 }
 
+// problems is the report's problems, one "file:line: message" a line (the
+// text rendering is package render's, tested there).
 func problems(rep *Report) string {
-	var buf bytes.Buffer
-	rep.WriteProblems(&buf)
-	return buf.String()
+	var b strings.Builder
+	for _, p := range rep.Problems() {
+		fmt.Fprintf(&b, "%s:%d: %s\n", p.File, p.Line, p.Message)
+	}
+	return b.String()
 }
 
 const lateWriter = `caller: catalog_summary
@@ -145,10 +148,9 @@ func TestFailedExpectationsNameTheLine(t *testing.T) {
 	}
 	out := problems(rep)
 	for _, want := range []string{
-		"FAIL late [eval]",
-		"late.yaml:21: step 5: reply: want 1, got 0",
-		`late.yaml:23: step 5: key "catalog:{product-1}:value": value: want "old", got "new", ttl_ms: want 4000..4500, got 5000`,
-		`late.yaml:24: step 5: key "catalog:{product-1}:lease": want present, got absent`,
+		`late.yaml:21: scenario "late" [eval]: step 5: reply: want 1, got 0`,
+		`late.yaml:23: scenario "late" [eval]: step 5: key "catalog:{product-1}:value": value: want "old", got "new", ttl_ms: want 4000..4500, got 5000`,
+		`late.yaml:24: scenario "late" [eval]: step 5: key "catalog:{product-1}:lease": want present, got absent`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("problems\n%s\nlack %q", out, want)
@@ -171,11 +173,11 @@ func TestControlThatMissesFails(t *testing.T) {
 		t.Fatalf("status %s, want fail", r.Status)
 	}
 	out := problems(rep)
-	want := "ctl.yaml:21: step 5 (control): " + ErrControlMissed + ": reply: want 1, got 0"
+	want := `ctl.yaml:21: scenario "ctl" [eval] (control scripts): step 5: ` + ErrControlMissed + ": reply: want 1, got 0"
 	if !strings.Contains(out, want) {
 		t.Errorf("problems\n%s\nlack %q", out, want)
 	}
-	if strings.Contains(out, "(manifest)") {
+	if strings.Contains(out, "(manifest scripts)") {
 		t.Errorf("the manifest run should pass:\n%s", out)
 	}
 }
@@ -190,7 +192,7 @@ func TestControlWhoseRegressionTheSafeScriptAlsoReachesFails(t *testing.T) {
 	})
 	rep := runFixture(t, m, ModeEval)
 	out := problems(rep)
-	if rep.Results[0].Status != StatusFail || !strings.Contains(out, "step 5 (manifest): the manifest's scripts also reach the regression") {
+	if rep.Results[0].Status != StatusFail || !strings.Contains(out, "(manifest scripts): step 5: the manifest's scripts also reach the regression") {
 		t.Errorf("status %s, problems:\n%s", rep.Results[0].Status, out)
 	}
 }
@@ -225,52 +227,6 @@ func TestStepTheEngineCannotJudgeFails(t *testing.T) {
 	}
 	if out := problems(rep); !strings.Contains(out, "release.yaml:3: step 1 cannot be judged offline") {
 		t.Errorf("problems:\n%s", out)
-	}
-}
-
-func TestJSONReport(t *testing.T) {
-	m := repoManifest(t)
-	ss := bundled(t, m)[:1]
-	rep, err := RunAll(context.Background(), m, ss, Options{Modes: []Mode{ModeEval}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf, true); err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		FormatVersion string            `json:"format_version"`
-		Summary       map[string]int    `json:"summary"`
-		Diagnostics   []json.RawMessage `json:"diagnostics"`
-		Results       []struct {
-			File, Name, Mode, Status string
-			Steps                    int
-			Trace                    []struct {
-				Side, Action, Reply string
-				Step                int
-				Keys                []struct {
-					Key   string
-					Value *string
-					PTTL  int64 `json:"pttl_ms"`
-				}
-			}
-		}
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatalf("%v\n%s", err, buf.String())
-	}
-	if doc.FormatVersion != "2" || doc.Diagnostics == nil || len(doc.Diagnostics) != 0 || doc.Summary["total"] != 1 || doc.Summary["pass"] != 1 || len(doc.Results) != 1 {
-		t.Fatalf("report:\n%s", buf.String())
-	}
-	r := doc.Results[0]
-	if r.Status != "pass" || r.Mode != "eval" || r.Steps != len(r.Trace) || r.Steps == 0 {
-		t.Errorf("result: %+v", r)
-	}
-	// acquire_busy: the first step takes the lease for 1000 ms.
-	first := r.Trace[0]
-	if first.Side != "offline" || first.Reply != `["acquired", "0"]` || len(first.Keys) != 1 || *first.Keys[0].Value != "tok-first-2e90" || first.Keys[0].PTTL != 1000 {
-		t.Errorf("first step: %+v", first)
 	}
 }
 

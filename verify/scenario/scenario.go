@@ -3,9 +3,11 @@
 // --state"), strict parsing with file:line:col errors, running a scenario offline
 // in the verify engine or live on a real server, the step-by-step
 // expectations on replies, stored values and TTLs, the differential between
-// an offline and a live run, and the text and JSON reports. It does not
-// implement Redis itself (package verify does) and does not parse manifests
-// (package manifest does).
+// an offline and a live run, and the report's problems and diagnostics. It
+// does not implement Redis itself (package verify does), does not parse
+// manifests (package manifest does), does not dial a server (it runs on a
+// Conn the caller dials) and does not render for a terminal: package
+// scenario/render writes a report as text and JSON.
 package scenario
 
 import (

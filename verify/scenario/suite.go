@@ -50,9 +50,9 @@ type Result struct {
 	SkipReason string
 }
 
-// judged returns the runs whose expectations decide the result: the
+// Judged returns the runs whose expectations decide the result: the
 // offline runs, or the live ones of a live_only scenario.
-func (r *Result) judged() []*Run {
+func (r *Result) Judged() []*Run {
 	if r.LiveOnly {
 		return r.Live
 	}
