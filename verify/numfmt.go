@@ -28,17 +28,12 @@ func argNumberShortest(f float64) string {
 	return fpconvDtoa(f)
 }
 
-// replyDouble70 is Redis 7.0's addReplyDouble over RESP2: "%.17g", with
-// inf and -inf spelled out.
-func replyDouble70(f float64) string { return cFloat(f, 'g', 17, false) }
-
 // C number formatting and casts (internal/cnum), by the names the engine
 // uses.
 func fpconvDtoa(f float64) string { return cnum.Dtoa(f) }
 func cFloat(f float64, verb byte, prec int, alt bool) string {
 	return cnum.Format(f, verb, prec, alt)
 }
-func cInt(f float64) int64      { return cnum.Long(f) }
-func cUint(f float64) uint64    { return cnum.ULong(f) }
-func cInt32(f float64) int32    { return cnum.Int(f) }
-func d2string(f float64) string { return cnum.D2string(f) }
+func cInt(f float64) int64   { return cnum.Long(f) }
+func cUint(f float64) uint64 { return cnum.ULong(f) }
+func cInt32(f float64) int32 { return cnum.Int(f) }

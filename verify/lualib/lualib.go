@@ -151,10 +151,6 @@ func ToNumber(v lua.LValue) (f float64, ok bool) {
 	return 0, false
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || (c >= '\t' && c <= '\r')
-}
-
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func hasPrefixFold(s, p string) bool {
