@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"github.com/scriptctl/scriptctl/verify/keyspace"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scriptctl/scriptctl/verify/keyspace"
 )
 
 // Data commands as a script calls them: redis.call and redis.pcall, the

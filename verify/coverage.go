@@ -2,10 +2,11 @@ package verify
 
 import (
 	"fmt"
-	"github.com/scriptctl/scriptctl/internal/cmdtable"
-	"github.com/scriptctl/scriptctl/verify/keyspace"
 	"sort"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/verify/keyspace"
 )
 
 // notOffline says why a command a script may call is not run offline, by

@@ -4,9 +4,10 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	lua "github.com/yuin/gopher-lua"
 	"strings"
 	"time"
+
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/scriptctl/scriptctl/verify/keyspace"
 )

@@ -2,11 +2,12 @@ package verify
 
 import (
 	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
 	"github.com/scriptctl/scriptctl/verify/keyspace"
 	"github.com/scriptctl/scriptctl/verify/lua51"
-	"sort"
-	"strings"
 )
 
 // serverFacts is what a script can observe that differs between server

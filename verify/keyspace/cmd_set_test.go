@@ -3,13 +3,15 @@ package keyspace
 import (
 	"context"
 	"fmt"
-	"github.com/redis/rueidis"
-	"github.com/scriptctl/scriptctl/internal/redistest"
 	"math/rand"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
 // setState is a set key's expected state: members in the engine's order,

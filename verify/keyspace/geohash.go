@@ -1,9 +1,10 @@
 package keyspace
 
 import (
+	"math"
+
 	"github.com/scriptctl/scriptctl/internal/cnum"
 	"github.com/scriptctl/scriptctl/verify/crmath"
-	"math"
 )
 
 // Geohash, a port of redis-server 7.0.15's geohash.c and geohash_helper.c:

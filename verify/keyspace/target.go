@@ -1,9 +1,10 @@
 package keyspace
 
 import (
+	"sync"
+
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
 	"github.com/scriptctl/scriptctl/internal/cnum"
-	"sync"
 )
 
 // Facts are what a client or a script can observe of a target's data
