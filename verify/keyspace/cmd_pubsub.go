@@ -30,7 +30,7 @@ func (e *Server) Published() []Message { return append([]Message(nil), e.publish
 func (e *Server) ResetPublished() { e.published = nil }
 
 // A script's SPUBLISH follows the cluster rules with its channel's slot
-// (topology.go checkKeys).
+// (verify's topology.go checkKeys).
 
 // SetSubscribers declares how many clients receive a message sent to each
 // channel (subscribers and matching pattern subscribers together); PUBLISH
