@@ -34,7 +34,7 @@ install: ## go install scriptctl with the version injected
 # both. Timeouts are sized for a busy machine: nothing may depend on
 # wall-clock speed.
 RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/... ./liveconn/... ./scaffold/... ./manifest/... ./verify/scenario/... ./mutate/...
-NORACE_PKGS  ?= ./cmd/... ./lint/... ./slot/... ./lua/... ./contract/... ./gen/... ./explore/... ./coverage/... ./evalrun/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/luac51/... ./verify/crmath/... ./verify/lualib/... ./verify/rediscli/...
+NORACE_PKGS  ?= ./cmd/... ./lint/... ./slot/... ./lua/... ./contract/... ./gen/... ./explore/... ./coverage/... ./evalrun/... ./verify/ ./verify/keyspace/ ./verify/difftest/... ./verify/lua51/... ./verify/luac51/... ./verify/crmath/... ./verify/lualib/... ./verify/rediscli/...
 RACE_CMD_RUN ?= ^(TestPreflight|TestCheck|TestExamplesCheck)
 SAMPLE_EVAL  ?= 6
 SAMPLE_FCALL ?= 18
@@ -68,7 +68,7 @@ SPARSE_SERVERS ?= redis-8.0.6 valkey-9.1
 # judges it. Packages run P at a time, servers one after another, so 2
 # cores are not oversubscribed. The full tier's tests are skipped here
 # (make test-full runs them on the default server).
-TARGET_PKGS    ?= ./loader/ ./refresh/... ./verify/ ./verify/lua51/ ./verify/difftest/ ./verify/scenario/
+TARGET_PKGS    ?= ./loader/ ./refresh/... ./verify/ ./verify/keyspace/ ./verify/lua51/ ./verify/difftest/ ./verify/scenario/
 # To keep CI short the corpus is sampled on these servers: EVAL every
 # EVAL_EVERY-th snippet, FCALL every FCALL_EVERY-th (other snippets than
 # EVAL's), and every library, functions.yaml and targets.yaml snippet in

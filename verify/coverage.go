@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/verify/keyspace"
 )
 
 // notOffline says why a command a script may call is not run offline, by
@@ -57,19 +58,19 @@ func noscriptButHelp(c *cmdtable.Command) bool {
 // (redis-7.0.15), sorted.
 func CoverageTable() []Coverage {
 	var out []Coverage
-	for _, c := range commandTable().Commands {
+	for _, c := range keyspace.TargetFacts(DefaultTarget).Table().Commands {
 		if strings.Contains(c.Name, "|") {
 			continue
 		}
 		row := Coverage{Command: c.Name}
-		_, impl := handlers[c.Name]
+		impl, partial := keyspace.Implemented(c.Name)
 		switch {
-		case impl && strings.HasPrefix(adminPartial[c.Name], "server-state: "):
-			row.Status, row.Reason = "server state", strings.TrimPrefix(adminPartial[c.Name], "server-state: ")
-		case impl && strings.HasPrefix(adminPartial[c.Name], "answered: "):
-			row.Status, row.Reason = "implemented", strings.TrimPrefix(adminPartial[c.Name], "answered: ")
-		case impl && adminPartial[c.Name] != "":
-			row.Status, row.Reason = "partly", adminPartial[c.Name]
+		case impl && strings.HasPrefix(partial, "server-state: "):
+			row.Status, row.Reason = "server state", strings.TrimPrefix(partial, "server-state: ")
+		case impl && strings.HasPrefix(partial, "answered: "):
+			row.Status, row.Reason = "implemented", strings.TrimPrefix(partial, "answered: ")
+		case impl && partial != "":
+			row.Status, row.Reason = "partly", partial
 		case impl:
 			row.Status = "implemented"
 		case c.Noscript():

@@ -4,12 +4,12 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/keyspace"
 )
 
 func init() {
@@ -74,19 +74,17 @@ type Options struct {
 // library registry and the Lua sandbox that runs scripts against them. An
 // Engine is not safe for concurrent use; run one per goroutine.
 type Engine struct {
-	opts    Options // as given to New, for Reset
-	now     int64
-	timeout time.Duration     // 0: no wall-clock limit
-	steps   int64             // the step budget of a run
-	t       *serverFacts      // the target imitated
-	tErr    *RunError         // an unknown Options.Target
-	db      *keyspace         // the selected database (SELECT)
-	dbs     [numDBs]*keyspace // every database, created on first use
+	opts    Options       // as given to New, for Reset
+	timeout time.Duration // 0: no wall-clock limit
+	steps   int64         // the step budget of a run
+	t       *serverFacts  // the target imitated
+	tErr    *RunError     // an unknown Options.Target
+	// srv is the offline server's data side: the databases, the virtual
+	// clock and the data commands (package keyspace).
+	srv     *keyspace.Server
 	rand    rand48
 	funcs   *functions
 	evalRun *scriptRun // the EVAL sandbox, built on first use
-	// scriptCmd is set while a script's command runs (exec).
-	scriptCmd bool
 	// evalCallInfo is the call depth the EVAL sandbox is built with:
 	// callInfoFresh, or callInfoGrown after a stack overflow (overflow.go).
 	evalCallInfo int
@@ -105,10 +103,6 @@ type Engine struct {
 	// FunctionLoad stopped at it.
 	loadSteps int64
 	loadSpent bool
-	// published and subscribers are PUBLISH's record and declared
-	// receivers (cmd_pubsub.go).
-	published   []Message
-	subscribers map[string]int64
 }
 
 // New returns an empty engine.
@@ -118,17 +112,18 @@ func New(opts Options) *Engine {
 	return e
 }
 
-// init makes e the empty engine New returns. The keyspaces point back at e,
-// so it must be set up in place.
+// init makes e the empty engine New returns. The server's warnings go to
+// e, so it must be set up in place.
 func (e *Engine) init(opts Options) {
-	*e = Engine{opts: opts, now: opts.Now, timeout: opts.Timeout}
+	*e = Engine{opts: opts, timeout: opts.Timeout}
 	t, err := lookupTarget(opts.Target)
 	if err != nil {
 		t, e.tErr = targets[DefaultTarget], &RunError{Code: CodeUnknownTarget, Msg: err.Error()}
 	}
 	e.t = t
-	if e.now == 0 {
-		e.now = DefaultNow
+	now := opts.Now
+	if now == 0 {
+		now = DefaultNow
 	}
 	if e.timeout < 0 {
 		e.timeout = 0
@@ -145,8 +140,7 @@ func (e *Engine) init(opts Options) {
 	if e.memLimit <= 0 {
 		e.memLimit = DefaultMemoryLimit
 	}
-	e.db = newKeyspace(e)
-	e.dbs[0] = e.db
+	e.srv = keyspace.NewServer(keyspace.Config{Now: now, Target: t.cmds, Cluster: e.cluster(), Warn: e.warn})
 	e.sources = map[string][]byte{}
 	e.rand.x = rand48Init
 	e.funcs = newFunctions()
@@ -181,213 +175,39 @@ func (e *Engine) Reset() {
 func (e *Engine) Target() string { return e.t.name }
 
 // Now returns the virtual clock in Unix milliseconds.
-func (e *Engine) Now() int64 { return e.now }
+func (e *Engine) Now() int64 { return e.srv.Now() }
 
 // Advance moves the virtual clock forward by ms milliseconds. A key whose
 // expiry is at or before the new time is gone, exactly like Redis: a key
 // with PTTL 100 still exists after Advance(99) and is gone after Advance(100).
 // A negative ms is ignored: the clock never runs backwards.
-func (e *Engine) Advance(ms int64) {
-	if ms > 0 {
-		e.now += ms
-	}
-}
+func (e *Engine) Advance(ms int64) { e.srv.Advance(ms) }
 
-// RunError reports a run the offline engine cannot judge: it is never a Redis
-// reply. Code is one of "not-implemented", "undeclared-key", "step-limit",
-// "timeout", "stack-overflow", "memory", "server-crash" (a script that crashes the
-// target's server itself) or "unknown-target".
-type RunError struct {
-	Code string
-	Msg  string
-	// Chunk and Line are where the script stood when the run stopped (the
-	// chunk as Redis names it, user_script or user_function, and its
-	// 1-based line); "" and 0 when unknown (a timeout, a failure outside
-	// Lua code).
-	Chunk string
-	Line  int
-}
-
-func (e *RunError) Error() string { return e.Msg }
-
-// RunError codes.
-const (
-	CodeNotImplemented = "not-implemented"
-	CodeUndeclaredKey  = "undeclared-key"
-	CodeStepLimit      = "step-limit" // the run spent Options.StepLimit
-	CodeTimeout        = "timeout"    // the run outlived Options.Timeout, or its context
-	CodeStackOverflow  = "stack-overflow"
-	CodeMemory         = "memory"
-	CodeServerCrash    = "server-crash"
-	CodeUnknownTarget  = "unknown-target"
-)
-
-func notImplemented(format string, args ...any) *RunError {
-	return &RunError{Code: CodeNotImplemented, Msg: "not implemented offline: " + fmt.Sprintf(format, args...)}
-}
-
-// Entry is one key of the keyspace. Exactly one of Value, Hash, List, Set,
-// ZSet and Stream holds the key's contents, by Type.
-type Entry struct {
-	Key   string
-	Type  string    // "string", "hash", "list", "set", "zset" or "stream"
-	Value string    // Type "string"
-	Hash  []Field   // Type "hash": fields in the order HGETALL answers
-	List  []string  // Type "list": head first, as LRANGE 0 -1 answers
-	Set   []string  // Type "set": members in the order SMEMBERS answers
-	ZSet  []ZMember // Type "zset": ascending, as ZRANGE 0 -1 answers
-	// Stream is Type "stream": its entries, counters and groups.
-	Stream *StreamState
-	PTTL   int64 // remaining ms; -1 means no expiry
-	// FieldTTL is Type "hash": the remaining ms of each field that expires
-	// (hash-field expiry, Redis 7.4+); nil when none does.
-	FieldTTL map[string]int64
-}
-
-// Field is one field of a hash with its value.
-type Field struct {
-	Name, Value string
-}
-
-// Entries returns the live (not expired) keys, sorted by key.
-func (e *Engine) Entries() []Entry {
-	var out []Entry
-	for k := range e.db.keys {
-		if en, ok := e.Entry(k); ok {
-			out = append(out, en)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
-}
+// Entries returns the live (not expired) keys of the selected database,
+// sorted by key.
+func (e *Engine) Entries() []Entry { return e.srv.Entries() }
 
 // Entry returns one live key: a copy, which the caller may change.
-func (e *Engine) Entry(key string) (Entry, bool) {
-	v := e.db.get(key)
-	if v == nil {
-		return Entry{}, false
-	}
-	en := Entry{Key: key, Type: v.kind.String(), PTTL: -1}
-	if v.expireAt > 0 {
-		en.PTTL = v.expireAt - e.now
-	}
-	switch v.kind {
-	case kindString:
-		en.Value = v.str
-	case kindHash:
-		for _, f := range v.hash.fields() {
-			val, _ := v.hash.get(f)
-			en.Hash = append(en.Hash, Field{Name: f, Value: val})
-			if at, ok := v.hash.ttl[f]; ok {
-				if en.FieldTTL == nil {
-					en.FieldTTL = map[string]int64{}
-				}
-				en.FieldTTL[f] = at - e.now
-			}
-		}
-	case kindList:
-		en.List = v.list.items()
-	case kindSet:
-		en.Set = v.set.members()
-	case kindZSet:
-		en.ZSet = v.zset.all()
-	case kindStream:
-		st := v.stream.Export()
-		en.Stream = &st
-	}
-	return en, true
-}
+func (e *Engine) Entry(key string) (Entry, bool) { return e.srv.Entry(key) }
 
 // Put creates or replaces a key (initial state), writing its contents in the
 // order given, as HSET, RPUSH, SADD and ZADD with the same arguments would:
-// a hash keeps its fields in that order (a field given twice
-// keeps its first place and its last value), a list its elements; a
-// stream is built as XADDs of its entries in order, then its counters and
-// groups are set (CheckStream tells whether a StreamState is one Redis
-// could hold; Put deletes the key for one it could not, or a nil Stream;
-// a negative delivery or seen time is the virtual clock's now).
-// Type "string" (or empty) is a string. A collection with nothing in it
-// deletes the key instead, since Redis has no empty collections (a stream
-// may be empty). A positive PTTL expires the key that many ms from now;
-// any other PTTL means no expiry; a hash's FieldTTL expires its fields
-// alike, given in field order as HPEXPIRE would. A NaN score is left out, as ZADD refuses
-// it.
+// a hash keeps its fields in that order (a field given twice keeps its
+// first place and its last value), a list its elements; a stream is built
+// as XADDs of its entries in order, then its counters and groups are set
+// (CheckStream tells whether a StreamState is one Redis could hold; Put
+// deletes the key for one it could not, or a nil Stream; a negative
+// delivery or seen time is the virtual clock's now). Type "string" (or
+// empty) is a string. A collection with nothing in it deletes the key
+// instead, since Redis has no empty collections (a stream may be empty). A
+// positive PTTL expires the key that many ms from now; any other PTTL means
+// no expiry; a hash's FieldTTL expires its fields alike, given in field
+// order as HPEXPIRE would. A NaN score is left out, as ZADD refuses it. The
+// contents are charged to the memory budget (memory.go).
 func (e *Engine) Put(en Entry) {
-	v := &value{}
-	n := 1 // elements of a collection; a string always counts as one
-	switch en.Type {
-	case "hash":
-		v.kind, v.hash = kindHash, newHash()
-		for _, f := range en.Hash {
-			v.hash.set(f.Name, f.Value)
-		}
-		v.hash.putTTLs(en.Hash, en.FieldTTL, e.now)
-		n = v.hash.len()
-	case "list":
-		v.kind, v.list = kindList, newListFor(e)
-		v.list.growing(en.List...)
-		for _, x := range en.List {
-			v.list.pushBack(x)
-		}
-		n = v.list.len()
-	case "set":
-		v.kind, v.set = kindSet, newSetFor(e)
-		if len(en.Set) > 0 {
-			v.set = createSet(e, en.Set[0], len(en.Set))
-		}
-		for _, m := range en.Set {
-			v.set.add(m)
-		}
-		n = v.set.len()
-	case "zset":
-		v.kind, v.zset = kindZSet, newZSet()
-		for _, m := range en.ZSet {
-			if m.Score == m.Score { // a NaN score: ZADD refuses it
-				v.zset.set(m.Member, m.Score)
-			}
-		}
-		n = v.zset.len()
-	case "stream":
-		n = 0
-		if en.Stream != nil {
-			if s, err := streamFromState(e.streamTimes(*en.Stream)); err == nil {
-				v.kind, v.stream, n = kindStream, s, 1
-			}
-		}
-	default:
-		v.kind, v.str = kindString, en.Value
+	if e.srv.Put(en) {
+		e.charge(len(en.Key) + entryBytes(en))
 	}
-	if n == 0 {
-		delete(e.db.keys, en.Key)
-		return
-	}
-	e.charge(len(en.Key) + entryBytes(en))
-	if en.PTTL > 0 {
-		v.expireAt = e.now + en.PTTL
-	}
-	e.db.keys[en.Key] = v
-}
-
-// streamTimes is st with every negative delivery or seen time (one a state
-// file does not give) set to the virtual clock's now.
-func (e *Engine) streamTimes(st StreamState) StreamState {
-	st.Groups = append([]StreamGroup(nil), st.Groups...)
-	for i := range st.Groups {
-		g := &st.Groups[i]
-		g.Consumers = append([]StreamConsumer(nil), g.Consumers...)
-		for j := range g.Consumers {
-			if g.Consumers[j].SeenTime < 0 {
-				g.Consumers[j].SeenTime = e.now
-			}
-		}
-		g.Pending = append([]StreamPending(nil), g.Pending...)
-		for j := range g.Pending {
-			if g.Pending[j].DeliveryTime < 0 {
-				g.Pending[j].DeliveryTime = e.now
-			}
-		}
-	}
-	return st
 }
 
 // SHA1 returns the hex SHA1 of src: the name EVALSHA and SCRIPT LOAD use.

@@ -137,9 +137,9 @@ func TestPutEntries(t *testing.T) {
 	ctx := context.Background()
 	e := New(Options{})
 	e.Put(Entry{Key: "s", Type: "string", Value: "v", PTTL: 50})
-	e.Put(Entry{Key: "h", Type: "hash", Hash: []Field{{"b", "2"}, {"a", "1"}}, PTTL: -1})
+	e.Put(Entry{Key: "h", Type: "hash", Hash: []Field{{Name: "b", Value: "2"}, {Name: "a", Value: "1"}}, PTTL: -1})
 	got := e.Entries()
-	if len(got) != 2 || got[0].Key != "h" || got[1].Key != "s" || got[1].PTTL != 50 || got[0].PTTL != -1 || got[0].Hash[0] != (Field{"b", "2"}) {
+	if len(got) != 2 || got[0].Key != "h" || got[1].Key != "s" || got[1].PTTL != 50 || got[0].PTTL != -1 || got[0].Hash[0] != (Field{Name: "b", Value: "2"}) {
 		t.Fatalf("entries %+v", got)
 	}
 	// A hash keeps the order it was given in, as HSET with the same
@@ -166,13 +166,13 @@ func TestPutEntryEveryType(t *testing.T) {
 	}{
 		{"string", Entry{Type: "string", Value: "v"}, Entry{Type: "string", Value: "v"}},
 		{"empty type is a string", Entry{Value: ""}, Entry{Type: "string", Value: ""}},
-		{"hash in order", Entry{Type: "hash", Hash: []Field{{"zeta", "26"}, {"alpha", "1"}}}, Entry{Type: "hash", Hash: []Field{{"zeta", "26"}, {"alpha", "1"}}}},
-		{"hash field twice", Entry{Type: "hash", Hash: []Field{{"a", "1"}, {"b", "2"}, {"a", "3"}}}, Entry{Type: "hash", Hash: []Field{{"a", "3"}, {"b", "2"}}}},
+		{"hash in order", Entry{Type: "hash", Hash: []Field{{Name: "zeta", Value: "26"}, {Name: "alpha", Value: "1"}}}, Entry{Type: "hash", Hash: []Field{{Name: "zeta", Value: "26"}, {Name: "alpha", Value: "1"}}}},
+		{"hash field twice", Entry{Type: "hash", Hash: []Field{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}, {Name: "a", Value: "3"}}}, Entry{Type: "hash", Hash: []Field{{Name: "a", Value: "3"}, {Name: "b", Value: "2"}}}},
 		{"list", Entry{Type: "list", List: []string{"c", "a", "c"}}, Entry{Type: "list", List: []string{"c", "a", "c"}}},
 		{"set", Entry{Type: "set", Set: []string{"x", "y", "x"}}, Entry{Type: "set", Set: []string{"x", "y"}}},
-		{"zset sorted by score then member", Entry{Type: "zset", ZSet: []ZMember{{"b", 2}, {"z", 1}, {"a", 2}, {"top", inf}, {"low", -inf}}},
-			Entry{Type: "zset", ZSet: []ZMember{{"low", -inf}, {"z", 1}, {"a", 2}, {"b", 2}, {"top", inf}}}},
-		{"zset member twice keeps the last score", Entry{Type: "zset", ZSet: []ZMember{{"m", 5}, {"n", 1}, {"m", 0}}}, Entry{Type: "zset", ZSet: []ZMember{{"m", 0}, {"n", 1}}}},
+		{"zset sorted by score then member", Entry{Type: "zset", ZSet: []ZMember{{Member: "b", Score: 2}, {Member: "z", Score: 1}, {Member: "a", Score: 2}, {Member: "top", Score: inf}, {Member: "low", Score: -inf}}},
+			Entry{Type: "zset", ZSet: []ZMember{{Member: "low", Score: -inf}, {Member: "z", Score: 1}, {Member: "a", Score: 2}, {Member: "b", Score: 2}, {Member: "top", Score: inf}}}},
+		{"zset member twice keeps the last score", Entry{Type: "zset", ZSet: []ZMember{{Member: "m", Score: 5}, {Member: "n", Score: 1}, {Member: "m", Score: 0}}}, Entry{Type: "zset", ZSet: []ZMember{{Member: "m", Score: 0}, {Member: "n", Score: 1}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := New(Options{})
@@ -199,7 +199,7 @@ func TestPutEmptyCollection(t *testing.T) {
 		}
 	}
 	e := New(Options{})
-	e.Put(Entry{Key: "z", Type: "zset", ZSet: []ZMember{{"nan", math.NaN()}}})
+	e.Put(Entry{Key: "z", Type: "zset", ZSet: []ZMember{{Member: "nan", Score: math.NaN()}}})
 	if en, ok := e.Entry("z"); ok {
 		t.Errorf("a NaN score was stored: %+v", en)
 	}

@@ -237,7 +237,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		}
 		n, end := strtoul(s, base, r.e.t.strtoulBinaryPrefix)
 		if end > 0 {
-			for end < len(s) && isCSpace(s[end]) {
+			for end < len(s) && isSpaceC(s[end]) {
 				end++
 			}
 			if end == len(s) {
@@ -349,7 +349,7 @@ func strSub(L *lua.LState) int {
 // read (strtoul's end == s).
 func strtoul(s string, base int, binaryPrefix bool) (uint64, int) {
 	i := 0
-	for i < len(s) && isCSpace(s[i]) {
+	for i < len(s) && isSpaceC(s[i]) {
 		i++
 	}
 	neg := false

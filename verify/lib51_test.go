@@ -35,7 +35,7 @@ func TestStrtoul(t *testing.T) {
 	}
 	for _, tc := range tests {
 		n, end := strtoul(tc.s, tc.base, false)
-		for end > 0 && end < len(tc.s) && isCSpace(tc.s[end]) {
+		for end > 0 && end < len(tc.s) && isSpaceC(tc.s[end]) {
 			end++
 		}
 		got := float64(n)

@@ -163,7 +163,7 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	L.SetContext(r.ctx)
 	defer L.RemoveContext()
 	// A SELECT inside the script does not change the caller's database.
-	defer func(db *keyspace) { r.e.db = db }(r.e.db)
+	defer r.e.srv.Select(r.e.srv.SelectedDB())
 	top := L.GetTop()
 	defer L.SetTop(top)
 	clear(r.ccalls)

@@ -149,7 +149,7 @@ func TestClusterDatabases(t *testing.T) {
 		{[]string{"SWAPDB", "0", "1"}, ErrorReply("ERR SWAPDB is not allowed in cluster mode")},
 		{[]string{"COPY", "k", "{k}n", "DB", "1"}, ErrorReply("ERR Copying to another database is not allowed in cluster mode")},
 		{[]string{"COPY", "k", "{k}n", "DB", "0"}, IntReply(1)},
-		{[]string{"COPY", "k", "{k}n", "BOGUS"}, errSyntax},
+		{[]string{"COPY", "k", "{k}n", "BOGUS"}, ErrorReply("ERR syntax error")},
 	} {
 		e := New(Options{})
 		e.Do(ctx, "SET", "k", "v")
@@ -162,7 +162,7 @@ func TestClusterDatabases(t *testing.T) {
 		e.Do(ctx, "SET", "k", "v")
 		want := tc.want
 		if tc.args[0] == "COPY" && tc.args[len(tc.args)-1] == "1" {
-			want = errDBRange
+			want = ErrorReply("ERR DB index is out of range")
 		}
 		if r, err := e.Do(ctx, tc.args...); err != nil || !r.Equal(want) {
 			t.Errorf("valkey-8.1 %q: %s %v, want %s", tc.args, r, err, want)

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/internal/cnum"
 )
 
 // cjson is lua-cjson 2.1.0 as Redis 7 bundles it: encode and decode, the
@@ -484,7 +486,7 @@ func (p *jsonParser) numberToken(t *token) {
 	if i := indexNUL(s); i >= 0 {
 		s = s[:i]
 	}
-	f, n := strtod(s)
+	f, n := cnum.Strtod(s)
 	t.typ = tNumber
 	if n == 0 {
 		p.errToken(t, "invalid number")
