@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"github.com/scriptctl/scriptctl/internal/pqsort"
 	"math"
 
 	"github.com/scriptctl/scriptctl/internal/cnum"
@@ -137,7 +138,9 @@ func geoSearchGeneric(e *Server, c cmdCtx, a []string, srcIdx, flags int) Reply 
 		if returned == len(pts) {
 			glibcMsort(pts, cmp)
 		} else {
-			pqsort(pts, cmp, 0, returned-1)
+			// Redis's partial quicksort (pqsort.c), over the first returned.
+			pqsort.Sort(len(pts), func(i, j int) int { return cmp(&pts[i], &pts[j]) },
+				func(i, j int) { pts[i], pts[j] = pts[j], pts[i] }, 0, returned-1)
 		}
 	}
 	pts = pts[:returned]
@@ -411,113 +414,6 @@ func glibcMsort(b []geoPoint, cmp func(x, y *geoPoint) int) {
 	}
 	tmp = append(tmp, b[i:n1]...)
 	copy(b, tmp) // what is left of the right run is already in place
-}
-
-// pqsort is Redis's pqsort.c (Bentley & McIlroy's quicksort that only
-// sorts the partitions overlapping [lrange, rrange]), on indexes.
-func pqsort(a []geoPoint, cmp func(x, y *geoPoint) int, lrange, rrange int) {
-	pqsortRange(a, 0, len(a), cmp, lrange, rrange)
-}
-
-func pqsortRange(a []geoPoint, lo, n int, cmp func(x, y *geoPoint) int, lr, rr int) {
-	c := func(i, j int) int { return cmp(&a[i], &a[j]) }
-	swap := func(i, j int) { a[i], a[j] = a[j], a[i] }
-	vecswap := func(i, j, k int) {
-		for ; k > 0; k-- {
-			swap(i, j)
-			i++
-			j++
-		}
-	}
-	med3 := func(x, y, z int) int {
-		if c(x, y) < 0 {
-			if c(y, z) < 0 {
-				return y
-			}
-			if c(x, z) < 0 {
-				return z
-			}
-			return x
-		}
-		if c(y, z) > 0 {
-			return y
-		}
-		if c(x, z) < 0 {
-			return x
-		}
-		return z
-	}
-	for {
-		if n < 7 {
-			for pm := lo + 1; pm < lo+n; pm++ {
-				for pl := pm; pl > lo && c(pl-1, pl) > 0; pl-- {
-					swap(pl, pl-1)
-				}
-			}
-			return
-		}
-		pm := lo + n/2
-		if n > 7 {
-			pl, pn := lo, lo+n-1
-			if n > 40 {
-				d := n / 8
-				pl = med3(pl, pl+d, pl+2*d)
-				pm = med3(pm-d, pm, pm+d)
-				pn = med3(pn-2*d, pn-d, pn)
-			}
-			pm = med3(pl, pm, pn)
-		}
-		swap(lo, pm)
-		pa, pb := lo+1, lo+1
-		pc, pd := lo+n-1, lo+n-1
-		for {
-			for pb <= pc {
-				r := c(pb, lo)
-				if r > 0 {
-					break
-				}
-				if r == 0 {
-					swap(pa, pb)
-					pa++
-				}
-				pb++
-			}
-			for pb <= pc {
-				r := c(pc, lo)
-				if r < 0 {
-					break
-				}
-				if r == 0 {
-					swap(pc, pd)
-					pd--
-				}
-				pc--
-			}
-			if pb > pc {
-				break
-			}
-			swap(pb, pc)
-			pb++
-			pc--
-		}
-		pn := lo + n
-		r := min(pa-lo, pb-pa)
-		vecswap(lo, pb-r, r)
-		r = min(pd-pc, pn-pd-1)
-		vecswap(pb, pn-r, r)
-		outside := func(s, k int) bool { return (lr < s && rr < s) || (lr >= s+k && rr >= s+k) }
-		if r := pb - pa; r > 1 && !outside(lo, r) {
-			pqsortRange(a, lo, r, cmp, lr, rr)
-		}
-		r = pd - pc
-		if r <= 1 {
-			return
-		}
-		lo, n = pn-r, r
-		if outside(lo, n) {
-			return
-		}
-	}
 }
 
 // reply answers the matches: members alone, or each as [member, dist,

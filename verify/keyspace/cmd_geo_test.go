@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"github.com/scriptctl/scriptctl/internal/pqsort"
 	"math"
 	"testing"
 )
@@ -187,7 +188,8 @@ func TestGeoPqsortTies(t *testing.T) {
 			pts[i] = geoPoint{dist: float64((i * 7919) % 13), member: itoa(i)}
 		}
 		k := 1 + n/3
-		pqsort(pts, geoCmpAsc, 0, k-1)
+		pqsort.Sort(n, func(i, j int) int { return geoCmpAsc(&pts[i], &pts[j]) },
+			func(i, j int) { pts[i], pts[j] = pts[j], pts[i] }, 0, k-1)
 		for i := 1; i < k; i++ {
 			if pts[i-1].dist > pts[i].dist {
 				t.Fatalf("n=%d: not sorted at %d", n, i)

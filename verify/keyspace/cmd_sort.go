@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"errors"
+	"github.com/scriptctl/scriptctl/internal/pqsort"
 	"math"
 	"sort"
 	"strconv"
@@ -130,7 +131,7 @@ func sortGeneric(e *Server, sc Script, a []string, readonly bool) (Reply, error)
 		if err != nil {
 			return Reply{}, err
 		}
-		sortItems(e, items, &o)
+		sortItems(items, &o, start, end)
 		if bad {
 			return ErrorReply("ERR One or more scores can't be converted into double"), nil
 		}
@@ -257,9 +258,12 @@ func sortScores(e *Server, sc Script, items []sortItem, o *sortOptions) (bad boo
 // elements, so the order is total; ALPHA compares with strcoll (C strings:
 // bytes up to the first NUL; the server's locale is assumed to be C or
 // C.UTF-8, whose collation is byte order) unless STORE is given. Elements
-// that still compare equal keep an order that depends on glibc's qsort:
-// the engine keeps their input order and warns.
-func sortItems(e *Server, items []sortItem, o *sortOptions) {
+// that still compare equal (equal BY weights, missing ones, strings equal
+// up to a NUL) land where the server's sort puts them: sort.c calls
+// pqsort, Redis's partial quicksort, when BY is given and LIMIT leaves out
+// some elements (start..end is not the whole vector), and the C library's
+// qsort otherwise, which glibc runs as a stable merge sort.
+func sortItems(items []sortItem, o *sortOptions, start, end int) {
 	text := func(s string) string {
 		if o.hasStore {
 			return s
@@ -267,42 +271,43 @@ func sortItems(e *Server, items []sortItem, o *sortOptions) {
 		return cTrunc(s)
 	}
 	cmp := func(x, y *sortItem) int {
+		c := 0
 		switch {
 		case !o.alpha:
 			if x.score != y.score {
 				if x.score > y.score {
-					return 1
+					c = 1
+				} else {
+					c = -1
 				}
-				return -1
+			} else {
+				c = strings.Compare(x.elem, y.elem)
 			}
-			return strings.Compare(x.elem, y.elem)
 		case o.hasBy && (x.cmpNull || y.cmpNull):
 			switch {
 			case x.cmpNull && y.cmpNull:
-				return 0
+				c = 0
 			case x.cmpNull:
-				return -1
+				c = -1
+			default:
+				c = 1
 			}
-			return 1
 		case o.hasBy:
-			return strings.Compare(text(x.cmp), text(y.cmp))
-		}
-		return strings.Compare(text(x.elem), text(y.elem))
-	}
-	tie := false
-	sort.SliceStable(items, func(i, j int) bool {
-		c := cmp(&items[i], &items[j])
-		if c == 0 && items[i].elem != items[j].elem {
-			tie = true
+			c = strings.Compare(text(x.cmp), text(y.cmp))
+		default:
+			c = strings.Compare(text(x.elem), text(y.elem))
 		}
 		if o.desc {
 			c = -c
 		}
-		return c < 0
-	})
-	if tie {
-		e.warn("SORT: elements that compare equal come out in glibc qsort's order; the engine keeps their input order")
+		return c
 	}
+	if o.hasBy && (start != 0 || end != len(items)-1) {
+		pqsort.Sort(len(items), func(i, j int) int { return cmp(&items[i], &items[j]) },
+			func(i, j int) { items[i], items[j] = items[j], items[i] }, start, end)
+		return
+	}
+	sort.SliceStable(items, func(i, j int) bool { return cmp(&items[i], &items[j]) < 0 })
 }
 
 // sortLookup is lookupKeyByPattern: "#" is the element itself; otherwise
