@@ -289,6 +289,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 			// Its position is final: the rewording must not strip it
 			// as it strips a Go function's own (see reword).
 			r.raised = string(v.(lua.LString))
+			r.reraised(r.raised)
 		}
 		L.Error(v, 0)
 		return 0

@@ -76,6 +76,7 @@ type scriptRun struct {
 	libIters    map[*lua.LTable][]lua.LValue // the library tables' orders being walked (libtables.go)
 	layouts     map[*lua.LTable]*layoutCache // models kept for tables with recorded stores (tableorder.go)
 	lenHelp     *lua.LFunction               // the # helper (tableorder.go)
+	tailYield   map[*lua.LState]bool         // coroutines a tail-call yield left without a frame (coyield.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
@@ -110,7 +111,7 @@ func (r *scriptRun) newState() {
 	// own limit stands for Lua's, and its panic carries the traceback.
 	frames := r.callInfo
 	if frameDepthOK() {
-		frames = callInfoGrown + 64
+		frames = callInfoMax + 64
 	}
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
@@ -410,6 +411,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		base := L.GetTop() - top
 		err := L.PCall(top-1, lua.MultRet, L.NewFunction(r.rewordHandler))
 		if err != nil {
+			r.restoreStackLimit(L)
 			if msg, _, _, ok := callStackOverflow(err); ok {
 				r.overflowed(L)
 				L.Push(lua.LFalse)
@@ -460,11 +462,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		defer r.leaveC(L)
 		top := L.GetTop()
 		L.Push(fn)
-		err := L.PCall(0, lua.MultRet, L.NewFunction(func(L *lua.LState) int {
-			L.Push(r.xpcallHandler(L, handler, L.Get(1)))
-			return 1
-		}))
+		err := L.PCall(0, lua.MultRet, r.xpcallFrame(L, handler))
 		if err != nil {
+			r.restoreStackLimit(L)
 			if msg, _, _, ok := callStackOverflow(err); ok {
 				r.overflowed(L)
 				L.Push(lua.LFalse)
