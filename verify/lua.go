@@ -119,6 +119,7 @@ func (r *scriptRun) newState() {
 		IncludeGoStackTrace: !frameDepthOK(),
 
 		RegistrySize:        registrySize,
+		RegistryGrowStep:    registryGrowStep,
 		RegistryMaxSize:     registryMaxSize,
 		MinimizeStackMemory: true,
 	})

@@ -380,3 +380,10 @@ func (s *stepContext) stackOverflow(th *lua.LState) {
 	s.overflow = o
 	s.pendingErr = errStackOverflow
 }
+
+// registryGrowStep is how much the Lua value stack grows past what a call
+// needs. gopher-lua copies the whole stack at each growth, so a step of a
+// few slots makes deep recursion quadratic: a call through __call, which
+// inserts the table among the arguments, grows it at nearly every level
+// (BenchmarkCallMetamethodRecursion).
+const registryGrowStep = 1 << 12
