@@ -110,8 +110,7 @@ func (s *stepContext) Done() <-chan struct{} {
 			}
 		}
 		depth := frameDepthOf(th)
-		if depth > s.frameLimit(th) && s.err == nil {
-			s.callInfoOverflow(th)
+		if depth > s.frameLimit(th) && s.err == nil && s.callInfoOverflow(th) {
 			return closedChan
 		}
 		if currentFrameOK && s.err == nil {

@@ -93,9 +93,18 @@ func (r *scriptRun) keepCallInfos(L *lua.LState, perr error) {
 	if perr != nil {
 		r.restoreStackLimit(L)
 	}
-	if n := r.ctx.mainFrames; n > callInfoFresh {
+	if n := r.ctx.mainFrames; n != callInfoFresh || r.grown {
 		r.callInfo, r.grown = min(n, callInfoGrown), true
 	}
+}
+
+// keptCallInfos is the room for call infos a state built after r's must
+// have (Engine.evalCallInfo).
+func (r *scriptRun) keptCallInfos() int {
+	if frameDepthOK() {
+		return r.callInfo
+	}
+	return callInfoGrown
 }
 
 // freshCallInfos gives r's state the room of a fresh one again, where the
@@ -168,17 +177,49 @@ func (s *stepContext) frameLimit(th *lua.LState) int {
 }
 
 // callInfoOverflow is growCI on thread th, which just entered a frame past
-// its room: the room doubles and the call raises "stack overflow", or,
-// when the room is already past LUAI_MAXCALLS (an overflow's handlers
-// running), "error in error handling".
-func (s *stepContext) callInfoOverflow(th *lua.LState) {
+// its room: the room doubles and, past LUAI_MAXCALLS, the call raises
+// "stack overflow", or, when the room is already past LUAI_MAXCALLS (an
+// overflow's handlers running), "error in error handling". It reports
+// whether the call fails.
+func (s *stepContext) callInfoOverflow(th *lua.LState) bool {
 	n := s.callInfos(th)
 	if n > callInfoGrown {
 		s.errorInErrorHandling(th)
-		return
+		return true
 	}
 	s.setCallInfos(th, 2*n)
+	if 2*n <= callInfoGrown {
+		return false // a room the collector shrank grows back silently
+	}
 	s.stackOverflow(th)
+	return true
+}
+
+// fullGC is what collectgarbage("collect") does to the call infos (lgc.c
+// checkstacksizes): each traversal of a thread halves its room when under
+// a quarter of it is in use, the room is above 16 and not past
+// LUAI_MAXCALLS. A full cycle traverses every thread once and the running
+// one twice (propagation, then the atomic phase), so a grown room of 20000
+// halved six times regrows to 19968 (lua_limits.yaml: overflow-after-gc).
+// Lua's automatic, incremental cycles do the same at times the engine
+// cannot know.
+func (r *scriptRun) fullGC(L *lua.LState) {
+	s := r.ctx
+	if s == nil || s.g == nil || s.g != L.G {
+		return
+	}
+	halve := func(th *lua.LState) {
+		n := s.callInfos(th)
+		used := inUse(s, th, frameDepthOf(th)) - 1
+		if n <= callInfoGrown && 4*used < n && 16 < n {
+			s.setCallInfos(th, n/2)
+		}
+	}
+	halve(s.g.MainThread)
+	for th := range s.coFrames {
+		halve(th)
+	}
+	halve(L)
 }
 
 // restoreStackLimit is restore_stack_limit, run where a pcall (pcall,

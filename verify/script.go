@@ -128,9 +128,9 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	fn := r.instantiate(L, c.proto)
 	rep, err := r.call(fn)
 	if r.grown {
-		e.evalCallInfo = callInfoGrown
+		e.evalCallInfo = r.keptCallInfos()
 	}
-	if err != nil || (r.grown && r.callInfo < callInfoGrown) {
+	if err != nil || (r.grown && r.callInfo < e.evalCallInfo) {
 		// A stopped run, or the first stack overflow where gopher-lua's
 		// own frame limit stands for Lua's: Lua's state then keeps room
 		// for LUAI_MAXCALLS call infos, so the next run gets a state
