@@ -24,12 +24,12 @@ import (
 // Redis 7.0.15, 8.0.2, Valkey 8.1.1 and 9.1.2 run f() + 1 recursion 16381
 // levels deep inside pcall on a fresh state, 19997 after one overflow, in
 // the same script or a later one (lua_errors.yaml:
-// stack-overflow-depth-*, lua_levels.yaml: overflow-*): SCRIPT FLUSH
+// stack-overflow-depth-*, lua_limits.yaml: overflow-*): SCRIPT FLUSH
 // makes a new EVAL state; the Functions state lives on (Redis 8.0 and
 // Valkey 9.1 make a new one at FUNCTION FLUSH, which the engine does not
-// implement). Lua's collector halves an idle thread's call infos
-// (checkstacksizes), which only ever brings the room back to 20000 before
-// six full cycles: the engine does not model it. Calls that cross into C
+// implement). Lua's collector halves a little-used thread's call infos
+// (checkstacksizes, fullGC): the engine does so for collectgarbage(), not
+// for the cycles Lua runs on its own. Calls that cross into C
 // (lua_pcall: pcall, xpcall) count separately: the 200th nested one
 // (LUAI_MAXCCALLS) fails with "C stack overflow".
 //
