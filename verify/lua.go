@@ -443,16 +443,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		}
 		handler := L.Get(2)
 		if !callable(L, fn) {
-			msg := lua.LValue(lua.LString("attempt to call a " + luaTypeName(fn) + " value"))
-			if callable(L, handler) {
-				L.Push(handler)
-				L.Push(msg)
-				L.Call(1, 1)
-				msg = L.Get(-1)
-				L.Pop(1)
-			}
+			msg := lua.LString("attempt to call a " + luaTypeName(fn) + " value")
 			L.Push(lua.LFalse)
-			L.Push(msg)
+			L.Push(r.xpcallHandler(L, handler, msg))
 			return 2
 		}
 		if !r.enterC(L) {
