@@ -52,6 +52,9 @@ var errCStackOverflow = errors.New("C stack overflow")
 // call (see above); a coroutine's first frame counts as two, as measured
 // on the servers (ccall-coroutine-index).
 func cCall(f *gopherFrame, coroutine bool) int {
+	if f.Fn != nil && f.Fn.IsG && f.Fn.Env == handlerEnv {
+		return 0
+	}
 	p := f.Parent
 	switch {
 	case p == nil:

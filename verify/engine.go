@@ -157,13 +157,13 @@ func (e *Engine) init(opts Options) {
 func (e *Engine) Reset() {
 	evalRun, fs := e.evalRun, e.funcs
 	e.init(e.opts)
-	if evalRun != nil && !evalRun.broken && !evalRun.grown {
+	if evalRun != nil && !evalRun.broken && (!evalRun.grown || evalRun.freshCallInfos()) {
 		evalRun.reset()
 		e.evalRun = evalRun
 	}
 	switch {
 	case fs.run == nil:
-	case fs.run.broken:
+	case fs.run.broken, fs.run.grown && !fs.run.freshCallInfos():
 		fs.run.L.Close()
 	default:
 		fs.run.reset()

@@ -526,8 +526,10 @@ func (e *Engine) doScriptCmd(args []string) (Reply, error) {
 		return ArrayReply(out...), nil
 	case "flush":
 		// The compile cache is process-wide and holds no script state:
-		// only the SHAs EVALSHA finds are forgotten.
+		// only the SHAs EVALSHA finds are forgotten, and the EVAL Lua
+		// state's call infos are a new state's (Redis builds one).
 		clear(e.sources)
+		e.flushEvalState()
 		return okReply, nil
 	default:
 		return Reply{}, notImplemented("SCRIPT %s", strings.ToUpper(sub))

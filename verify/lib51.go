@@ -254,6 +254,9 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		ex := optInt(L, 2, 0)
 		switch opt {
 		case "stop", "restart", "collect":
+			if opt == "collect" {
+				r.fullGC(L)
+			}
 			L.Push(lua.LNumber(0))
 		case "count":
 			L.Push(lua.LNumber(0)) // as gcinfo: the Go heap is not Lua's
@@ -289,6 +292,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 			// Its position is final: the rewording must not strip it
 			// as it strips a Go function's own (see reword).
 			r.raised = string(v.(lua.LString))
+			r.reraised(r.raised)
 		}
 		L.Error(v, 0)
 		return 0

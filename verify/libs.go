@@ -139,8 +139,14 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		if c := L.Context(); c != nil && th.Context() != c {
 			th.SetContext(c)
 		}
+		if n, ok := r.resumeTailYield(L, th); ok {
+			return n
+		}
 		top := L.GetTop()
 		n := resume(L)
+		if n > 0 && L.Get(-n) == lua.LTrue {
+			r.noteTailYield(th)
+		}
 		// An error inside the coroutine: its stack is gone, so word it
 		// from the failing line's operations alone.
 		if n == 2 && L.Get(top+1) == lua.LFalse {

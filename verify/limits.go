@@ -54,10 +54,12 @@ type stepContext struct {
 	err    error
 	after  map[*func()]struct{}
 
-	// The call depth check (overflow.go): the Lua state, the frames its
-	// main thread may hold, and the last overflow.
+	// The call depth check (overflow.go): the Lua state, the call infos
+	// its main thread has room for (luaD_growCI's size_ci), its
+	// coroutines' (callInfoFresh when not listed), and the last overflow.
 	g          *lua.Global
 	mainFrames int
+	coFrames   map[*lua.LState]int
 	overflow   overflowInfo
 	pendingErr error // the overflow Err reports once, to the VM
 
@@ -107,18 +109,22 @@ func (s *stepContext) Done() <-chan struct{} {
 				s.onThread(th)
 			}
 		}
-		limit := s.mainFrames
-		if th != s.g.MainThread {
-			limit = callInfoFresh - 1 // a coroutine's call infos, less its base
-		}
 		depth := frameDepthOf(th)
-		if depth > limit && s.err == nil {
-			s.stackOverflow(th)
+		if depth > s.frameLimit(th) && s.err == nil && s.callInfoOverflow(th) {
 			return closedChan
 		}
-		if currentFrameOK && s.err == nil && s.cCallsAt(th, depth) >= maxCCalls && (s.errHandling == 0 || s.cDepth[depth] >= errErrDepth) {
-			s.cStackOverflow(th)
-			return closedChan
+		if currentFrameOK && s.err == nil {
+			// luaD_call: "C stack overflow" at LUAI_MAXCCALLS, past it
+			// only while an xpcall handler runs, and LUA_ERRERR there
+			// from LUAI_MAXCCALLS + LUAI_MAXCCALLS>>3.
+			switch c := s.cCallsAt(th, depth); {
+			case c >= errErrDepth && s.errHandling > 0:
+				s.errorInErrorHandling(th)
+				return closedChan
+			case c == maxCCalls || c > maxCCalls && s.errHandling == 0:
+				s.cStackOverflow(th)
+				return closedChan
+			}
 		}
 	}
 	return s.done

@@ -76,6 +76,7 @@ type scriptRun struct {
 	libIters    map[*lua.LTable][]lua.LValue // the library tables' orders being walked (libtables.go)
 	layouts     map[*lua.LTable]*layoutCache // models kept for tables with recorded stores (tableorder.go)
 	lenHelp     *lua.LFunction               // the # helper (tableorder.go)
+	tailYield   map[*lua.LState]bool         // coroutines a tail-call yield left without a frame (coyield.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }
@@ -110,7 +111,7 @@ func (r *scriptRun) newState() {
 	// own limit stands for Lua's, and its panic carries the traceback.
 	frames := r.callInfo
 	if frameDepthOK() {
-		frames = callInfoGrown + 64
+		frames = callInfoMax + 64
 	}
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
@@ -118,6 +119,7 @@ func (r *scriptRun) newState() {
 		IncludeGoStackTrace: !frameDepthOK(),
 
 		RegistrySize:        registrySize,
+		RegistryGrowStep:    registryGrowStep,
 		RegistryMaxSize:     registryMaxSize,
 		MinimizeStackMemory: true,
 	})
@@ -410,6 +412,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		base := L.GetTop() - top
 		err := L.PCall(top-1, lua.MultRet, L.NewFunction(r.rewordHandler))
 		if err != nil {
+			r.restoreStackLimit(L)
 			if msg, _, _, ok := callStackOverflow(err); ok {
 				r.overflowed(L)
 				L.Push(lua.LFalse)
@@ -440,16 +443,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		}
 		handler := L.Get(2)
 		if !callable(L, fn) {
-			msg := lua.LValue(lua.LString("attempt to call a " + luaTypeName(fn) + " value"))
-			if callable(L, handler) {
-				L.Push(handler)
-				L.Push(msg)
-				L.Call(1, 1)
-				msg = L.Get(-1)
-				L.Pop(1)
-			}
+			msg := lua.LString("attempt to call a " + luaTypeName(fn) + " value")
 			L.Push(lua.LFalse)
-			L.Push(msg)
+			L.Push(r.xpcallHandler(L, handler, msg))
 			return 2
 		}
 		if !r.enterC(L) {
@@ -460,11 +456,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		defer r.leaveC(L)
 		top := L.GetTop()
 		L.Push(fn)
-		err := L.PCall(0, lua.MultRet, L.NewFunction(func(L *lua.LState) int {
-			L.Push(r.xpcallHandler(L, handler, L.Get(1)))
-			return 1
-		}))
+		err := L.PCall(0, lua.MultRet, r.xpcallFrame(L, handler))
 		if err != nil {
+			r.restoreStackLimit(L)
 			if msg, _, _, ok := callStackOverflow(err); ok {
 				r.overflowed(L)
 				L.Push(lua.LFalse)

@@ -127,13 +127,14 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	G.RawSetString("ARGV", stringArray(L, args))
 	fn := r.instantiate(L, c.proto)
 	rep, err := r.call(fn)
-	if err != nil || (r.grown && r.callInfo < callInfoGrown) {
-		// A stopped run, or the first stack overflow: Lua's state then
-		// keeps room for LUAI_MAXCALLS call infos, so the next run gets
-		// a state built with that room.
-		if r.grown {
-			e.evalCallInfo = callInfoGrown
-		}
+	if r.grown {
+		e.evalCallInfo = r.keptCallInfos()
+	}
+	if err != nil || (r.grown && r.callInfo < e.evalCallInfo) {
+		// A stopped run, or the first stack overflow where gopher-lua's
+		// own frame limit stands for Lua's: Lua's state then keeps room
+		// for LUAI_MAXCALLS call infos, so the next run gets a state
+		// built with that room.
 		r.L.Close()
 		e.evalRun = nil
 	}
@@ -187,8 +188,8 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 		L.Push(a)
 	}
 	perr := L.PCall(len(args)+1, 1, L.NewFunction(r.errorHandler))
-	if r.ctx.overflow.main {
-		r.grown = true
+	if frameDepthOK() {
+		r.keepCallInfos(L, perr)
 	}
 	if msg, chunk, line, ok := callStackOverflow(perr); ok && r.runErr == nil {
 		// The handler had no frame left to run in: build its table.
