@@ -124,7 +124,7 @@ func (e *Engine) init(opts Options) {
 	*e = Engine{opts: opts, now: opts.Now, timeout: opts.Timeout}
 	t, err := lookupTarget(opts.Target)
 	if err != nil {
-		t, e.tErr = targets[DefaultTarget], &RunError{Code: CodeUnknownTarget, Msg: err.Error()}
+		t, e.tErr = targets()[DefaultTarget], &RunError{Code: CodeUnknownTarget, Msg: err.Error()}
 	}
 	e.t = t
 	if e.now == 0 {
