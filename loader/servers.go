@@ -74,7 +74,7 @@ func CVENotices(fs []ServerFinding, accepted map[string]string) []CVENotice {
 		}
 	}
 	var out []CVENotice
-	for _, c := range target.CVEs {
+	for _, c := range target.CVEs() {
 		if n := byID[c.ID]; n != nil {
 			out = append(out, *n)
 		}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The mutation operators, each a stable code in reports.
@@ -66,7 +67,9 @@ func oneLine(s string) string {
 // from being run (an equivalent mutant: it cannot change behaviour).
 const IgnoreCode = "mutant-survived"
 
-var ignoreRe = regexp.MustCompile(`--(?:\[=*\[)?\s*scriptctl:ignore[ \t]+` + IgnoreCode + `\b[ \t]*(.*?)\s*(?:\]=*\])?\s*$`)
+var ignoreRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`--(?:\[=*\[)?\s*scriptctl:ignore[ \t]+` + IgnoreCode + `\b[ \t]*(.*?)\s*(?:\]=*\])?\s*$`)
+})
 
 // ignores maps a line to the reason of its scriptctl:ignore
 // mutant-survived comment; the comment covers its own line and the next.
@@ -76,7 +79,7 @@ func ignores(src string) map[int]string {
 		if !strings.Contains(l, "scriptctl:ignore") {
 			continue
 		}
-		if m := ignoreRe.FindStringSubmatch(l); m != nil {
+		if m := ignoreRe().FindStringSubmatch(l); m != nil {
 			reason := m[1]
 			if reason == "" {
 				reason = "(no reason given)"

@@ -27,7 +27,7 @@ import (
 // currentFrameOff is the offset of LState.currentFrame; ok when the field
 // is a pointer to the frame type framepc.go mirrors.
 var currentFrameOff, currentFrameOK = func() (uintptr, bool) {
-	if !frameMirrorOK {
+	if !frameMirrorOK() {
 		return 0, false
 	}
 	f, ok := reflect.TypeFor[lua.LState]().FieldByName("currentFrame")

@@ -19,7 +19,9 @@ func toLua(L *lua.LState, r Reply) lua.LValue {
 	case Bulk:
 		return lua.LString(r.Str)
 	case Status:
-		t := L.NewTable()
+		// One field: NewTable's room for 32 would cost every status
+		// reply a map the script never fills.
+		t := L.CreateTable(0, 1)
 		t.RawSetString("ok", lua.LString(r.Str))
 		return t
 	case Error:
@@ -50,7 +52,7 @@ func errTableC(L *lua.LState, raw string) *lua.LTable {
 			code, msg = rest[:i], rest[i+1:]
 		}
 	}
-	t := L.NewTable()
+	t := L.CreateTable(0, 1)
 	t.RawSetString("err", lua.LString(code+" "+strings.Trim(msg, "\r\n")))
 	return t
 }

@@ -167,7 +167,7 @@ type BranchHits struct{ Next, Skip uint32 }
 // ScriptLines is the coverage of one script as EVAL runs it: every line
 // with code, in line order.
 func (c *LineCoverage) ScriptLines(body []byte) []LineHits {
-	_, n, _ := parseShebang(body, targets[DefaultTarget])
+	_, n, _ := parseShebang(body, targets()[DefaultTarget])
 	return c.lines(compileCached(body[n:], "@user_script"), func(line int) (int, bool) { return line, true })
 }
 

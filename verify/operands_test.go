@@ -11,7 +11,7 @@ import (
 // TestFrameMirror fails when gopher-lua's Debug or callFrame no longer has
 // the layout framePC reads: upgrade the mirrors with the library.
 func TestFrameMirror(t *testing.T) {
-	if !frameMirrorOK {
+	if !frameMirrorOK() {
 		t.Fatal("gopherDebug/gopherFrame do not mirror gopher-lua's Debug and callFrame: operand names are off")
 	}
 	L := lua.NewState()

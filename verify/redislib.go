@@ -52,7 +52,7 @@ func (r *scriptRun) redisTable() *lua.LTable {
 			L.Push(errTable(L, "ERR wrong number or type of arguments"))
 			return 1
 		}
-		out := L.NewTable()
+		out := L.CreateTable(0, 1)
 		out.RawSetString("ok", s)
 		L.Push(out)
 		return 1

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
 	"github.com/scriptctl/scriptctl/verify/keyspace"
@@ -237,17 +238,20 @@ func withTexts(base, more map[string]string) map[string]string {
 	return out
 }
 
-// targets holds every target the engine can imitate, by name.
-var targets = map[string]*serverFacts{
-	"redis-7.0":  redisFacts("redis-7.0", "7.0.15", 0x07000f, era70),
-	"redis-7.2":  redisFacts("redis-7.2", "7.2.6", 0x070206, era72),
-	"redis-7.4":  redisFacts("redis-7.4", "7.4.1", 0x070401, era74),
-	"redis-8.0":  redisFacts("redis-8.0", "8.0.2", 0x080002, era80),
-	"valkey-7.2": valkeyFacts("valkey-7.2", "7.2.7", 0x070207, false),
-	"valkey-8.0": valkeyFacts("valkey-8.0", "8.0.1", 0x080001, true),
-	"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", "8.1.1", 0x080101, true)),
-	"valkey-9.1": valkey91(valkey81(valkeyFacts("valkey-9.1", "9.1.2", 0x090102, true))),
-}
+// targets holds every target the engine can imitate, by name; built on
+// first use (a command that runs no script never builds the tables).
+var targets = sync.OnceValue(func() map[string]*serverFacts {
+	return map[string]*serverFacts{
+		"redis-7.0":  redisFacts("redis-7.0", "7.0.15", 0x07000f, era70),
+		"redis-7.2":  redisFacts("redis-7.2", "7.2.6", 0x070206, era72),
+		"redis-7.4":  redisFacts("redis-7.4", "7.4.1", 0x070401, era74),
+		"redis-8.0":  redisFacts("redis-8.0", "8.0.2", 0x080002, era80),
+		"valkey-7.2": valkeyFacts("valkey-7.2", "7.2.7", 0x070207, false),
+		"valkey-8.0": valkeyFacts("valkey-8.0", "8.0.1", 0x080001, true),
+		"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", "8.1.1", 0x080101, true)),
+		"valkey-9.1": valkey91(valkey81(valkeyFacts("valkey-9.1", "9.1.2", 0x090102, true))),
+	}
+})
 
 // valkey81 adds Valkey 8.1's scripting engine manager (its data commands'
 // changes, SET ... IFEQ among them, are keyspace's valkey81).
@@ -283,8 +287,8 @@ const DefaultTarget = keyspace.DefaultTarget
 
 // Targets returns the names of the targets the engine can imitate, sorted.
 func Targets() []string {
-	out := make([]string, 0, len(targets))
-	for n := range targets {
+	out := make([]string, 0, len(targets()))
+	for n := range targets() {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -296,7 +300,7 @@ func lookupTarget(name string) (*serverFacts, error) {
 	if name == "" {
 		name = DefaultTarget
 	}
-	f, ok := targets[name]
+	f, ok := targets()[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown target %q: the engine imitates %s", name, strings.Join(Targets(), ", "))
 	}

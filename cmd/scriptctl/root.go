@@ -52,7 +52,7 @@ func Main() int {
 }
 
 func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
-	root := newRootCmd(ios)
+	root := newRoot(ios, !builtinOnly(args))
 	if len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {
 		// Only a shell asking for completions needs them attached.
 		addDynamicCompletion(root)
@@ -90,7 +90,19 @@ func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 	return code
 }
 
-func newRootCmd(ios *iostreams.IOStreams) *cobra.Command {
+// builtinOnly says whether args run one of the commands this file defines
+// (version, exit-codes): those need none of the other commands, whose
+// constructors and flag sets would be built only to be discarded (most of
+// the cost of `scriptctl version` after the process start).
+func builtinOnly(args []string) bool {
+	return len(args) > 0 && (args[0] == "version" || args[0] == "exit-codes")
+}
+
+func newRootCmd(ios *iostreams.IOStreams) *cobra.Command { return newRoot(ios, true) }
+
+// newRoot is the root command; with all false it holds only the commands
+// this file defines (see builtinOnly).
+func newRoot(ios *iostreams.IOStreams, all bool) *cobra.Command {
 	g := &globalOptions{IO: ios}
 	root := &cobra.Command{
 		Use:   "scriptctl",
@@ -155,6 +167,10 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 		withoutManifest(newCmdVersion(g)),
 		withoutManifest(newCmdExitCodes()),
 	)
+	if !all {
+		addJQFlags(root, &g.JQ)
+		return root
+	}
 	for _, add := range commands {
 		root.AddCommand(add(g))
 	}

@@ -122,22 +122,42 @@ func cliPath(b *testing.B) string {
 }
 
 // BenchmarkSpeedVersion: `scriptctl version` against `redis-cli --version`,
-// process start to exit (goal: ratio at most 1.0). The floor is what the
-// Go runtime costs: a minimal Go program that prints a line, measured in
-// the same run (hello-ms).
+// process start to exit (goal: ratio at most 1.0). Two floors run in the
+// same loop: a minimal Go program that prints a line (hello-go-*), the cost
+// of any Go process start, and internal/perf/depsinit (deps-floor-*), a
+// minimal Go program linking scriptctl's third-party packages, so running
+// their package initialisation: scriptctl cannot start faster than that
+// (deps-floor-cpu-ratio is its CPU time over redis-cli's).
 func BenchmarkSpeedVersion(b *testing.B) {
 	bin := benchBinary(b)
 	cli := cliPath(b)
 	hello := minimalGo(b)
-	var h []procTime
+	deps := filepath.Join(b.TempDir(), "depsinit")
+	if out, err := exec.Command("go", "build", "-o", deps, "github.com/scriptctl/scriptctl/internal/perf/depsinit").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	var h, d, c []procTime
 	pairedProcs(b,
 		func() procTime {
 			h = append(h, runTimed(b, "", nil, "hello", hello))
+			d = append(d, runTimed(b, "", nil, "depsinit", deps))
 			return runTimed(b, "", nil, "scriptctl", bin, "version")
 		},
-		func() procTime { return runTimed(b, "", nil, "redis-cli", cli, "--version") },
+		func() procTime {
+			t := runTimed(b, "", nil, "redis-cli", cli, "--version")
+			c = append(c, t)
+			return t
+		},
 		"scriptctl", "redis-cli")
-	b.ReportMetric(median(h, func(p procTime) float64 { return float64(p.wall) / 1e6 }), "hello-go-ms")
+	wall := func(p procTime) float64 { return float64(p.wall) / 1e6 }
+	cpu := func(p procTime) float64 { return float64(p.cpu) / 1e6 }
+	b.ReportMetric(median(h, wall), "hello-go-ms")
+	b.ReportMetric(median(h, cpu), "hello-go-cpu-ms")
+	b.ReportMetric(median(d, wall), "deps-floor-ms")
+	b.ReportMetric(median(d, cpu), "deps-floor-cpu-ms")
+	if cc := median(c, cpu); cc > 0 {
+		b.ReportMetric(median(d, cpu)/cc, "deps-floor-cpu-ratio")
+	}
 }
 
 // minimalGo builds a Go program that prints one line: the cost of a Go

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +10,9 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/testtier"
 )
 
@@ -70,4 +75,48 @@ func TestBuildVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBuiltinAlone: version and exit-codes run on a root that holds only
+// them (builtinOnly) and print exactly what they print with every command
+// built: output, help, JSON, --jq and their usage errors.
+func TestBuiltinAlone(t *testing.T) {
+	for _, args := range [][]string{
+		{"version"}, {"version", "--format", "json"}, {"version", "--jq", ".go"}, {"version", "--help"},
+		{"version", "extra"}, {"version", "--format", "yaml"}, {"version", "-m", "x.yaml"}, {"version", "--nope"},
+		{"exit-codes"}, {"exit-codes", "--help"},
+	} {
+		if !builtinOnly(args) {
+			t.Fatalf("%v: not built alone", args)
+		}
+		alone := runRoot(t, newRoot, false, args)
+		full := runRoot(t, newRoot, true, args)
+		if alone != full {
+			t.Errorf("%v alone:\n%s\nwith every command:\n%s", args, alone, full)
+		}
+	}
+	for _, args := range [][]string{{}, {"--version"}, {"-m", "x.yaml", "version"}, {"help", "version"}, {"check"}} {
+		if builtinOnly(args) {
+			t.Errorf("%v: built alone, wants the whole tree", args)
+		}
+	}
+}
+
+// runRoot runs args on newRoot(ios, all) as run does and returns the exit
+// code and both outputs as one text.
+func runRoot(t *testing.T, newRoot func(*iostreams.IOStreams, bool) *cobra.Command, all bool, args []string) string {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	root := newRoot(ios, all)
+	root.SetArgs(args)
+	_, err := root.ExecuteContextC(context.Background())
+	if jerr := finishJQ(ios); jerr != nil && err == nil {
+		err = jerr
+	}
+	code := 0
+	if err != nil {
+		code = exitCode(err)
+		errOut.WriteString("Error: " + err.Error())
+	}
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 }

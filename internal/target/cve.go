@@ -3,6 +3,7 @@ package target
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // CVE is one published vulnerability of the servers' embedded Lua and, per
@@ -72,70 +73,73 @@ func adv2025(ghsa string) map[string][]string {
 // notes2025 say where the 2025 rows are less sure.
 var notes2025 = map[string]string{Valkey: "Valkey 8.0.6 and 7.2.11 are from Valkey's release notes of 3 October 2025 as this table's authors read them, not from an advisory"}
 
-// CVEs is the table of Lua CVEs scriptctl warns about, newest first.
-var CVEs = []CVE{
-	// February 2026: a CR or LF in a Lua error reply splits the RESP reply
-	// (lint's reply-injection rule names it). Redis: the release notes of
-	// 7.4.8, 8.0.6, 8.2.5 and 8.4.2 describe the fix; Valkey: 9.0.2,
-	// 8.1.6, 8.0.7 and 7.2.12 (the advisory's fixed versions); Valkey 9.1
-	// came out with it.
-	{ID: "CVE-2025-67733", Summary: "a Lua error reply with CR or LF injects data into the client's reply stream",
-		Advisories: map[string][]string{
-			Redis:  {"https://github.com/redis/redis/releases/tag/8.0.6", "https://github.com/redis/redis/releases/tag/7.4.8"},
-			Valkey: {"https://github.com/valkey-io/valkey/releases/tag/9.0.2", "https://osv.dev/vulnerability/BIT-valkey-2025-67733"},
-		},
-		Lines: map[string]map[string]string{
-			Redis:  {"6.0": LineAffected, "7.0": LineAffected, "7.4": "7.4.8", "8.0": "8.0.6", "8.2": "8.2.5", "8.4": "8.4.2"},
-			Valkey: {"7.2": "7.2.12", "8.0": "8.0.7", "8.1": "8.1.6", "9.0": "9.0.2", "9.1": LineUnaffected},
-		},
-		Notes: map[string]string{Redis: "Redis's February 2026 release notes describe the fix (CR LF injected into an error reply) without naming the CVE; Debian's security changelogs name it for the same fix (Debian 12's 7.0.15 and 13's 8.0.2 builds carry it). No 6.2 or 7.2 release is recorded with it: those lines are unknown"}},
-	{ID: "CVE-2025-49844", Summary: "use-after-free in the Lua parser, remote code execution by a script",
-		Advisories: adv2025("GHSA-4789-qfc9-5f9q"), Lines: lua2025, Notes: notes2025},
-	{ID: "CVE-2025-46817", Summary: "integer overflow in Lua unpack, remote code execution by a script",
-		Advisories: adv2025("GHSA-m8fj-85cg-7vhp"), Lines: lua2025, Notes: notes2025},
-	{ID: "CVE-2025-46818", Summary: "a script can run code in another user's context through basic types' metatables",
-		Advisories: adv2025("GHSA-qrv7-wcrx-q5jp"), Lines: lua2025, Notes: notes2025},
-	{ID: "CVE-2025-46819", Summary: "out-of-bounds read in the Lua lexer",
-		Advisories: adv2025("GHSA-4c68-q8q8-3g4f"), Lines: lua2025, Notes: notes2025},
-	// January 2025: Redis 7.4.2, 7.2.7, 6.2.17; Valkey 8.0.2 and 7.2.8
-	// (valkey#1536 notes the fix in both released lines).
-	{ID: "CVE-2024-46981", Summary: "use-after-free through the Lua garbage collector, remote code execution by a script",
-		Advisories: map[string][]string{Redis: {"https://github.com/redis/redis/releases/tag/7.4.2"}, Valkey: {"https://github.com/valkey-io/valkey/releases/tag/8.0.2"}},
-		Lines: map[string]map[string]string{
-			Redis:  {"6.0": LineAffected, "6.2": "6.2.17", "7.0": LineAffected, "7.2": "7.2.7", "7.4": "7.4.2", "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
-			Valkey: {"7.2": "7.2.8", "8.0": "8.0.2", "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
-		},
-		Notes: map[string]string{Valkey: "the Valkey rows (8.0.2, 7.2.8) are from Valkey's January 2025 releases as this table's authors read them, not from an advisory"}},
-	// October 2024: Redis 7.4.1, 7.2.6, 6.2.16 (release notes, redis#13583,
-	// #13582, #13584); Valkey applied the same fixes for 8.0.1 and 7.2.7
-	// (valkey#1113, #1114).
-	{ID: "CVE-2024-31449", Summary: "stack overflow in the Lua bit library, remote code execution by a script",
-		Advisories: map[string][]string{Redis: {"GHSA-whxg-wx83-85p5"}, Valkey: {"https://github.com/valkey-io/valkey/pull/1113", "https://github.com/valkey-io/valkey/pull/1114"}},
-		Lines: map[string]map[string]string{
-			Redis:  {"6.0": LineAffected, "6.2": "6.2.16", "7.0": LineAffected, "7.2": "7.2.6", "7.4": "7.4.1", "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
-			Valkey: {"7.2": "7.2.7", "8.0": "8.0.1", "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
-		},
-		Notes: map[string]string{Valkey: "the Valkey rows (8.0.1, 7.2.7) are from Valkey's security-fix pull requests of 2 October 2024, not from an advisory"}},
-	// July 2023: Redis 7.0.12, 6.2.13, 6.0.20. Valkey forked from Redis
-	// 7.2.4, after the fix.
-	{ID: "CVE-2022-24834", Summary: "heap overflow in the Lua cjson and cmsgpack libraries, remote code execution by a script",
-		Advisories: map[string][]string{Redis: {"GHSA-p8x2-9v9q-c838"}},
-		Lines: map[string]map[string]string{
-			Redis:  {"6.0": "6.0.20", "6.2": "6.2.13", "7.0": "7.0.12", "7.2": LineUnaffected, "7.4": LineUnaffected, "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
-			Valkey: {"7.2": LineUnaffected, "8.0": LineUnaffected, "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
-		}},
-	// October 2021: Redis 6.2.6, 6.0.16; the 7.x lines came out after it.
-	{ID: "CVE-2021-32626", Summary: "heap overflow through a Lua stack overflow, remote code execution by a script",
-		Advisories: map[string][]string{Redis: {"GHSA-p486-xggp-782c"}},
-		Lines: map[string]map[string]string{
-			Redis:  {"6.0": "6.0.16", "6.2": "6.2.6", "7.0": LineUnaffected, "7.2": LineUnaffected, "7.4": LineUnaffected, "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
-			Valkey: {"7.2": LineUnaffected, "8.0": LineUnaffected, "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
-		}},
-}
+// CVEs is the table of Lua CVEs scriptctl warns about, newest first; built
+// on first use (a command that meets no server never needs it).
+var CVEs = sync.OnceValue(func() []CVE {
+	return []CVE{
+		// February 2026: a CR or LF in a Lua error reply splits the RESP reply
+		// (lint's reply-injection rule names it). Redis: the release notes of
+		// 7.4.8, 8.0.6, 8.2.5 and 8.4.2 describe the fix; Valkey: 9.0.2,
+		// 8.1.6, 8.0.7 and 7.2.12 (the advisory's fixed versions); Valkey 9.1
+		// came out with it.
+		{ID: "CVE-2025-67733", Summary: "a Lua error reply with CR or LF injects data into the client's reply stream",
+			Advisories: map[string][]string{
+				Redis:  {"https://github.com/redis/redis/releases/tag/8.0.6", "https://github.com/redis/redis/releases/tag/7.4.8"},
+				Valkey: {"https://github.com/valkey-io/valkey/releases/tag/9.0.2", "https://osv.dev/vulnerability/BIT-valkey-2025-67733"},
+			},
+			Lines: map[string]map[string]string{
+				Redis:  {"6.0": LineAffected, "7.0": LineAffected, "7.4": "7.4.8", "8.0": "8.0.6", "8.2": "8.2.5", "8.4": "8.4.2"},
+				Valkey: {"7.2": "7.2.12", "8.0": "8.0.7", "8.1": "8.1.6", "9.0": "9.0.2", "9.1": LineUnaffected},
+			},
+			Notes: map[string]string{Redis: "Redis's February 2026 release notes describe the fix (CR LF injected into an error reply) without naming the CVE; Debian's security changelogs name it for the same fix (Debian 12's 7.0.15 and 13's 8.0.2 builds carry it). No 6.2 or 7.2 release is recorded with it: those lines are unknown"}},
+		{ID: "CVE-2025-49844", Summary: "use-after-free in the Lua parser, remote code execution by a script",
+			Advisories: adv2025("GHSA-4789-qfc9-5f9q"), Lines: lua2025, Notes: notes2025},
+		{ID: "CVE-2025-46817", Summary: "integer overflow in Lua unpack, remote code execution by a script",
+			Advisories: adv2025("GHSA-m8fj-85cg-7vhp"), Lines: lua2025, Notes: notes2025},
+		{ID: "CVE-2025-46818", Summary: "a script can run code in another user's context through basic types' metatables",
+			Advisories: adv2025("GHSA-qrv7-wcrx-q5jp"), Lines: lua2025, Notes: notes2025},
+		{ID: "CVE-2025-46819", Summary: "out-of-bounds read in the Lua lexer",
+			Advisories: adv2025("GHSA-4c68-q8q8-3g4f"), Lines: lua2025, Notes: notes2025},
+		// January 2025: Redis 7.4.2, 7.2.7, 6.2.17; Valkey 8.0.2 and 7.2.8
+		// (valkey#1536 notes the fix in both released lines).
+		{ID: "CVE-2024-46981", Summary: "use-after-free through the Lua garbage collector, remote code execution by a script",
+			Advisories: map[string][]string{Redis: {"https://github.com/redis/redis/releases/tag/7.4.2"}, Valkey: {"https://github.com/valkey-io/valkey/releases/tag/8.0.2"}},
+			Lines: map[string]map[string]string{
+				Redis:  {"6.0": LineAffected, "6.2": "6.2.17", "7.0": LineAffected, "7.2": "7.2.7", "7.4": "7.4.2", "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
+				Valkey: {"7.2": "7.2.8", "8.0": "8.0.2", "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
+			},
+			Notes: map[string]string{Valkey: "the Valkey rows (8.0.2, 7.2.8) are from Valkey's January 2025 releases as this table's authors read them, not from an advisory"}},
+		// October 2024: Redis 7.4.1, 7.2.6, 6.2.16 (release notes, redis#13583,
+		// #13582, #13584); Valkey applied the same fixes for 8.0.1 and 7.2.7
+		// (valkey#1113, #1114).
+		{ID: "CVE-2024-31449", Summary: "stack overflow in the Lua bit library, remote code execution by a script",
+			Advisories: map[string][]string{Redis: {"GHSA-whxg-wx83-85p5"}, Valkey: {"https://github.com/valkey-io/valkey/pull/1113", "https://github.com/valkey-io/valkey/pull/1114"}},
+			Lines: map[string]map[string]string{
+				Redis:  {"6.0": LineAffected, "6.2": "6.2.16", "7.0": LineAffected, "7.2": "7.2.6", "7.4": "7.4.1", "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
+				Valkey: {"7.2": "7.2.7", "8.0": "8.0.1", "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
+			},
+			Notes: map[string]string{Valkey: "the Valkey rows (8.0.1, 7.2.7) are from Valkey's security-fix pull requests of 2 October 2024, not from an advisory"}},
+		// July 2023: Redis 7.0.12, 6.2.13, 6.0.20. Valkey forked from Redis
+		// 7.2.4, after the fix.
+		{ID: "CVE-2022-24834", Summary: "heap overflow in the Lua cjson and cmsgpack libraries, remote code execution by a script",
+			Advisories: map[string][]string{Redis: {"GHSA-p8x2-9v9q-c838"}},
+			Lines: map[string]map[string]string{
+				Redis:  {"6.0": "6.0.20", "6.2": "6.2.13", "7.0": "7.0.12", "7.2": LineUnaffected, "7.4": LineUnaffected, "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
+				Valkey: {"7.2": LineUnaffected, "8.0": LineUnaffected, "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
+			}},
+		// October 2021: Redis 6.2.6, 6.0.16; the 7.x lines came out after it.
+		{ID: "CVE-2021-32626", Summary: "heap overflow through a Lua stack overflow, remote code execution by a script",
+			Advisories: map[string][]string{Redis: {"GHSA-p486-xggp-782c"}},
+			Lines: map[string]map[string]string{
+				Redis:  {"6.0": "6.0.16", "6.2": "6.2.6", "7.0": LineUnaffected, "7.2": LineUnaffected, "7.4": LineUnaffected, "8.0": LineUnaffected, "8.2": LineUnaffected, "8.4": LineUnaffected},
+				Valkey: {"7.2": LineUnaffected, "8.0": LineUnaffected, "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
+			}},
+	}
+})
 
 // LookupCVE returns the table's entry for id ("CVE-2025-49844").
 func LookupCVE(id string) (CVE, bool) {
-	for _, c := range CVEs {
+	for _, c := range CVEs() {
 		if c.ID == id {
 			return c, true
 		}
@@ -145,8 +149,8 @@ func LookupCVE(id string) (CVE, bool) {
 
 // CVEIDs returns the table's ids, in its order.
 func CVEIDs() []string {
-	out := make([]string, len(CVEs))
-	for i, c := range CVEs {
+	out := make([]string, len(CVEs()))
+	for i, c := range CVEs() {
 		out[i] = c.ID
 	}
 	return out
@@ -224,7 +228,7 @@ func UnknownCVEs(family, version string) []CVE {
 
 func judged(family, version string, v Verdict) []CVE {
 	var out []CVE
-	for _, c := range CVEs {
+	for _, c := range CVEs() {
 		if c.Judge(family, version) == v {
 			out = append(out, c)
 		}

@@ -3,6 +3,7 @@ package crmath
 import (
 	"math"
 	"math/big"
+	"sync"
 )
 
 // bigPrec is the precision of the math/big fallback: far more than any
@@ -13,11 +14,13 @@ func newBig() *big.Float { return new(big.Float).SetPrec(bigPrec) }
 
 func bigF(f float64) *big.Float { return newBig().SetFloat64(f) }
 
-var ln2Big = func() *big.Float {
+// ln2Big is ln 2 at bigPrec, computed on first use: a program that never
+// needs a correctly rounded logarithm does not pay the series at start.
+var ln2Big = sync.OnceValue(func() *big.Float {
 	// ln 2 = 2 atanh(1/3)
 	s := newBig().Quo(bigF(1), bigF(3))
 	return newBig().Mul(atanhSeries(s), bigF(2))
-}()
+})
 
 // atanhSeries is atanh(s) = s + s^3/3 + s^5/5 + ... for |s| <= 1/3.
 func atanhSeries(s *big.Float) *big.Float {
@@ -47,7 +50,7 @@ func bigLog(x float64) *big.Float {
 	num := newBig().Sub(bm, bigF(1))
 	den := newBig().Add(bm, bigF(1))
 	l := newBig().Mul(atanhSeries(newBig().Quo(num, den)), bigF(2))
-	el := newBig().Mul(ln2Big, new(big.Float).SetInt64(int64(e)))
+	el := newBig().Mul(ln2Big(), new(big.Float).SetInt64(int64(e)))
 	return l.Add(l, el)
 }
 
@@ -56,7 +59,7 @@ func bigLog(x float64) *big.Float {
 func bigExp(z *big.Float) *big.Float {
 	zf, _ := z.Float64()
 	k := math.Round(zf / math.Ln2)
-	r := newBig().Sub(z, newBig().Mul(ln2Big, bigF(k)))
+	r := newBig().Sub(z, newBig().Mul(ln2Big(), bigF(k)))
 	sum := bigF(1)
 	term := bigF(1)
 	eps := new(big.Float).SetMantExp(big.NewFloat(1), -bigPrec-8)

@@ -19,7 +19,7 @@ var (
 func initTables() {
 	tabOnce.Do(func() {
 		for j := range exp2Tab {
-			z := newBig().Mul(ln2Big, newBig().Quo(bigF(float64(j)), bigF(64)))
+			z := newBig().Mul(ln2Big(), newBig().Quo(bigF(float64(j)), bigF(64)))
 			a, b, _ := splitBig(bigExp(z))
 			exp2Tab[j] = dd{a, b}
 		}
@@ -27,8 +27,8 @@ func initTables() {
 			a, b, _ := splitBig(bigLog(0.75 + float64(j)/128))
 			logTab[j] = dd{a, b}
 		}
-		ln2by64[0], ln2by64[1], ln2by64[2] = splitBig(newBig().Quo(ln2Big, bigF(64)))
-		ln2[0], ln2[1], ln2[2] = splitBig(ln2Big)
+		ln2by64[0], ln2by64[1], ln2by64[2] = splitBig(newBig().Quo(ln2Big(), bigF(64)))
+		ln2[0], ln2[1], ln2[2] = splitBig(ln2Big())
 	})
 }
 

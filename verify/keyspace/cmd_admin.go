@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc64"
 	"strings"
+	"sync"
 
 	"github.com/scriptctl/scriptctl/slot"
 )
@@ -213,9 +214,9 @@ func cmdPubsub(e *Server, _ Script, a []string) (Reply, error) {
 }
 
 // crcJones is Redis's crc64 (Jones polynomial, reflected, no final xor).
-var crcJones = crc64.MakeTable(0x95ac9329ac4bc9b5)
+var crcJones = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(0x95ac9329ac4bc9b5) })
 
-func redisCRC64(p []byte) uint64 { return ^crc64.Update(^uint64(0), crcJones, p) }
+func redisCRC64(p []byte) uint64 { return ^crc64.Update(^uint64(0), crcJones(), p) }
 
 // cmdRestore answers RESTORE's errors up to the payload's footer (7.0
 // cluster.c restoreCommand, verifyDumpPayload); a payload whose footer is

@@ -204,7 +204,7 @@ const DefaultTarget = "redis-7.0"
 
 // TargetFacts returns the facts of the target name, nil for one the
 // engine does not imitate.
-func TargetFacts(name string) *Facts { return targets[name] }
+func TargetFacts(name string) *Facts { return targets()[name] }
 
 // The eras of Redis's data commands, by the release that changed them.
 type era int
@@ -308,14 +308,17 @@ func withHandlers(base, more map[string]handler) map[string]handler {
 	return out
 }
 
-// targets holds every target the engine can imitate, by name.
-var targets = map[string]*Facts{
-	"redis-7.0":  redisFacts("redis-7.0", era70),
-	"redis-7.2":  redisFacts("redis-7.2", era72),
-	"redis-7.4":  redisFacts("redis-7.4", era74),
-	"redis-8.0":  redisFacts("redis-8.0", era80),
-	"valkey-7.2": valkeyFacts("valkey-7.2", false),
-	"valkey-8.0": valkeyFacts("valkey-8.0", true),
-	"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", true)),
-	"valkey-9.1": valkey91(valkey81(valkeyFacts("valkey-9.1", true))),
-}
+// targets holds every target the engine can imitate, by name; built on
+// first use (a command that runs no script never builds the tables).
+var targets = sync.OnceValue(func() map[string]*Facts {
+	return map[string]*Facts{
+		"redis-7.0":  redisFacts("redis-7.0", era70),
+		"redis-7.2":  redisFacts("redis-7.2", era72),
+		"redis-7.4":  redisFacts("redis-7.4", era74),
+		"redis-8.0":  redisFacts("redis-8.0", era80),
+		"valkey-7.2": valkeyFacts("valkey-7.2", false),
+		"valkey-8.0": valkeyFacts("valkey-8.0", true),
+		"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", true)),
+		"valkey-9.1": valkey91(valkey81(valkeyFacts("valkey-9.1", true))),
+	}
+})

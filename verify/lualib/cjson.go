@@ -184,8 +184,9 @@ func encodeError(L *lua.LState, v lua.LValue, reason string) {
 
 var cjsonEscapes = func() [256]string {
 	var t [256]string
+	const hex = "0123456789abcdef"
 	for i := 0; i < 32; i++ {
-		t[i] = fmt.Sprintf("\\u%04x", i)
+		t[i] = `\u00` + hex[i>>4:i>>4+1] + hex[i&15:i&15+1] // no fmt at start
 	}
 	t['\b'] = `\b`
 	t['\t'] = `\t`

@@ -40,6 +40,8 @@ func bundledCalls(ss []*Scenario) (calls []benchCall, initial []Key) {
 //	calls-offline      only the script calls, EVAL in the offline engine
 //	calls-offline-reset  the same on one engine Reset each time, as verify
 //	                   runs scenarios (the sandbox is built once)
+//	calls-floor        the same calls on a bare gopher-lua LState with a
+//	                   stub redis.call (luaFloor): the limit of the engine
 //	calls-evalsha      the same calls as EVALSHA on redis-server (one
 //	                   connection, sequential round trips)
 //	check              what "scriptctl check" adds: load the manifest, find,
@@ -87,6 +89,22 @@ func BenchmarkVerifyBundled(b *testing.B) {
 			}
 			for _, c := range calls {
 				if _, err := e.Eval(ctx, m.Script(c.script).Source, c.keys, c.args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(len(calls)), "calls/op")
+	})
+
+	b.Run("calls-floor", func(b *testing.B) {
+		fl := floorOf(b, m, calls)
+		for b.Loop() {
+			fl.reset()
+			for _, k := range initial {
+				fl.put(k)
+			}
+			for _, c := range calls {
+				if _, err := fl.run(c.script, c.keys, c.args); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -147,7 +165,8 @@ func BenchmarkVerifyBundled(b *testing.B) {
 		}
 		defer be.close(ctx)
 		e := verify.New(verify.Options{})
-		var off, live time.Duration
+		fl := floorOf(b, m, calls)
+		var off, live, floor time.Duration
 		for b.Loop() {
 			e.Reset()
 			for _, k := range initial {
@@ -173,11 +192,26 @@ func BenchmarkVerifyBundled(b *testing.B) {
 				}
 			}
 			live += time.Since(t1)
+			fl.reset()
+			for _, k := range initial {
+				fl.put(k)
+			}
+			t2 := time.Now()
+			for _, c := range calls {
+				if _, err := fl.run(c.script, c.keys, c.args); err != nil {
+					b.Fatal(err)
+				}
+			}
+			floor += time.Since(t2)
 		}
 		n := float64(b.N * len(calls))
 		b.ReportMetric(float64(off.Nanoseconds())/1e3/n, "offline-us/call")
 		b.ReportMetric(float64(live.Nanoseconds())/1e3/n, "evalsha-us/call")
 		b.ReportMetric(float64(off)/float64(live), "ratio")
+		// The floor (luaFloor): the same calls on one reused LState with a
+		// stub redis.call, no engine; floor-ratio is its time over EVALSHA's.
+		b.ReportMetric(float64(floor.Nanoseconds())/1e3/n, "floor-us/call")
+		b.ReportMetric(float64(floor)/float64(live), "floor-ratio")
 	})
 
 	b.Run("check", func(b *testing.B) {
@@ -192,4 +226,18 @@ func BenchmarkVerifyBundled(b *testing.B) {
 			}
 		}
 	})
+}
+
+// floorOf is the luaFloor of m's scripts that calls name.
+func floorOf(b *testing.B, m *manifest.Manifest, calls []benchCall) *luaFloor {
+	b.Helper()
+	src := map[string][]byte{}
+	for _, c := range calls {
+		src[c.script] = manifest.StripShebang(m.Script(c.script).Source)
+	}
+	fl, err := newLuaFloor(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fl
 }
