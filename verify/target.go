@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -229,12 +230,8 @@ var valkey8Texts = map[string]string{
 // withTexts returns base with more's rewordings added.
 func withTexts(base, more map[string]string) map[string]string {
 	out := make(map[string]string, len(base)+len(more))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range more {
-		out[k] = v
-	}
+	maps.Copy(out, base)
+	maps.Copy(out, more)
 	return out
 }
 

@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"maps"
 	"sync"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
@@ -299,12 +300,8 @@ func valkey91(f *Facts) *Facts {
 // withHandlers returns base with more's handlers added.
 func withHandlers(base, more map[string]handler) map[string]handler {
 	out := make(map[string]handler, len(base)+len(more))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range more {
-		out[k] = v
-	}
+	maps.Copy(out, base)
+	maps.Copy(out, more)
 	return out
 }
 
