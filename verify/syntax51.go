@@ -665,7 +665,7 @@ func (p *parser51) statement() bool {
 			if k != expAssignable {
 				p.syntaxError("syntax error")
 			}
-			p.restAssign()
+			p.restAssign(p.lastIndex)
 		}
 	}
 	return false
@@ -687,15 +687,26 @@ const (
 	expCall
 )
 
-func (p *parser51) restAssign() {
-	// The caller parsed one target that is not a call.
+// restAssign reads the rest of an assignment whose first target, not a
+// call, the caller parsed; first is that target's position in index, -1
+// when it is a name. Lua 5.1 stores into a field once the values are read
+// (restassign's luaK_storevar after explist1): the SETTABLE that gopher-lua
+// gives the target's line gets the line of the values' last token.
+func (p *parser51) restAssign(first int) {
+	targets := []int{first}
 	for p.testNext(',') {
 		if p.suffixedExp() != expAssignable {
 			p.syntaxError("syntax error")
 		}
+		targets = append(targets, p.lastIndex)
 	}
 	p.checkNext('=')
 	p.exprList()
+	for _, i := range targets {
+		if i >= 0 {
+			p.index[i] = p.lx.lastLn
+		}
+	}
 }
 
 func (p *parser51) body(line int) {
