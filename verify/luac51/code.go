@@ -837,11 +837,11 @@ func (fs *funcState) code(i uint32, line int) int {
 const maxCode = 1 << 24
 
 func (fs *funcState) codeABC(o, a, b, c int) int {
-	return fs.code(createABC(o, a, b, c), fs.ls.lx.lastLine)
+	return fs.code(createABC(o, a, b, c), fs.ls.lx.LastLine)
 }
 
 func (fs *funcState) codeABx(o, a, bc int) int {
-	return fs.code(createABx(o, a, bc), fs.ls.lx.lastLine)
+	return fs.code(createABx(o, a, bc), fs.ls.lx.LastLine)
 }
 
 func (fs *funcState) codeAsBx(o, a, sbx int) int {
@@ -858,7 +858,7 @@ func (fs *funcState) setList(base, nelems, tostore int) {
 		fs.codeABC(opSetList, base, b, c)
 	} else {
 		fs.codeABC(opSetList, base, b, 0)
-		fs.code(uint32(c), fs.ls.lx.lastLine)
+		fs.code(uint32(c), fs.ls.lx.LastLine)
 	}
 	fs.freereg = base + 1
 }

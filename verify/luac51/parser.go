@@ -56,7 +56,7 @@ type funcState struct {
 }
 
 type parser struct {
-	lx      lexer
+	lx      Lexer
 	fs      *funcState
 	source  string
 	nCcalls int
@@ -78,7 +78,7 @@ func CompileCalls(src []byte, source string, cCalls int) (p *Proto, err error) {
 	if i := strings.IndexByte(source, 0); i >= 0 {
 		source = source[:i] // the chunk name is a C string
 	}
-	ls := &parser{lx: lexer{src: src, line: 1, chunk: ChunkID(source)}, source: source, nCcalls: cCalls}
+	ls := &parser{lx: *NewLexer(src, ChunkID(source)), source: source, nCcalls: cCalls}
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(*Error); ok {
@@ -91,9 +91,9 @@ func CompileCalls(src []byte, source string, cCalls int) (p *Proto, err error) {
 	fs := &funcState{}
 	ls.openFunc(fs)
 	fs.f.IsVararg = varargIsVararg
-	ls.lx.next()
+	ls.lx.Next()
 	ls.chunk()
-	ls.check(tkEOS)
+	ls.check(TkEOS)
 	ls.closeFunc()
 	return fs.f, nil
 }
@@ -105,11 +105,11 @@ type InternalError struct{ Msg string }
 func (e *InternalError) Error() string { return "luac51: internal error: " + e.Msg }
 
 func (ls *parser) syntaxError(msg string) {
-	ls.lx.errorf(msg, ls.lx.t.tok, ls.lx.t.raw)
+	ls.lx.Errorf(msg, ls.lx.T.Tok, ls.lx.T.Raw)
 }
 
 func (ls *parser) errorExpected(t int) {
-	ls.syntaxError(fmt.Sprintf("'%s' expected", token2str(t)))
+	ls.syntaxError(fmt.Sprintf("'%s' expected", TokenString(t)))
 }
 
 func (fs *funcState) errorLimit(limit int, what string) {
@@ -117,7 +117,7 @@ func (fs *funcState) errorLimit(limit int, what string) {
 	if fs.f.LineDefined != 0 {
 		msg = fmt.Sprintf("function at line %d has more than %d %s", fs.f.LineDefined, limit, what)
 	}
-	fs.ls.lx.errorf(msg, 0, "")
+	fs.ls.lx.Errorf(msg, 0, "")
 }
 
 func (fs *funcState) checkLimit(v, l int, what string) {
@@ -127,22 +127,22 @@ func (fs *funcState) checkLimit(v, l int, what string) {
 }
 
 func (ls *parser) testNext(c int) bool {
-	if ls.lx.t.tok == c {
-		ls.lx.next()
+	if ls.lx.T.Tok == c {
+		ls.lx.Next()
 		return true
 	}
 	return false
 }
 
 func (ls *parser) check(c int) {
-	if ls.lx.t.tok != c {
+	if ls.lx.T.Tok != c {
 		ls.errorExpected(c)
 	}
 }
 
 func (ls *parser) checkNext(c int) {
 	ls.check(c)
-	ls.lx.next()
+	ls.lx.Next()
 }
 
 func (ls *parser) checkCondition(c bool, msg string) {
@@ -153,17 +153,17 @@ func (ls *parser) checkCondition(c bool, msg string) {
 
 func (ls *parser) checkMatch(what, who, where int) {
 	if !ls.testNext(what) {
-		if where == ls.lx.line {
+		if where == ls.lx.Line {
 			ls.errorExpected(what)
 		}
-		ls.syntaxError(fmt.Sprintf("'%s' expected (to close '%s' at line %d)", token2str(what), token2str(who), where))
+		ls.syntaxError(fmt.Sprintf("'%s' expected (to close '%s' at line %d)", TokenString(what), TokenString(who), where))
 	}
 }
 
 func (ls *parser) strCheckName() string {
-	ls.check(tkName)
-	s := ls.lx.t.s
-	ls.lx.next()
+	ls.check(TkName)
+	s := ls.lx.T.S
+	ls.lx.Next()
 	return s
 }
 
@@ -297,7 +297,7 @@ func (ls *parser) adjustAssign(nvars, nexps int, e *expdesc) {
 func (ls *parser) enterLevel() {
 	ls.nCcalls++
 	if ls.nCcalls > maxCCalls {
-		ls.lx.errorf("chunk has too many syntax levels", 0, "")
+		ls.lx.Errorf("chunk has too many syntax levels", 0, "")
 	}
 }
 
@@ -363,13 +363,13 @@ func (ls *parser) field(v *expdesc) {
 	fs := ls.fs
 	var key expdesc
 	fs.exp2anyreg(v)
-	ls.lx.next()
+	ls.lx.Next()
 	ls.checkName(&key)
 	fs.indexed(v, &key)
 }
 
 func (ls *parser) yindex(v *expdesc) {
-	ls.lx.next()
+	ls.lx.Next()
 	ls.expr(v)
 	ls.fs.exp2val(v)
 	ls.checkNext(']')
@@ -387,7 +387,7 @@ func (ls *parser) recField(cc *consControl) {
 	fs := ls.fs
 	reg := fs.freereg
 	var key, val expdesc
-	if ls.lx.t.tok == tkName {
+	if ls.lx.T.Tok == TkName {
 		fs.checkLimit(cc.nh, math.MaxInt32, "items in a constructor")
 		ls.checkName(&key)
 	} else {
@@ -451,7 +451,7 @@ func int2fb(x int) int {
 
 func (ls *parser) constructor(t *expdesc) {
 	fs := ls.fs
-	line := ls.lx.line
+	line := ls.lx.Line
 	pc := fs.codeABC(opNewTable, 0, 0, 0)
 	var cc consControl
 	cc.t = t
@@ -460,13 +460,13 @@ func (ls *parser) constructor(t *expdesc) {
 	fs.exp2nextreg(t)
 	ls.checkNext('{')
 	for {
-		if ls.lx.t.tok == '}' {
+		if ls.lx.T.Tok == '}' {
 			break
 		}
 		fs.closeListField(&cc)
-		switch ls.lx.t.tok {
-		case tkName:
-			if ls.lx.lookahead() != '=' {
+		switch ls.lx.T.Tok {
+		case TkName:
+			if ls.lx.Lookahead() != '=' {
 				ls.listField(&cc)
 			} else {
 				ls.recField(&cc)
@@ -491,14 +491,14 @@ func (ls *parser) parList() {
 	f := fs.f
 	nparams := 0
 	f.IsVararg = 0
-	if ls.lx.t.tok != ')' {
+	if ls.lx.T.Tok != ')' {
 		for {
-			switch ls.lx.t.tok {
-			case tkName:
+			switch ls.lx.T.Tok {
+			case TkName:
 				ls.newLocalVar(ls.strCheckName(), nparams)
 				nparams++
-			case tkDots:
-				ls.lx.next()
+			case TkDots:
+				ls.lx.Next()
 				// LUA_COMPAT_VARARG: the implicit 'arg' local.
 				ls.newLocalVar("arg", nparams)
 				nparams++
@@ -529,8 +529,8 @@ func (ls *parser) body(e *expdesc, needself bool, line int) {
 	ls.parList()
 	ls.checkNext(')')
 	ls.chunk()
-	nfs.f.LastLineDefined = ls.lx.line
-	ls.checkMatch(tkEnd, tkFunction, line)
+	nfs.f.LastLineDefined = ls.lx.Line
+	ls.checkMatch(TkEnd, TkFunction, line)
 	ls.closeFunc()
 	ls.pushClosure(nfs, e)
 }
@@ -549,14 +549,14 @@ func (ls *parser) explist1(v *expdesc) int {
 func (ls *parser) funcArgs(f *expdesc) {
 	fs := ls.fs
 	var args expdesc
-	line := ls.lx.line
-	switch ls.lx.t.tok {
+	line := ls.lx.Line
+	switch ls.lx.T.Tok {
 	case '(':
-		if line != ls.lx.lastLine {
+		if line != ls.lx.LastLine {
 			ls.syntaxError("ambiguous syntax (function call x new statement)")
 		}
-		ls.lx.next()
-		if ls.lx.t.tok == ')' {
+		ls.lx.Next()
+		if ls.lx.T.Tok == ')' {
 			args.k = vVoid
 		} else {
 			ls.explist1(&args)
@@ -565,9 +565,9 @@ func (ls *parser) funcArgs(f *expdesc) {
 		ls.checkMatch(')', '(', line)
 	case '{':
 		ls.constructor(&args)
-	case tkString:
-		ls.codeString(&args, ls.lx.t.s)
-		ls.lx.next()
+	case TkString:
+		ls.codeString(&args, ls.lx.T.S)
+		ls.lx.Next()
 	default:
 		ls.syntaxError("function arguments expected")
 		return
@@ -588,14 +588,14 @@ func (ls *parser) funcArgs(f *expdesc) {
 }
 
 func (ls *parser) prefixExp(v *expdesc) {
-	switch ls.lx.t.tok {
+	switch ls.lx.T.Tok {
 	case '(':
-		line := ls.lx.line
-		ls.lx.next()
+		line := ls.lx.Line
+		ls.lx.Next()
 		ls.expr(v)
 		ls.checkMatch(')', '(', line)
 		ls.fs.dischargeVars(v)
-	case tkName:
+	case TkName:
 		ls.singleVar(v)
 	default:
 		ls.syntaxError("unexpected symbol")
@@ -606,7 +606,7 @@ func (ls *parser) primaryExp(v *expdesc) {
 	fs := ls.fs
 	ls.prefixExp(v)
 	for {
-		switch ls.lx.t.tok {
+		switch ls.lx.T.Tok {
 		case '.':
 			ls.field(v)
 		case '[':
@@ -616,11 +616,11 @@ func (ls *parser) primaryExp(v *expdesc) {
 			fs.indexed(v, &key)
 		case ':':
 			var key expdesc
-			ls.lx.next()
+			ls.lx.Next()
 			ls.checkName(&key)
 			fs.self(v, &key)
 			ls.funcArgs(v)
-		case '(', tkString, '{':
+		case '(', TkString, '{':
 			fs.exp2nextreg(v)
 			ls.funcArgs(v)
 		default:
@@ -630,19 +630,19 @@ func (ls *parser) primaryExp(v *expdesc) {
 }
 
 func (ls *parser) simpleExp(v *expdesc) {
-	switch ls.lx.t.tok {
-	case tkNumber:
+	switch ls.lx.T.Tok {
+	case TkNumber:
 		initExp(v, vKNum, 0)
-		v.nval = ls.lx.t.n
-	case tkString:
-		ls.codeString(v, ls.lx.t.s)
-	case tkNil:
+		v.nval = ls.lx.T.N
+	case TkString:
+		ls.codeString(v, ls.lx.T.S)
+	case TkNil:
 		initExp(v, vNil, 0)
-	case tkTrue:
+	case TkTrue:
 		initExp(v, vTrue, 0)
-	case tkFalse:
+	case TkFalse:
 		initExp(v, vFalse, 0)
-	case tkDots:
+	case TkDots:
 		fs := ls.fs
 		ls.checkCondition(fs.f.IsVararg != 0, "cannot use '...' outside a vararg function")
 		fs.f.IsVararg &^= varargNeedsArg
@@ -650,20 +650,20 @@ func (ls *parser) simpleExp(v *expdesc) {
 	case '{':
 		ls.constructor(v)
 		return
-	case tkFunction:
-		ls.lx.next()
-		ls.body(v, false, ls.lx.line)
+	case TkFunction:
+		ls.lx.Next()
+		ls.body(v, false, ls.lx.Line)
 		return
 	default:
 		ls.primaryExp(v)
 		return
 	}
-	ls.lx.next()
+	ls.lx.Next()
 }
 
 func getUnOpr(op int) int {
 	switch op {
-	case tkNot:
+	case TkNot:
 		return oprNot
 	case '-':
 		return oprMinus
@@ -687,23 +687,23 @@ func getBinOpr(op int) int {
 		return oprMod
 	case '^':
 		return oprPow
-	case tkConcat:
+	case TkConcat:
 		return oprConcat
-	case tkNe:
+	case TkNe:
 		return oprNe
-	case tkEq:
+	case TkEq:
 		return oprEq
 	case '<':
 		return oprLt
-	case tkLe:
+	case TkLe:
 		return oprLe
 	case '>':
 		return oprGt
-	case tkGe:
+	case TkGe:
 		return oprGe
-	case tkAnd:
+	case TkAnd:
 		return oprAnd
-	case tkOr:
+	case TkOr:
 		return oprOr
 	}
 	return oprNoBinOpr
@@ -721,18 +721,18 @@ const unaryPriority = 8
 
 func (ls *parser) subExpr(v *expdesc, limit int) int {
 	ls.enterLevel()
-	uop := getUnOpr(ls.lx.t.tok)
+	uop := getUnOpr(ls.lx.T.Tok)
 	if uop != oprNoUnOpr {
-		ls.lx.next()
+		ls.lx.Next()
 		ls.subExpr(v, unaryPriority)
 		ls.fs.prefix(uop, v)
 	} else {
 		ls.simpleExp(v)
 	}
-	op := getBinOpr(ls.lx.t.tok)
+	op := getBinOpr(ls.lx.T.Tok)
 	for op != oprNoBinOpr && priority[op].left > limit {
 		var v2 expdesc
-		ls.lx.next()
+		ls.lx.Next()
 		ls.fs.infix(op, v)
 		nextop := ls.subExpr(&v2, priority[op].right)
 		ls.fs.posfix(op, v, &v2)
@@ -746,7 +746,7 @@ func (ls *parser) expr(v *expdesc) { ls.subExpr(v, 0) }
 
 func blockFollow(t int) bool {
 	switch t {
-	case tkElse, tkElseif, tkEnd, tkUntil, tkEOS:
+	case TkElse, TkElseif, TkEnd, TkUntil, TkEOS:
 		return true
 	}
 	return false
@@ -846,14 +846,14 @@ func (ls *parser) breakStat() {
 func (ls *parser) whileStat(line int) {
 	fs := ls.fs
 	var bl blockCnt
-	ls.lx.next()
+	ls.lx.Next()
 	whileinit := fs.getLabel()
 	condexit := ls.cond()
 	fs.enterBlock(&bl, true)
-	ls.checkNext(tkDo)
+	ls.checkNext(TkDo)
 	ls.block()
 	fs.patchList(fs.jump(), whileinit)
-	ls.checkMatch(tkEnd, tkWhile, line)
+	ls.checkMatch(TkEnd, TkWhile, line)
 	fs.leaveBlock()
 	fs.patchToHere(condexit)
 }
@@ -864,9 +864,9 @@ func (ls *parser) repeatStat(line int) {
 	var bl1, bl2 blockCnt
 	fs.enterBlock(&bl1, true)
 	fs.enterBlock(&bl2, false)
-	ls.lx.next()
+	ls.lx.Next()
 	ls.chunk()
-	ls.checkMatch(tkUntil, tkRepeat, line)
+	ls.checkMatch(TkUntil, TkRepeat, line)
 	condexit := ls.cond()
 	if !bl2.upval {
 		fs.leaveBlock()
@@ -892,7 +892,7 @@ func (ls *parser) forBody(base, line, nvars int, isnum bool) {
 	var bl blockCnt
 	fs := ls.fs
 	ls.adjustLocalVars(3)
-	ls.checkNext(tkDo)
+	ls.checkNext(TkDo)
 	var prep int
 	if isnum {
 		prep = fs.codeAsBx(opForPrep, base, noJump)
@@ -956,8 +956,8 @@ func (ls *parser) forList(indexname string) {
 		ls.newLocalVar(ls.strCheckName(), nvars)
 		nvars++
 	}
-	ls.checkNext(tkIn)
-	line := ls.lx.line
+	ls.checkNext(TkIn)
+	line := ls.lx.Line
 	ls.adjustAssign(3, ls.explist1(&e), &e)
 	fs.checkStack(3)
 	ls.forBody(base, line, nvars-3, false)
@@ -967,24 +967,24 @@ func (ls *parser) forStat(line int) {
 	fs := ls.fs
 	var bl blockCnt
 	fs.enterBlock(&bl, true)
-	ls.lx.next()
+	ls.lx.Next()
 	varname := ls.strCheckName()
-	switch ls.lx.t.tok {
+	switch ls.lx.T.Tok {
 	case '=':
 		ls.forNum(varname, line)
-	case ',', tkIn:
+	case ',', TkIn:
 		ls.forList(varname)
 	default:
 		ls.syntaxError("'=' or 'in' expected")
 	}
-	ls.checkMatch(tkEnd, tkFor, line)
+	ls.checkMatch(TkEnd, TkFor, line)
 	fs.leaveBlock()
 }
 
 func (ls *parser) testThenBlock() int {
-	ls.lx.next()
+	ls.lx.Next()
 	condexit := ls.cond()
-	ls.checkNext(tkThen)
+	ls.checkNext(TkThen)
 	ls.block()
 	return condexit
 }
@@ -993,21 +993,21 @@ func (ls *parser) ifStat(line int) {
 	fs := ls.fs
 	escapelist := noJump
 	flist := ls.testThenBlock()
-	for ls.lx.t.tok == tkElseif {
+	for ls.lx.T.Tok == TkElseif {
 		fs.concat(&escapelist, fs.jump())
 		fs.patchToHere(flist)
 		flist = ls.testThenBlock()
 	}
-	if ls.lx.t.tok == tkElse {
+	if ls.lx.T.Tok == TkElse {
 		fs.concat(&escapelist, fs.jump())
 		fs.patchToHere(flist)
-		ls.lx.next()
+		ls.lx.Next()
 		ls.block()
 	} else {
 		fs.concat(&escapelist, flist)
 	}
 	fs.patchToHere(escapelist)
-	ls.checkMatch(tkEnd, tkIf, line)
+	ls.checkMatch(TkEnd, TkIf, line)
 }
 
 func (ls *parser) localFunc() {
@@ -1017,7 +1017,7 @@ func (ls *parser) localFunc() {
 	initExp(&v, vLocal, fs.freereg)
 	fs.reserveRegs(1)
 	ls.adjustLocalVars(1)
-	ls.body(&b, false, ls.lx.line)
+	ls.body(&b, false, ls.lx.Line)
 	fs.storeVar(&v, &b)
 	fs.getLocVar(fs.nactvar - 1).StartPC = fs.pc
 }
@@ -1046,10 +1046,10 @@ func (ls *parser) localStat() {
 func (ls *parser) funcName(v *expdesc) bool {
 	needself := false
 	ls.singleVar(v)
-	for ls.lx.t.tok == '.' {
+	for ls.lx.T.Tok == '.' {
 		ls.field(v)
 	}
-	if ls.lx.t.tok == ':' {
+	if ls.lx.T.Tok == ':' {
 		needself = true
 		ls.field(v)
 	}
@@ -1058,7 +1058,7 @@ func (ls *parser) funcName(v *expdesc) bool {
 
 func (ls *parser) funcStat(line int) {
 	var v, b expdesc
-	ls.lx.next()
+	ls.lx.Next()
 	needself := ls.funcName(&v)
 	ls.body(&b, needself, line)
 	ls.fs.storeVar(&v, &b)
@@ -1080,8 +1080,8 @@ func (ls *parser) retStat() {
 	fs := ls.fs
 	var e expdesc
 	var first, nret int
-	ls.lx.next()
-	if blockFollow(ls.lx.t.tok) || ls.lx.t.tok == ';' {
+	ls.lx.Next()
+	if blockFollow(ls.lx.T.Tok) || ls.lx.T.Tok == ';' {
 		first, nret = 0, 0
 	} else {
 		nret = ls.explist1(&e)
@@ -1103,34 +1103,34 @@ func (ls *parser) retStat() {
 }
 
 func (ls *parser) statement() bool {
-	line := ls.lx.line
-	switch ls.lx.t.tok {
-	case tkIf:
+	line := ls.lx.Line
+	switch ls.lx.T.Tok {
+	case TkIf:
 		ls.ifStat(line)
-	case tkWhile:
+	case TkWhile:
 		ls.whileStat(line)
-	case tkDo:
-		ls.lx.next()
+	case TkDo:
+		ls.lx.Next()
 		ls.block()
-		ls.checkMatch(tkEnd, tkDo, line)
-	case tkFor:
+		ls.checkMatch(TkEnd, TkDo, line)
+	case TkFor:
 		ls.forStat(line)
-	case tkRepeat:
+	case TkRepeat:
 		ls.repeatStat(line)
-	case tkFunction:
+	case TkFunction:
 		ls.funcStat(line)
-	case tkLocal:
-		ls.lx.next()
-		if ls.testNext(tkFunction) {
+	case TkLocal:
+		ls.lx.Next()
+		if ls.testNext(TkFunction) {
 			ls.localFunc()
 		} else {
 			ls.localStat()
 		}
-	case tkReturn:
+	case TkReturn:
 		ls.retStat()
 		return true
-	case tkBreak:
-		ls.lx.next()
+	case TkBreak:
+		ls.lx.Next()
 		ls.breakStat()
 		return true
 	default:
@@ -1142,7 +1142,7 @@ func (ls *parser) statement() bool {
 func (ls *parser) chunk() {
 	islast := false
 	ls.enterLevel()
-	for !islast && !blockFollow(ls.lx.t.tok) {
+	for !islast && !blockFollow(ls.lx.T.Tok) {
 		islast = ls.statement()
 		ls.testNext(';')
 		ls.fs.freereg = ls.fs.nactvar
