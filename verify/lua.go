@@ -40,13 +40,13 @@ type scriptRun struct {
 	proxyMT  map[*lua.LTable]*lua.LTable // readonly proxy -> its metatable
 	sources  map[string]string           // short chunk id -> Lua source name
 	chunks   map[string]*compiled        // short chunk id -> its compile (error-wording sites)
-	cat      *lua.LFunction              // the .. helper (compile.go)
-	catLong  *lua.LFunction              // the helper of a long .. chain (compile.go)
-	arith    *lua.LFunction              // the % and ^ helper (compile.go)
-	forHelp  *lua.LFunction              // the numeric for helper (compile.go)
+	cat      *lua.LFunction              // the .. helper (rewrite_ops.go)
+	catLong  *lua.LFunction              // the helper of a long .. chain (rewrite_ops.go)
+	arith    *lua.LFunction              // the % and ^ helper (rewrite_ops.go)
+	forHelp  *lua.LFunction              // the numeric for helper (rewrite_ops.go)
 	tnew     *lua.LFunction              // the constructor helper (tableorder.go)
-	del      *lua.LFunction              // the t.k = nil helper (tableorder.go)
-	set      *lua.LFunction              // the t[k] = v helper (tableorder.go)
+	del      *lua.LFunction              // the t.k = nil helper (tablestore.go)
+	set      *lua.LFunction              // the t[k] = v helper (tablestore.go)
 	forVals  [2]lua.LNumber              // its last loop's limit and step
 	forNext  int                         // which of forVals it returns next
 	runErr   *RunError                   // set once the run cannot be judged
@@ -68,10 +68,10 @@ type scriptRun struct {
 	tableSweep  int
 	eventTables int // tables with recorded stores (tableInfo.dels) so far
 	iters       map[*lua.LTable]*iterState
-	borders     map[*lua.LTable]int          // tableorder.go's border: hole-free prefixes checked
+	borders     map[*lua.LTable]int          // tableiter.go's border: hole-free prefixes checked
 	libIters    map[*lua.LTable][]lua.LValue // the library tables' orders being walked (libtables.go)
-	layouts     map[*lua.LTable]*layoutCache // models kept for tables with recorded stores (tableorder.go)
-	lenHelp     *lua.LFunction               // the # helper (tableorder.go)
+	layouts     map[*lua.LTable]*layoutCache // models kept for tables with recorded stores (tablereplay.go)
+	lenHelp     *lua.LFunction               // the # helper (tableiter.go)
 }
 
 func (r *scriptRun) declared(k string) bool { return r.keys[k] }

@@ -148,7 +148,7 @@ func (r *scriptRun) arithOp(L *lua.LState) int {
 			v = x - math.Floor(x/y)*y
 		case "^":
 			v = cPow(x, y)
-		case "+": // numerals Lua 5.1 does not fold (compile.go's unfolded)
+		case "+": // numerals Lua 5.1 does not fold (rewrite_ops.go's fold)
 			v = x + y
 		case "-":
 			v = x - y

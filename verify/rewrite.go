@@ -285,7 +285,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Expr = rw.expr(x.Expr)
 	case *ast.UnaryLenOpExpr:
 		// Lua 5.1's border and its indifference to __len on tables
-		// (tableorder.go)
+		// (tableiter.go)
 		inner := rw.expr(x.Expr)
 		return helperCall(x, lenName, inner, rw.describe(x.Expr))
 	case *ast.FunctionExpr:

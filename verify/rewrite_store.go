@@ -10,7 +10,7 @@ import (
 // table order must see, and multiple assignments.
 
 // removal compiles the stores the table order needs to see into calls of
-// the helpers that record them (tableorder.go): t.k = nil, any t[expr] = v
+// the helpers that record them (tablestore.go): t.k = nil, any t[expr] = v
 // (removals, and integer keys added, whose history gopher-lua's array part
 // does not keep), and t.k = v with a value that may be nil at run time (a
 // variable, a call, a field: a removal, or a key Lua 5.1 creates with no
