@@ -18,12 +18,12 @@ import (
 // rewrites the message.
 
 var (
-	reIndex = lazy.Regexp(`^attempt to index a non-table object\((\w+)\) with key '(.*)'$`)
+	reIndex = lazy.Regexp(`(?s)^attempt to index a non-table object\((\w+)\) with key '(.*)'$`)
 	reCall  = lazy.Regexp(`^attempt to call a non-function object$`)
 	reArith = lazy.Regexp(`^cannot perform (\w+) operation between (\w+) and (\w+)$`)
 	reCmp   = lazy.Regexp(`^attempt to compare (\w+) with (\w+)$`)
 	reArg   = lazy.Regexp(`^bad argument #(\d+) to '([^']+)' \((.*)\)$`)
-	rePos   = lazy.Regexp(`^([^\n]*?:\d+: )(.*)$`)
+	rePos   = lazy.Regexp(`(?s)^([^\n]*?:\d+: )(.*)$`)
 )
 
 var arithOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "pow": "^", "unm": "unm"}

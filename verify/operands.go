@@ -469,20 +469,21 @@ func (r *scriptRun) instructionError(L *lua.LState, level int, body string, im, 
 	}
 	switch {
 	case im != nil:
-		reg := -1
+		reg, event := -1, "__index"
 		switch op {
 		case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF:
 			reg = b
 		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
-			reg = a
+			reg, event = a, "__newindex"
 		default:
 			return "", false
 		}
 		typ := im[1]
 		// The failing value is the register's own unless the register
-		// holds a value with an __index (a table, a string): then the error
-		// is about a value further down the chain, which Lua names not.
-		if v, ok := frameRegister(L, dbg, reg); ok && (luaTypeName(v) != typ || L.GetMetaField(v, "__index") != lua.LNil) {
+		// holds a value with the event's metamethod (a table, a string's
+		// __index): then the error is about a value further down the
+		// chain, which Lua names not. A store into a string names it.
+		if v, ok := frameRegister(L, dbg, reg); ok && (luaTypeName(v) != typ || L.GetMetaField(v, event) != lua.LNil) {
 			return typeError("index", "", typ), true
 		}
 		return typeError("index", name(reg), typ), true

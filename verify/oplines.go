@@ -1,6 +1,10 @@
 package verify
 
-import "github.com/yuin/gopher-lua/ast"
+import (
+	"github.com/yuin/gopher-lua/ast"
+
+	"github.com/scriptctl/scriptctl/verify/luac51"
+)
 
 // Lines of operators written over several lines. Lua 5.1's code generator
 // gives an instruction the line of the last token consumed when it is
@@ -148,18 +152,18 @@ func (w *opWalker) expr(e ast.Expr) {
 	case *ast.RelationalOpExpr:
 		w.expr(x.Lhs)
 		w.expr(x.Rhs)
-		op := map[string]int{"<": '<', ">": '>', "<=": tkLe, ">=": tkGe, "==": tkEq, "~=": tkNe}[x.Operator]
+		op := map[string]int{"<": '<', ">": '>', "<=": luac51.TkLe, ">=": luac51.TkGe, "==": luac51.TkEq, "~=": luac51.TkNe}[x.Operator]
 		w.set(x, op, false)
 	case *ast.StringConcatOpExpr:
 		w.expr(x.Lhs)
 		w.expr(x.Rhs)
-		w.set(x, tkConcat, false)
+		w.set(x, luac51.TkConcat, false)
 	case *ast.LogicalOpExpr:
 		w.expr(x.Lhs)
 		w.expr(x.Rhs)
-		op := tkAnd
+		op := luac51.TkAnd
 		if x.Operator == "or" {
-			op = tkOr
+			op = luac51.TkOr
 		}
 		w.next(op, false)
 	case *ast.UnaryMinusOpExpr:
@@ -170,7 +174,7 @@ func (w *opWalker) expr(e ast.Expr) {
 		w.set(x, '#', true)
 	case *ast.UnaryNotOpExpr:
 		w.expr(x.Expr)
-		w.next(tkNot, true)
+		w.next(luac51.TkNot, true)
 	case *ast.AttrGetExpr:
 		w.expr(x.Object)
 		w.expr(x.Key)

@@ -2,15 +2,12 @@ package verify
 
 import (
 	"fmt"
-	"strings"
 
-	lua "github.com/yuin/gopher-lua"
-
-	"github.com/scriptctl/scriptctl/verify/lualib"
+	"github.com/scriptctl/scriptctl/verify/luac51"
 )
 
-// A Lua 5.1 syntax checker (llex.c and lparser.c reduced to their error
-// paths). gopher-lua's parser accepts Lua 5.2's goto and only ever says
+// A Lua 5.1 syntax checker (lparser.c reduced to its error paths, over
+// luac51's lexer, llex.c). gopher-lua's parser accepts Lua 5.2's goto and only ever says
 // "syntax error"; this checker gives the message Lua 5.1 gives, so compile
 // errors read exactly as Redis prints them: "user_script:3: '<name>'
 // expected near '='", "'end' expected (to close 'if' at line 1) near
@@ -55,418 +52,26 @@ type syntaxInfo struct {
 // checkSyntax51 returns Lua 5.1's compile error for src, or nil, and what
 // the compiler needs to know about src (syntaxInfo).
 func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
-	p := &parser51{lx: lexer51{src: src, line: 1, chunk: chunk}, forDo: map[int][]int{}, lastIndex: -1}
+	p := &parser51{lx: luac51.NewLexer(src, chunk), forDo: map[int][]int{}, lastIndex: -1}
 	defer func() {
 		if r := recover(); r != nil {
-			se, ok := r.(*syntaxError)
+			le, ok := r.(*luac51.Error)
 			if !ok {
 				panic(r)
 			}
-			err = se
+			err = &syntaxError{le.Msg}
 		}
 	}()
-	p.lx.next()
+	p.lx.Next()
 	p.fs = &funcState51{vararg: true}
 	p.block()
-	p.check(tkEOS)
-	return syntaxInfo{ws: p.lx.ws, forDo: p.forDo, dots: p.lx.dots, gotos: p.lx.gotos, ops: p.ops, calls: p.calls, index: p.index}, nil
-}
-
-// Tokens: single characters are their byte value; the rest follow.
-const (
-	tkAnd = 257 + iota
-	tkBreak
-	tkDo
-	tkElse
-	tkElseif
-	tkEnd
-	tkFalse
-	tkFor
-	tkFunction
-	tkIf
-	tkIn
-	tkLocal
-	tkNil
-	tkNot
-	tkOr
-	tkRepeat
-	tkReturn
-	tkThen
-	tkTrue
-	tkUntil
-	tkWhile
-	tkConcat
-	tkDots
-	tkEq
-	tkGe
-	tkLe
-	tkNe
-	tkNumber
-	tkName
-	tkString
-	tkEOS
-)
-
-var tokenNames51 = []string{
-	"and", "break", "do", "else", "elseif", "end", "false", "for", "function",
-	"if", "in", "local", "nil", "not", "or", "repeat", "return", "then", "true",
-	"until", "while", "..", "...", "==", ">=", "<=", "~=", "<number>", "<name>",
-	"<string>", "<eof>",
-}
-
-var keywords51 = func() map[string]int {
-	m := map[string]int{}
-	for i := tkAnd; i <= tkWhile; i++ {
-		m[tokenNames51[i-tkAnd]] = i
-	}
-	return m
-}()
-
-func token2str(t int) string {
-	if t < 257 {
-		if t < 32 || t == 127 {
-			return fmt.Sprintf("char(%d)", t)
-		}
-		return string([]byte{byte(t)})
-	}
-	return tokenNames51[t-257]
-}
-
-type lexer51 struct {
-	src   []byte
-	pos   int
-	line  int
-	chunk string
-
-	tok     int
-	tokText string // the text of a name, string or number as Lua saves it
-	ahead   int    // lookahead token, -1 when none
-	aheadTx string
-	lastLn  int // line of the last token consumed
-	hasLook bool
-	ws      []int // offsets of \f and \v skipped as white space
-	dots    []int // offsets of NUL bytes read as the dots of .. or ...
-	gotos   []int // offsets of the names goto
-}
-
-func (lx *lexer51) cur() int {
-	if lx.pos < len(lx.src) {
-		return int(lx.src[lx.pos])
-	}
-	return -1
-}
-
-func (lx *lexer51) errorf(msg string, token int, text string) {
-	s := fmt.Sprintf("%s:%d: %s", lx.chunk, lx.line, msg)
-	if token != 0 {
-		s += fmt.Sprintf(" near '%s'", lx.txtToken(token, text))
-	}
-	panic(&syntaxError{s})
-}
-
-func (lx *lexer51) txtToken(token int, text string) string {
-	switch token {
-	case tkName, tkString, tkNumber:
-		return text
-	}
-	return token2str(token)
-}
-
-func isNewline(c int) bool { return c == '\n' || c == '\r' }
-
-func (lx *lexer51) incLine() {
-	old := lx.cur()
-	lx.pos++
-	if c := lx.cur(); isNewline(c) && c != old {
-		lx.pos++
-	}
-	lx.line++
-}
-
-func (lx *lexer51) next() {
-	lx.lastLn = lx.line
-	if lx.hasLook {
-		lx.tok, lx.tokText, lx.hasLook = lx.ahead, lx.aheadTx, false
-		return
-	}
-	lx.tok, lx.tokText = lx.scan()
-}
-
-func (lx *lexer51) lookahead() int {
-	if !lx.hasLook {
-		lx.ahead, lx.aheadTx = lx.scan()
-		lx.hasLook = true
-	}
-	return lx.ahead
-}
-
-func isAlpha(c int) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
-}
-
-func isDigit51(c int) bool { return c >= '0' && c <= '9' }
-
-func (lx *lexer51) scan() (int, string) {
-	for {
-		c := lx.cur()
-		switch {
-		case c < 0:
-			return tkEOS, ""
-		case isNewline(c):
-			lx.incLine()
-		case c == ' ' || c == '\t':
-			lx.pos++
-		case c == '\f' || c == '\v':
-			lx.ws = append(lx.ws, lx.pos)
-			lx.pos++
-		case c == '-':
-			lx.pos++
-			if lx.cur() != '-' {
-				return '-', ""
-			}
-			lx.pos++
-			if lx.cur() == '[' {
-				start := lx.pos
-				if sep := lx.skipSep(); sep >= 0 {
-					lx.readLongString(sep, false)
-					continue
-				}
-				lx.pos = start
-			}
-			for c := lx.cur(); c >= 0 && !isNewline(c); c = lx.cur() {
-				lx.pos++
-			}
-		case c == '[':
-			start := lx.pos
-			sep := lx.skipSep()
-			if sep >= 0 {
-				return tkString, lx.readLongString(sep, true)
-			}
-			if sep == -1 {
-				return '[', ""
-			}
-			lx.errorf("invalid long string delimiter", tkString, string(lx.src[start:lx.pos]))
-		case c == '=':
-			lx.pos++
-			if lx.cur() == '=' {
-				lx.pos++
-				return tkEq, ""
-			}
-			return '=', ""
-		case c == '<':
-			lx.pos++
-			if lx.cur() == '=' {
-				lx.pos++
-				return tkLe, ""
-			}
-			return '<', ""
-		case c == '>':
-			lx.pos++
-			if lx.cur() == '=' {
-				lx.pos++
-				return tkGe, ""
-			}
-			return '>', ""
-		case c == '~':
-			lx.pos++
-			if lx.cur() == '=' {
-				lx.pos++
-				return tkNe, ""
-			}
-			return '~', ""
-		case c == '"' || c == '\'':
-			return tkString, lx.readString(c)
-		case c == '.':
-			// check_next(ls, ".") takes a NUL byte for the dot too (strchr
-			// finds the set's terminator): the compiler sees a dot there.
-			lx.pos++
-			if c := lx.cur(); c == '.' || c == 0 {
-				if c == 0 {
-					lx.dots = append(lx.dots, lx.pos)
-				}
-				lx.pos++
-				if c := lx.cur(); c == '.' || c == 0 {
-					if c == 0 {
-						lx.dots = append(lx.dots, lx.pos)
-					}
-					lx.pos++
-					return tkDots, ""
-				}
-				return tkConcat, ""
-			}
-			if !isDigit51(lx.cur()) {
-				return '.', ""
-			}
-			lx.pos--
-			return tkNumber, lx.readNumeral()
-		case isDigit51(c):
-			return tkNumber, lx.readNumeral()
-		case isAlpha(c):
-			start := lx.pos
-			for c := lx.cur(); isAlpha(c) || isDigit51(c); c = lx.cur() {
-				lx.pos++
-			}
-			word := string(lx.src[start:lx.pos])
-			if k, ok := keywords51[word]; ok {
-				return k, ""
-			}
-			if word == "goto" {
-				lx.gotos = append(lx.gotos, start)
-			}
-			return tkName, word
-		default:
-			lx.pos++
-			return c, ""
-		}
-	}
-}
-
-func (lx *lexer51) readNumeral() string {
-	start := lx.pos
-	for c := lx.cur(); isDigit51(c) || c == '.'; c = lx.cur() {
-		lx.pos++
-	}
-	// Lua 5.1 tests the exponent mark and sign with strchr, which also
-	// finds the set's terminating NUL: a NUL byte there belongs to the
-	// number ("1\0 + 2" is 3). The compiler sees it as white space.
-	if c := lx.cur(); c == 'e' || c == 'E' || c == 0 {
-		if c == 0 {
-			lx.ws = append(lx.ws, lx.pos)
-		}
-		lx.pos++
-		if c := lx.cur(); c == '+' || c == '-' || c == 0 {
-			if c == 0 {
-				lx.ws = append(lx.ws, lx.pos)
-			}
-			lx.pos++
-		}
-	}
-	for c := lx.cur(); isAlpha(c) || isDigit51(c); c = lx.cur() {
-		lx.pos++
-	}
-	text := string(lx.src[start:lx.pos])
-	if i := strings.IndexByte(text, 0); i >= 0 {
-		text = text[:i] // Lua reads the number as a C string
-	}
-	if _, ok := lualib.ToNumber(lua.LString(text)); !ok {
-		lx.errorf("malformed number", tkNumber, text)
-	}
-	return text
-}
-
-// skipSep reads [===[ or ]===]: the count of '=' when the bracket repeats,
-// -1 for a lone bracket, -(count)-1 for "[=" not followed by '['.
-func (lx *lexer51) skipSep() int {
-	s := lx.cur()
-	lx.pos++
-	count := 0
-	for lx.cur() == '=' {
-		lx.pos++
-		count++
-	}
-	if lx.cur() == s {
-		lx.pos++
-		return count
-	}
-	return -count - 1
-}
-
-func (lx *lexer51) readLongString(sep int, isString bool) string {
-	var b strings.Builder
-	if isNewline(lx.cur()) {
-		lx.incLine()
-	}
-	for {
-		c := lx.cur()
-		switch {
-		case c < 0:
-			what := "unfinished long comment"
-			if isString {
-				what = "unfinished long string"
-			}
-			lx.errorf(what, tkEOS, "")
-		case c == ']':
-			start := lx.pos
-			if lx.skipSep() == sep {
-				return b.String()
-			}
-			b.Write(lx.src[start:lx.pos])
-
-		case isNewline(c):
-			b.WriteByte('\n')
-			lx.incLine()
-		default:
-			b.WriteByte(byte(c))
-			lx.pos++
-		}
-	}
-}
-
-func (lx *lexer51) readString(del int) string {
-	var b strings.Builder
-	b.WriteByte(byte(del))
-	lx.pos++
-	for lx.cur() != del {
-		c := lx.cur()
-		switch {
-		case c < 0:
-			lx.errorf("unfinished string", tkEOS, "")
-		case isNewline(c):
-			lx.errorf("unfinished string", tkString, b.String())
-		case c == '\\':
-			lx.pos++
-			e := lx.cur()
-			switch e {
-			case 'a':
-				b.WriteByte('\a')
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'v':
-				b.WriteByte('\v')
-			case '\n', '\r':
-				b.WriteByte('\n')
-				lx.incLine()
-				continue
-			case -1:
-				continue // unfinished string, reported above
-			default:
-				if !isDigit51(e) {
-					b.WriteByte(byte(e))
-					break
-				}
-				n := 0
-				for i := 0; i < 3 && isDigit51(lx.cur()); i++ {
-					n = n*10 + lx.cur() - '0'
-					lx.pos++
-				}
-				if n > 255 {
-					lx.errorf("escape sequence too large", tkString, b.String())
-				}
-				b.WriteByte(byte(n))
-				continue
-			}
-			lx.pos++
-		default:
-			b.WriteByte(byte(c))
-			lx.pos++
-		}
-	}
-	lx.pos++
-	b.WriteByte(byte(del))
-	return b.String()
+	p.check(luac51.TkEOS)
+	return syntaxInfo{ws: p.lx.WS, forDo: p.forDo, dots: p.lx.Dots, gotos: p.lx.Gotos, ops: p.ops, calls: p.calls, index: p.index}, nil
 }
 
 // parser51 is lparser.c's recursive descent, checking only.
 type parser51 struct {
-	lx    lexer51
+	lx    *luac51.Lexer
 	fs    *funcState51
 	forDo map[int][]int // see syntaxInfo
 	level int           // lparser.c's nCcalls: blocks and sub-expressions entered
@@ -488,7 +93,7 @@ const maxSyntaxLevels = 200
 func (p *parser51) enterLevel() {
 	p.level++
 	if p.level > maxSyntaxLevels {
-		p.lx.errorf("chunk has too many syntax levels", 0, "")
+		p.lx.Errorf("chunk has too many syntax levels", 0, "")
 	}
 }
 
@@ -501,49 +106,49 @@ type funcState51 struct {
 }
 
 func (p *parser51) errorExpected(t int) {
-	p.syntaxError(fmt.Sprintf("'%s' expected", token2str(t)))
+	p.syntaxError(fmt.Sprintf("'%s' expected", luac51.TokenString(t)))
 }
 
 func (p *parser51) syntaxError(msg string) {
-	p.lx.errorf(msg, p.lx.tok, p.lx.tokText)
+	p.lx.Errorf(msg, p.lx.T.Tok, p.lx.T.Raw)
 }
 
 func (p *parser51) testNext(t int) bool {
-	if p.lx.tok == t {
-		p.lx.next()
+	if p.lx.T.Tok == t {
+		p.lx.Next()
 		return true
 	}
 	return false
 }
 
 func (p *parser51) check(t int) {
-	if p.lx.tok != t {
+	if p.lx.T.Tok != t {
 		p.errorExpected(t)
 	}
 }
 
 func (p *parser51) checkNext(t int) {
 	p.check(t)
-	p.lx.next()
+	p.lx.Next()
 }
 
 func (p *parser51) checkMatch(what, who, where int) {
 	if !p.testNext(what) {
-		if where == p.lx.line {
+		if where == p.lx.Line {
 			p.errorExpected(what)
 		}
-		p.syntaxError(fmt.Sprintf("'%s' expected (to close '%s' at line %d)", token2str(what), token2str(who), where))
+		p.syntaxError(fmt.Sprintf("'%s' expected (to close '%s' at line %d)", luac51.TokenString(what), luac51.TokenString(who), where))
 	}
 }
 
 func (p *parser51) checkName() {
-	p.check(tkName)
-	p.lx.next()
+	p.check(luac51.TkName)
+	p.lx.Next()
 }
 
 func blockFollow(t int) bool {
 	switch t {
-	case tkElse, tkElseif, tkEnd, tkUntil, tkEOS:
+	case luac51.TkElse, luac51.TkElseif, luac51.TkEnd, luac51.TkUntil, luac51.TkEOS:
 		return true
 	}
 	return false
@@ -553,7 +158,7 @@ func blockFollow(t int) bool {
 func (p *parser51) block() {
 	p.enterLevel()
 	last := false
-	for !last && !blockFollow(p.lx.tok) {
+	for !last && !blockFollow(p.lx.T.Tok) {
 		last = p.statement()
 		p.testNext(';')
 	}
@@ -561,84 +166,84 @@ func (p *parser51) block() {
 }
 
 func (p *parser51) statement() bool {
-	line := p.lx.line
-	switch p.lx.tok {
-	case tkIf:
-		p.lx.next()
+	line := p.lx.Line
+	switch p.lx.T.Tok {
+	case luac51.TkIf:
+		p.lx.Next()
 		p.cond()
-		p.checkNext(tkThen)
+		p.checkNext(luac51.TkThen)
 		p.block()
-		for p.lx.tok == tkElseif {
-			p.lx.next()
+		for p.lx.T.Tok == luac51.TkElseif {
+			p.lx.Next()
 			p.cond()
-			p.checkNext(tkThen)
+			p.checkNext(luac51.TkThen)
 			p.block()
 		}
-		if p.testNext(tkElse) {
+		if p.testNext(luac51.TkElse) {
 			p.block()
 		}
-		p.checkMatch(tkEnd, tkIf, line)
-	case tkWhile:
-		p.lx.next()
+		p.checkMatch(luac51.TkEnd, luac51.TkIf, line)
+	case luac51.TkWhile:
+		p.lx.Next()
 		p.cond()
-		p.checkNext(tkDo)
+		p.checkNext(luac51.TkDo)
 		p.loop(p.block)
-		p.checkMatch(tkEnd, tkWhile, line)
-	case tkDo:
-		p.lx.next()
+		p.checkMatch(luac51.TkEnd, luac51.TkWhile, line)
+	case luac51.TkDo:
+		p.lx.Next()
 		p.block()
-		p.checkMatch(tkEnd, tkDo, line)
-	case tkFor:
-		p.lx.next()
+		p.checkMatch(luac51.TkEnd, luac51.TkDo, line)
+	case luac51.TkFor:
+		p.lx.Next()
 		p.checkName()
-		switch p.lx.tok {
+		switch p.lx.T.Tok {
 		case '=':
 			// Take this loop's slot before its expressions, which may hold
 			// loops of their own (in function bodies).
 			slot := len(p.forDo[line])
 			p.forDo[line] = append(p.forDo[line], line)
-			p.lx.next()
+			p.lx.Next()
 			p.expr()
 			p.checkNext(',')
 			p.expr()
 			if p.testNext(',') {
 				p.expr()
 			}
-			p.check(tkDo)
-			p.forDo[line][slot] = p.lx.line
-		case ',', tkIn:
+			p.check(luac51.TkDo)
+			p.forDo[line][slot] = p.lx.Line
+		case ',', luac51.TkIn:
 			for p.testNext(',') {
 				p.checkName()
 			}
-			p.checkNext(tkIn)
+			p.checkNext(luac51.TkIn)
 			p.exprList()
 		default:
 			p.syntaxError("'=' or 'in' expected")
 		}
-		p.checkNext(tkDo)
+		p.checkNext(luac51.TkDo)
 		p.loop(p.block)
-		p.checkMatch(tkEnd, tkFor, line)
-	case tkRepeat:
-		p.lx.next()
+		p.checkMatch(luac51.TkEnd, luac51.TkFor, line)
+	case luac51.TkRepeat:
+		p.lx.Next()
 		p.loop(p.block)
-		p.checkMatch(tkUntil, tkRepeat, line)
+		p.checkMatch(luac51.TkUntil, luac51.TkRepeat, line)
 		p.cond()
-	case tkFunction:
-		p.lx.next()
+	case luac51.TkFunction:
+		p.lx.Next()
 		p.checkName()
-		for p.lx.tok == '.' {
-			p.lx.next()
+		for p.lx.T.Tok == '.' {
+			p.lx.Next()
 			p.checkName()
 		}
 		if p.testNext(':') {
 			p.checkName()
 		}
 		p.body(line)
-	case tkLocal:
-		p.lx.next()
-		if p.testNext(tkFunction) {
+	case luac51.TkLocal:
+		p.lx.Next()
+		if p.testNext(luac51.TkFunction) {
 			p.checkName()
-			p.body(p.lx.line)
+			p.body(p.lx.Line)
 			return false
 		}
 		p.checkName()
@@ -648,14 +253,14 @@ func (p *parser51) statement() bool {
 		if p.testNext('=') {
 			p.exprList()
 		}
-	case tkReturn:
-		p.lx.next()
-		if !blockFollow(p.lx.tok) && p.lx.tok != ';' {
+	case luac51.TkReturn:
+		p.lx.Next()
+		if !blockFollow(p.lx.T.Tok) && p.lx.T.Tok != ';' {
 			p.exprList()
 		}
 		return true
-	case tkBreak:
-		p.lx.next()
+	case luac51.TkBreak:
+		p.lx.Next()
 		if p.fs.loops == 0 {
 			p.syntaxError("no loop to break")
 		}
@@ -665,7 +270,7 @@ func (p *parser51) statement() bool {
 			if k != expAssignable {
 				p.syntaxError("syntax error")
 			}
-			p.restAssign()
+			p.restAssign(p.lastIndex)
 		}
 	}
 	return false
@@ -687,27 +292,38 @@ const (
 	expCall
 )
 
-func (p *parser51) restAssign() {
-	// The caller parsed one target that is not a call.
+// restAssign reads the rest of an assignment whose first target, not a
+// call, the caller parsed; first is that target's position in index, -1
+// when it is a name. Lua 5.1 stores into a field once the values are read
+// (restassign's luaK_storevar after explist1): the SETTABLE that gopher-lua
+// gives the target's line gets the line of the values' last token.
+func (p *parser51) restAssign(first int) {
+	targets := []int{first}
 	for p.testNext(',') {
 		if p.suffixedExp() != expAssignable {
 			p.syntaxError("syntax error")
 		}
+		targets = append(targets, p.lastIndex)
 	}
 	p.checkNext('=')
 	p.exprList()
+	for _, i := range targets {
+		if i >= 0 {
+			p.index[i] = p.lx.LastLine
+		}
+	}
 }
 
 func (p *parser51) body(line int) {
 	p.fs = &funcState51{prev: p.fs}
 	p.checkNext('(')
-	if p.lx.tok != ')' {
+	if p.lx.T.Tok != ')' {
 		for {
-			switch p.lx.tok {
-			case tkName:
-				p.lx.next()
-			case tkDots:
-				p.lx.next()
+			switch p.lx.T.Tok {
+			case luac51.TkName:
+				p.lx.Next()
+			case luac51.TkDots:
+				p.lx.Next()
 				p.fs.vararg = true
 			default:
 				p.syntaxError("<name> or '...' expected")
@@ -719,7 +335,7 @@ func (p *parser51) body(line int) {
 	}
 	p.checkNext(')')
 	p.block()
-	p.checkMatch(tkEnd, tkFunction, line)
+	p.checkMatch(luac51.TkEnd, luac51.TkFunction, line)
 	p.fs = p.fs.prev
 }
 
@@ -732,7 +348,7 @@ func (p *parser51) exprList() {
 			return
 		}
 		if pending >= 0 {
-			p.index[pending] = p.lx.lastLn
+			p.index[pending] = p.lx.LastLine
 		}
 		p.expr()
 	}
@@ -740,19 +356,19 @@ func (p *parser51) exprList() {
 
 // primaryExp is a name or a parenthesized expression.
 func (p *parser51) primaryExp() expKind {
-	switch p.lx.tok {
+	switch p.lx.T.Tok {
 	case '(':
-		line := p.lx.line
-		p.lx.next()
+		line := p.lx.Line
+		p.lx.Next()
 		p.expr()
 		p.checkMatch(')', '(', line)
 		if p.lastIndex >= 0 {
 			// discharged once the ')' is read
-			p.index[p.lastIndex] = p.lx.lastLn
+			p.index[p.lastIndex] = p.lx.LastLine
 		}
 		return expOther
-	case tkName:
-		p.lx.next()
+	case luac51.TkName:
+		p.lx.Next()
 		return expAssignable
 	}
 	p.syntaxError("unexpected symbol")
@@ -764,29 +380,29 @@ func (p *parser51) suffixedExp() expKind {
 	k := p.primaryExp()
 	p.lastIndex = -1
 	for {
-		switch p.lx.tok {
+		switch p.lx.T.Tok {
 		case '.':
-			p.lx.next()
+			p.lx.Next()
 			p.checkName()
 			k = expAssignable
-			p.index = append(p.index, p.lx.lastLn)
+			p.index = append(p.index, p.lx.LastLine)
 			p.lastIndex = len(p.index) - 1
 			continue
 		case '[':
-			p.lx.next()
+			p.lx.Next()
 			p.expr()
 			p.checkNext(']')
 			k = expAssignable
-			p.index = append(p.index, p.lx.lastLn)
+			p.index = append(p.index, p.lx.LastLine)
 			p.lastIndex = len(p.index) - 1
 			continue
 		case ':':
-			p.lx.next()
+			p.lx.Next()
 			p.checkName()
 			p.funcArgs()
 			k = expCall
 			p.lastIndex = -1
-		case '(', tkString, '{':
+		case '(', luac51.TkString, '{':
 			p.funcArgs()
 			k = expCall
 			p.lastIndex = -1
@@ -797,52 +413,52 @@ func (p *parser51) suffixedExp() expKind {
 }
 
 func (p *parser51) funcArgs() {
-	line := p.lx.line
+	line := p.lx.Line
 	defer func() { p.calls = append(p.calls, line) }()
-	switch p.lx.tok {
+	switch p.lx.T.Tok {
 	case '(':
-		if line != p.lx.lastLn {
+		if line != p.lx.LastLine {
 			p.syntaxError("ambiguous syntax (function call x new statement)")
 		}
-		p.lx.next()
+		p.lx.Next()
 		pending := -1
-		if p.lx.tok != ')' {
+		if p.lx.T.Tok != ')' {
 			p.exprList()
 			pending = p.lastIndex
 		}
 		p.checkMatch(')', '(', line)
 		if pending >= 0 {
 			// the last argument is discharged once the ')' is read
-			p.index[pending] = p.lx.lastLn
+			p.index[pending] = p.lx.LastLine
 		}
 	case '{':
 		p.constructor()
-	case tkString:
-		p.lx.next()
+	case luac51.TkString:
+		p.lx.Next()
 	default:
 		p.syntaxError("function arguments expected")
 	}
 }
 
 func (p *parser51) constructor() {
-	line := p.lx.line
+	line := p.lx.Line
 	p.checkNext('{')
 	// a field access as a list item is discharged once the separator
 	// after it (closelistfield) or the '}' (lastlistfield) is read
 	pending := -1
-	for p.lx.tok != '}' {
-		switch p.lx.tok {
-		case tkName:
-			if p.lx.lookahead() != '=' {
+	for p.lx.T.Tok != '}' {
+		switch p.lx.T.Tok {
+		case luac51.TkName:
+			if p.lx.Lookahead() != '=' {
 				p.expr()
 				pending = p.lastIndex
 			} else {
-				p.lx.next()
+				p.lx.Next()
 				p.checkNext('=')
 				p.expr()
 			}
 		case '[':
-			p.lx.next()
+			p.lx.Next()
 			p.expr()
 			p.checkNext(']')
 			p.checkNext('=')
@@ -855,30 +471,30 @@ func (p *parser51) constructor() {
 			break
 		}
 		if pending >= 0 {
-			p.index[pending] = p.lx.lastLn
+			p.index[pending] = p.lx.LastLine
 		}
 		pending = -1
 	}
 	p.checkMatch('}', '{', line)
 	if pending >= 0 {
-		p.index[pending] = p.lx.lastLn
+		p.index[pending] = p.lx.LastLine
 	}
 }
 
 func (p *parser51) simpleExp() {
-	switch p.lx.tok {
-	case tkNumber, tkString, tkNil, tkTrue, tkFalse:
-		p.lx.next()
-	case tkDots:
+	switch p.lx.T.Tok {
+	case luac51.TkNumber, luac51.TkString, luac51.TkNil, luac51.TkTrue, luac51.TkFalse:
+		p.lx.Next()
+	case luac51.TkDots:
 		if !p.fs.vararg {
 			p.syntaxError("cannot use '...' outside a vararg function")
 		}
-		p.lx.next()
+		p.lx.Next()
 	case '{':
 		p.constructor()
-	case tkFunction:
-		p.lx.next()
-		p.body(p.lx.line)
+	case luac51.TkFunction:
+		p.lx.Next()
+		p.body(p.lx.Line)
 	default:
 		p.suffixedExp()
 		return
@@ -895,13 +511,13 @@ func binaryPriority(t int) (int, int, bool) {
 		return 7, 7, true
 	case '^':
 		return 10, 9, true
-	case tkConcat:
+	case luac51.TkConcat:
 		return 5, 4, true
-	case tkEq, tkNe, '<', tkLe, '>', tkGe:
+	case luac51.TkEq, luac51.TkNe, '<', luac51.TkLe, '>', luac51.TkGe:
 		return 3, 3, true
-	case tkAnd:
+	case luac51.TkAnd:
 		return 2, 2, true
-	case tkOr:
+	case luac51.TkOr:
 		return 1, 1, true
 	}
 	return 0, 0, false
@@ -912,12 +528,12 @@ func (p *parser51) expr() { p.subExpr(0) }
 func (p *parser51) subExpr(limit int) {
 	p.enterLevel()
 	defer p.leaveLevel()
-	switch p.lx.tok {
-	case tkNot, '-', '#':
-		op := p.lx.tok
-		p.lx.next()
+	switch p.lx.T.Tok {
+	case luac51.TkNot, '-', '#':
+		op := p.lx.T.Tok
+		p.lx.Next()
 		p.subExpr(8)
-		p.ops = append(p.ops, opLine{op: op, unary: true, line: p.lx.lastLn})
+		p.ops = append(p.ops, opLine{op: op, unary: true, line: p.lx.LastLine})
 		p.lastIndex = -1
 	default:
 		p.simpleExp()
@@ -926,19 +542,19 @@ func (p *parser51) subExpr(limit int) {
 	// operator is read (luaK_infix)
 	pending := p.lastIndex
 	for {
-		left, right, ok := binaryPriority(p.lx.tok)
+		left, right, ok := binaryPriority(p.lx.T.Tok)
 		if !ok || left <= limit {
 			p.lastIndex = pending
 			return
 		}
-		op := p.lx.tok
-		p.lx.next()
+		op := p.lx.T.Tok
+		p.lx.Next()
 		if pending >= 0 {
-			p.index[pending] = p.lx.lastLn
+			p.index[pending] = p.lx.LastLine
 			pending = -1
 		}
 		p.subExpr(right)
-		p.ops = append(p.ops, opLine{op: op, line: p.lx.lastLn})
+		p.ops = append(p.ops, opLine{op: op, line: p.lx.LastLine})
 		p.lastIndex = -1
 	}
 }

@@ -10,41 +10,44 @@ import (
 )
 
 // The lexer is llex.c: tokens with their values, the line counter the code
-// generator stamps on every instruction, and Lua 5.1's lexical errors.
+// generator stamps on every instruction, and Lua 5.1's lexical errors. The
+// engine's Lua 5.1 syntax checker reads the same tokens; for it the lexer
+// also notes the bytes where Lua 5.1 and gopher-lua read a chunk
+// differently (WS, Dots, Gotos).
 
 // Tokens: single characters are their byte value; the rest follow.
 const (
-	tkAnd = 257 + iota
-	tkBreak
-	tkDo
-	tkElse
-	tkElseif
-	tkEnd
-	tkFalse
-	tkFor
-	tkFunction
-	tkIf
-	tkIn
-	tkLocal
-	tkNil
-	tkNot
-	tkOr
-	tkRepeat
-	tkReturn
-	tkThen
-	tkTrue
-	tkUntil
-	tkWhile
-	tkConcat
-	tkDots
-	tkEq
-	tkGe
-	tkLe
-	tkNe
-	tkNumber
-	tkName
-	tkString
-	tkEOS
+	TkAnd = 257 + iota
+	TkBreak
+	TkDo
+	TkElse
+	TkElseif
+	TkEnd
+	TkFalse
+	TkFor
+	TkFunction
+	TkIf
+	TkIn
+	TkLocal
+	TkNil
+	TkNot
+	TkOr
+	TkRepeat
+	TkReturn
+	TkThen
+	TkTrue
+	TkUntil
+	TkWhile
+	TkConcat
+	TkDots
+	TkEq
+	TkGe
+	TkLe
+	TkNe
+	TkNumber
+	TkName
+	TkString
+	TkEOS
 )
 
 var tokenNames = []string{
@@ -56,13 +59,14 @@ var tokenNames = []string{
 
 var keywords = func() map[string]int {
 	m := map[string]int{}
-	for i := tkAnd; i <= tkWhile; i++ {
-		m[tokenNames[i-tkAnd]] = i
+	for i := TkAnd; i <= TkWhile; i++ {
+		m[tokenNames[i-TkAnd]] = i
 	}
 	return m
 }()
 
-func token2str(t int) string {
+// TokenString is llex.c's luaX_token2str: how an error message names token t.
+func TokenString(t int) string {
 	if t < 257 {
 		if t < 32 || t == 127 {
 			return fmt.Sprintf("char(%d)", t)
@@ -72,24 +76,40 @@ func token2str(t int) string {
 	return tokenNames[t-257]
 }
 
-// token is a token and its semantic value.
-type token struct {
-	tok int
-	s   string  // a name's or string's value
-	raw string  // the text as an error message quotes it
-	n   float64 // a number's value
+// Token is a token and its semantic value.
+type Token struct {
+	Tok int
+	S   string  // a name's or string's value
+	Raw string  // the text as an error message quotes it
+	N   float64 // a number's value
 }
 
-type lexer struct {
+// Lexer reads the tokens of a chunk (llex.c's LexState).
+type Lexer struct {
 	src   []byte
 	pos   int
-	line  int
 	chunk string
 
-	t        token
-	ahead    token
+	T        Token // the current token
+	Line     int   // the line the lexer is on (ls->linenumber)
+	LastLine int   // line of the last token consumed (ls->lastline)
+	ahead    Token
 	hasAhead bool
-	lastLine int // line of the last token consumed
+
+	// WS are the offsets of form feeds and vertical tabs skipped as white
+	// space, and of NUL bytes a numeral swallowed.
+	WS []int
+	// Dots are the offsets of NUL bytes read as the second or third dot of
+	// .. or ... ("a .\0 b" is a concatenation).
+	Dots []int
+	// Gotos are the offsets of the names goto (a keyword in Lua 5.2).
+	Gotos []int
+}
+
+// NewLexer returns a lexer of src whose errors name chunk (a chunk id,
+// ChunkID); Next reads its first token.
+func NewLexer(src []byte, chunk string) *Lexer {
+	return &Lexer{src: src, Line: 1, chunk: chunk}
 }
 
 // Error is a compile error: "chunk:line: message".
@@ -97,21 +117,23 @@ type Error struct{ Msg string }
 
 func (e *Error) Error() string { return e.Msg }
 
-func (lx *lexer) cur() int {
+func (lx *Lexer) cur() int {
 	if lx.pos < len(lx.src) {
 		return int(lx.src[lx.pos])
 	}
 	return -1
 }
 
-func (lx *lexer) errorf(msg string, tok int, raw string) {
-	s := fmt.Sprintf("%s:%d: %s", lx.chunk, lx.line, msg)
+// Errorf panics with the *Error "chunk:line: msg", followed by "near" and
+// token tok (raw: its text) unless tok is 0 (llex.c's luaX_lexerror).
+func (lx *Lexer) Errorf(msg string, tok int, raw string) {
+	s := fmt.Sprintf("%s:%d: %s", lx.chunk, lx.Line, msg)
 	if tok != 0 {
 		switch tok {
-		case tkName, tkString, tkNumber:
+		case TkName, TkString, TkNumber:
 			s += fmt.Sprintf(" near '%s'", raw)
 		default:
-			s += fmt.Sprintf(" near '%s'", token2str(tok))
+			s += fmt.Sprintf(" near '%s'", TokenString(tok))
 		}
 	}
 	panic(&Error{s})
@@ -125,46 +147,51 @@ func isAlpha(c int) bool {
 
 func isDigit(c int) bool { return c >= '0' && c <= '9' }
 
-func (lx *lexer) incLine() {
+func (lx *Lexer) incLine() {
 	old := lx.cur()
 	lx.pos++
 	if c := lx.cur(); isNewline(c) && c != old {
 		lx.pos++
 	}
-	lx.line++
+	lx.Line++
 }
 
-func (lx *lexer) next() {
-	lx.lastLine = lx.line
+// Next reads the next token into T (luaX_next).
+func (lx *Lexer) Next() {
+	lx.LastLine = lx.Line
 	if lx.hasAhead {
-		lx.t, lx.hasAhead = lx.ahead, false
+		lx.T, lx.hasAhead = lx.ahead, false
 		return
 	}
-	lx.t = lx.scan()
+	lx.T = lx.scan()
 }
 
-func (lx *lexer) lookahead() int {
+// Lookahead reads the token after T and returns it (luaX_lookahead).
+func (lx *Lexer) Lookahead() int {
 	if !lx.hasAhead {
 		lx.ahead = lx.scan()
 		lx.hasAhead = true
 	}
-	return lx.ahead.tok
+	return lx.ahead.Tok
 }
 
-func (lx *lexer) scan() token {
+func (lx *Lexer) scan() Token {
 	for {
 		c := lx.cur()
 		switch {
 		case c < 0:
-			return token{tok: tkEOS}
+			return Token{Tok: TkEOS}
 		case isNewline(c):
 			lx.incLine()
-		case c == ' ' || c == '\t' || c == '\f' || c == '\v':
+		case c == ' ' || c == '\t':
+			lx.pos++
+		case c == '\f' || c == '\v':
+			lx.WS = append(lx.WS, lx.pos)
 			lx.pos++
 		case c == '-':
 			lx.pos++
 			if lx.cur() != '-' {
-				return token{tok: '-'}
+				return Token{Tok: '-'}
 			}
 			lx.pos++
 			if lx.cur() == '[' {
@@ -183,56 +210,40 @@ func (lx *lexer) scan() token {
 			sep := lx.skipSep()
 			if sep >= 0 {
 				s := lx.readLongString(sep, true)
-				return token{tok: tkString, s: s, raw: string(lx.src[start:lx.pos])}
+				// Lua's buffer holds the brackets around the value, the
+				// first newline skipped and line ends as '\n'.
+				eq := strings.Repeat("=", sep)
+				return Token{Tok: TkString, S: s, Raw: "[" + eq + "[" + s + "]" + eq + "]"}
 			}
 			if sep == -1 {
-				return token{tok: '['}
+				return Token{Tok: '['}
 			}
-			lx.errorf("invalid long string delimiter", tkString, string(lx.src[start:lx.pos]))
+			lx.Errorf("invalid long string delimiter", TkString, string(lx.src[start:lx.pos]))
 		case c == '=':
-			lx.pos++
-			if lx.cur() == '=' {
-				lx.pos++
-				return token{tok: tkEq}
-			}
-			return token{tok: '='}
+			return lx.twoChar('=', '=', TkEq)
 		case c == '<':
-			lx.pos++
-			if lx.cur() == '=' {
-				lx.pos++
-				return token{tok: tkLe}
-			}
-			return token{tok: '<'}
+			return lx.twoChar('<', '=', TkLe)
 		case c == '>':
-			lx.pos++
-			if lx.cur() == '=' {
-				lx.pos++
-				return token{tok: tkGe}
-			}
-			return token{tok: '>'}
+			return lx.twoChar('>', '=', TkGe)
 		case c == '~':
-			lx.pos++
-			if lx.cur() == '=' {
-				lx.pos++
-				return token{tok: tkNe}
-			}
-			return token{tok: '~'}
+			return lx.twoChar('~', '=', TkNe)
 		case c == '"' || c == '\'':
 			s, raw := lx.readString(c)
-			return token{tok: tkString, s: s, raw: raw}
+			return Token{Tok: TkString, S: s, Raw: raw}
 		case c == '.':
-			// check_next(ls, ".") takes a NUL byte for the dot too.
+			// check_next(ls, ".") takes a NUL byte for the dot too (strchr
+			// finds the set's terminator): the compiler sees a dot there.
 			lx.pos++
 			if c := lx.cur(); c == '.' || c == 0 {
-				lx.pos++
+				lx.nulDot(c)
 				if c := lx.cur(); c == '.' || c == 0 {
-					lx.pos++
-					return token{tok: tkDots}
+					lx.nulDot(c)
+					return Token{Tok: TkDots}
 				}
-				return token{tok: tkConcat}
+				return Token{Tok: TkConcat}
 			}
 			if !isDigit(lx.cur()) {
-				return token{tok: '.'}
+				return Token{Tok: '.'}
 			}
 			lx.pos--
 			return lx.readNumeral()
@@ -245,27 +256,54 @@ func (lx *lexer) scan() token {
 			}
 			word := string(lx.src[start:lx.pos])
 			if k, ok := keywords[word]; ok {
-				return token{tok: k}
+				return Token{Tok: k}
 			}
-			return token{tok: tkName, s: word, raw: word}
+			if word == "goto" {
+				lx.Gotos = append(lx.Gotos, start)
+			}
+			return Token{Tok: TkName, S: word, Raw: word}
 		default:
 			lx.pos++
-			return token{tok: c}
+			return Token{Tok: c}
 		}
 	}
 }
 
-func (lx *lexer) readNumeral() token {
+// twoChar reads c, or c followed by next as the token two.
+func (lx *Lexer) twoChar(c, next, two int) Token {
+	lx.pos++
+	if lx.cur() == next {
+		lx.pos++
+		return Token{Tok: two}
+	}
+	return Token{Tok: c}
+}
+
+// nulDot skips the dot c of .. or ..., noting it when it is a NUL byte.
+func (lx *Lexer) nulDot(c int) {
+	if c == 0 {
+		lx.Dots = append(lx.Dots, lx.pos)
+	}
+	lx.pos++
+}
+
+func (lx *Lexer) readNumeral() Token {
 	start := lx.pos
 	for c := lx.cur(); isDigit(c) || c == '.'; c = lx.cur() {
 		lx.pos++
 	}
 	// check_next(ls, "Ee") and check_next(ls, "+-") test with strchr,
 	// which also finds the set's terminating NUL: a NUL byte there is
-	// taken as the exponent mark or sign.
+	// taken as the exponent mark or sign ("1\0 + 2" is 3).
 	if c := lx.cur(); c == 'e' || c == 'E' || c == 0 {
+		if c == 0 {
+			lx.WS = append(lx.WS, lx.pos)
+		}
 		lx.pos++
 		if c := lx.cur(); c == '+' || c == '-' || c == 0 {
+			if c == 0 {
+				lx.WS = append(lx.WS, lx.pos)
+			}
 			lx.pos++
 		}
 	}
@@ -278,14 +316,14 @@ func (lx *lexer) readNumeral() token {
 		text = text[:i] // Lua reads the number as a C string
 	}
 	if !ok {
-		lx.errorf("malformed number", tkNumber, text)
+		lx.Errorf("malformed number", TkNumber, text)
 	}
-	return token{tok: tkNumber, n: n, raw: text}
+	return Token{Tok: TkNumber, N: n, Raw: text}
 }
 
 // skipSep reads [===[ or ]===]: the count of '=' when the bracket repeats,
 // -1 for a lone bracket, -(count)-1 for "[=" not followed by '['.
-func (lx *lexer) skipSep() int {
+func (lx *Lexer) skipSep() int {
 	s := lx.cur()
 	lx.pos++
 	count := 0
@@ -300,7 +338,7 @@ func (lx *lexer) skipSep() int {
 	return -count - 1
 }
 
-func (lx *lexer) readLongString(sep int, isString bool) string {
+func (lx *Lexer) readLongString(sep int, isString bool) string {
 	var b strings.Builder
 	if isNewline(lx.cur()) {
 		lx.incLine()
@@ -313,7 +351,7 @@ func (lx *lexer) readLongString(sep int, isString bool) string {
 			if isString {
 				what = "unfinished long string"
 			}
-			lx.errorf(what, tkEOS, "")
+			lx.Errorf(what, TkEOS, "")
 		case c == ']':
 			start := lx.pos
 			if lx.skipSep() == sep {
@@ -333,7 +371,7 @@ func (lx *lexer) readLongString(sep int, isString bool) string {
 }
 
 // readString returns a quoted string's value and its text as errors quote it.
-func (lx *lexer) readString(del int) (string, string) {
+func (lx *Lexer) readString(del int) (string, string) {
 	var b strings.Builder
 	b.WriteByte(byte(del))
 	lx.pos++
@@ -341,9 +379,9 @@ func (lx *lexer) readString(del int) (string, string) {
 		c := lx.cur()
 		switch {
 		case c < 0:
-			lx.errorf("unfinished string", tkEOS, "")
+			lx.Errorf("unfinished string", TkEOS, "")
 		case isNewline(c):
-			lx.errorf("unfinished string", tkString, b.String())
+			lx.Errorf("unfinished string", TkString, b.String())
 		case c == '\\':
 			lx.pos++
 			e := lx.cur()
@@ -379,7 +417,7 @@ func (lx *lexer) readString(del int) (string, string) {
 					lx.pos++
 				}
 				if n > 255 {
-					lx.errorf("escape sequence too large", tkString, b.String())
+					lx.Errorf("escape sequence too large", TkString, b.String())
 				}
 				b.WriteByte(byte(n))
 				continue

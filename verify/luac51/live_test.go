@@ -132,7 +132,7 @@ func TestDumpMatchesServer(t *testing.T) {
 				// The server refused the chunk: so must we, with its words.
 				if cerr == nil {
 					t.Errorf("%s: server refuses (%v), we compile", name, err)
-				} else if !strings.Contains(err.Error(), cerr.Error()) {
+				} else if !strings.Contains(err.Error(), replyText(cerr.Error())) {
 					t.Errorf("%s: server %v; ours %v", name, err, cerr)
 				}
 				refused++
@@ -172,7 +172,7 @@ func TestRandomChunksMatchServer(t *testing.T) {
 		want, err := res.AsBytes()
 		p, cerr := CompileCalls([]byte(src), "=r", 1)
 		if err != nil {
-			if cerr == nil || !strings.Contains(err.Error(), cerr.Error()) {
+			if cerr == nil || !strings.Contains(err.Error(), replyText(cerr.Error())) {
 				t.Errorf("seed %d: server %v; ours %v\n%s", seed, err, cerr, src)
 			}
 			refused++
@@ -237,4 +237,10 @@ func TestPowFoldingMatchesServer(t *testing.T) {
 	if same < 1500 {
 		t.Errorf("only %d of 2000 powers compared", same)
 	}
+}
+
+// replyText is an error message as an error reply carries it: Redis turns
+// its line ends into spaces (a long string quoted by a compile error).
+func replyText(s string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }

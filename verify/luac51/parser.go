@@ -56,7 +56,7 @@ type funcState struct {
 }
 
 type parser struct {
-	lx      lexer
+	lx      Lexer
 	fs      *funcState
 	source  string
 	nCcalls int
@@ -78,7 +78,7 @@ func CompileCalls(src []byte, source string, cCalls int) (p *Proto, err error) {
 	if i := strings.IndexByte(source, 0); i >= 0 {
 		source = source[:i] // the chunk name is a C string
 	}
-	ls := &parser{lx: lexer{src: src, line: 1, chunk: ChunkID(source)}, source: source, nCcalls: cCalls}
+	ls := &parser{lx: *NewLexer(src, ChunkID(source)), source: source, nCcalls: cCalls}
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(*Error); ok {
@@ -91,9 +91,9 @@ func CompileCalls(src []byte, source string, cCalls int) (p *Proto, err error) {
 	fs := &funcState{}
 	ls.openFunc(fs)
 	fs.f.IsVararg = varargIsVararg
-	ls.lx.next()
+	ls.lx.Next()
 	ls.chunk()
-	ls.check(tkEOS)
+	ls.check(TkEOS)
 	ls.closeFunc()
 	return fs.f, nil
 }
@@ -105,11 +105,11 @@ type InternalError struct{ Msg string }
 func (e *InternalError) Error() string { return "luac51: internal error: " + e.Msg }
 
 func (ls *parser) syntaxError(msg string) {
-	ls.lx.errorf(msg, ls.lx.t.tok, ls.lx.t.raw)
+	ls.lx.Errorf(msg, ls.lx.T.Tok, ls.lx.T.Raw)
 }
 
 func (ls *parser) errorExpected(t int) {
-	ls.syntaxError(fmt.Sprintf("'%s' expected", token2str(t)))
+	ls.syntaxError(fmt.Sprintf("'%s' expected", TokenString(t)))
 }
 
 func (fs *funcState) errorLimit(limit int, what string) {
@@ -117,7 +117,7 @@ func (fs *funcState) errorLimit(limit int, what string) {
 	if fs.f.LineDefined != 0 {
 		msg = fmt.Sprintf("function at line %d has more than %d %s", fs.f.LineDefined, limit, what)
 	}
-	fs.ls.lx.errorf(msg, 0, "")
+	fs.ls.lx.Errorf(msg, 0, "")
 }
 
 func (fs *funcState) checkLimit(v, l int, what string) {
@@ -127,22 +127,22 @@ func (fs *funcState) checkLimit(v, l int, what string) {
 }
 
 func (ls *parser) testNext(c int) bool {
-	if ls.lx.t.tok == c {
-		ls.lx.next()
+	if ls.lx.T.Tok == c {
+		ls.lx.Next()
 		return true
 	}
 	return false
 }
 
 func (ls *parser) check(c int) {
-	if ls.lx.t.tok != c {
+	if ls.lx.T.Tok != c {
 		ls.errorExpected(c)
 	}
 }
 
 func (ls *parser) checkNext(c int) {
 	ls.check(c)
-	ls.lx.next()
+	ls.lx.Next()
 }
 
 func (ls *parser) checkCondition(c bool, msg string) {
@@ -153,17 +153,17 @@ func (ls *parser) checkCondition(c bool, msg string) {
 
 func (ls *parser) checkMatch(what, who, where int) {
 	if !ls.testNext(what) {
-		if where == ls.lx.line {
+		if where == ls.lx.Line {
 			ls.errorExpected(what)
 		}
-		ls.syntaxError(fmt.Sprintf("'%s' expected (to close '%s' at line %d)", token2str(what), token2str(who), where))
+		ls.syntaxError(fmt.Sprintf("'%s' expected (to close '%s' at line %d)", TokenString(what), TokenString(who), where))
 	}
 }
 
 func (ls *parser) strCheckName() string {
-	ls.check(tkName)
-	s := ls.lx.t.s
-	ls.lx.next()
+	ls.check(TkName)
+	s := ls.lx.T.S
+	ls.lx.Next()
 	return s
 }
 
@@ -297,7 +297,7 @@ func (ls *parser) adjustAssign(nvars, nexps int, e *expdesc) {
 func (ls *parser) enterLevel() {
 	ls.nCcalls++
 	if ls.nCcalls > maxCCalls {
-		ls.lx.errorf("chunk has too many syntax levels", 0, "")
+		ls.lx.Errorf("chunk has too many syntax levels", 0, "")
 	}
 }
 
@@ -357,795 +357,4 @@ func (ls *parser) closeFunc() {
 	ls.removeVars(0)
 	fs.ret(0, 0)
 	ls.fs = fs.prev
-}
-
-func (ls *parser) field(v *expdesc) {
-	fs := ls.fs
-	var key expdesc
-	fs.exp2anyreg(v)
-	ls.lx.next()
-	ls.checkName(&key)
-	fs.indexed(v, &key)
-}
-
-func (ls *parser) yindex(v *expdesc) {
-	ls.lx.next()
-	ls.expr(v)
-	ls.fs.exp2val(v)
-	ls.checkNext(']')
-}
-
-type consControl struct {
-	v       expdesc
-	t       *expdesc
-	nh      int
-	na      int
-	tostore int
-}
-
-func (ls *parser) recField(cc *consControl) {
-	fs := ls.fs
-	reg := fs.freereg
-	var key, val expdesc
-	if ls.lx.t.tok == tkName {
-		fs.checkLimit(cc.nh, math.MaxInt32, "items in a constructor")
-		ls.checkName(&key)
-	} else {
-		ls.yindex(&key)
-	}
-	cc.nh++
-	ls.checkNext('=')
-	rkkey := fs.exp2RK(&key)
-	ls.expr(&val)
-	fs.codeABC(opSetTable, cc.t.info, rkkey, fs.exp2RK(&val))
-	fs.freereg = reg
-}
-
-func (fs *funcState) closeListField(cc *consControl) {
-	if cc.v.k == vVoid {
-		return
-	}
-	fs.exp2nextreg(&cc.v)
-	cc.v.k = vVoid
-	if cc.tostore == fieldsPerFlush {
-		fs.setList(cc.t.info, cc.na, cc.tostore)
-		cc.tostore = 0
-	}
-}
-
-func (fs *funcState) lastListField(cc *consControl) {
-	if cc.tostore == 0 {
-		return
-	}
-	if hasMultRet(cc.v.k) {
-		fs.setMultRet(&cc.v)
-		fs.setList(cc.t.info, cc.na, multRet)
-		cc.na--
-	} else {
-		if cc.v.k != vVoid {
-			fs.exp2nextreg(&cc.v)
-		}
-		fs.setList(cc.t.info, cc.na, cc.tostore)
-	}
-}
-
-func (ls *parser) listField(cc *consControl) {
-	ls.expr(&cc.v)
-	ls.fs.checkLimit(cc.na, math.MaxInt32, "items in a constructor")
-	cc.na++
-	cc.tostore++
-}
-
-// int2fb is luaO_int2fb: x as a "floating point byte" (eeeeexxx).
-func int2fb(x int) int {
-	e := 0
-	for x >= 16 {
-		x = (x + 1) >> 1
-		e++
-	}
-	if x < 8 {
-		return x
-	}
-	return ((e + 1) << 3) | (x - 8)
-}
-
-func (ls *parser) constructor(t *expdesc) {
-	fs := ls.fs
-	line := ls.lx.line
-	pc := fs.codeABC(opNewTable, 0, 0, 0)
-	var cc consControl
-	cc.t = t
-	initExp(t, vRelocable, pc)
-	initExp(&cc.v, vVoid, 0)
-	fs.exp2nextreg(t)
-	ls.checkNext('{')
-	for {
-		if ls.lx.t.tok == '}' {
-			break
-		}
-		fs.closeListField(&cc)
-		switch ls.lx.t.tok {
-		case tkName:
-			if ls.lx.lookahead() != '=' {
-				ls.listField(&cc)
-			} else {
-				ls.recField(&cc)
-			}
-		case '[':
-			ls.recField(&cc)
-		default:
-			ls.listField(&cc)
-		}
-		if !ls.testNext(',') && !ls.testNext(';') {
-			break
-		}
-	}
-	ls.checkMatch('}', '{', line)
-	fs.lastListField(&cc)
-	setB(&fs.f.Code[pc], int2fb(cc.na))
-	setC(&fs.f.Code[pc], int2fb(cc.nh))
-}
-
-func (ls *parser) parList() {
-	fs := ls.fs
-	f := fs.f
-	nparams := 0
-	f.IsVararg = 0
-	if ls.lx.t.tok != ')' {
-		for {
-			switch ls.lx.t.tok {
-			case tkName:
-				ls.newLocalVar(ls.strCheckName(), nparams)
-				nparams++
-			case tkDots:
-				ls.lx.next()
-				// LUA_COMPAT_VARARG: the implicit 'arg' local.
-				ls.newLocalVar("arg", nparams)
-				nparams++
-				f.IsVararg = varargHasArg | varargNeedsArg
-				f.IsVararg |= varargIsVararg
-			default:
-				ls.syntaxError("<name> or '...' expected")
-			}
-			if f.IsVararg != 0 || !ls.testNext(',') {
-				break
-			}
-		}
-	}
-	ls.adjustLocalVars(nparams)
-	f.NumParams = byte(fs.nactvar - int(f.IsVararg&varargHasArg))
-	fs.reserveRegs(fs.nactvar)
-}
-
-func (ls *parser) body(e *expdesc, needself bool, line int) {
-	nfs := &funcState{}
-	ls.openFunc(nfs)
-	nfs.f.LineDefined = line
-	ls.checkNext('(')
-	if needself {
-		ls.newLocalVar("self", 0)
-		ls.adjustLocalVars(1)
-	}
-	ls.parList()
-	ls.checkNext(')')
-	ls.chunk()
-	nfs.f.LastLineDefined = ls.lx.line
-	ls.checkMatch(tkEnd, tkFunction, line)
-	ls.closeFunc()
-	ls.pushClosure(nfs, e)
-}
-
-func (ls *parser) explist1(v *expdesc) int {
-	n := 1
-	ls.expr(v)
-	for ls.testNext(',') {
-		ls.fs.exp2nextreg(v)
-		ls.expr(v)
-		n++
-	}
-	return n
-}
-
-func (ls *parser) funcArgs(f *expdesc) {
-	fs := ls.fs
-	var args expdesc
-	line := ls.lx.line
-	switch ls.lx.t.tok {
-	case '(':
-		if line != ls.lx.lastLine {
-			ls.syntaxError("ambiguous syntax (function call x new statement)")
-		}
-		ls.lx.next()
-		if ls.lx.t.tok == ')' {
-			args.k = vVoid
-		} else {
-			ls.explist1(&args)
-			fs.setMultRet(&args)
-		}
-		ls.checkMatch(')', '(', line)
-	case '{':
-		ls.constructor(&args)
-	case tkString:
-		ls.codeString(&args, ls.lx.t.s)
-		ls.lx.next()
-	default:
-		ls.syntaxError("function arguments expected")
-		return
-	}
-	base := f.info
-	var nparams int
-	if hasMultRet(args.k) {
-		nparams = multRet
-	} else {
-		if args.k != vVoid {
-			fs.exp2nextreg(&args)
-		}
-		nparams = fs.freereg - (base + 1)
-	}
-	initExp(f, vCall, fs.codeABC(opCall, base, nparams+1, 2))
-	fs.fixLine(line)
-	fs.freereg = base + 1
-}
-
-func (ls *parser) prefixExp(v *expdesc) {
-	switch ls.lx.t.tok {
-	case '(':
-		line := ls.lx.line
-		ls.lx.next()
-		ls.expr(v)
-		ls.checkMatch(')', '(', line)
-		ls.fs.dischargeVars(v)
-	case tkName:
-		ls.singleVar(v)
-	default:
-		ls.syntaxError("unexpected symbol")
-	}
-}
-
-func (ls *parser) primaryExp(v *expdesc) {
-	fs := ls.fs
-	ls.prefixExp(v)
-	for {
-		switch ls.lx.t.tok {
-		case '.':
-			ls.field(v)
-		case '[':
-			var key expdesc
-			fs.exp2anyreg(v)
-			ls.yindex(&key)
-			fs.indexed(v, &key)
-		case ':':
-			var key expdesc
-			ls.lx.next()
-			ls.checkName(&key)
-			fs.self(v, &key)
-			ls.funcArgs(v)
-		case '(', tkString, '{':
-			fs.exp2nextreg(v)
-			ls.funcArgs(v)
-		default:
-			return
-		}
-	}
-}
-
-func (ls *parser) simpleExp(v *expdesc) {
-	switch ls.lx.t.tok {
-	case tkNumber:
-		initExp(v, vKNum, 0)
-		v.nval = ls.lx.t.n
-	case tkString:
-		ls.codeString(v, ls.lx.t.s)
-	case tkNil:
-		initExp(v, vNil, 0)
-	case tkTrue:
-		initExp(v, vTrue, 0)
-	case tkFalse:
-		initExp(v, vFalse, 0)
-	case tkDots:
-		fs := ls.fs
-		ls.checkCondition(fs.f.IsVararg != 0, "cannot use '...' outside a vararg function")
-		fs.f.IsVararg &^= varargNeedsArg
-		initExp(v, vVararg, fs.codeABC(opVararg, 0, 1, 0))
-	case '{':
-		ls.constructor(v)
-		return
-	case tkFunction:
-		ls.lx.next()
-		ls.body(v, false, ls.lx.line)
-		return
-	default:
-		ls.primaryExp(v)
-		return
-	}
-	ls.lx.next()
-}
-
-func getUnOpr(op int) int {
-	switch op {
-	case tkNot:
-		return oprNot
-	case '-':
-		return oprMinus
-	case '#':
-		return oprLen
-	}
-	return oprNoUnOpr
-}
-
-func getBinOpr(op int) int {
-	switch op {
-	case '+':
-		return oprAdd
-	case '-':
-		return oprSub
-	case '*':
-		return oprMul
-	case '/':
-		return oprDiv
-	case '%':
-		return oprMod
-	case '^':
-		return oprPow
-	case tkConcat:
-		return oprConcat
-	case tkNe:
-		return oprNe
-	case tkEq:
-		return oprEq
-	case '<':
-		return oprLt
-	case tkLe:
-		return oprLe
-	case '>':
-		return oprGt
-	case tkGe:
-		return oprGe
-	case tkAnd:
-		return oprAnd
-	case tkOr:
-		return oprOr
-	}
-	return oprNoBinOpr
-}
-
-var priority = [...]struct{ left, right int }{
-	{6, 6}, {6, 6}, {7, 7}, {7, 7}, {7, 7},
-	{10, 9}, {5, 4},
-	{3, 3}, {3, 3},
-	{3, 3}, {3, 3}, {3, 3}, {3, 3},
-	{2, 2}, {1, 1},
-}
-
-const unaryPriority = 8
-
-func (ls *parser) subExpr(v *expdesc, limit int) int {
-	ls.enterLevel()
-	uop := getUnOpr(ls.lx.t.tok)
-	if uop != oprNoUnOpr {
-		ls.lx.next()
-		ls.subExpr(v, unaryPriority)
-		ls.fs.prefix(uop, v)
-	} else {
-		ls.simpleExp(v)
-	}
-	op := getBinOpr(ls.lx.t.tok)
-	for op != oprNoBinOpr && priority[op].left > limit {
-		var v2 expdesc
-		ls.lx.next()
-		ls.fs.infix(op, v)
-		nextop := ls.subExpr(&v2, priority[op].right)
-		ls.fs.posfix(op, v, &v2)
-		op = nextop
-	}
-	ls.leaveLevel()
-	return op
-}
-
-func (ls *parser) expr(v *expdesc) { ls.subExpr(v, 0) }
-
-func blockFollow(t int) bool {
-	switch t {
-	case tkElse, tkElseif, tkEnd, tkUntil, tkEOS:
-		return true
-	}
-	return false
-}
-
-func (ls *parser) block() {
-	fs := ls.fs
-	var bl blockCnt
-	fs.enterBlock(&bl, false)
-	ls.chunk()
-	fs.leaveBlock()
-}
-
-type lhsAssign struct {
-	prev *lhsAssign
-	v    expdesc
-}
-
-func (ls *parser) checkConflict(lh *lhsAssign, v *expdesc) {
-	fs := ls.fs
-	extra := fs.freereg
-	conflict := false
-	for ; lh != nil; lh = lh.prev {
-		if lh.v.k == vIndexed {
-			if lh.v.info == v.info {
-				conflict = true
-				lh.v.info = extra
-			}
-			if lh.v.aux == v.info {
-				conflict = true
-				lh.v.aux = extra
-			}
-		}
-	}
-	if conflict {
-		fs.codeABC(opMove, fs.freereg, v.info, 0)
-		fs.reserveRegs(1)
-	}
-}
-
-func (ls *parser) assignment(lh *lhsAssign, nvars int) {
-	var e expdesc
-	ls.checkCondition(vLocal <= lh.v.k && lh.v.k <= vIndexed, "syntax error")
-	if ls.testNext(',') {
-		nv := &lhsAssign{prev: lh}
-		ls.primaryExp(&nv.v)
-		if nv.v.k == vLocal {
-			ls.checkConflict(lh, &nv.v)
-		}
-		ls.fs.checkLimit(nvars, maxCCalls-ls.nCcalls, "variables in assignment")
-		ls.assignment(nv, nvars+1)
-	} else {
-		ls.checkNext('=')
-		nexps := ls.explist1(&e)
-		if nexps != nvars {
-			ls.adjustAssign(nvars, nexps, &e)
-			if nexps > nvars {
-				ls.fs.freereg -= nexps - nvars
-			}
-		} else {
-			ls.fs.setOneRet(&e)
-			ls.fs.storeVar(&lh.v, &e)
-			return
-		}
-	}
-	initExp(&e, vNonReloc, ls.fs.freereg-1)
-	ls.fs.storeVar(&lh.v, &e)
-}
-
-func (ls *parser) cond() int {
-	var v expdesc
-	ls.expr(&v)
-	if v.k == vNil {
-		v.k = vFalse
-	}
-	ls.fs.goIfTrue(&v)
-	return v.f
-}
-
-func (ls *parser) breakStat() {
-	fs := ls.fs
-	bl := fs.bl
-	upval := false
-	for bl != nil && !bl.isbreakable {
-		upval = upval || bl.upval
-		bl = bl.previous
-	}
-	if bl == nil {
-		ls.syntaxError("no loop to break")
-	}
-	if upval {
-		fs.codeABC(opClose, bl.nactvar, 0, 0)
-	}
-	fs.concat(&bl.breaklist, fs.jump())
-}
-
-func (ls *parser) whileStat(line int) {
-	fs := ls.fs
-	var bl blockCnt
-	ls.lx.next()
-	whileinit := fs.getLabel()
-	condexit := ls.cond()
-	fs.enterBlock(&bl, true)
-	ls.checkNext(tkDo)
-	ls.block()
-	fs.patchList(fs.jump(), whileinit)
-	ls.checkMatch(tkEnd, tkWhile, line)
-	fs.leaveBlock()
-	fs.patchToHere(condexit)
-}
-
-func (ls *parser) repeatStat(line int) {
-	fs := ls.fs
-	repeatInit := fs.getLabel()
-	var bl1, bl2 blockCnt
-	fs.enterBlock(&bl1, true)
-	fs.enterBlock(&bl2, false)
-	ls.lx.next()
-	ls.chunk()
-	ls.checkMatch(tkUntil, tkRepeat, line)
-	condexit := ls.cond()
-	if !bl2.upval {
-		fs.leaveBlock()
-		fs.patchList(condexit, repeatInit)
-	} else {
-		ls.breakStat()
-		fs.patchToHere(condexit)
-		fs.leaveBlock()
-		fs.patchList(fs.jump(), repeatInit)
-	}
-	fs.leaveBlock()
-}
-
-func (ls *parser) exp1() expKind {
-	var e expdesc
-	ls.expr(&e)
-	k := e.k
-	ls.fs.exp2nextreg(&e)
-	return k
-}
-
-func (ls *parser) forBody(base, line, nvars int, isnum bool) {
-	var bl blockCnt
-	fs := ls.fs
-	ls.adjustLocalVars(3)
-	ls.checkNext(tkDo)
-	var prep int
-	if isnum {
-		prep = fs.codeAsBx(opForPrep, base, noJump)
-	} else {
-		prep = fs.jump()
-	}
-	fs.enterBlock(&bl, false)
-	ls.adjustLocalVars(nvars)
-	fs.reserveRegs(nvars)
-	ls.block()
-	fs.leaveBlock()
-	fs.patchToHere(prep)
-	var endfor int
-	if isnum {
-		endfor = fs.codeAsBx(opForLoop, base, noJump)
-	} else {
-		endfor = fs.codeABC(opTForLoop, base, 0, nvars)
-	}
-	fs.fixLine(line)
-	if isnum {
-		fs.patchList(endfor, prep+1)
-	} else {
-		fs.patchList(fs.jump(), prep+1)
-	}
-}
-
-func (ls *parser) forNum(varname string, line int) {
-	fs := ls.fs
-	base := fs.freereg
-	ls.newLocalVar("(for index)", 0)
-	ls.newLocalVar("(for limit)", 1)
-	ls.newLocalVar("(for step)", 2)
-	ls.newLocalVar(varname, 3)
-	ls.checkNext('=')
-	ls.exp1()
-	ls.checkNext(',')
-	ls.exp1()
-	if ls.testNext(',') {
-		ls.exp1()
-	} else {
-		fs.codeABx(opLoadK, fs.freereg, fs.numberK(1))
-		fs.reserveRegs(1)
-	}
-	ls.forBody(base, line, 1, true)
-}
-
-func (ls *parser) forList(indexname string) {
-	fs := ls.fs
-	var e expdesc
-	nvars := 0
-	base := fs.freereg
-	ls.newLocalVar("(for generator)", nvars)
-	nvars++
-	ls.newLocalVar("(for state)", nvars)
-	nvars++
-	ls.newLocalVar("(for control)", nvars)
-	nvars++
-	ls.newLocalVar(indexname, nvars)
-	nvars++
-	for ls.testNext(',') {
-		ls.newLocalVar(ls.strCheckName(), nvars)
-		nvars++
-	}
-	ls.checkNext(tkIn)
-	line := ls.lx.line
-	ls.adjustAssign(3, ls.explist1(&e), &e)
-	fs.checkStack(3)
-	ls.forBody(base, line, nvars-3, false)
-}
-
-func (ls *parser) forStat(line int) {
-	fs := ls.fs
-	var bl blockCnt
-	fs.enterBlock(&bl, true)
-	ls.lx.next()
-	varname := ls.strCheckName()
-	switch ls.lx.t.tok {
-	case '=':
-		ls.forNum(varname, line)
-	case ',', tkIn:
-		ls.forList(varname)
-	default:
-		ls.syntaxError("'=' or 'in' expected")
-	}
-	ls.checkMatch(tkEnd, tkFor, line)
-	fs.leaveBlock()
-}
-
-func (ls *parser) testThenBlock() int {
-	ls.lx.next()
-	condexit := ls.cond()
-	ls.checkNext(tkThen)
-	ls.block()
-	return condexit
-}
-
-func (ls *parser) ifStat(line int) {
-	fs := ls.fs
-	escapelist := noJump
-	flist := ls.testThenBlock()
-	for ls.lx.t.tok == tkElseif {
-		fs.concat(&escapelist, fs.jump())
-		fs.patchToHere(flist)
-		flist = ls.testThenBlock()
-	}
-	if ls.lx.t.tok == tkElse {
-		fs.concat(&escapelist, fs.jump())
-		fs.patchToHere(flist)
-		ls.lx.next()
-		ls.block()
-	} else {
-		fs.concat(&escapelist, flist)
-	}
-	fs.patchToHere(escapelist)
-	ls.checkMatch(tkEnd, tkIf, line)
-}
-
-func (ls *parser) localFunc() {
-	var v, b expdesc
-	fs := ls.fs
-	ls.newLocalVar(ls.strCheckName(), 0)
-	initExp(&v, vLocal, fs.freereg)
-	fs.reserveRegs(1)
-	ls.adjustLocalVars(1)
-	ls.body(&b, false, ls.lx.line)
-	fs.storeVar(&v, &b)
-	fs.getLocVar(fs.nactvar - 1).StartPC = fs.pc
-}
-
-func (ls *parser) localStat() {
-	nvars := 0
-	var nexps int
-	var e expdesc
-	for {
-		ls.newLocalVar(ls.strCheckName(), nvars)
-		nvars++
-		if !ls.testNext(',') {
-			break
-		}
-	}
-	if ls.testNext('=') {
-		nexps = ls.explist1(&e)
-	} else {
-		e.k = vVoid
-		nexps = 0
-	}
-	ls.adjustAssign(nvars, nexps, &e)
-	ls.adjustLocalVars(nvars)
-}
-
-func (ls *parser) funcName(v *expdesc) bool {
-	needself := false
-	ls.singleVar(v)
-	for ls.lx.t.tok == '.' {
-		ls.field(v)
-	}
-	if ls.lx.t.tok == ':' {
-		needself = true
-		ls.field(v)
-	}
-	return needself
-}
-
-func (ls *parser) funcStat(line int) {
-	var v, b expdesc
-	ls.lx.next()
-	needself := ls.funcName(&v)
-	ls.body(&b, needself, line)
-	ls.fs.storeVar(&v, &b)
-	ls.fs.fixLine(line)
-}
-
-func (ls *parser) exprStat() {
-	fs := ls.fs
-	v := &lhsAssign{}
-	ls.primaryExp(&v.v)
-	if v.v.k == vCall {
-		setC(fs.getcode(&v.v), 1)
-	} else {
-		ls.assignment(v, 1)
-	}
-}
-
-func (ls *parser) retStat() {
-	fs := ls.fs
-	var e expdesc
-	var first, nret int
-	ls.lx.next()
-	if blockFollow(ls.lx.t.tok) || ls.lx.t.tok == ';' {
-		first, nret = 0, 0
-	} else {
-		nret = ls.explist1(&e)
-		if hasMultRet(e.k) {
-			fs.setMultRet(&e)
-			if e.k == vCall && nret == 1 {
-				setOp(fs.getcode(&e), opTailCall)
-			}
-			first = fs.nactvar
-			nret = multRet
-		} else if nret == 1 {
-			first = fs.exp2anyreg(&e)
-		} else {
-			fs.exp2nextreg(&e)
-			first = fs.nactvar
-		}
-	}
-	fs.ret(first, nret)
-}
-
-func (ls *parser) statement() bool {
-	line := ls.lx.line
-	switch ls.lx.t.tok {
-	case tkIf:
-		ls.ifStat(line)
-	case tkWhile:
-		ls.whileStat(line)
-	case tkDo:
-		ls.lx.next()
-		ls.block()
-		ls.checkMatch(tkEnd, tkDo, line)
-	case tkFor:
-		ls.forStat(line)
-	case tkRepeat:
-		ls.repeatStat(line)
-	case tkFunction:
-		ls.funcStat(line)
-	case tkLocal:
-		ls.lx.next()
-		if ls.testNext(tkFunction) {
-			ls.localFunc()
-		} else {
-			ls.localStat()
-		}
-	case tkReturn:
-		ls.retStat()
-		return true
-	case tkBreak:
-		ls.lx.next()
-		ls.breakStat()
-		return true
-	default:
-		ls.exprStat()
-	}
-	return false
-}
-
-func (ls *parser) chunk() {
-	islast := false
-	ls.enterLevel()
-	for !islast && !blockFollow(ls.lx.t.tok) {
-		islast = ls.statement()
-		ls.testNext(';')
-		ls.fs.freereg = ls.fs.nactvar
-	}
-	ls.leaveLevel()
 }

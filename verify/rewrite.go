@@ -1,0 +1,336 @@
+package verify
+
+import (
+	"fmt"
+
+	"github.com/yuin/gopher-lua/ast"
+)
+
+// The rewriter (compileSites): gopher-lua's tree walked in source order,
+// with the scopes that name an operand as Lua 5.1 names it.
+
+// rewriter replaces every concatenation with a call of the helper, tracking
+// scopes so an operand can be named the way Lua 5.1 names it in errors.
+type rewriter struct {
+	funcs   []*funcScope
+	forDo   map[int][]int // syntaxInfo.forDo
+	forSeen map[int]int   // numeric fors rewritten so far, by 'for' line
+	folds   map[*ast.ArithmeticOpExpr]foldResult
+}
+
+type funcScope struct {
+	blocks [][]string
+	line   int // the line the function is defined on (0: the chunk)
+}
+
+func (rw *rewriter) enterFunc(params []string, line int) {
+	rw.funcs = append(rw.funcs, &funcScope{blocks: [][]string{append([]string(nil), params...)}, line: line})
+}
+
+func (rw *rewriter) leaveFunc() { rw.funcs = rw.funcs[:len(rw.funcs)-1] }
+
+func (rw *rewriter) enterBlock(names ...string) {
+	f := rw.funcs[len(rw.funcs)-1]
+	f.blocks = append(f.blocks, append([]string(nil), names...))
+}
+
+func (rw *rewriter) leaveBlock() {
+	f := rw.funcs[len(rw.funcs)-1]
+	f.blocks = f.blocks[:len(f.blocks)-1]
+}
+
+func (rw *rewriter) declare(names ...string) {
+	f := rw.funcs[len(rw.funcs)-1]
+	f.blocks[len(f.blocks)-1] = append(f.blocks[len(f.blocks)-1], names...)
+}
+
+// kind reports how Lua 5.1 would name identifier n: local, upvalue or global.
+func (rw *rewriter) kind(n string) string {
+	for i := len(rw.funcs) - 1; i >= 0; i-- {
+		f := rw.funcs[i]
+		for b := len(f.blocks) - 1; b >= 0; b-- {
+			for _, x := range f.blocks[b] {
+				if x == n {
+					if i == len(rw.funcs)-1 {
+						return "local"
+					}
+					return "upvalue"
+				}
+			}
+		}
+	}
+	return "global"
+}
+
+// block rewrites the top-level chunk.
+func (rw *rewriter) block(chunk []ast.Stmt) {
+	rw.enterFunc(nil, 0)
+	rw.stmts(chunk)
+	rw.leaveFunc()
+}
+
+func (rw *rewriter) stmts(list []ast.Stmt) {
+	for i, s := range list {
+		list[i] = rw.stmt(s)
+	}
+}
+
+// tmpName names the i-th temporary of a multiple assignment; the NUL byte
+// keeps it out of any script's reach.
+func tmpName(i int) string { return fmt.Sprintf("\x00t%d", i) }
+
+// stmt rewrites s and returns the statement to compile in its place.
+func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		nilable := len(s.Rhs) == 1 && mayBeNil(s.Rhs[0])
+		split := len(s.Lhs) > 1 && rw.splittable(s.Lhs)
+		rw.exprs(s.Lhs)
+		rw.exprs(s.Rhs)
+		if call := rw.removal(s, nilable, nil); call != nil {
+			return call
+		}
+		if len(s.Lhs) > 1 {
+			// gopher-lua miscompiles a multiple assignment that reads a
+			// target (a, b = b, a gives 2, 2). Lua evaluates every value
+			// before assigning: do local t1, t2 = b, a; a, b = t1, t2 end.
+			names := make([]string, len(s.Lhs))
+			vals := make([]ast.Expr, len(s.Lhs))
+			for i := range s.Lhs {
+				names[i] = tmpName(i)
+				id := &ast.IdentExpr{Value: names[i]}
+				id.SetLine(s.Line())
+				id.SetLastLine(s.LastLine())
+				vals[i] = id
+			}
+			tmp := &ast.LocalAssignStmt{Names: names, Exprs: s.Rhs}
+			tmp.SetLine(s.Line())
+			tmp.SetLastLine(s.LastLine())
+			assign := &ast.AssignStmt{Lhs: s.Lhs, Rhs: vals}
+			assign.SetLine(s.Line())
+			assign.SetLastLine(s.LastLine())
+			stmts := []ast.Stmt{tmp, assign}
+			descs := make([]ast.Expr, len(s.Lhs))
+			if split {
+				for i, e := range s.Lhs {
+					if x, ok := e.(*ast.AttrGetExpr); ok {
+						descs[i] = rw.describe(x.Object)
+					}
+				}
+			} else if pre := rw.targetTemps(s, descs); pre != nil {
+				// the fields' tables and keys, evaluated first as Lua
+				// 5.1 evaluates them, make the stores splittable
+				stmts = []ast.Stmt{pre, tmp, assign}
+				split = true
+			}
+			if split {
+				// one store at a time, right to left as Lua 5.1 stores,
+				// so that each is recorded as a single assignment is
+				stmts = stmts[:len(stmts)-1]
+				for i := len(s.Lhs) - 1; i >= 0; i-- {
+					one := &ast.AssignStmt{Lhs: []ast.Expr{s.Lhs[i]}, Rhs: []ast.Expr{vals[i]}}
+					one.SetLine(s.Line())
+					one.SetLastLine(s.LastLine())
+					if st := rw.removal(one, true, descs[i]); st != nil {
+						stmts = append(stmts, st)
+					} else {
+						stmts = append(stmts, one)
+					}
+				}
+			}
+			block := &ast.DoBlockStmt{Stmts: stmts}
+			block.SetLine(s.Line())
+			block.SetLastLine(s.LastLine())
+			return block
+		}
+	case *ast.LocalAssignStmt:
+		// "local function f" is parsed as a local assignment of a function
+		// expression; f is visible inside its own body.
+		if len(s.Names) == 1 && len(s.Exprs) == 1 {
+			if _, ok := s.Exprs[0].(*ast.FunctionExpr); ok {
+				rw.declare(s.Names...)
+				rw.exprs(s.Exprs)
+				return s
+			}
+		}
+		rw.exprs(s.Exprs)
+		rw.declare(s.Names...)
+	case *ast.FuncCallStmt:
+		s.Expr = rw.expr(s.Expr)
+	case *ast.DoBlockStmt:
+		rw.enterBlock()
+		rw.stmts(s.Stmts)
+		rw.leaveBlock()
+	case *ast.WhileStmt:
+		s.Condition = rw.expr(s.Condition)
+		rw.enterBlock()
+		rw.stmts(s.Stmts)
+		rw.leaveBlock()
+	case *ast.RepeatStmt:
+		rw.enterBlock()
+		rw.stmts(s.Stmts)
+		s.Condition = rw.expr(s.Condition)
+		rw.leaveBlock()
+	case *ast.IfStmt:
+		s.Condition = rw.expr(s.Condition)
+		rw.enterBlock()
+		rw.stmts(s.Then)
+		rw.leaveBlock()
+		rw.enterBlock()
+		rw.stmts(s.Else)
+		rw.leaveBlock()
+	case *ast.NumberForStmt:
+		doLine := rw.forDoLine(s.Line())
+		s.Init = rw.expr(s.Init)
+		s.Limit = rw.expr(s.Limit)
+		if s.Step != nil {
+			s.Step = rw.expr(s.Step)
+		}
+		rw.numericFor(s, doLine)
+		rw.enterBlock(s.Name)
+		rw.stmts(s.Stmts)
+		rw.leaveBlock()
+	case *ast.GenericForStmt:
+		rw.exprs(s.Exprs)
+		rw.enterBlock(s.Names...)
+		rw.stmts(s.Stmts)
+		rw.leaveBlock()
+	case *ast.FuncDefStmt:
+		if s.Name != nil {
+			s.Name.Func = rw.exprOrNil(s.Name.Func)
+			s.Name.Receiver = rw.exprOrNil(s.Name.Receiver)
+		}
+		params := s.Func.ParList.Names
+		if s.Name != nil && s.Name.Method != "" {
+			params = append([]string{"self"}, params...)
+		}
+		rw.function(s.Func, params)
+	case *ast.ReturnStmt:
+		rw.exprs(s.Exprs)
+	}
+	return s
+}
+
+func (rw *rewriter) function(f *ast.FunctionExpr, params []string) {
+	rw.enterFunc(params, f.Line())
+	rw.stmts(f.Stmts)
+	rw.leaveFunc()
+}
+
+func (rw *rewriter) exprs(list []ast.Expr) {
+	for i, e := range list {
+		list[i] = rw.expr(e)
+	}
+}
+
+func (rw *rewriter) exprOrNil(e ast.Expr) ast.Expr {
+	if e == nil {
+		return nil
+	}
+	return rw.expr(e)
+}
+
+func (rw *rewriter) expr(e ast.Expr) ast.Expr {
+	switch x := e.(type) {
+	case *ast.StringConcatOpExpr:
+		if ops := concatOperands(x); len(ops) >= longConcat || rw.activeLocals()+2*len(ops) > 160 {
+			return rw.longConcatCall(x, ops)
+		}
+		lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
+		return helperCall(x, catName, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
+	case *ast.AttrGetExpr:
+		x.Object = rw.expr(x.Object)
+		x.Key = rw.expr(x.Key)
+	case *ast.TableExpr:
+		for _, f := range x.Fields {
+			f.Key = rw.exprOrNil(f.Key)
+			f.Value = rw.expr(f.Value)
+		}
+		if len(x.Fields) > 0 {
+			// the helper records the shape, which presizes the table
+			// and so fixes its Lua 5.1 key order (tableorder.go)
+			shape := &ast.StringExpr{Value: ctorShape(x)}
+			shape.SetLine(x.Line())
+			shape.SetLastLine(x.LastLine())
+			return helperCall(x, tnewName, x, shape)
+		}
+	case *ast.FuncCallExpr:
+		x.Func = rw.exprOrNil(x.Func)
+		x.Receiver = rw.exprOrNil(x.Receiver)
+		rw.exprs(x.Args)
+	case *ast.LogicalOpExpr:
+		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
+	case *ast.RelationalOpExpr:
+		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
+	case *ast.ArithmeticOpExpr:
+		if x.Operator == "%" || x.Operator == "^" {
+			op := &ast.StringExpr{Value: x.Operator}
+			op.SetLine(x.Line())
+			op.SetLastLine(x.LastLine())
+			lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
+			return helperCall(x, arithName, op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
+		}
+		if _, _, runtime := rw.fold(x); runtime {
+			// Lua 5.1 leaves 1/0 and a NaN to run time, where its 0
+			// may be a -0 sharing the constant: gopher-lua would fold.
+			op := &ast.StringExpr{Value: x.Operator}
+			op.SetLine(x.Line())
+			op.SetLastLine(x.LastLine())
+			return helperCall(x, arithName, op, x.Lhs, x.Rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
+		}
+		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
+	case *ast.UnaryMinusOpExpr:
+		x.Expr = rw.expr(x.Expr)
+	case *ast.UnaryNotOpExpr:
+		x.Expr = rw.expr(x.Expr)
+	case *ast.UnaryLenOpExpr:
+		// Lua 5.1's border and its indifference to __len on tables
+		// (tableiter.go)
+		inner := rw.expr(x.Expr)
+		return helperCall(x, lenName, inner, rw.describe(x.Expr))
+	case *ast.FunctionExpr:
+		rw.function(x, x.ParList.Names)
+	}
+	return e
+}
+
+// describe returns, as a string constant, how Lua 5.1 names operand e in a
+// type error ("local 'x'", "upvalue 'x'", "global 'x'", "field 'x'"), or "".
+func (rw *rewriter) describe(e ast.Expr) ast.Expr {
+	var s string
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		s = fmt.Sprintf("%s '%s'", rw.kind(x.Value), x.Value)
+	case *ast.AttrGetExpr:
+		// kname: a key that is not a string constant is '?'
+		s = "field '?'"
+		if k, ok := x.Key.(*ast.StringExpr); ok {
+			s = fmt.Sprintf("field '%s'", k.Value)
+		}
+	}
+	out := &ast.StringExpr{Value: s}
+	out.SetLine(e.Line())
+	out.SetLastLine(e.LastLine())
+	return out
+}
+
+// helperCall is a call of the engine's helper name with args, standing where
+// at stood (same lines, one result), so errors keep the source line.
+func helperCall(at ast.Expr, name string, args ...ast.Expr) *ast.FuncCallExpr {
+	call := &ast.FuncCallExpr{Func: &ast.IdentExpr{Value: name}, Args: args, AdjustRet: true}
+	call.Func.SetLine(at.Line())
+	call.Func.SetLastLine(at.LastLine())
+	call.SetLine(at.Line())
+	call.SetLastLine(at.LastLine())
+	return call
+}
+
+// activeLocals counts the locals of the function being rewritten that are
+// in scope, each holding a register.
+func (rw *rewriter) activeLocals() int {
+	n := 0
+	for _, b := range rw.funcs[len(rw.funcs)-1].blocks {
+		n += len(b)
+	}
+	return n
+}
