@@ -8,7 +8,7 @@ P       ?= 2
 # 2 cores under -race): only a hang should reach it.
 TEST_TIMEOUT ?= 45m
 
-.PHONY: help build install test test-full bench-smoke test-servers test-targets test-targets-full examples race bench fuzz lint check-tidy check clean
+.PHONY: help build install test test-full bench-smoke staticcheck test-servers test-targets test-targets-full examples race bench fuzz lint check-tidy check clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -24,36 +24,39 @@ install: ## go install scriptctl with the version injected
 # goroutines run (RACE_PKGS, and the command layer's parallel pre-flight,
 # which plan and deploy run, through RACE_CMD_RUN); the engine, its corpora
 # and the single-goroutine tools without it (-race finds nothing there and
-# costs 3-4x); the difftest corpus sampled deterministically (SAMPLE_EVAL /
-# SAMPLE_FCALL); and the tests marked testtier.Full skipped. Those are the
-# full tier's: live multi-server runs, whole corpora, the bindings'
-# language toolchains. make test-full sets SCRIPTCTL_TEST_TIER=full and
-# runs them (FULL_RUN in FULL_PKGS; cmd/scriptctl's
-# TestMakefileTiersCoverEveryPackage fails on a marked test it would not
-# run), the corpora whole, then every benchmark once (bench-smoke). CI runs
-# both. Timeouts are sized for a busy machine: nothing may depend on
-# wall-clock speed.
+# costs 3-4x); the corpora sampled deterministically (SAMPLE_EVAL /
+# SAMPLE_FCALL for the difftest corpus, testtier.Sample in tests); and the
+# tests marked testtier.Full skipped. make test-full is the rest: with
+# SCRIPTCTL_TEST_TIER=rest it runs the marked tests (FULL_RUN in
+# FULL_PKGS; cmd/scriptctl's TestMakefileTiersCoverEveryPackage fails on a
+# marked or sampling test it would not run) and of each sampled corpus the
+# part make test left out, so the two run every snippet once; then every
+# benchmark once (bench-smoke). CI runs both. Timeouts are sized for a busy
+# machine: nothing may depend on wall-clock speed.
 RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/... ./liveconn/... ./scaffold/... ./manifest/... ./verify/scenario/... ./mutate/...
 NORACE_PKGS  ?= ./cmd/... ./lint/... ./slot/... ./lua/... ./contract/... ./gen/... ./explore/... ./coverage/... ./evalrun/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/luac51/... ./verify/crmath/... ./verify/lualib/... ./verify/rediscli/...
 RACE_CMD_RUN ?= ^(TestPreflight|TestCheck|TestExamplesCheck)
 SAMPLE_EVAL  ?= 6
 SAMPLE_FCALL ?= 18
-FULL_PKGS    ?= ./cmd/scriptctl/ ./gen/
-FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestEvalCorpusFunctionCLI|TestVersionInjected)$$
+SAMPLE_ENV    = SCRIPTCTL_CORPUS_EVAL_EVERY=$(SAMPLE_EVAL) SCRIPTCTL_CORPUS_FCALL_EVERY=$(SAMPLE_FCALL)
+FULL_PKGS    ?= ./cmd/scriptctl/ ./gen/ ./verify/difftest/
+FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestEvalCorpusFunctionCLI|TestVersionInjected|TestEvalCorpus|TestFCallCorpus)$$
 
 test: ## The fast tier: race detector where goroutines run, corpora sampled, full-tier tests skipped
 	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
 	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(RACE_CMD_RUN)' ./cmd/scriptctl/
-	SCRIPTCTL_CORPUS_EVAL_EVERY=$(SAMPLE_EVAL) SCRIPTCTL_CORPUS_FCALL_EVERY=$(SAMPLE_FCALL) \
-	  $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(NORACE_PKGS)
+	$(SAMPLE_ENV) $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(NORACE_PKGS)
 
-test-full: ## The full tier: the tests make test skips (SCRIPTCTL_TEST_TIER=full), the corpora whole, every benchmark once
-	SCRIPTCTL_TEST_TIER=full $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(FULL_RUN)' $(FULL_PKGS)
-	$(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run 'Corpus' ./verify/difftest/
+test-full: ## The rest of make test (SCRIPTCTL_TEST_TIER=rest): the full tier's tests, the corpora where make test did not sample, every benchmark once
+	$(SAMPLE_ENV) SCRIPTCTL_TEST_TIER=rest $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(FULL_RUN)' $(FULL_PKGS)
 	$(MAKE) bench-smoke
 
+# The packages with benchmarks (git grep: no test binary is built for the
+# others).
+BENCH_PKGS ?= $(sort $(addprefix ./,$(dir $(shell git grep -l '^func Benchmark' -- '*_test.go'))))
+
 bench-smoke: ## Run every benchmark once (-benchtime=1x) so none rots
-	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -run '^$$' -bench . -benchtime=1x -count=1 -p 1 -timeout $(TEST_TIMEOUT) $(BENCH_PKGS)
 
 test-servers: ## Fetch Redis 8.0.2, Valkey 8.1 (Debian 13) and Redis 8.0.6, Valkey 9.1 (Debian unstable), run through their own loader, for the tests
 	.ci/test-servers
@@ -108,6 +111,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint: ## gofmt check, go vet, staticcheck (pinned, through the module proxy)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
+	$(MAKE) staticcheck
+
+staticcheck: ## staticcheck alone (CI runs it after check-tidy, which ran gofmt and go vet)
 	$(GO) run $(STATICCHECK) ./...
 
 check-tidy: ## Fail when gofmt or go mod tidy would change a file
