@@ -42,10 +42,18 @@ SAMPLE_ENV    = SCRIPTCTL_CORPUS_EVAL_EVERY=$(SAMPLE_EVAL) SCRIPTCTL_CORPUS_FCAL
 FULL_PKGS    ?= ./cmd/scriptctl/ ./gen/ ./verify/difftest/
 FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestEvalCorpusFunctionCLI|TestVersionInjected|TestEvalCorpus|TestFCallCorpus)$$
 
+# make test records which tests ask for the run's server build (the
+# redistest helper appends their names to BUILD_LOG); make test-targets
+# runs only those on the other builds.
+BUILD_LOG ?= $(CURDIR)/bin/build-tests
+LOG_ENV    = SCRIPTCTL_TEST_BUILD_LOG=$(BUILD_LOG).new
+
 test: ## The fast tier: race detector where goroutines run, corpora sampled, full-tier tests skipped
-	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
-	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(RACE_CMD_RUN)' ./cmd/scriptctl/
-	$(SAMPLE_ENV) $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(NORACE_PKGS)
+	@mkdir -p $(dir $(BUILD_LOG)) && rm -f $(BUILD_LOG) $(BUILD_LOG).new
+	$(LOG_ENV) $(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
+	$(LOG_ENV) $(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(RACE_CMD_RUN)' ./cmd/scriptctl/
+	$(LOG_ENV) $(SAMPLE_ENV) $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(NORACE_PKGS)
+	@if [ -f $(BUILD_LOG).new ]; then mv $(BUILD_LOG).new $(BUILD_LOG); fi
 
 test-full: ## The rest of make test (SCRIPTCTL_TEST_TIER=rest): the full tier's tests, the corpora where make test did not sample, every benchmark once
 	$(SAMPLE_ENV) SCRIPTCTL_TEST_TIER=rest $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(FULL_RUN)' $(FULL_PKGS)
@@ -68,10 +76,18 @@ TARGET_SERVERS ?= redis-8.0 valkey-8.1 redis-8.0.6 valkey-9.1
 SPARSE_SERVERS ?= redis-8.0.6 valkey-9.1
 # The loader, refresh, engine, corpus and scenario suites, without the race
 # detector: make test ran the same Go code under -race; here another server
-# judges it. Packages run P at a time, servers one after another, so 2
-# cores are not oversubscribed. The full tier's tests are skipped here
-# (make test-full runs them on the default server).
+# judges it. Of these packages only the tests make test saw ask for the
+# run's server build run (TARGET_RUN, from BUILD_LOG): an offline test, or
+# one that starts every build itself, would judge nothing new; without
+# that record (make test not run, or failed) the packages run whole.
+# Packages run P at a time, servers one after another, so 2 cores are not
+# oversubscribed. The full tier's tests are skipped here (make test-full
+# runs them on the default server).
 TARGET_PKGS    ?= ./loader/ ./refresh/... ./verify/ ./verify/lua51/ ./verify/difftest/ ./verify/scenario/
+BUILD_TESTS     = $(sort $(if $(wildcard $(BUILD_LOG)),$(file <$(BUILD_LOG))))
+empty          :=
+space          := $(empty) $(empty)
+TARGET_RUN     ?= $(if $(BUILD_TESTS),^($(subst $(space),|,$(BUILD_TESTS)))$$)
 # To keep CI short the corpus is sampled on these servers: EVAL every
 # EVAL_EVERY-th snippet, FCALL every FCALL_EVERY-th (other snippets than
 # EVAL's), and every library, functions.yaml and targets.yaml snippet in
@@ -81,17 +97,18 @@ FCALL_EVERY    ?= 12
 SPARSE_EVAL_EVERY  ?= 8
 SPARSE_FCALL_EVERY ?= 24
 
-test-targets: test-servers ## Run the loader, refresh, engine, corpus (sampled) and scenario suites on Redis 8.0.2, 8.0.6, Valkey 8.1 and 9.1 too
+test-targets: test-servers ## Run the loader, refresh, engine, corpus (sampled) and scenario suites' server-build tests on Redis 8.0.2, 8.0.6, Valkey 8.1 and 9.1 too
+	@echo "$(if $(TARGET_RUN),the tests make test saw ask for the server build ($(words $(BUILD_TESTS)) in $(BUILD_LOG)),every test) of $(TARGET_PKGS)"
 	@for k in $(TARGET_SERVERS); do \
 	  echo "== $$k"; \
 	  ev=$(EVAL_EVERY); fv=$(FCALL_EVERY); \
 	  case " $(SPARSE_SERVERS) " in *" $$k "*) ev=$(SPARSE_EVAL_EVERY); fv=$(SPARSE_FCALL_EVERY);; esac; \
 	  SCRIPTCTL_TEST_SERVER=$$k SCRIPTCTL_CORPUS_EVAL_EVERY=$$ev SCRIPTCTL_CORPUS_FCALL_EVERY=$$fv \
-	    $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(TARGET_PKGS) || exit 1; \
+	    $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(if $(TARGET_RUN),-run '$(TARGET_RUN)') $(TARGET_PKGS) || exit 1; \
 	done
 
-test-targets-full: test-servers ## test-targets with the whole corpus in both modes and the full tier's tests
-	SCRIPTCTL_TEST_TIER=full $(MAKE) test-targets EVAL_EVERY=1 FCALL_EVERY=1 SPARSE_EVAL_EVERY=1 SPARSE_FCALL_EVERY=1
+test-targets-full: test-servers ## test-targets with every test of the packages, the whole corpus in both modes and the full tier's tests
+	SCRIPTCTL_TEST_TIER=full $(MAKE) test-targets TARGET_RUN= EVAL_EVERY=1 FCALL_EVERY=1 SPARSE_EVAL_EVERY=1 SPARSE_FCALL_EVERY=1
 
 race: ## Run all tests with the race detector (slow: the engine's corpora under -race)
 	$(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) ./...

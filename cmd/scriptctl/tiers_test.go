@@ -102,10 +102,13 @@ func TestMakefileTiersCoverEveryPackage(t *testing.T) {
 	}
 
 	// make test samples the corpora and make test-full runs the rest of
-	// them with the same samples: together they run every snippet.
+	// them with the same samples: together they run every snippet. Every
+	// run of make test records the tests that ask for the server build
+	// (LOG_ENV): make test-targets runs those on the other builds.
 	for target, want := range map[string][]string{
-		"test":      {"$(SAMPLE_ENV) $(GO) test"},
-		"test-full": {"$(SAMPLE_ENV) SCRIPTCTL_TEST_TIER=rest $(GO) test", "-run '$(FULL_RUN)' $(FULL_PKGS)"},
+		"test":         {"$(SAMPLE_ENV) $(GO) test"},
+		"test-full":    {"$(SAMPLE_ENV) SCRIPTCTL_TEST_TIER=rest $(GO) test", "-run '$(FULL_RUN)' $(FULL_PKGS)"},
+		"test-targets": {"$(if $(TARGET_RUN),-run '$(TARGET_RUN)') $(TARGET_PKGS)"},
 	} {
 		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(target) + `:.*\n((?:\t.*\n)+)`).FindSubmatch(mk)
 		if m == nil {
@@ -115,6 +118,11 @@ func TestMakefileTiersCoverEveryPackage(t *testing.T) {
 		for _, w := range want {
 			if !strings.Contains(string(m[1]), w) {
 				t.Errorf("make %s does not run %q:\n%s", target, w, m[1])
+			}
+		}
+		for _, line := range strings.Split(string(m[1]), "\n") {
+			if target == "test" && strings.Contains(line, "$(GO) test") && !strings.Contains(line, "$(LOG_ENV)") {
+				t.Errorf("make test runs tests without $(LOG_ENV): make test-targets would not rerun them on the other builds:\n%s", line)
 			}
 		}
 	}
