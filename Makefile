@@ -21,10 +21,11 @@ install: ## go install scriptctl with the version injected
 
 # Test tiers (README, "Tests"). make test is the fast tier, what the
 # README's test command runs: every package once; the race detector where
-# goroutines run (RACE_PKGS, and the command layer's parallel pre-flight,
-# which plan and deploy run, through RACE_CMD_RUN); the engine, its corpora
-# and the single-goroutine tools without it (-race finds nothing there and
-# costs 3-4x); the corpora sampled deterministically (SAMPLE_EVAL /
+# goroutines run (RACE_PKGS, and through RACE_RUN in RACE_RUN_PKGS the
+# command layer's parallel pre-flight, which plan and deploy run, and
+# mutate's parallel run); the engine, its corpora, the single-goroutine
+# tools and packages, and mutate's runs of every bundled mutant without it
+# (-race finds nothing there and costs 3-4x); the corpora sampled deterministically (SAMPLE_EVAL /
 # SAMPLE_FCALL for the difftest corpus, testtier.Sample in tests); and the
 # tests marked testtier.Full skipped. make test-full is the rest: with
 # SCRIPTCTL_TEST_TIER=rest it runs the marked tests (FULL_RUN in
@@ -33,9 +34,10 @@ install: ## go install scriptctl with the version injected
 # part make test left out, so the two run every snippet once; then every
 # benchmark once (bench-smoke). CI runs both. Timeouts are sized for a busy
 # machine: nothing may depend on wall-clock speed.
-RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/... ./liveconn/... ./scaffold/... ./manifest/... ./verify/scenario/... ./mutate/...
-NORACE_PKGS  ?= ./cmd/... ./lint/... ./slot/... ./lua/... ./contract/... ./gen/... ./explore/... ./coverage/... ./evalrun/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/luac51/... ./verify/crmath/... ./verify/lualib/... ./verify/rediscli/...
-RACE_CMD_RUN ?= ^(TestPreflight|TestCheck|TestExamplesCheck)
+RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/cmdtable/ ./internal/connect/ ./internal/lazy/ ./internal/redistest/ ./liveconn/... ./scaffold/... ./manifest/... ./verify/scenario/...
+NORACE_PKGS  ?= ./cmd/... ./mutate/... ./internal/archtest/ ./internal/atomicfile/ ./internal/cmdtable/record/ ./internal/cmdutil/ ./internal/diag/ ./internal/iostreams/ ./internal/perf/... ./internal/safefile/ ./internal/target/ ./internal/testtier/ ./internal/textdist/ ./internal/udiff/ ./internal/valueset/ ./internal/yamlnode/ ./lint/... ./slot/... ./lua/... ./contract/... ./gen/... ./explore/... ./coverage/... ./evalrun/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/luac51/... ./verify/crmath/... ./verify/lualib/... ./verify/rediscli/...
+RACE_RUN_PKGS ?= ./cmd/scriptctl/ ./mutate/
+RACE_RUN     ?= ^(TestPreflight|TestCheck|TestExamplesCheck|TestRun$$)
 SAMPLE_EVAL  ?= 6
 SAMPLE_FCALL ?= 18
 SAMPLE_ENV    = SCRIPTCTL_CORPUS_EVAL_EVERY=$(SAMPLE_EVAL) SCRIPTCTL_CORPUS_FCALL_EVERY=$(SAMPLE_FCALL)
@@ -51,7 +53,7 @@ LOG_ENV    = SCRIPTCTL_TEST_BUILD_LOG=$(BUILD_LOG).new
 test: ## The fast tier: race detector where goroutines run, corpora sampled, full-tier tests skipped
 	@mkdir -p $(dir $(BUILD_LOG)) && rm -f $(BUILD_LOG) $(BUILD_LOG).new
 	$(LOG_ENV) $(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
-	$(LOG_ENV) $(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(RACE_CMD_RUN)' ./cmd/scriptctl/
+	$(LOG_ENV) $(GO) test -race -count=1 -p $(P) -timeout $(TEST_TIMEOUT) -run '$(RACE_RUN)' $(RACE_RUN_PKGS)
 	$(LOG_ENV) $(SAMPLE_ENV) $(GO) test -count=1 -p $(P) -timeout $(TEST_TIMEOUT) $(NORACE_PKGS)
 	@if [ -f $(BUILD_LOG).new ]; then mv $(BUILD_LOG).new $(BUILD_LOG); fi
 
