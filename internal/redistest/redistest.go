@@ -80,13 +80,18 @@ const ServersDirEnv = "SCRIPTCTL_TEST_SERVERS"
 const BuildLogEnv = "SCRIPTCTL_TEST_BUILD_LOG"
 
 // logBuildUse appends t's top-level test name to $SCRIPTCTL_TEST_BUILD_LOG,
-// once per test binary; an unwritable log fails t.
+// once per test binary; an unwritable log fails t. A server started
+// outside any test (a TestMain's, for the runnable examples, through a
+// stand-in TB without a name) is logged as "Example.*": every example.
 func logBuildUse(t testing.TB) {
 	path := os.Getenv(BuildLogEnv)
 	if path == "" {
 		return
 	}
-	name, _, _ := strings.Cut(t.Name(), "/")
+	name, _, _ := strings.Cut(testName(t), "/")
+	if name == "" {
+		name = "Example.*"
+	}
 	buildLog.Lock()
 	defer buildLog.Unlock()
 	if buildLog.seen[name] {
@@ -108,6 +113,17 @@ func logBuildUse(t testing.TB) {
 		buildLog.seen = map[string]bool{}
 	}
 	buildLog.seen[name] = true
+}
+
+// testName is t.Name(), or "" when t is a stand-in that has none (its
+// Name panics).
+func testName(t testing.TB) (name string) {
+	defer func() {
+		if recover() != nil {
+			name = ""
+		}
+	}()
+	return t.Name()
 }
 
 var buildLog struct {

@@ -62,14 +62,21 @@ func TestBuildLog(t *testing.T) {
 		DefaultKind(t)
 	})
 	CLI(t)
+	// A stand-in outside any test (a TestMain's, for the examples).
+	DefaultKind(namelessTB{})
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(data) != "TestBuildLog\n" {
-		t.Errorf("log = %q, want the test's name once", data)
+	if string(data) != "TestBuildLog\nExample.*\n" {
+		t.Errorf("log = %q, want the test's name once, then every example", data)
 	}
 }
+
+// namelessTB stands in for a testing.TB outside any test: Name panics.
+type namelessTB struct{ testing.TB }
+
+func (namelessTB) Helper() {}
 
 // TestBuildLogWithKind: servers of a build named by WithKind do not depend
 // on the run's build: nothing is logged.
