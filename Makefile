@@ -37,9 +37,9 @@ install: ## go install scriptctl with the version injected
 RACE_PKGS    ?= ./loader/... ./refresh/... ./internal/cmdtable/ ./internal/connect/ ./internal/lazy/ ./internal/redistest/ ./liveconn/... ./scaffold/... ./manifest/... ./verify/scenario/...
 NORACE_PKGS  ?= ./cmd/... ./mutate/... ./internal/archtest/ ./internal/atomicfile/ ./internal/cmdtable/record/ ./internal/cmdutil/ ./internal/diag/ ./internal/iostreams/ ./internal/perf/... ./internal/safefile/ ./internal/target/ ./internal/testtier/ ./internal/textdist/ ./internal/udiff/ ./internal/valueset/ ./internal/yamlnode/ ./lint/... ./slot/... ./lua/... ./contract/... ./gen/... ./explore/... ./coverage/... ./evalrun/... ./verify/ ./verify/difftest/... ./verify/lua51/... ./verify/luac51/... ./verify/crmath/... ./verify/lualib/... ./verify/rediscli/...
 RACE_RUN_PKGS ?= ./cmd/scriptctl/ ./mutate/
-RACE_RUN     ?= ^(TestPreflight|TestCheck|TestExamplesCheck|TestRun$$)
-SAMPLE_EVAL  ?= 6
-SAMPLE_FCALL ?= 18
+RACE_RUN     ?= ^(TestPreflight|TestCheck|TestRun$$)
+SAMPLE_EVAL  ?= 12
+SAMPLE_FCALL ?= 36
 SAMPLE_ENV    = SCRIPTCTL_CORPUS_EVAL_EVERY=$(SAMPLE_EVAL) SCRIPTCTL_CORPUS_FCALL_EVERY=$(SAMPLE_FCALL)
 FULL_PKGS    ?= ./cmd/scriptctl/ ./gen/ ./verify/difftest/
 FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestEvalCorpusFunctionCLI|TestVersionInjected|TestEvalCorpus|TestFCallCorpus)$$

@@ -239,7 +239,7 @@ func tierBar(whole int) int {
 
 // evalCorpusEvery samples the corpus TestEvalCorpusCLI and
 // TestEvalCorpusFunctionCLI run in the fast tier.
-const evalCorpusEvery = 8
+const evalCorpusEvery = 16
 
 // skipReason says why a snippet cannot go through redis-cli --eval
 // unchanged, or "".
