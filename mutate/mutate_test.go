@@ -202,7 +202,7 @@ func repo(t *testing.T, edit func(string) string) *manifest.Manifest {
 
 func TestRun(t *testing.T) {
 	m := repo(t, nil)
-	rep, err := Run(context.Background(), m, Options{Parallel: 2})
+	rep, err := Run(context.Background(), m, Options{Parallel: 2, StepLimit: testStepLimit})
 	if err != nil {
 		t.Fatal(err)
 	}

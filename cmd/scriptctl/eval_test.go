@@ -104,7 +104,8 @@ var notState = map[string]bool{"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "
 // commands run on the server; the keyspace they leave is read back into a
 // --state file for the offline side (snippets whose setup leaves what a
 // state file cannot hold the same way are skipped: TTLs, streams). After the run, the --save file must hold what the server holds.
-// The fast tier samples the corpus (evalCorpusEvery); make test-full runs it whole.
+// The fast tier samples the corpus (evalCorpusEvery); make test-full runs the
+// rest of it.
 func TestEvalCorpusCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts redis-server")
@@ -120,13 +121,14 @@ func TestEvalCorpusCLI(t *testing.T) {
 	dir := t.TempDir()
 	ran, identical, skipped := 0, 0, map[string]int{}
 	var engineDiffers []string
-	// The fast tier runs every evalCorpusEvery-th snippet; the full tier
-	// (make test-full) the whole corpus.
-	every := testtier.Every(evalCorpusEvery)
+	// The fast tier runs every evalCorpusEvery-th snippet; make test-full
+	// (the rest tier) the others, the full tier the whole corpus.
+	taken := 0
 	for i, s := range snippets {
-		if i%every != 0 {
+		if !testtier.Sample(i, evalCorpusEvery) {
 			continue
 		}
+		taken++
 		if reason := skipReason(s); reason != "" {
 			skipped[reason]++
 			continue
@@ -214,17 +216,30 @@ func TestEvalCorpusCLI(t *testing.T) {
 	for _, n := range skipped {
 		considered += n
 	}
-	if considered < (len(snippets)+every-1)/every {
+	if considered < taken {
 		return // a -run filter chose some snippets: the totals below are for the whole corpus
 	}
-	if identical < 200/every {
-		t.Errorf("only %d snippets identical, want at least %d", identical, 200/every)
+	if bar := tierBar(200); identical < bar {
+		t.Errorf("only %d snippets identical, want at least %d", identical, bar)
 	}
+}
+
+// tierBar is the part of a bar for the whole corpus that the tier's share
+// of it must reach: the fast tier's 1 in evalCorpusEvery, the rest tier
+// the others, the full tier all.
+func tierBar(whole int) int {
+	switch {
+	case testtier.IsRest():
+		return whole - whole/evalCorpusEvery
+	case testtier.IsFull():
+		return whole
+	}
+	return whole / evalCorpusEvery
 }
 
 // evalCorpusEvery samples the corpus TestEvalCorpusCLI and
 // TestEvalCorpusFunctionCLI run in the fast tier.
-const evalCorpusEvery = 8
+const evalCorpusEvery = 16
 
 // skipReason says why a snippet cannot go through redis-cli --eval
 // unchanged, or "".
@@ -553,8 +568,8 @@ func TestEvalAgainstPassword(t *testing.T) {
 	}
 }
 
-// TestEvalCorpusFunctionCLI runs a third of the corpus (a third of
-// evalCorpusEvery-th snippets in the fast tier) (the snippets without
+// TestEvalCorpusFunctionCLI runs a third of the corpus (of that every
+// evalCorpusEvery-th snippet in the fast tier, the others in the rest tier) (the snippets without
 // setup that can be a function body) through `scriptctl eval --mode
 // function` and through redis-cli loading the same generated library and
 // calling FCALL scriptctl_eval, and requires identical stdout: the FCALL
@@ -569,9 +584,8 @@ func TestEvalCorpusFunctionCLI(t *testing.T) {
 	dir := t.TempDir()
 	ran, identical := 0, 0
 	var engineDiffers []string
-	every := testtier.Every(evalCorpusEvery)
 	for i, s := range loadCorpusSnippets(t) {
-		if i%(3*every) != 0 || s.NoFunction != "" || len(s.Setup) > 0 || skipReason(s) != "" {
+		if i%3 != 0 || !testtier.Sample(i/3, evalCorpusEvery) || s.NoFunction != "" || len(s.Setup) > 0 || skipReason(s) != "" {
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
@@ -617,7 +631,7 @@ func TestEvalCorpusFunctionCLI(t *testing.T) {
 		})
 	}
 	t.Logf("%d snippets as functions: %d identical, engine differences %v", ran, identical, engineDiffers)
-	if identical < 100/every {
+	if identical < tierBar(100) {
 		t.Errorf("%d of %d identical, engine differences %v", identical, ran, engineDiffers)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ import (
 // module exactly once, in RACE_PKGS (with the race detector) or in
 // NORACE_PKGS (without): a new package that is in neither would never run.
 // And every test make test skips or samples (testtier) is one make
-// test-full runs (FULL_RUN in FULL_PKGS); CI runs both.
+// test-full runs (FULL_RUN in FULL_PKGS, in the rest tier); CI runs both.
 func TestMakefileTiersCoverEveryPackage(t *testing.T) {
 	root := filepath.Join("..", "..")
 	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
@@ -99,39 +100,86 @@ func TestMakefileTiersCoverEveryPackage(t *testing.T) {
 	if marked == 0 {
 		t.Error("no test calls testtier: the parse is wrong")
 	}
+
+	// make test samples the corpora and make test-full runs the rest of
+	// them with the same samples: together they run every snippet. Every
+	// run of make test records the tests that ask for the server build
+	// (LOG_ENV): make test-targets runs those on the other builds.
+	for target, want := range map[string][]string{
+		"test":         {"$(SAMPLE_ENV) $(GO) test"},
+		"test-full":    {"$(SAMPLE_ENV) SCRIPTCTL_TEST_TIER=rest $(GO) test", "-run '$(FULL_RUN)' $(FULL_PKGS)"},
+		"test-targets": {"$(if $(TARGET_RUN),-run '$(TARGET_RUN)') $(TARGET_PKGS)"},
+	} {
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(target) + `:.*\n((?:\t.*\n)+)`).FindSubmatch(mk)
+		if m == nil {
+			t.Errorf("the Makefile has no %s target", target)
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(string(m[1]), w) {
+				t.Errorf("make %s does not run %q:\n%s", target, w, m[1])
+			}
+		}
+		for _, line := range strings.Split(string(m[1]), "\n") {
+			if target == "test" && strings.Contains(line, "$(GO) test") && !strings.Contains(line, "$(LOG_ENV)") {
+				t.Errorf("make test runs tests without $(LOG_ENV): make test-targets would not rerun them on the other builds:\n%s", line)
+			}
+		}
+	}
 }
 
 // fullTierTests lists the Test functions of dir's test files that call
-// testtier.Full (skipped in make test), testtier.Every or testtier.IsFull
-// (sampled in make test, whole in make test-full).
+// testtier.Full (skipped in make test), testtier.Sample, testtier.IsFull or
+// testtier.IsRest (sampled in make test, the rest in make test-full),
+// directly or through functions of the package's test files.
 func fullTierTests(t *testing.T, dir string) []string {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
-	var out []string
+	bodies := map[string]*ast.BlockStmt{}
 	for _, f := range files {
 		af, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range af.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "Test") {
-				continue
-			}
-			found := false
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				if sel, ok := n.(*ast.SelectorExpr); ok {
-					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "testtier" && (sel.Sel.Name == "Full" || sel.Sel.Name == "Every" || sel.Sel.Name == "IsFull") {
-						found = true
-					}
-				}
-				return !found
-			})
-			if found {
-				out = append(out, fn.Name.Name)
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Body != nil && fn.Recv == nil {
+				bodies[fn.Name.Name] = fn.Body
 			}
 		}
 	}
+	tiered := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for name, body := range bodies {
+			if tiered[name] {
+				continue
+			}
+			ast.Inspect(body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SelectorExpr:
+					if id, ok := n.X.(*ast.Ident); ok && id.Name == "testtier" {
+						switch n.Sel.Name {
+						case "Full", "Sample", "IsFull", "IsRest":
+							tiered[name] = true
+						}
+					}
+				case *ast.CallExpr:
+					if id, ok := n.Fun.(*ast.Ident); ok && tiered[id.Name] {
+						tiered[name] = true
+					}
+				}
+				return !tiered[name]
+			})
+			changed = changed || tiered[name]
+		}
+	}
+	var out []string
+	for name := range tiered {
+		if strings.HasPrefix(name, "Test") {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

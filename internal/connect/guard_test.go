@@ -57,6 +57,11 @@ func serveHostile(conn net.Conn, replies map[string]hostileReply) {
 	}
 }
 
+// hostileTimeout bounds a command against the hostile server: only a hang
+// may reach it (a loaded machine under -race took more than 30 s to read
+// TestParseReplyLimit's 70 MB reply).
+const hostileTimeout = 10 * time.Minute
+
 // TestHostileReplies: replies that once panicked the client (a length of
 // 2^63-1), asked for tens of gigabytes, overflowed the stack or streamed
 // without end fail the command with a *ReplyLimitError, before the client
@@ -85,7 +90,7 @@ func TestHostileReplies(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := startHostile(t, map[string]hostileReply{"FUNCTION LIST": tc.rep})
-			cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: 30 * time.Second}, false)
+			cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: hostileTimeout}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +121,7 @@ func TestRepliesWithinLimits(t *testing.T) {
 		"FUNCTION LIST": {head: nested},
 		"GET":           {head: "$4\r\n" + strings.Repeat("y", 4) + "\r\n"},
 	})
-	cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: 30 * time.Second}, false)
+	cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: hostileTimeout}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +151,7 @@ func TestRepliesWithinLimits(t *testing.T) {
 // byte (an HTTP server's "H").
 func TestForeignReplyLeftToClient(t *testing.T) {
 	addr := startHostile(t, map[string]hostileReply{"FUNCTION LIST": {head: "HTTP/1.1 400 Bad Request\r\n"}})
-	cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: 30 * time.Second}, false)
+	cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: hostileTimeout}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +234,7 @@ func TestParseReplyLimit(t *testing.T) {
 	// A raised limit lets a reply through that the default refuses.
 	addr := startHostile(t, map[string]hostileReply{"FUNCTION LIST": {head: "$70000000\r\n", repeat: strings.Repeat("z", 70000000) + "\r\n", repeats: 1}})
 	for _, bulk := range []int64{0, 128 << 20} {
-		cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: 30 * time.Second, Limits: ReplyLimits{Bulk: bulk}}, false)
+		cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: hostileTimeout, Limits: ReplyLimits{Bulk: bulk}}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,6 +73,64 @@ const ServerEnv = "SCRIPTCTL_TEST_SERVER"
 // (default ~/.cache/scriptctl/test-servers).
 const ServersDirEnv = "SCRIPTCTL_TEST_SERVERS"
 
+// BuildLogEnv names a file DefaultKind appends the name of every top-level
+// test that asks for the run's server build to, one a line: the tests
+// whose outcome depends on SCRIPTCTL_TEST_SERVER. make test records them;
+// make test-targets runs only those on the other builds.
+const BuildLogEnv = "SCRIPTCTL_TEST_BUILD_LOG"
+
+// logBuildUse appends t's top-level test name to $SCRIPTCTL_TEST_BUILD_LOG,
+// once per test binary; an unwritable log fails t. A server started
+// outside any test (a TestMain's, for the runnable examples, through a
+// stand-in TB without a name) is logged as "Example.*": every example.
+func logBuildUse(t testing.TB) {
+	path := os.Getenv(BuildLogEnv)
+	if path == "" {
+		return
+	}
+	name, _, _ := strings.Cut(testName(t), "/")
+	if name == "" {
+		name = "Example.*"
+	}
+	buildLog.Lock()
+	defer buildLog.Unlock()
+	if buildLog.seen[name] {
+		return
+	}
+	// One short O_APPEND write a line: lines from test binaries running
+	// side by side do not interleave.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		_, err = f.WriteString(name + "\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Fatalf("redistest: %s: %v", BuildLogEnv, err)
+	}
+	if buildLog.seen == nil {
+		buildLog.seen = map[string]bool{}
+	}
+	buildLog.seen[name] = true
+}
+
+// testName is t.Name(), or "" when t is a stand-in that has none (its
+// Name panics).
+func testName(t testing.TB) (name string) {
+	defer func() {
+		if recover() != nil {
+			name = ""
+		}
+	}()
+	return t.Name()
+}
+
+var buildLog struct {
+	sync.Mutex
+	seen map[string]bool
+}
+
 // LookupKind returns the Kind called name.
 func LookupKind(name string) (Kind, bool) {
 	for _, k := range Kinds {
@@ -87,6 +145,7 @@ func LookupKind(name string) (Kind, bool) {
 // redis-7.0. An unknown name fails t.
 func DefaultKind(t testing.TB) Kind {
 	t.Helper()
+	logBuildUse(t)
 	name := os.Getenv(ServerEnv)
 	if name == "" {
 		return Kinds[0]
@@ -256,9 +315,11 @@ func newServer(t testing.TB, cluster bool, opts []Option) *Server {
 	for _, o := range opts {
 		o(&c)
 	}
-	kind := DefaultKind(t)
+	var kind Kind
 	if c.kind != nil {
-		kind = *c.kind
+		kind = *c.kind // not the run's build (BuildLogEnv)
+	} else {
+		kind = DefaultKind(t)
 	}
 	bin := c.bin
 	if bin == "" {

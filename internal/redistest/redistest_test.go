@@ -2,6 +2,8 @@ package redistest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -47,5 +49,42 @@ func TestCluster(t *testing.T) {
 	c.Failover(0)
 	if err := cl.Do(ctx, cl.B().Get().Key("a").Build()).Error(); err != nil {
 		t.Fatalf("GET after failover: %v", err)
+	}
+}
+
+// TestBuildLog: a test that asks for the run's build is logged once, by
+// its top-level name.
+func TestBuildLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "builds")
+	t.Setenv(BuildLogEnv, path)
+	t.Run("sub", func(t *testing.T) {
+		DefaultKind(t)
+		DefaultKind(t)
+	})
+	CLI(t)
+	// A stand-in outside any test (a TestMain's, for the examples).
+	DefaultKind(namelessTB{})
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != "TestBuildLog\nExample.*\n" {
+		t.Errorf("log = %q, want the test's name once, then every example", data)
+	}
+}
+
+// namelessTB stands in for a testing.TB outside any test: Name panics.
+type namelessTB struct{ testing.TB }
+
+func (namelessTB) Helper() {}
+
+// TestBuildLogWithKind: servers of a build named by WithKind do not depend
+// on the run's build: nothing is logged.
+func TestBuildLogWithKind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "builds")
+	t.Setenv(BuildLogEnv, path)
+	Standalone(t, WithKind(Kinds[0])).MustDo("PING")
+	if data, err := os.ReadFile(path); !os.IsNotExist(err) {
+		t.Errorf("log = %q (%v), want none", data, err)
 	}
 }

@@ -29,19 +29,24 @@ func TestPathMetricLive(t *testing.T) {
 
 func pathMetric(t *testing.T, client rueidis.Client) {
 	kind := redistest.DefaultKind(t)
-	c, err := refresh.New(client, refresh.Options{LeaseTTL: 400 * time.Millisecond, RenewAfter: 0.25})
+	// A renewal every 500 ms of a 10 s lease: only a 9.5 s stall of the
+	// machine loses the lease.
+	c, err := refresh.New(client, refresh.Options{LeaseTTL: 10 * time.Second, RenewAfter: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	// A load that outlives two renewal gaps, then fails: renewals, then a
-	// release of the owned lease.
+	// A load that waits for two renewals (however long the machine takes
+	// to make them), then fails: renewals, then a release of the owned
+	// lease.
 	boom := errors.New("origin down")
 	_, err = c.Get(ctx, "slow", func(ctx context.Context) ([]byte, error) {
-		select {
-		case <-time.After(500 * time.Millisecond):
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		for c.Stats().Renewals < 2 {
+			select {
+			case <-time.After(20 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
 		return nil, boom
 	})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"github.com/scriptctl/scriptctl/slot"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/rediscli"
@@ -271,7 +272,7 @@ func runCorpus(t *testing.T, fcall bool) {
 		if fcall {
 			offset = 1
 		}
-		if !s.runs(target, fcall) || !sampled(s, i+offset, every) {
+		if !s.runs(target, fcall) || sampled(s, i+offset, every) == testtier.IsRest() {
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
@@ -344,8 +345,11 @@ func judge(t *testing.T, s Snippet, live, off, reason string, known bool) bool {
 // FCallEveryEnv and EvalEveryEnv sample the corpus: with a value n > 1 a
 // mode runs every n-th snippet, plus every library snippet and every
 // snippet of functions.yaml and targets.yaml (what differs between
-// targets). make test-targets sets both to keep CI short; unset, a mode
-// runs everything (make test, make test-targets-full).
+// targets). make test and make test-targets set both to keep the runs
+// short; unset, a mode runs everything (make test-targets-full). With
+// SCRIPTCTL_TEST_TIER=rest (make test-full, same values as make test) a
+// mode runs the snippets the sample leaves out: the two together run each
+// snippet once.
 const (
 	FCallEveryEnv = "SCRIPTCTL_CORPUS_FCALL_EVERY"
 	EvalEveryEnv  = "SCRIPTCTL_CORPUS_EVAL_EVERY"
@@ -364,7 +368,10 @@ func corpusEvery(t *testing.T, fcall bool) int {
 	if err != nil || n < 1 {
 		t.Fatalf("%s=%q: want a whole number from 1", env, v)
 	}
-	if n > 1 {
+	switch {
+	case testtier.IsRest():
+		t.Logf("%s mode: the snippets a sample of 1 in %d (%s) leaves out, as %s=rest asks", mode, n, env, testtier.Env)
+	case n > 1:
 		t.Logf("%s mode: 1 snippet in %d, and every library, functions.yaml and targets.yaml one (%s)", mode, n, env)
 	}
 	return n
