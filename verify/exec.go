@@ -1,8 +1,9 @@
 package verify
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/cmdtable"
 
 	"github.com/scriptctl/scriptctl/verify/keyspace"
 )
@@ -11,56 +12,49 @@ import (
 // The Reply is Redis's answer; a *RunError means the command cannot be judged
 // offline.
 func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
-	if sc != nil {
-		e.srv.Advance(e.callTick)
+	if sc == nil {
+		name, info, rep, ok := e.srv.ClientLookup(args)
+		if !ok {
+			return rep, nil
+		}
+		return e.run(nil, name, info, args)
 	}
+	e.srv.Advance(e.callTick)
 	name := strings.ToLower(args[0])
 	info, known := e.t.command(name)
 	if !known {
-		if sc != nil {
-			return ErrorReply(e.t.errUnknownCommand), nil
-		}
-		var b strings.Builder
-		for _, a := range args[1:] {
-			if b.Len() >= 128 {
-				break
-			}
-			fmt.Fprintf(&b, "'%.128s' ", a)
-		}
-		return ErrorReply(fmt.Sprintf("ERR unknown command '%.128s', with args beginning with: %s", args[0], b.String())), nil
+		return ErrorReply(e.t.errUnknownCommand), nil
 	}
 	if !info.ArityOK(len(args)) {
-		if sc != nil {
-			return ErrorReply(e.t.errArity), nil
-		}
-		return keyspace.ErrArity(name), nil
+		return ErrorReply(e.t.errArity), nil
 	}
 	// A script's command is looked up with its subcommand, as scriptCall's
 	// lookupCommand does, so a container's subcommand has its own arity
 	// and flags (CONFIG GET is noscript, CONFIG HELP is not).
-	if (keyspace.SubcommandChecked[name] || (sc != nil && len(info.Subcommands) > 0)) && len(args) >= 2 {
+	if (keyspace.SubcommandChecked[name] || len(info.Subcommands) > 0) && len(args) >= 2 {
 		sub, known := info.Sub(strings.ToLower(args[1]))
 		switch {
-		case !known && sc != nil && !e.t.scriptSubText:
+		case !known && !e.t.scriptSubText:
 			return ErrorReply(e.t.errUnknownCommand), nil
 		case !known:
 			return keyspace.Errorf("unknown subcommand '%s'. Try %s HELP.", keyspace.CArg(args[1], 128), strings.ToUpper(keyspace.CTrunc(args[0]))), nil
 		case !sub.ArityOK(len(args)):
-			if sc != nil {
-				return ErrorReply(e.t.errArity), nil
-			}
-			return keyspace.ErrArity(name + "|" + strings.ToLower(args[1])), nil
+			return ErrorReply(e.t.errArity), nil
 		}
 		info = sub
 	}
-	if sc != nil {
-		if info.Noscript() {
-			return ErrorReply(e.t.errNoScript), nil
-		}
-		if (info.Write() || keyspace.MayReplicate[name]) && sc.ReadOnly() {
-			return ErrorReply(keyspace.ScriptErrWrite), nil
-		}
+	if info.Noscript() {
+		return ErrorReply(e.t.errNoScript), nil
 	}
+	if (info.Write() || keyspace.MayReplicate[name]) && sc.ReadOnly() {
+		return ErrorReply(keyspace.ScriptErrWrite), nil
+	}
+	return e.run(sc, name, info, args)
+}
+
+// run runs a command exec has read (name lowercased, info its table
+// entry): the script's key rules, the memory budget, then the handler.
+func (e *Engine) run(sc *scriptRun, name string, info *cmdtable.Command, args []string) (Reply, error) {
 	h, ok := e.srv.Handler(name)
 	if !ok {
 		return Reply{}, notImplemented("%s", strings.ToUpper(strings.ReplaceAll(info.Name, "|", " ")))

@@ -195,6 +195,41 @@ func registerIn(name string, keys func([]string) []string, run func(*Server, Scr
 // Handler is one implemented command of a target.
 type Handler struct{ h handler }
 
+// ClientLookup reads a command as the server reads one a client sends:
+// its lowercased name and what the target's command table declares for it
+// (a checked container's subcommand: XGROUP, XINFO), or, with ok false,
+// the error Redis answers for an unknown command, a wrong number of
+// arguments or an unknown subcommand. A script's command is read by the
+// engine, whose texts differ.
+func (e *Server) ClientLookup(args []string) (name string, info *cmdtable.Command, rep Reply, ok bool) {
+	name = strings.ToLower(args[0])
+	info, known := e.t.Command(name)
+	if !known {
+		var b strings.Builder
+		for _, a := range args[1:] {
+			if b.Len() >= 128 {
+				break
+			}
+			fmt.Fprintf(&b, "'%.128s' ", a)
+		}
+		return name, nil, ErrorReply(fmt.Sprintf("ERR unknown command '%.128s', with args beginning with: %s", args[0], b.String())), false
+	}
+	if !info.ArityOK(len(args)) {
+		return name, nil, errArity(name), false
+	}
+	if SubcommandChecked[name] && len(args) >= 2 {
+		sub, known := info.Sub(strings.ToLower(args[1]))
+		switch {
+		case !known:
+			return name, nil, errorf("unknown subcommand '%s'. Try %s HELP.", cArg(args[1], 128), strings.ToUpper(cTrunc(args[0]))), false
+		case !sub.ArityOK(len(args)):
+			return name, nil, errArity(name + "|" + strings.ToLower(args[1])), false
+		}
+		info = sub
+	}
+	return name, info, Reply{}, true
+}
+
 // Handler returns the emulation of the command name (lowercase) on the
 // server's target.
 func (e *Server) Handler(name string) (Handler, bool) {

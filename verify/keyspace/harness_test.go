@@ -11,9 +11,9 @@ import (
 )
 
 // The command-family tests run commands as a client sends them, on a
-// Server behind a small stand-in for the engine's dispatch (verify's exec
-// without a script): the command table's arity and subcommand checks, then
-// the handler. Cases that need a script (redis.call) are verify's.
+// Server: read by ClientLookup (the engine's dispatch reads a client's
+// command the same way), then run by the handler. Cases that need a script
+// (redis.call) are verify's.
 
 // Options are the settings of a test server, named as verify.Options.
 type Options struct {
@@ -63,34 +63,15 @@ func New(o Options) *testServer {
 // Warnings returns the approximations recorded so far.
 func (e *testServer) Warnings() []string { return append([]string(nil), e.warnings...) }
 
-// Do runs one command as a client sends it.
+// Do runs one command as a client sends it: read as the server reads it
+// (ClientLookup, what the engine's dispatch does for a client), then run.
 func (e *testServer) Do(_ context.Context, args ...string) (Reply, error) {
 	if len(args) == 0 {
 		return ErrorReply("ERR empty command"), nil
 	}
-	name := strings.ToLower(args[0])
-	info, known := e.t.Command(name)
-	if !known {
-		var b strings.Builder
-		for _, a := range args[1:] {
-			if b.Len() >= 128 {
-				break
-			}
-			fmt.Fprintf(&b, "'%.128s' ", a)
-		}
-		return ErrorReply(fmt.Sprintf("ERR unknown command '%.128s', with args beginning with: %s", args[0], b.String())), nil
-	}
-	if !info.ArityOK(len(args)) {
-		return errArity(name), nil
-	}
-	if SubcommandChecked[name] && len(args) >= 2 {
-		sub, known := info.Sub(strings.ToLower(args[1]))
-		switch {
-		case !known:
-			return errorf("unknown subcommand '%s'. Try %s HELP.", cArg(args[1], 128), strings.ToUpper(cTrunc(args[0]))), nil
-		case !sub.ArityOK(len(args)):
-			return errArity(name + "|" + strings.ToLower(args[1])), nil
-		}
+	name, info, rep, ok := e.ClientLookup(args)
+	if !ok {
+		return rep, nil
 	}
 	h, ok := e.Handler(name)
 	if !ok {
