@@ -182,22 +182,15 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		t := L.CheckTable(1)
 		real := r.real(t).(*lua.LTable)
 		key := L.Get(2)
+		var k, v lua.LValue
+		var ok bool
 		if real != t {
 			// a readonly view: the library tables, whose order on the
 			// server comes from how Redis built them (libtables.go)
-			k, v, ok := r.viewNext(real, key)
-			if !ok {
-				L.Error(lua.LString("invalid key to 'next'"), 0)
-			}
-			if k == lua.LNil {
-				L.Push(lua.LNil)
-				return 1
-			}
-			L.Push(k)
-			L.Push(v)
-			return 2
+			k, v, ok = r.viewNext(real, key)
+		} else {
+			k, v, ok = r.nextKey(real, key)
 		}
-		k, v, ok := r.nextKey(real, key)
 		if !ok {
 			L.Error(lua.LString("invalid key to 'next'"), 0)
 		}
