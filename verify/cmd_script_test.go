@@ -395,10 +395,3 @@ func sameEntry(a, b Entry) bool {
 	return a.Key == b.Key && a.Type == b.Type && a.Value == b.Value && a.PTTL == b.PTTL &&
 		slices.Equal(a.Hash, b.Hash) && slices.Equal(a.List, b.List) && slices.Equal(sa, sb) && slices.Equal(a.ZSet, b.ZSet)
 }
-
-// The bound on a command's strings and on a script's are the same.
-func TestStringBoundShared(t *testing.T) {
-	if maxStringBytes != keyspace.MaxStringBytes {
-		t.Errorf("maxStringBytes %d, keyspace.MaxStringBytes %d", maxStringBytes, keyspace.MaxStringBytes)
-	}
-}

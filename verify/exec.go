@@ -37,7 +37,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 		case !known && !e.t.scriptSubText:
 			return ErrorReply(e.t.errUnknownCommand), nil
 		case !known:
-			return keyspace.Errorf("unknown subcommand '%s'. Try %s HELP.", keyspace.CArg(args[1], 128), strings.ToUpper(keyspace.CTrunc(args[0]))), nil
+			return keyspace.ErrUnknownSubcommand(args), nil
 		case !sub.ArityOK(len(args)):
 			return ErrorReply(e.t.errArity), nil
 		}

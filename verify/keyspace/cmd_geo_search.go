@@ -3,6 +3,7 @@ package keyspace
 import (
 	"github.com/scriptctl/scriptctl/internal/pqsort"
 	"math"
+	"slices"
 
 	"github.com/scriptctl/scriptctl/internal/cnum"
 )
@@ -136,7 +137,8 @@ func geoSearchGeneric(e *Server, c cmdCtx, a []string, srcIdx, flags int) Reply 
 			cmp = func(x, y *geoPoint) int { return -geoCmpAsc(x, y) }
 		}
 		if returned == len(pts) {
-			glibcMsort(pts, cmp)
+			// glibc's qsort is a stable merge sort: ties keep the search's order.
+			slices.SortStableFunc(pts, func(x, y geoPoint) int { return cmp(&x, &y) })
 		} else {
 			// Redis's partial quicksort (pqsort.c), over the first returned.
 			pqsort.Sort(len(pts), func(i, j int) int { return cmp(&pts[i], &pts[j]) },
@@ -389,31 +391,6 @@ func geoCmpAsc(x, y *geoPoint) int {
 		return 0
 	}
 	return -1
-}
-
-// glibcMsort is glibc 2.36's qsort for arrays it can buffer: a top-down
-// merge sort, stable, taking from the left run unless cmp says it is
-// greater.
-func glibcMsort(b []geoPoint, cmp func(x, y *geoPoint) int) {
-	if len(b) <= 1 {
-		return
-	}
-	n1 := len(b) / 2
-	glibcMsort(b[:n1], cmp)
-	glibcMsort(b[n1:], cmp)
-	tmp := make([]geoPoint, 0, len(b))
-	i, j := 0, n1
-	for i < n1 && j < len(b) {
-		if cmp(&b[i], &b[j]) <= 0 {
-			tmp = append(tmp, b[i])
-			i++
-		} else {
-			tmp = append(tmp, b[j])
-			j++
-		}
-	}
-	tmp = append(tmp, b[i:n1]...)
-	copy(b, tmp) // what is left of the right run is already in place
 }
 
 // reply answers the matches: members alone, or each as [member, dist,

@@ -3,6 +3,7 @@ package keyspace
 import (
 	"github.com/scriptctl/scriptctl/internal/pqsort"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -200,7 +201,7 @@ func TestGeoPqsortTies(t *testing.T) {
 				t.Fatalf("n=%d: %v after the sorted part", n, pts[i].dist)
 			}
 		}
-		glibcMsort(pts, geoCmpAsc)
+		slices.SortStableFunc(pts, func(x, y geoPoint) int { return geoCmpAsc(&x, &y) })
 		seen := map[string]bool{}
 		for i, p := range pts {
 			seen[p.member] = true

@@ -163,15 +163,6 @@ func cArg(s string, max int) string {
 	return s
 }
 
-// Errorf is Redis's addReplyErrorFormat (errorf).
-func Errorf(format string, args ...any) Reply { return errorf(format, args...) }
-
-// CArg is s as C's %.<max>s prints it (cArg).
-func CArg(s string, max int) string { return cArg(s, max) }
-
-// CTrunc is s as C's %s prints it (cTrunc).
-func CTrunc(s string) string { return cTrunc(s) }
-
 // errorf is Redis's addReplyErrorFormat: CR and LF at either end are
 // trimmed and inside become spaces; a text starting with '-' carries its
 // own code, any other gets "ERR ".
@@ -194,6 +185,12 @@ func registerIn(name string, keys func([]string) []string, run func(*Server, Scr
 
 // Handler is one implemented command of a target.
 type Handler struct{ h handler }
+
+// ErrUnknownSubcommand is Redis's reply to a container command (args[0])
+// whose subcommand args[1] it does not know.
+func ErrUnknownSubcommand(args []string) Reply {
+	return errorf("unknown subcommand '%s'. Try %s HELP.", cArg(args[1], 128), strings.ToUpper(cTrunc(args[0])))
+}
 
 // ClientLookup reads a command as the server reads one a client sends:
 // its lowercased name and what the target's command table declares for it
@@ -221,7 +218,7 @@ func (e *Server) ClientLookup(args []string) (name string, info *cmdtable.Comman
 		sub, known := info.Sub(strings.ToLower(args[1]))
 		switch {
 		case !known:
-			return name, nil, errorf("unknown subcommand '%s'. Try %s HELP.", cArg(args[1], 128), strings.ToUpper(cTrunc(args[0]))), false
+			return name, nil, ErrUnknownSubcommand(args), false
 		case !sub.ArityOK(len(args)):
 			return name, nil, errArity(name + "|" + strings.ToLower(args[1])), false
 		}
