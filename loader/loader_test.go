@@ -186,7 +186,3 @@ func actions(p *PlanReport) string {
 }
 
 func itoa(v int) string { return strconv.Itoa(v) }
-
-// fastRepl starts a replica's full sync at once instead of after the
-// default 5s diskless-sync delay.
-var fastRepl = redistest.WithArgs("--repl-diskless-sync-delay", "0")

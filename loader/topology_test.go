@@ -10,7 +10,7 @@ import (
 )
 
 func TestDeployReplicatedDiscoversReplica(t *testing.T) {
-	p, r := redistest.Replicated(t, fastRepl)
+	p, r := redistest.Replicated(t)
 	m := loadManifest(t, 1)
 	// Only the primary is given: its ROLE names the replica.
 	tp := topo(t, "", p)
@@ -43,7 +43,7 @@ func TestDeployReplicatedDiscoversReplica(t *testing.T) {
 }
 
 func TestSeedsGivenTwiceAndBothNodes(t *testing.T) {
-	p, r := redistest.Replicated(t, fastRepl)
+	p, r := redistest.Replicated(t)
 	// The replica first, the primary under another spelling: one node each.
 	tp := topo(t, "", r, p)
 	if len(tp.Nodes) != 2 {
@@ -186,7 +186,7 @@ func FuzzLibraryVersion(f *testing.F) {
 // scriptctl cannot dial is reported when only the primary is given, and
 // recognised as the replica given by --url otherwise.
 func TestReplicaAnnouncingAnotherAddress(t *testing.T) {
-	p, r := redistest.Replicated(t, fastRepl, redistest.WithArgs("--replica-announce-ip", "127.0.0.2"))
+	p, r := redistest.Replicated(t, redistest.WithArgs("--replica-announce-ip", "127.0.0.2"))
 	m := loadManifest(t, 1)
 
 	tp := topo(t, "", p)

@@ -146,7 +146,7 @@ func libraries(t *testing.T, n *redistest.Server) []string {
 }
 
 func TestLoaderPrimaryAndReplica(t *testing.T) {
-	p, r := redistest.Replicated(t, redistest.WithArgs("--repl-diskless-sync-delay", "0"))
+	p, r := redistest.Replicated(t)
 	t.Setenv("SCRIPTCTL_URL", "")
 	path := loaderProject(t, "1")
 	m := loadFor(t, path)

@@ -15,7 +15,7 @@ import (
 // loaded on the primary and replicated to the replica); without --verbose,
 // and on a rerun that loads nothing, there is no such line.
 func TestDeployVerboseItems(t *testing.T) {
-	p, r := redistest.Replicated(t, redistest.WithArgs("--repl-diskless-sync-delay", "0"))
+	p, r := redistest.Replicated(t)
 	noConnEnv(t)
 	path := loaderProject(t, "1")
 	m := loadFor(t, path)
@@ -77,7 +77,7 @@ func TestDeployVerboseItems(t *testing.T) {
 // replica, holding the manifest's version, an older one and another team's
 // library, lists every item once per node, in the table and in JSON.
 func TestStatusAllListsEachLibraryOnce(t *testing.T) {
-	p, r := redistest.Replicated(t, redistest.WithArgs("--repl-diskless-sync-delay", "0"))
+	p, r := redistest.Replicated(t)
 	noConnEnv(t)
 	path := loaderProject(t, "1")
 	urls := []string{"-m", path, "--url", p.URL(), "--url", r.URL()}

@@ -40,20 +40,29 @@ func NewCluster(t testing.TB, opts ...Option) *Cluster {
 	c := &Cluster{t: t}
 	for i := 0; i < 6; i++ {
 		s := newServer(t, true, opts)
-		s.waitReady()
 		if i < 3 {
 			c.Primaries = append(c.Primaries, s)
 		} else {
 			c.Replicas = append(c.Replicas, s)
 		}
 	}
+	// The six processes start together; then each is waited for.
+	for _, n := range c.Nodes() {
+		n.waitReady()
+	}
 	for i, p := range c.Primaries {
 		lo, hi := i*16384/3, (i+1)*16384/3-1
 		p.MustDo("CLUSTER", "ADDSLOTSRANGE", strconv.Itoa(lo), strconv.Itoa(hi))
 	}
-	first := c.Primaries[0]
-	for _, n := range c.Nodes()[1:] {
-		first.MustDo("CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.Port))
+	// Every node meets every other: each learns the others from its own
+	// handshakes instead of waiting for gossip to carry them (a MEET of a
+	// node already known is folded into it when the handshake completes).
+	for _, m := range c.Nodes() {
+		for _, n := range c.Nodes() {
+			if m != n {
+				m.MustDo("CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.Port))
+			}
+		}
 	}
 	for _, n := range c.Nodes() {
 		n.waitFor("all 6 nodes known", func() bool { return countNodes(n) == 6 })

@@ -344,6 +344,9 @@ func newServer(t testing.TB, cluster bool, opts []Option) *Server {
 			"--appendonly", "no",
 			"--daemonize", "no",
 			"--protected-mode", "no",
+			// A replica's first sync starts at once: the default waits
+			// 5 s for more replicas to share one diskless transfer.
+			"--repl-diskless-sync-delay", "0",
 		}
 		if cluster {
 			s.args = append(s.args, "--cluster-enabled", "yes",
