@@ -48,41 +48,6 @@ func TestTrigAgainstBig(t *testing.T) {
 	}
 }
 
-func TestAtanAgainstBig(t *testing.T) {
-	r := rand.New(rand.NewSource(3))
-	for i := 0; i < 3000; i++ {
-		x := math.Ldexp(r.Float64()-0.5, r.Intn(80)-40)
-		if got, want := Atan(x), mustRound(bigAtan(bigF(x))); got != want {
-			t.Errorf("Atan(%v) = %v, want %v", x, got, want)
-		}
-		u := r.Float64()*2 - 1
-		if i%2 == 0 {
-			u = math.Copysign(1-math.Ldexp(r.Float64(), -r.Intn(50)), u)
-		}
-		bu := bigF(u)
-		w := newBig().Sub(bigF(1), newBig().Mul(bu, bu))
-		w.Sqrt(w)
-		if got, want := Asin(u), mustRound(bigAtan(newBig().Quo(bu, w))); got != want {
-			t.Errorf("Asin(%v) = %v, want %v", u, got, want)
-		}
-		ac := bigAtan(newBig().Quo(w, bu))
-		if u < 0 {
-			ac.Add(ac, bigPi(bigPrec))
-		}
-		if got, want := Acos(u), mustRound(ac); got != want {
-			t.Errorf("Acos(%v) = %v, want %v", u, got, want)
-		}
-		y := math.Ldexp(r.Float64()-0.5, r.Intn(80)-40)
-		a := bigAtan(newBig().Quo(bigF(math.Abs(y)), bigF(math.Abs(x))))
-		if x < 0 {
-			a.Sub(bigPi(bigPrec), a)
-		}
-		if got, want := Atan2(y, x), math.Copysign(mustRound(a), y); got != want {
-			t.Errorf("Atan2(%v, %v) = %v, want %v", y, x, got, want)
-		}
-	}
-}
-
 // TestHyperbolicGlibc: expm1, sinh and tanh of arguments where fdlibm's
 // Horner polynomial (Go's math.Expm1) rounds differently from glibc's
 // expm1 as the servers run it (Estrin's form, compiled with fused
