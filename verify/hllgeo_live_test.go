@@ -212,10 +212,10 @@ func TestGeoLive(t *testing.T) {
 }
 
 // checkStored compares a stored sorted set with the server's ZRANGE
-// WITHSCORES reply, scores printed as the target does. glibc's sin, cos
-// and asin are not always correctly rounded (the engine's are), so a
-// STOREDIST distance may differ in its last bit: about 0.1% of them do;
-// more than 1%, or any larger difference, fails.
+// WITHSCORES reply, scores printed as the target does. glibc's asin is
+// not always correctly rounded (the engine's is), so a STOREDIST distance
+// may differ in its last bit: about 0.1% of them do; more than 1%, or any
+// larger difference, fails.
 func checkStored(t *testing.T, e *Engine, key string, want Reply) (ulpOff, total int) {
 	t.Helper()
 	en, _ := e.Entry(key)
