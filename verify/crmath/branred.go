@@ -67,7 +67,7 @@ func branredPart(x float64) (sum, b, bb float64) {
 // without fused multiply-adds): x = n pi/2 + (a + aa), |a + aa| < pi/4,
 // for |x| of at least 105414350; n mod 4.
 func branred(x float64) (a, aa float64, n int) {
-	x *= 0x1p-600
+	x = float64(x * 0x1p-600)
 	t := float64(x * brSplit)
 	x1 := t - (t - x)
 	x2 := x - x1
