@@ -33,21 +33,6 @@ func mustPow(x, y float64) float64 { r, _ := bigPow(x, y); return r }
 
 func mustRound(z *big.Float) float64 { r, _ := roundBig(z); return r }
 
-func TestTrigAgainstBig(t *testing.T) {
-	r := rand.New(rand.NewSource(2))
-	for i := 0; i < 3000; i++ {
-		x := (r.Float64() - 0.5) * 100
-		if i%3 == 0 {
-			x = math.Ldexp(r.Float64()-0.5, r.Intn(60)-20)
-		}
-		for f, fn := range []func(float64) float64{Sin, Cos, Tan} {
-			if got, want := fn(x), bigTrig(x, f); got != want {
-				t.Errorf("trig %d (%v) = %v, want %v", f, x, got, want)
-			}
-		}
-	}
-}
-
 // TestHyperbolicGlibc: expm1, sinh and tanh of arguments where fdlibm's
 // Horner polynomial (Go's math.Expm1) rounds differently from glibc's
 // expm1 as the servers run it (Estrin's form, compiled with fused

@@ -1,12 +1,14 @@
-// Package crmath computes pow, exp, log, sin, cos and tan correctly
-// rounded, as glibc's libm returns them on x86-64 (its exp, log, pow, sin
-// and cos are correctly rounded except within a tiny fraction of an ulp of
-// a tie between two doubles). Go's math package can be an ulp away
-// (math.Pow(10, 256), math.Exp(1.0000000028613893)).
+// Package crmath computes pow, exp and log correctly rounded, as glibc's
+// libm returns them on x86-64 (they are correctly rounded except within a
+// tiny fraction of an ulp of a tie between two doubles), and sin, cos and
+// tan as glibc computes them, bit for bit (sin_glibc.go). Go's math
+// package can be an ulp away (math.Pow(10, 256),
+// math.Exp(1.0000000028613893)).
 //
-// Each function evaluates in double-double arithmetic (about 2^-70
-// relative error) and rounds; only when the result lies too close to a
-// tie for that precision to decide does it recompute with math/big.
+// Each correctly rounded function evaluates in double-double arithmetic
+// (about 2^-70 relative error) and rounds; only when the result lies too
+// close to a tie for that precision to decide does it recompute with
+// math/big.
 package crmath
 
 import "math"

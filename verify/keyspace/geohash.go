@@ -385,11 +385,11 @@ func (s *geoShape) inPolygon(lon, lat float64) (float64, bool) {
 	return geoDistance(s.lon, s.lat, lon, lat), true
 }
 
-// geoSin, geoCos and geoAsin are sin, cos and asin as package crmath
-// computes them, as glibc's (which the servers use) return them: Go's
-// math functions can be one unit in the last place off. The distances
-// STOREDIST keeps are printed with 17 digits, so the haversine formula
-// needs the same last bits.
+// geoSin, geoCos and geoAsin are glibc's sin, cos and asin, bit for bit
+// (package crmath): Go's math functions can be one unit in the last place
+// off glibc's (which the servers use), and the distances STOREDIST keeps
+// are printed with 17 digits, so the haversine formula needs the same
+// last bits.
 func geoSin(x float64) float64  { return crmath.Sin(x) }
 func geoCos(x float64) float64  { return crmath.Cos(x) }
 func geoAsin(y float64) float64 { return crmath.Asin(y) }
