@@ -1,12 +1,13 @@
-// Package crmath computes pow, exp, log, sin, cos and tan correctly
-// rounded, as glibc's libm returns them on x86-64 (its exp, log, pow, sin
-// and cos are correctly rounded except within a tiny fraction of an ulp of
-// a tie between two doubles). Go's math package can be an ulp away
-// (math.Pow(10, 256), math.Exp(1.0000000028613893)).
-//
-// Each function evaluates in double-double arithmetic (about 2^-70
-// relative error) and rounds; only when the result lies too close to a
-// tie for that precision to decide does it recompute with math/big.
+// Package crmath computes C's math functions as glibc's libm returns them
+// on x86-64, where Go's math package can be an ulp away
+// (math.Pow(10, 256), math.Exp(1.0000000028613893)). pow, exp, log,
+// log10, expm1, sinh, cosh and tanh are glibc's own algorithms and tables,
+// bit for bit (explog.go, expm1.go, hyper.go). sin, cos, tan, atan, asin,
+// acos and atan2 are correctly rounded, as glibc's are except within a
+// tiny fraction of an ulp of a tie between two doubles: each evaluates in
+// double-double arithmetic (about 2^-70 relative error) and rounds; only
+// when the result lies too close to a tie for that precision to decide
+// does it recompute with math/big.
 package crmath
 
 import "math"
