@@ -28,10 +28,7 @@ func (r *scriptRun) strDump(L *lua.LState) int {
 	if fn.IsG {
 		L.Error(lua.LString("unable to dump given function"), 0)
 	}
-	if b, exact, ok := r.dump51(fn.Proto); ok {
-		if !exact {
-			r.e.warn("string.dump: the function folds a constant power whose value lies at a rounding tie; the server's pow may round its last bit the other way")
-		}
+	if b, ok := r.dump51(fn.Proto); ok {
 		r.grow(L, len(b))
 		L.Push(lua.LString(b))
 		return 1
@@ -66,32 +63,30 @@ func (c *compiled) luac() (*luac51.Proto, error) {
 // dump51 is string.dump of the function whose gopher-lua prototype is p:
 // the prototype at the same path (the index of each nested function among
 // its siblings) in the chunk as Lua 5.1 compiles it.
-//
-// exact is false when the prototype folds a constant power at a rounding
-// tie (luac51.Proto.Exact); ok is false when the chunk is not found.
-func (r *scriptRun) dump51(p *lua.FunctionProto) (b []byte, exact, ok bool) {
+// ok is false when the chunk is not found.
+func (r *scriptRun) dump51(p *lua.FunctionProto) (b []byte, ok bool) {
 	if p == nil {
-		return nil, false, false
+		return nil, false
 	}
 	c, path := r.chunkOf(p)
 	if c == nil {
-		return nil, false, false
+		return nil, false
 	}
 	lp, err := c.luac()
 	if err != nil {
-		return nil, false, false
+		return nil, false
 	}
 	gp := c.proto
 	for _, i := range path {
 		if len(gp.FunctionPrototypes) != len(lp.Protos) {
-			return nil, false, false
+			return nil, false
 		}
 		gp, lp = gp.FunctionPrototypes[i], lp.Protos[i]
 	}
 	if len(gp.FunctionPrototypes) != len(lp.Protos) {
-		return nil, false, false
+		return nil, false
 	}
-	return lp.Dump(), lp.Exact(), true
+	return lp.Dump(), true
 }
 
 // chunkOf finds the compiled chunk p belongs to and p's path in it: the

@@ -450,39 +450,6 @@ func cPow(x, y float64) float64 {
 	return cMath(crmath.Pow(x, y), invalidNaN)
 }
 
-// log10 is glibc's __ieee754_log10 (sysdeps/ieee754/dbl-64/e_log10.c):
-// k log10(2) + log(m)/ln(10) in double arithmetic over its correctly
-// rounded log, so not itself correctly rounded, but exact for powers of ten.
-func log10(x float64) float64 {
-	const (
-		ivln10    = 4.34294481903251816668e-01
-		log10_2hi = 3.01029995663611771306e-01
-		log10_2lo = 3.69423907715893078616e-13
-	)
-	switch {
-	case x == 0:
-		return math.Inf(-1)
-	case x < 0:
-		return math.NaN()
-	case math.IsNaN(x) || math.IsInf(x, 1):
-		return x
-	}
-	k := 0
-	if x < 0x1p-1022 {
-		k -= 54
-		x *= 0x1p54
-	}
-	b := math.Float64bits(x)
-	hx := int32(b >> 32)
-	k += int(hx>>20) - 1023
-	i := int32(uint32(k) >> 31)
-	hx = (hx & 0x000fffff) | ((0x3ff - i) << 20)
-	y := float64(int32(k) + i)
-	x = math.Float64frombits(uint64(uint32(hx))<<32 | b&0xffffffff)
-	z := y*log10_2lo + ivln10*crmath.Log(x)
-	return z + y*log10_2hi
-}
-
 // installMath51 is Lua 5.1's math library (lmathlib.c) over C's libm as
 // glibc computes it on x86-64, with Redis's rand48 behind math.random.
 func (r *scriptRun) installMath51(mth *lua.LTable) {
@@ -509,7 +476,11 @@ func (r *scriptRun) installMath51(mth *lua.LTable) {
 	})
 	unary("acos", crmath.Acos, posNaN)
 	unary("asin", crmath.Asin, posNaN)
-	unary("atan", crmath.Atan, invalidNaN)
+	atan := crmath.Atan
+	if r.e.t.atanFused {
+		atan = crmath.AtanFused
+	}
+	unary("atan", atan, invalidNaN)
 	binary("atan2", func(y, x float64) float64 {
 		switch { // glibc returns x + y: x's NaN when both are
 		case math.IsNaN(x):
@@ -527,7 +498,7 @@ func (r *scriptRun) installMath51(mth *lua.LTable) {
 	unary("floor", math.Floor, invalidNaN)
 	binary("fmod", func(x, y float64) float64 { return cMath(math.Mod(x, y), invalidNaN, x, y) })
 	unary("log", crmath.Log, invalidNaN)
-	unary("log10", log10, posNaN)
+	unary("log10", crmath.Log10, posNaN)
 	binary("pow", cPow)
 	unary("rad", func(x float64) float64 { return x * radPerDeg }, invalidNaN)
 	unary("sin", crmath.Sin, invalidNaN)

@@ -37,6 +37,12 @@ type serverFacts struct {
 	// glibc 2.38+'s C23 strtoul does for a Lua compiled as C23 (GCC 15's
 	// default: Debian unstable's Valkey 9.1.2 and Redis 8.0.6 builds).
 	strtoulBinaryPrefix bool
+	// atanFused: the libm the target is proven against is glibc 2.41 or
+	// later as Debian 13 and unstable build it (GCC 14 and up: Redis 8.0.2,
+	// Valkey 8.1.1 and 9.1.2), whose atan fuses two more products for
+	// 16 <= |x| < 2^52.4 than 2.36's (Debian 12: Redis 7.0.15 and the
+	// builds the other targets were recorded from): crmath.AtanFused.
+	atanFused bool
 	// cmsgpackCopyright: cmsgpack._COPYRIGHT when it is not lua-cmsgpack's
 	// own (Valkey 8.0's deps/lua names Redis Ltd., valkey#740).
 	cmsgpackCopyright string
@@ -242,7 +248,7 @@ var targets = sync.OnceValue(func() map[string]*serverFacts {
 		"redis-7.0":  redisFacts("redis-7.0", "7.0.15", 0x07000f, era70),
 		"redis-7.2":  redisFacts("redis-7.2", "7.2.6", 0x070206, era72),
 		"redis-7.4":  redisFacts("redis-7.4", "7.4.1", 0x070401, era74),
-		"redis-8.0":  redisFacts("redis-8.0", "8.0.2", 0x080002, era80),
+		"redis-8.0":  withAtanFused(redisFacts("redis-8.0", "8.0.2", 0x080002, era80)),
 		"valkey-7.2": valkeyFacts("valkey-7.2", "7.2.7", 0x070207, false),
 		"valkey-8.0": valkeyFacts("valkey-8.0", "8.0.1", 0x080001, true),
 		"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", "8.1.1", 0x080101, true)),
@@ -255,6 +261,13 @@ var targets = sync.OnceValue(func() map[string]*serverFacts {
 func valkey81(f *serverFacts) *serverFacts {
 	f.scriptingEngines, f.serverErrHandler = true, true
 	f.luaHash = lua51.HashMurmur3
+	return withAtanFused(f)
+}
+
+// withAtanFused marks a target proven against Debian 13's or unstable's
+// libm (atanFused).
+func withAtanFused(f *serverFacts) *serverFacts {
+	f.atanFused = true
 	return f
 }
 

@@ -4,10 +4,10 @@ import "math"
 
 // Sinh, Cosh and Tanh are glibc's (__ieee754_sinh, __ieee754_cosh and
 // __tanh of its dbl-64 e_sinh.c, e_cosh.c, s_tanh.c, fdlibm's) over
-// glibc's expm1 (expm1.go) and the correctly rounded Exp: not themselves
-// correctly rounded, but the same double arithmetic. Where glibc's exp
-// rounds the other way (about 0.1% of its results, near a tie), sinh and
-// cosh of |x| from ln(2)/2 up follow. NaN results are Go's NaN.
+// glibc's exp (Exp) and expm1 (expm1.go): the same double arithmetic, so
+// the same results. Their own products never fuse where it could matter
+// (glibc 2.42's -mfma builds of sinh and tanh differ from the plain ones
+// only in calling expm1's -mfma build directly). NaN results are Go's NaN.
 
 func hiWord(x float64) int32 { return int32(math.Float64bits(x) >> 32) }
 

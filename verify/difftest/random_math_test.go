@@ -137,7 +137,7 @@ func TestRandomMath(t *testing.T) {
 	ctx := context.Background()
 	for _, f := range mathFuncs {
 		t.Run(f.name, func(t *testing.T) {
-			bad, ties := 0, 0
+			bad := 0
 			for _, seed := range seeds {
 				r := rand.New(rand.NewSource(seed))
 				xs, ys := make([]float64, *mathBatch), make([]float64, *mathBatch)
@@ -160,10 +160,7 @@ func TestRandomMath(t *testing.T) {
 					t.Fatalf("seed %d: %d live results, %d offline (%v)", seed, len(lv), len(ov), rep)
 				}
 				for i := range lv {
-					if lv[i] != ov[i] && nearTie(f.name, lv[i], ov[i]) {
-						ties++
-						t.Logf("seed %d: x=%s y=%s: %s live %s, offline %s (an ulp apart: glibc's rounding near a tie)", seed, mathLiteral(xs[i]), mathLiteral(ys[i]), f.expr, lv[i], ov[i])
-					} else if lv[i] != ov[i] {
+					if lv[i] != ov[i] {
 						bad++
 						if bad <= 10 {
 							t.Errorf("seed %d: x=%s y=%s: %s live %s, offline %s", seed, mathLiteral(xs[i]), mathLiteral(ys[i]), f.expr, lv[i], ov[i])
@@ -175,32 +172,6 @@ func TestRandomMath(t *testing.T) {
 			if bad > 0 {
 				t.Errorf("%s: %d of %d results differ", f.name, bad, n)
 			}
-			// glibc misrounds about 0.1% of its results: more is an
-			// engine error.
-			if ties*100 > n {
-				t.Errorf("%s: %d of %d results an ulp from glibc's", f.name, ties, n)
-			}
 		})
 	}
-}
-
-// glibcNearTie are the functions whose glibc results are not always
-// correctly rounded: within about 0.01 ulp of a tie between two doubles
-// glibc may return the other one, which the engine, correctly rounded (or
-// computing as fdlibm does over a correctly rounded exp), does not
-// imitate. (sin, cos and tan are glibc's own algorithm in the engine: any
-// difference fails.)
-var glibcNearTie = map[string]bool{
-	"pow": true, "math.pow": true, "exp": true, "log": true, "sinh": true, "cosh": true, "tanh": true,
-}
-
-// nearTie reports whether live and off, results of fn, are adjacent
-// doubles and fn one of glibcNearTie.
-func nearTie(fn, live, off string) bool {
-	if !glibcNearTie[fn] {
-		return false
-	}
-	a, err1 := strconv.ParseFloat(live, 64)
-	b, err2 := strconv.ParseFloat(off, 64)
-	return err1 == nil && err2 == nil && a != b && math.Nextafter(a, b) == b
 }

@@ -313,10 +313,7 @@ func (fs *funcState) constFolding(op int, e1, e2 *expdesc) bool {
 		}
 		r = luaiNumMod(v1, v2)
 	case opPow:
-		var tie bool
-		if r, tie = cPow(v1, v2); tie {
-			fs.f.powTie = true
-		}
+		r = cPow(v1, v2)
 	case opUnm:
 		r = -v1
 	default:

@@ -45,24 +45,6 @@ type Proto struct {
 	Protos          []*Proto
 	LocVars         []LocVar
 	Upvalues        []string
-
-	powTie bool // a folded power lies at a rounding tie (see cPow)
-}
-
-// Exact reports whether the dump of p is certainly the server's: false
-// when p or a function nested in it folds a constant power whose exact
-// value lies at a tie between two doubles, which the servers' glibc pow
-// may round either way (1.5^34, 10^23: the last bit of that constant).
-func (p *Proto) Exact() bool {
-	if p.powTie {
-		return false
-	}
-	for _, c := range p.Protos {
-		if !c.Exact() {
-			return false
-		}
-	}
-	return true
 }
 
 // Header is luaU_header on x86-64: "\x1bLua", version 0x51, format 0,

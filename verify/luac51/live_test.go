@@ -199,15 +199,14 @@ func TestRandomChunksMatchServer(t *testing.T) {
 }
 
 // TestPowFoldingMatchesServer compares the folding of constant powers
-// (glibc's pow on the server) over many operands: identical, or a result
-// at a rounding tie that Proto.Exact reports.
+// (glibc's pow on the server) over many operands: identical.
 func TestPowFoldingMatchesServer(t *testing.T) {
 	srv := redistest.Standalone(t)
 	c := srv.Client()
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(1, 2))
 	bases := []string{"2", "3", "10", "7", "0.5", "1.1", "1.5", "2.5", "12345", "0.001", "1e10", "99", "1.0001"}
-	same, ties := 0, 0
+	same := 0
 	for i := 0; i < 2000; i++ {
 		y := fmt.Sprint(r.IntN(120) - 60)
 		if r.IntN(3) == 0 {
@@ -222,10 +221,6 @@ func TestPowFoldingMatchesServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !p.Exact() {
-			ties++
-			continue
-		}
 		if got := p.Dump(); !bytes.Equal(got, want) {
 			sp, _ := undump(want)
 			t.Errorf("%s: ours %v, server %v", src, p.Constants, sp.Constants)
@@ -233,10 +228,7 @@ func TestPowFoldingMatchesServer(t *testing.T) {
 		}
 		same++
 	}
-	t.Logf("%d folded powers identical, %d at a tie", same, ties)
-	if same < 1500 {
-		t.Errorf("only %d of 2000 powers compared", same)
-	}
+	t.Logf("%d folded powers identical", same)
 }
 
 // replyText is an error message as an error reply carries it: Redis turns

@@ -86,13 +86,3 @@ func roundBig(z *big.Float) (float64, bool) {
 	d, _ := newBig().Sub(z, bigF(r)).Float64()
 	return r, math.Abs(math.Abs(d)/ulp-0.5) < 0.03
 }
-
-// splitBig is z as three doubles whose sum is z to about 159 bits.
-func splitBig(z *big.Float) (a, b, c float64) {
-	a, _ = z.Float64()
-	r := newBig().Sub(z, bigF(a))
-	b, _ = r.Float64()
-	r.Sub(r, bigF(b))
-	c, _ = r.Float64()
-	return a, b, c
-}
