@@ -31,7 +31,12 @@ import (
 //     most 0.8).
 //   - functions: `deploy --mode functions`, against one `redis-cli -x
 //     --cluster call <seed> FUNCTION LOAD REPLACE --cluster-only-masters <
-//     library` (goal: at most 1.2).
+//     library` (goal: at most 1.2). The floor runs in the same loop, after
+//     a flush of its own: internal/perf/funcload, a minimal Go program that
+//     reads CLUSTER NODES, dials every node with rueidis and sends FUNCTION
+//     LOAD REPLACE to the primaries (floor-ms/op, floor/redis-cli): what
+//     any deploy over rueidis costs, before scriptctl's checks, lock,
+//     plan and confirmation.
 //   - 12-vs-6: the full deploy (scripts and library) to a 12-node cluster
 //     against the same to a 6-node cluster (goal: at most 1.3).
 //
@@ -73,9 +78,10 @@ func BenchmarkDeployCluster(b *testing.B) {
 	}
 
 	// against runs scriptctl deploy (with and without the checks) and
-	// `scriptctl version`, then theirs, each after a flush, b.N times.
-	against := func(b *testing.B, project, mode string, theirs func()) {
-		var a, z, skip, ver time.Duration
+	// `scriptctl version`, then theirs, each after a flush, b.N times;
+	// floor, when not nil, after a flush too.
+	against := func(b *testing.B, project, mode string, theirs, floor func()) {
+		var a, z, skip, ver, fl time.Duration
 		for i := 0; i < b.N; i++ {
 			skip += ours(b, c6, project, "--mode", mode, "--skip-checks")
 			ver += procStart(b)
@@ -84,9 +90,19 @@ func BenchmarkDeployCluster(b *testing.B) {
 			start := time.Now()
 			theirs()
 			z += time.Since(start)
+			if floor != nil {
+				c6.flush(b)
+				start := time.Now()
+				floor()
+				fl += time.Since(start)
+			}
 		}
 		report(b, a, z, "scriptctl", "redis-cli")
 		extra(b, skip, ver)
+		if floor != nil {
+			b.ReportMetric(float64(fl.Microseconds())/1000/float64(b.N), "floor-ms/op")
+			b.ReportMetric(float64(fl)/float64(z), "floor/redis-cli")
+		}
 	}
 
 	b.Run("scripts", func(b *testing.B) {
@@ -94,7 +110,7 @@ func BenchmarkDeployCluster(b *testing.B) {
 			for _, s := range m.Scripts {
 				runProc(b, s.Source, cli, "-x", "--cluster", "call", seed, "SCRIPT", "LOAD")
 			}
-		})
+		}, nil)
 	})
 
 	b.Run("200-scripts", func(b *testing.B) {
@@ -110,13 +126,19 @@ func BenchmarkDeployCluster(b *testing.B) {
 			for _, n := range c6.nodes() {
 				runProc(b, pipe.Bytes(), cli, "-h", "127.0.0.1", "-p", strconv.Itoa(n.Port), "--pipe")
 			}
-		})
+		}, nil)
 	})
 
 	b.Run("functions", func(b *testing.B) {
 		code := m.FunctionsLibrary()
+		floor := filepath.Join(b.TempDir(), "funcload")
+		if out, err := exec.Command("go", "build", "-o", floor, "github.com/scriptctl/scriptctl/internal/perf/funcload").CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
 		against(b, proj, "functions", func() {
 			runProc(b, code, cli, "-x", "--cluster", "call", seed, "FUNCTION", "LOAD", "REPLACE", "--cluster-only-masters")
+		}, func() {
+			runProc(b, code, floor, seed)
 		})
 	})
 
