@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/redis/rueidis"
+
+	"github.com/scriptctl/scriptctl/manifest"
 )
 
 // Work says what a run is about to change, so CheckPermissions knows which
@@ -15,6 +17,17 @@ type Work struct {
 	Lock   string // the library whose deploy lock the run takes; "" for none
 	Load   bool   // SCRIPT LOAD / FUNCTION LOAD
 	Delete bool   // FUNCTION DELETE (prune)
+}
+
+// DeployWork is the work of a deploy of m in mode (ConnectFor's, for the
+// permission check Deploy makes).
+func DeployWork(m *manifest.Manifest, mode Mode) Work {
+	return Work{Mode: mode, Lock: m.Library, Load: true}
+}
+
+// PruneWork is the work of a prune of m.
+func PruneWork(m *manifest.Manifest) Work {
+	return Work{Mode: ModeFunctions, Lock: m.Library, Delete: true}
 }
 
 // Missing is one permission the connected user lacks on one node.
@@ -71,9 +84,11 @@ type aclProbe struct {
 
 // CheckPermissions confirms, before anything is changed, that the
 // connected user may run every command the work needs on every reachable
-// node, with one pipelined round trip per node, nodes in parallel. The
-// error is a *PermissionError naming each missing permission per node, or
-// a node's failure to answer.
+// node, with one pipelined round trip per node, nodes in parallel (none
+// when the topology came from ConnectFor with the same work: the
+// discovery's round trips carried the probes). The error is a
+// *PermissionError naming each missing permission per node, or a node's
+// failure to answer.
 //
 // Redis 7.0 and Valkey have ACL DRYRUN, but it is an admin command a
 // least-privilege user should not hold; the probes need nothing beyond the
@@ -97,11 +112,15 @@ func CheckPermissions(ctx context.Context, t *Topology, w Work) error {
 		if len(probes) == 0 {
 			return
 		}
-		cmds := make([]rueidis.Completed, len(probes))
-		for j, p := range probes {
-			cmds[j] = n.conn.arbitrary(p.args...)
+		res := t.probed(n, w, probes)
+		if res == nil {
+			cmds := make([]rueidis.Completed, len(probes))
+			for j, p := range probes {
+				cmds[j] = n.conn.arbitrary(p.args...)
+			}
+			res = n.conn.doMulti(ctx, cmds...)
 		}
-		for j, r := range n.conn.doMulti(ctx, cmds...) {
+		for j, r := range res {
 			p := probes[j]
 			err := r.Error()
 			if rueidis.IsRedisNil(err) {
@@ -143,6 +162,32 @@ func CheckPermissions(ctx context.Context, t *Topology, w Work) error {
 		return &ne
 	}
 	return ctx.Err()
+}
+
+// probed returns the replies to probes that n's discovery already read
+// (ConnectFor, for the same work), or nil when it read not all of them.
+func (t *Topology) probed(n *Node, w Work, probes []aclProbe) []rueidis.RedisResult {
+	if t.work == nil || *t.work != w || n.probed == nil {
+		return nil
+	}
+	res := make([]rueidis.RedisResult, len(probes))
+	for i, p := range probes {
+		r, ok := n.probed[probeKey(p.args)]
+		if !ok {
+			return nil
+		}
+		res[i] = r
+	}
+	return res
+}
+
+// probeKey names a probe by its command.
+func probeKey(args []string) string { return strings.Join(args, "\x00") }
+
+// allProbes is every probe work w may need on any node: those of a
+// primary with Functions that holds the deploy lock.
+func allProbes(w Work) []aclProbe {
+	return permissionProbes(&Node{Role: RolePrimary, Family: FamilyValkey}, w, w.Lock != "")
 }
 
 // permissionProbes lists the probes for the work on node n.

@@ -21,7 +21,9 @@ import (
 // would take with redis-cli, on freshly flushed clusters. Each iteration
 // flushes the script caches and libraries (untimed), runs scriptctl, flushes
 // again, runs redis-cli. Every metric is ms per operation for each side and
-// the ratio scriptctl/redis-cli (below 1: scriptctl is faster):
+// the ratio scriptctl/redis-cli (below 1: scriptctl is faster), of the wall
+// time, and for the cases against redis-cli also of the processes' CPU time
+// (cpu-ratio):
 //
 //   - scripts: `deploy --mode scripts` of the repository's 3 scripts to a
 //     6-node cluster, against `redis-cli -x --cluster call <seed> SCRIPT
@@ -31,7 +33,12 @@ import (
 //     most 0.8).
 //   - functions: `deploy --mode functions`, against one `redis-cli -x
 //     --cluster call <seed> FUNCTION LOAD REPLACE --cluster-only-masters <
-//     library` (goal: at most 1.2).
+//     library` (goal: at most 1.2). The floor runs in the same loop, after
+//     a flush of its own: internal/perf/funcload, a minimal Go program that
+//     reads CLUSTER NODES, dials every node with rueidis and sends FUNCTION
+//     LOAD REPLACE to the primaries (floor-ms/op, floor/redis-cli): what
+//     any deploy over rueidis costs, before scriptctl's checks, lock,
+//     plan and confirmation.
 //   - 12-vs-6: the full deploy (scripts and library) to a 12-node cluster
 //     against the same to a 6-node cluster (goal: at most 1.3).
 //
@@ -46,13 +53,15 @@ func BenchmarkDeployCluster(b *testing.B) {
 	proj := benchProject(b, bin, 0)
 	proj200 := benchProject(b, bin, 200)
 	m := loadManifest(b, 1)
-	ours := func(b *testing.B, c *benchClusterT, project string, args ...string) time.Duration {
+	// ours returns the wall time of the deploy and its CPU time.
+	ours := func(b *testing.B, c *benchClusterT, project string, args ...string) (wall, cpu time.Duration) {
 		b.Helper()
 		c.flush(b)
 		start := time.Now()
-		runProc(b, nil, bin, append([]string{"deploy", "-m", project, "--url", c.primaries[0].URL()}, args...)...)
-		return time.Since(start)
+		cpu = runProc(b, nil, bin, append([]string{"deploy", "-m", project, "--url", c.primaries[0].URL()}, args...)...)
+		return time.Since(start), cpu
 	}
+	wallOf := func(wall, _ time.Duration) time.Duration { return wall }
 	report := func(b *testing.B, a, z time.Duration, aName, zName string) {
 		b.ReportMetric(float64(a.Microseconds())/1000/float64(b.N), aName+"-ms/op")
 		b.ReportMetric(float64(z.Microseconds())/1000/float64(b.N), zName+"-ms/op")
@@ -73,28 +82,49 @@ func BenchmarkDeployCluster(b *testing.B) {
 	}
 
 	// against runs scriptctl deploy (with and without the checks) and
-	// `scriptctl version`, then theirs, each after a flush, b.N times.
-	against := func(b *testing.B, project, mode string, theirs func()) {
-		var a, z, skip, ver time.Duration
+	// `scriptctl version`, then theirs, each after a flush, b.N times;
+	// floor, when not nil, after a flush too. theirs and floor return
+	// their processes' CPU time. Besides the wall times it reports the
+	// CPU time (user+sys) of the full deploy and of theirs (cpu-ratio):
+	// on a loaded machine the steadier figure of what scriptctl itself
+	// costs, though redis-cli's CPU leaves out the servers' work.
+	against := func(b *testing.B, project, mode string, theirs, floor func() time.Duration) {
+		var a, z, skip, ver, fl, aCPU, zCPU, flCPU time.Duration
 		for i := 0; i < b.N; i++ {
-			skip += ours(b, c6, project, "--mode", mode, "--skip-checks")
+			skip += wallOf(ours(b, c6, project, "--mode", mode, "--skip-checks"))
 			ver += procStart(b)
-			a += ours(b, c6, project, "--mode", mode)
+			wall, cpu := ours(b, c6, project, "--mode", mode)
+			a, aCPU = a+wall, aCPU+cpu
 			c6.flush(b)
 			start := time.Now()
-			theirs()
+			zCPU += theirs()
 			z += time.Since(start)
+			if floor != nil {
+				c6.flush(b)
+				start := time.Now()
+				flCPU += floor()
+				fl += time.Since(start)
+			}
 		}
 		report(b, a, z, "scriptctl", "redis-cli")
 		extra(b, skip, ver)
+		b.ReportMetric(float64(aCPU.Microseconds())/1000/float64(b.N), "scriptctl-cpu-ms/op")
+		b.ReportMetric(float64(zCPU.Microseconds())/1000/float64(b.N), "redis-cli-cpu-ms/op")
+		b.ReportMetric(float64(aCPU)/float64(zCPU), "cpu-ratio")
+		if floor != nil {
+			b.ReportMetric(float64(fl.Microseconds())/1000/float64(b.N), "floor-ms/op")
+			b.ReportMetric(float64(fl)/float64(z), "floor/redis-cli")
+			b.ReportMetric(float64(flCPU.Microseconds())/1000/float64(b.N), "floor-cpu-ms/op")
+		}
 	}
 
 	b.Run("scripts", func(b *testing.B) {
-		against(b, proj, "scripts", func() {
+		against(b, proj, "scripts", func() (cpu time.Duration) {
 			for _, s := range m.Scripts {
-				runProc(b, s.Source, cli, "-x", "--cluster", "call", seed, "SCRIPT", "LOAD")
+				cpu += runProc(b, s.Source, cli, "-x", "--cluster", "call", seed, "SCRIPT", "LOAD")
 			}
-		})
+			return cpu
+		}, nil)
 	})
 
 	b.Run("200-scripts", func(b *testing.B) {
@@ -106,17 +136,24 @@ func BenchmarkDeployCluster(b *testing.B) {
 		for _, s := range pm.Scripts {
 			fmt.Fprintf(&pipe, "*3\r\n$6\r\nSCRIPT\r\n$4\r\nLOAD\r\n$%d\r\n%s\r\n", len(s.Source), s.Source)
 		}
-		against(b, proj200, "scripts", func() {
+		against(b, proj200, "scripts", func() (cpu time.Duration) {
 			for _, n := range c6.nodes() {
-				runProc(b, pipe.Bytes(), cli, "-h", "127.0.0.1", "-p", strconv.Itoa(n.Port), "--pipe")
+				cpu += runProc(b, pipe.Bytes(), cli, "-h", "127.0.0.1", "-p", strconv.Itoa(n.Port), "--pipe")
 			}
-		})
+			return cpu
+		}, nil)
 	})
 
 	b.Run("functions", func(b *testing.B) {
 		code := m.FunctionsLibrary()
-		against(b, proj, "functions", func() {
-			runProc(b, code, cli, "-x", "--cluster", "call", seed, "FUNCTION", "LOAD", "REPLACE", "--cluster-only-masters")
+		floor := filepath.Join(b.TempDir(), "funcload")
+		if out, err := exec.Command("go", "build", "-o", floor, "github.com/scriptctl/scriptctl/internal/perf/funcload").CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+		against(b, proj, "functions", func() time.Duration {
+			return runProc(b, code, cli, "-x", "--cluster", "call", seed, "FUNCTION", "LOAD", "REPLACE", "--cluster-only-masters")
+		}, func() time.Duration {
+			return runProc(b, code, floor, seed)
 		})
 	})
 
@@ -130,8 +167,8 @@ func BenchmarkDeployCluster(b *testing.B) {
 		b.ResetTimer()
 		var a, z time.Duration
 		for i := 0; i < b.N; i++ {
-			a += ours(b, c12, proj)
-			z += ours(b, c6, proj)
+			a += wallOf(ours(b, c12, proj))
+			z += wallOf(ours(b, c6, proj))
 		}
 		report(b, a, z, "12-nodes", "6-nodes")
 	})
@@ -193,8 +230,9 @@ func writeFile(b *testing.B, path string, data []byte) {
 	}
 }
 
-// runProc runs a process with stdin and fails the benchmark when it fails.
-func runProc(b *testing.B, stdin []byte, name string, args ...string) {
+// runProc runs a process with stdin, fails the benchmark when it fails, and
+// returns its CPU time (user+sys).
+func runProc(b *testing.B, stdin []byte, name string, args ...string) time.Duration {
 	b.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Stdin = bytes.NewReader(stdin)
@@ -208,6 +246,7 @@ func runProc(b *testing.B, stdin []byte, name string, args ...string) {
 	if err != nil {
 		b.Fatalf("%s %v: %v\n%s", filepath.Base(name), args, err, out)
 	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // benchClusterT is a cluster of any size with one replica per primary.

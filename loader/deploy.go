@@ -134,7 +134,7 @@ func Deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 		}
 		return rep, p.Unreachable()
 	}
-	if err := CheckPermissions(ctx, t, Work{Mode: opts.Mode, Lock: m.Library, Load: true}); err != nil {
+	if err := CheckPermissions(ctx, t, DeployWork(m, opts.Mode)); err != nil {
 		return nil, err
 	}
 	var rep *DeployReport

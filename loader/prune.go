@@ -54,7 +54,7 @@ func Prune(ctx context.Context, t *Topology, m *manifest.Manifest, opts PruneOpt
 	if opts.DryRun {
 		return r, prune(ctx, t, m, opts, r)
 	}
-	if err := CheckPermissions(ctx, t, Work{Mode: ModeFunctions, Lock: m.Library, Delete: true}); err != nil {
+	if err := CheckPermissions(ctx, t, PruneWork(m)); err != nil {
 		return nil, err
 	}
 	err := withLock(ctx, t, m.Library, opts.LockTimeout, opts.LockTTL, opts.Notice, func(ctx context.Context, lock string) error {

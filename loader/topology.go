@@ -47,6 +47,9 @@ type Node struct {
 	runID string
 	seed  int      // position among the seeds given, or -1 for a discovered node
 	slots [][2]int // cluster primaries: the slot ranges they serve
+	// probed holds the replies to the permission probes sent with the
+	// node's discovery (ConnectFor), by probeKey.
+	probed map[string]rueidis.RedisResult
 }
 
 // RunID is the server's run_id (INFO server): a restarted server, whose
@@ -125,6 +128,9 @@ func decideMode(server, cluster map[string]string) (string, error) {
 type Topology struct {
 	Cluster bool
 	Nodes   []*Node // each primary followed by its replicas; unreachable nodes of unknown role last
+	// work is the work ConnectFor was given: each node's probed holds the
+	// replies to its permission probes.
+	work *Work
 }
 
 // Dialer connects to the single node at addr.
@@ -137,10 +143,27 @@ type Dialer func(ctx context.Context, addr string) (rueidis.Client, error)
 // every command can name it. Connect fails only when the seeds disagree (a
 // mix of cluster and standalone servers, a Sentinel) or ctx ends.
 func Connect(ctx context.Context, dial Dialer, seeds []string, timeout time.Duration) (*Topology, error) {
+	return dialTopology(ctx, dial, seeds, timeout, nil)
+}
+
+// ConnectFor is Connect for a run about to do w (deploy, prune): each
+// node's discovery round trip also carries the permission probes
+// CheckPermissions sends for w, every probe w may need on any node (the
+// node's role and version are not known before its reply), so that check
+// then needs no round trip of its own. The probes change nothing (see
+// CheckPermissions).
+func ConnectFor(ctx context.Context, dial Dialer, seeds []string, timeout time.Duration, w Work) (*Topology, error) {
+	return dialTopology(ctx, dial, seeds, timeout, &w)
+}
+
+func dialTopology(ctx context.Context, dial Dialer, seeds []string, timeout time.Duration, w *Work) (*Topology, error) {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
 	d := &discovery{dial: dial, timeout: timeout, byAddr: map[string]*Node{}}
+	if w != nil {
+		d.probes = allProbes(*w)
+	}
 	for i, s := range seeds {
 		d.add(s, i)
 	}
@@ -149,7 +172,7 @@ func Connect(ctx context.Context, dial Dialer, seeds []string, timeout time.Dura
 		d.close()
 		return nil, err
 	}
-	t := &Topology{}
+	t := &Topology{work: w}
 	modes := map[string][]string{}
 	for _, n := range d.nodes {
 		if n.OK() {
@@ -254,6 +277,7 @@ type discovery struct {
 	nodes   []*probe
 	byAddr  map[string]*Node
 	probed  map[*probe]bool
+	probes  []aclProbe // the permission probes each node is sent (ConnectFor)
 }
 
 type probe struct {
@@ -328,17 +352,29 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 	b := c.B()
 	cmds := []rueidis.Completed{b.Info().Section("server").Build(), b.Info().Section("cluster").Build(),
 		b.Role().Build(), b.Info().Section("replication").Build()}
+	nodesAt := -1
 	if p.seed == 0 {
 		// In a cluster the first seed's CLUSTER NODES names the rest: ask
 		// now rather than in a round trip of its own. A standalone server
 		// answers with an error, which is ignored.
+		nodesAt = len(cmds)
 		cmds = append(cmds, b.ClusterNodes().Build())
 	}
+	probesAt := len(cmds)
+	for _, pr := range d.probes {
+		cmds = append(cmds, cn.arbitrary(pr.args...))
+	}
 	res := cn.doMulti(ctx, cmds...)
-	if len(res) == 5 {
+	if nodesAt >= 0 {
 		// An error reply's ToString carries its text: keep only a reply.
-		if text, err := res[4].ToString(); err == nil {
+		if text, err := res[nodesAt].ToString(); err == nil {
 			p.clusterNodes = text
+		}
+	}
+	if len(d.probes) > 0 {
+		p.probed = make(map[string]rueidis.RedisResult, len(d.probes))
+		for i, pr := range d.probes {
+			p.probed[probeKey(pr.args)] = res[probesAt+i]
 		}
 	}
 	fail := func(err error) {

@@ -59,6 +59,9 @@ type connFlags struct {
 	// once read.
 	Env string
 	env *manifest.Environment
+	// work, when set, is what the command will change: its permission
+	// probes ride along with the discovery (loader.ConnectFor).
+	work *loader.Work
 }
 
 const connHelp = `
@@ -269,7 +272,12 @@ func (f *connFlags) connectAll(ctx context.Context, ios *iostreams.IOStreams, cm
 	if err != nil {
 		return nil, connUsage(err, cmd)
 	}
-	topo, err := loader.Connect(ctx, cfg.Dial, cfg.Seeds, cfg.Timeout)
+	var topo *loader.Topology
+	if f.work != nil {
+		topo, err = loader.ConnectFor(ctx, cfg.Dial, cfg.Seeds, cfg.Timeout, *f.work)
+	} else {
+		topo, err = loader.Connect(ctx, cfg.Dial, cfg.Seeds, cfg.Timeout)
+	}
 	if err != nil {
 		return nil, cmdutil.Env(cfg.Scrub(fmt.Errorf("discover nodes: %w", err)))
 	}

@@ -215,6 +215,10 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	if err := runPreflight(ctx, opts.IO, m, steps, "deploy", opts.Conn.Format, opts.SkipChecks); err != nil {
 		return err
 	}
+	if !opts.DryRun {
+		w := loader.DeployWork(m, opts.Mode)
+		opts.Conn.work = &w
+	}
 	o, err := opts.Conn.connectAll(ctx, opts.IO, "deploy")
 	if err != nil {
 		return err

@@ -81,6 +81,10 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 	if err != nil {
 		return err
 	}
+	if !opts.DryRun {
+		w := loader.PruneWork(m)
+		opts.Conn.work = &w
+	}
 	o, err := opts.Conn.connectAll(ctx, opts.IO, "prune")
 	if err != nil {
 		return err

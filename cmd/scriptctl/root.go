@@ -52,7 +52,8 @@ func Main() int {
 }
 
 func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
-	root := newRoot(ios, !builtinOnly(args))
+	alone := aloneCommand(args)
+	root := newRootWith(ios, !builtinOnly(args) && alone == nil, alone)
 	if len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {
 		// Only a shell asking for completions needs them attached.
 		addDynamicCompletion(root)
@@ -98,11 +99,28 @@ func builtinOnly(args []string) bool {
 	return len(args) > 0 && (args[0] == "version" || args[0] == "exit-codes")
 }
 
+// aloneCommand returns the constructor of the command args run when that
+// command is built alone beside the ones this file defines, else nil:
+// deploy, whose run is timed against one redis-cli process
+// (docs/performance.md), and which needs none of the other commands.
+func aloneCommand(args []string) func(*globalOptions) *cobra.Command {
+	if len(args) > 0 && args[0] == "deploy" {
+		return newCmdDeploy
+	}
+	return nil
+}
+
 func newRootCmd(ios *iostreams.IOStreams) *cobra.Command { return newRoot(ios, true) }
 
 // newRoot is the root command; with all false it holds only the commands
 // this file defines (see builtinOnly).
 func newRoot(ios *iostreams.IOStreams, all bool) *cobra.Command {
+	return newRootWith(ios, all, nil)
+}
+
+// newRootWith is newRoot; with all false and alone set, it holds the
+// command alone builds too (see aloneCommand).
+func newRootWith(ios *iostreams.IOStreams, all bool, alone func(*globalOptions) *cobra.Command) *cobra.Command {
 	g := &globalOptions{IO: ios}
 	root := &cobra.Command{
 		Use:   "scriptctl",
@@ -168,6 +186,9 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 		withoutManifest(newCmdExitCodes()),
 	)
 	if !all {
+		if alone != nil {
+			root.AddCommand(alone(g))
+		}
 		addJQFlags(root, &g.JQ)
 		return root
 	}

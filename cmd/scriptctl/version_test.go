@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -97,6 +98,37 @@ func TestBuiltinAlone(t *testing.T) {
 	}
 	for _, args := range [][]string{{}, {"--version"}, {"-m", "x.yaml", "version"}, {"help", "version"}, {"check"}} {
 		if builtinOnly(args) {
+			t.Errorf("%v: built alone, wants the whole tree", args)
+		}
+	}
+}
+
+// TestDeployAlone: deploy is built without the other commands
+// (aloneCommand) and prints exactly what it prints with every command: its
+// help, usage errors, and its refusals before it connects.
+func TestDeployAlone(t *testing.T) {
+	t.Setenv("SCRIPTCTL_URL", "")
+	for _, args := range [][]string{
+		{"deploy", "--help"}, {"deploy", "--nope"}, {"deploy", "a.plan", "b.plan"}, {"deploy", "--parallel", "0"},
+		{"deploy", "-m", "missing.yaml", "--url", "redis://127.0.0.1:1"},
+		{"deploy", "-m", "missing.yaml", "--url", "redis://127.0.0.1:1", "--format", "json"},
+		{"deploy", "--mode", "nope"}, {"deploy", "--jq", ".", "--format", "text"},
+	} {
+		add := aloneCommand(args)
+		if add == nil || builtinOnly(args) {
+			t.Fatalf("%v: not built alone", args)
+		}
+		alone := runRoot(t, func(ios *iostreams.IOStreams, all bool) *cobra.Command { return newRootWith(ios, all, add) }, false, args)
+		full := runRoot(t, newRoot, true, args)
+		if alone != full {
+			t.Errorf("%v alone:\n%s\nwith every command:\n%s", args, alone, full)
+		}
+		if strings.Contains(alone, "unknown command") {
+			t.Errorf("%v: deploy was not built:\n%s", args, alone)
+		}
+	}
+	for _, args := range [][]string{{}, {"plan"}, {"help", "deploy"}, {"-m", "x.yaml", "deploy"}} {
+		if aloneCommand(args) != nil {
 			t.Errorf("%v: built alone, wants the whole tree", args)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkDial measures what opening one node connection costs, in the
-// same run: Dial as scriptctl does it (small buffers, a small ring), against
+// same run: Dial as scriptctl does it (small buffers, a ring of 4), against
 // a rueidis client with its default buffers (0.5 MiB each way, a ring of
 // 1024), both with one round trip (INFO server) and Close. The ratio is
 // dial/default (below 1: Dial is cheaper).

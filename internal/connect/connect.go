@@ -331,10 +331,15 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 		ConnWriteTimeout:  c.Timeout,
 		// A command line tool sends a few hundred commands per node:
 		// rueidis's defaults (0.5 MiB buffers each way, a ring of 1024
-		// slots) cost more to allocate than the round trips take.
+		// slots) cost more to allocate than the round trips take. A ring
+		// slot holds one command or one pipelined batch in flight, and
+		// costs a mutex, two condition variables and a channel when the
+		// connection opens; scriptctl has at most two in flight on a
+		// node (a deploy's batch and its lock's renewal), so 4 slots
+		// (more would wait for a free one, not fail).
 		ReadBufferEachConn:  1 << 14,
 		WriteBufferEachConn: 1 << 14,
-		RingScaleEachConn:   8,
+		RingScaleEachConn:   2,
 		// One connection per node: rueidis would otherwise spread commands
 		// over up to four connections by their keys' slots, dialing (and
 		// saying HELLO on) another one for the first keyed command, such
