@@ -147,7 +147,7 @@ func BenchmarkDeployCluster(b *testing.B) {
 	b.Run("functions", func(b *testing.B) {
 		code := m.FunctionsLibrary()
 		floor := filepath.Join(b.TempDir(), "funcload")
-		if out, err := exec.Command("go", "build", "-o", floor, "github.com/scriptctl/scriptctl/internal/perf/funcload").CombinedOutput(); err != nil {
+		if out, err := goBuild("-o", floor, "github.com/scriptctl/scriptctl/internal/perf/funcload").CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
 		against(b, proj, "functions", func() time.Duration {
@@ -178,7 +178,7 @@ func BenchmarkDeployCluster(b *testing.B) {
 func buildScriptctl(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "scriptctl")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/scriptctl/scriptctl/cmd/scriptctl").CombinedOutput()
+	out, err := goBuild("-o", bin, "github.com/scriptctl/scriptctl/cmd/scriptctl").CombinedOutput()
 	if err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -339,4 +339,13 @@ func benchCluster(b *testing.B, primaries int) *benchClusterT {
 		})
 	}
 	return c
+}
+
+// goBuild is `go build args...` as `make build` builds scriptctl: static,
+// without cgo. The floor programs are built the same way, so each ratio
+// compares like with like.
+func goBuild(args ...string) *exec.Cmd {
+	cmd := exec.Command("go", append([]string{"build"}, args...)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return cmd
 }

@@ -108,7 +108,7 @@ func median(ts []procTime, f func(procTime) float64) float64 {
 func benchBinary(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "scriptctl")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd := goBuild("-o", bin, ".")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -133,7 +133,7 @@ func BenchmarkSpeedVersion(b *testing.B) {
 	cli := cliPath(b)
 	hello := minimalGo(b)
 	deps := filepath.Join(b.TempDir(), "depsinit")
-	if out, err := exec.Command("go", "build", "-o", deps, "github.com/scriptctl/scriptctl/internal/perf/depsinit").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", deps, "github.com/scriptctl/scriptctl/internal/perf/depsinit").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	var h, d, c []procTime
@@ -170,7 +170,7 @@ func minimalGo(b *testing.B) string {
 		b.Fatal(err)
 	}
 	bin := filepath.Join(dir, "hello")
-	if out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", bin, src).CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
@@ -230,7 +230,7 @@ func BenchmarkSpeedEvalBig(b *testing.B) {
 	}
 	port := strconv.Itoa(srv.Port)
 	floor := filepath.Join(b.TempDir(), "luacompile")
-	if out, err := exec.Command("go", "build", "-o", floor, "github.com/scriptctl/scriptctl/internal/perf/luacompile").CombinedOutput(); err != nil {
+	if out, err := goBuild("-o", floor, "github.com/scriptctl/scriptctl/internal/perf/luacompile").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	var fl []procTime
@@ -247,4 +247,13 @@ func BenchmarkSpeedEvalBig(b *testing.B) {
 	// a minimal Go program (internal/perf/luacompile), no engine around it.
 	b.ReportMetric(median(fl, func(p procTime) float64 { return float64(p.wall) / 1e6 }), "gopher-lua-floor-ms")
 	b.ReportMetric(median(fl, func(p procTime) float64 { return float64(p.cpu) / 1e6 }), "gopher-lua-floor-cpu-ms")
+}
+
+// goBuild is `go build args...` as `make build` builds scriptctl: static,
+// without cgo. The floor programs are built the same way, so each ratio
+// compares like with like.
+func goBuild(args ...string) *exec.Cmd {
+	cmd := exec.Command("go", append([]string{"build"}, args...)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return cmd
 }
