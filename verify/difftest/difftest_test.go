@@ -84,6 +84,7 @@ func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off 
 	}
 	if !l.alive() {
 		t.Logf("%s: snippet %q crashed the server (log: %s/redis.log); restarting it", s.Pos(), s.Name, l.srv.Dir)
+		l.closeSession()
 		l.srv.Stop()
 		l.srv.Restart()
 		live = crashTranscript
@@ -365,6 +366,12 @@ func TestClusterCorpus(t *testing.T) {
 	c := redistest.NewCluster(t)
 	cli := redistest.CLI(t)
 	target := c.Primaries[0].Kind.Target()
+	var nodes []*liveServer
+	for i, p := range c.Primaries {
+		l := &liveServer{srv: p, cli: cli, slots: []verify.SlotRange{primarySlots(i)}}
+		t.Cleanup(l.closeSession)
+		nodes = append(nodes, l)
+	}
 	n := 0
 	for _, fcall := range []bool{false, true} {
 		for _, s := range snippets {
@@ -376,8 +383,7 @@ func TestClusterCorpus(t *testing.T) {
 				name = "fcall:" + name
 			}
 			t.Run(name, func(t *testing.T) {
-				i := clusterNode(s)
-				l := &liveServer{srv: c.Primaries[i], cli: cli, slots: []verify.SlotRange{primarySlots(i)}}
+				l := nodes[clusterNode(s)]
 				live, off := runSnippet(t, l, target, time.Now().UnixMilli(), s, fcall)
 				if fcall {
 					l.srv.Do(context.Background(), "FUNCTION", "FLUSH")

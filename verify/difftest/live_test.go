@@ -5,11 +5,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/verify"
@@ -18,15 +21,17 @@ import (
 // liveServer runs commands through the real redis-cli against a throwaway
 // server.
 //
-// A snippet's commands run in one redis-cli process that reads them from
-// its standard input (session), which prints each reply exactly as
+// Snippets' commands run in one redis-cli process that reads them from
+// its standard input (session; one process for all the snippets run on
+// l, started anew after a failure), which prints each reply exactly as
 // `redis-cli --no-raw -p PORT args...` does (run): both send the command
 // through the same cliSendCommand and format the reply with the same
 // cliFormatReplyTTY (redis-cli.c, 7.0 to 7.4; valkey-cli.c alike). What
 // only the interactive loop (repl) does is kept out:
 //   - a command it would treat itself, or one whose effect lasts on the
-//     connection (which a process per command opens anew), makes the
-//     snippet run one process per command (sessionCommand);
+//     connection (which a process per command opens anew, and the
+//     session keeps from snippet to snippet), makes the snippet run one
+//     process per command (sessionCommand);
 //   - arguments are written "..." quoted with every byte outside printable
 //     ASCII, '"' and '\' as \xHH, which sdssplitargs reads back byte for
 //     byte;
@@ -45,14 +50,19 @@ type liveServer struct {
 	// perCommand runs every snippet one redis-cli process per command,
 	// as TestLiveSession compares.
 	perCommand bool
-	// sessions and reruns count the snippets that ran in one session and
-	// those whose session could not be used and ran again.
+	// sessions and reruns count the snippets that ran in the session and
+	// those whose session output could not be used and ran again.
 	sessions, reruns int
+	// cliSession is the redis-cli process reading commands from its
+	// stdin that snippets share (nil: none yet, or ended).
+	cliSession *cliSession
 }
 
 func startLive(t *testing.T) *liveServer {
 	t.Helper()
-	return &liveServer{srv: redistest.Standalone(t), cli: redistest.CLI(t)}
+	l := &liveServer{srv: redistest.Standalone(t), cli: redistest.CLI(t)}
+	t.Cleanup(l.closeSession)
+	return l
 }
 
 // alive reports whether the server still answers (a snippet can crash it).
@@ -135,33 +145,134 @@ func (l *liveServer) run(t *testing.T, args ...string) string {
 	return out
 }
 
-// session runs steps in one redis-cli process reading them from stdin and
-// returns what it printed for each; ok is false when that output cannot
-// stand for the per-process one (see liveServer).
+// session runs steps in the redis-cli process reading commands from stdin
+// that l keeps for its snippets (started on first use) and returns what it
+// printed for each; ok is false when that output cannot stand for the
+// per-process one (see liveServer), and the process is then ended.
 func (l *liveServer) session(t *testing.T, steps []liveStep) (outs []string, ok bool) {
 	t.Helper()
+	if l.cliSession == nil {
+		s, err := startCLISession(l.cli, l.srv.Port)
+		if err != nil {
+			t.Fatalf("start redis-cli: %v", err)
+		}
+		l.cliSession = s
+	}
+	outs, ok = l.cliSession.run(steps)
+	if !ok {
+		l.closeSession()
+	}
+	return outs, ok
+}
+
+// closeSession ends the redis-cli process session started, if any.
+func (l *liveServer) closeSession() {
+	if l.cliSession != nil {
+		l.cliSession.close()
+		l.cliSession = nil
+	}
+}
+
+// cliSession is a redis-cli process reading commands from its stdin.
+type cliSession struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *os.File // the read ends of its stdout and stderr
+	stderr *os.File
+}
+
+func startCLISession(cli string, port int) (*cliSession, error) {
+	cmd := exec.Command(cli, "--no-raw", "-p", strconv.Itoa(port))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	var ends []*os.File
+	closeAll := func() {
+		for _, f := range ends {
+			f.Close()
+		}
+	}
+	for _, w := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		ends = append(ends, r, wr)
+		*w = wr
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, err
+	}
+	ends[1].Close()
+	ends[3].Close()
+	return &cliSession{cmd: cmd, stdin: stdin, stdout: ends[0], stderr: ends[2]}, nil
+}
+
+// run writes steps, each followed by a marker, and reads what the process
+// prints up to the last marker. Anything on stderr fails it: while stdout
+// is silent (a command that lost the connection prints no marker), and
+// after the last marker, when whatever it wrote to stderr before is in the
+// pipe.
+func (s *cliSession) run(steps []liveStep) ([]string, bool) {
 	var nonce [16]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
-		t.Fatal(err)
-	}
-	marker := "difftest-marker-" + hex.EncodeToString(nonce[:])
-	var in strings.Builder
-	for _, s := range steps {
-		in.WriteString(quoteLine(s.args))
-		in.WriteString("\nECHO " + marker + "\n")
-	}
-	cmd := exec.Command(l.cli, "--no-raw", "-p", strconv.Itoa(l.srv.Port))
-	var stdout, stderr strings.Builder
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(in.String()), &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("run redis-cli: %v", err)
-	}
-	if err != nil || stderr.Len() > 0 {
 		return nil, false
 	}
-	return splitSession(stdout.String(), marker, len(steps))
+	marker := "difftest-marker-" + hex.EncodeToString(nonce[:])
+	markerLine := `"` + marker + `"` + "\n"
+	var in strings.Builder
+	for _, st := range steps {
+		in.WriteString(quoteLine(st.args))
+		in.WriteString("\nECHO " + marker + "\n")
+	}
+	written := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(s.stdin, in.String())
+		written <- err
+	}()
+	var out []byte
+	buf := make([]byte, 64<<10)
+	for strings.Count(string(out), markerLine) < len(steps) {
+		if s.stdout.SetReadDeadline(time.Now().Add(20*time.Millisecond)) != nil {
+			return nil, false
+		}
+		n, err := s.stdout.Read(buf)
+		out = append(out, buf[:n]...)
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			if s.stderrWritten(buf) {
+				return nil, false
+			}
+		case err != nil:
+			// The process ended (a protocol error ends it).
+			return nil, false
+		}
+	}
+	if err := <-written; err != nil || s.stderrWritten(buf) {
+		return nil, false
+	}
+	return splitSession(string(out), marker, len(steps))
+}
+
+// stderrWritten reports whether the process's stderr holds anything.
+func (s *cliSession) stderrWritten(buf []byte) bool {
+	if s.stderr.SetReadDeadline(time.Now().Add(time.Millisecond)) != nil {
+		return true
+	}
+	n, err := s.stderr.Read(buf)
+	return n > 0 || !errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// close ends the process; a writer still blocked on its stdin then fails.
+func (s *cliSession) close() {
+	s.cmd.Process.Kill()
+	s.stdin.Close()
+	s.cmd.Wait()
+	s.stdout.Close()
+	s.stderr.Close()
 }
 
 // splitSession splits a session's output at the n markers, one after each
