@@ -13,7 +13,7 @@ import (
 	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
-var sessionEvery = flag.Int("session-every", 400, "TestLiveSession: compare the two live runners on every n-th snippet of the corpus (1: all of it)")
+var sessionEvery = flag.Int("session-every", 800, "TestLiveSession: compare the two live runners on every n-th snippet of the corpus (1: all of it)")
 
 // TestLiveSession runs snippets of the corpus live both ways, in one
 // redis-cli session and one redis-cli process per command, as EVAL and as
