@@ -117,6 +117,15 @@ func TestDiagnosticShape(t *testing.T) {
 // returns the arguments, the diagnostic code and the line every run must
 // report, text and JSON exit alike.
 func TestDiagnosticShapeFindings(t *testing.T) {
+	// diff and inspect share one primary and its replica (starting a
+	// pair waits for the replica's sync): diff runs first, on servers
+	// with nothing loaded, then inspect loads a script on the primary.
+	primary, replica := redistest.Replicated(t)
+	shapeServers := func(t *testing.T) (*redistest.Server, *redistest.Server) {
+		t.Helper()
+		noConnEnv(t)
+		return primary, replica
+	}
 	for _, tc := range []struct {
 		name   string
 		setup  func(t *testing.T) (args []string, code string, line int)
@@ -200,12 +209,6 @@ func checkDiagnosticText(t *testing.T, text string) []diag.Diagnostic {
 }
 
 // shapeServers starts a primary and its replica once per test.
-func shapeServers(t *testing.T) (primary, replica *redistest.Server) {
-	t.Helper()
-	noConnEnv(t)
-	return redistest.Replicated(t)
-}
-
 // shapeFiles writes files (name, then text) into a temp dir.
 func shapeFiles(t *testing.T, files []string) string {
 	t.Helper()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -34,56 +33,6 @@ func functionLibrary(script string, readonly bool) string {
 		return "#!lua name=difftest\nredis.register_function{function_name='" + functionName + "', flags={'no-writes'}, callback=function(KEYS, ARGV)\n" + script + "\nend}\n"
 	}
 	return "#!lua name=difftest\nredis.register_function('" + functionName + "', function(KEYS, ARGV)\n" + script + "\nend)\n"
-}
-
-// liveServer runs commands through the real redis-cli against a throwaway
-// server.
-type liveServer struct {
-	srv *redistest.Server
-	cli string
-	// slots are the slots srv serves as a cluster node; nil for a
-	// standalone server.
-	slots []verify.SlotRange
-}
-
-func startLive(t *testing.T) *liveServer {
-	t.Helper()
-	return &liveServer{srv: redistest.Standalone(t), cli: redistest.CLI(t)}
-}
-
-// reset empties the keyspace, the script cache and Lua state (library
-// settings such as cjson's persist in it) and the function libraries.
-// alive reports whether the server still answers (a snippet can crash it).
-func (l *liveServer) alive() bool {
-	return l.srv.Do(context.Background(), "PING").Error() == nil
-}
-
-func (l *liveServer) reset(t *testing.T) {
-	t.Helper()
-	for _, c := range [][]string{{"FLUSHALL"}, {"SCRIPT", "FLUSH"}, {"FUNCTION", "FLUSH"}} {
-		if err := l.srv.Do(context.Background(), c...).Error(); err != nil {
-			t.Fatalf("live %v: %v (did a snippet crash the server? see %s/redis.log)", c, err, l.srv.Dir)
-		}
-	}
-}
-
-// run passes args to redis-cli as exact bytes (exec arguments, no shell)
-// and returns what it printed.
-func (l *liveServer) run(t *testing.T, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(l.cli, append([]string{"--no-raw", "-p", strconv.Itoa(l.srv.Port)}, args...)...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("run redis-cli: %v", err)
-	}
-	out := stdout.String()
-	if stderr.Len() > 0 {
-		out += "[stderr] " + stderr.String()
-	}
-	return out
 }
 
 // offline formats an engine result like redis-cli, or names the run error.
@@ -135,6 +84,7 @@ func transcripts(t *testing.T, l *liveServer, s Snippet, fcall bool) (live, off 
 	}
 	if !l.alive() {
 		t.Logf("%s: snippet %q crashed the server (log: %s/redis.log); restarting it", s.Pos(), s.Name, l.srv.Dir)
+		l.closeSession()
 		l.srv.Stop()
 		l.srv.Restart()
 		live = crashTranscript
@@ -163,12 +113,11 @@ func runSnippet(t *testing.T, l *liveServer, target string, now int64, s Snippet
 		l.reset(t)
 	}
 	e := verify.New(engineOptions(l, target, now, s))
-	var lb, ob strings.Builder
+	var ob strings.Builder
+	var steps []liveStep
 	step := func(title string, liveArgs []string, offOut string) {
 		ob.WriteString("> " + title + "\n" + offOut)
-		if l != nil {
-			lb.WriteString("> " + title + "\n" + l.run(t, liveArgs...))
-		}
+		steps = append(steps, liveStep{title: title, args: liveArgs})
 	}
 	for _, c := range s.Setup {
 		step(strings.Join(c, " "), c, offline(e.Do(ctx, c...)))
@@ -193,7 +142,10 @@ func runSnippet(t *testing.T, l *liveServer, target string, now int64, s Snippet
 	for _, c := range s.After {
 		step(strings.Join(c, " "), c, offline(e.Do(ctx, c...)))
 	}
-	return lb.String(), ob.String()
+	if l != nil {
+		live = l.transcript(t, steps)
+	}
+	return live, ob.String()
 }
 
 // engineOptions imitate where s runs: a standalone server, or for a
@@ -280,8 +232,8 @@ func runCorpus(t *testing.T, fcall bool) {
 			for retry := 0; retry < 4 && !same(live, off) && wallClockBound(live); retry++ {
 				// The live TTL ticks with the wall clock while the offline
 				// clock stands still: on a loaded machine more than 500 ms
-				// can pass between a SET EX and the TTL after it (each live
-				// command is a redis-cli process). Another run is judged
+				// can pass between a SET EX and the TTL after it (a snippet
+				// can run one redis-cli process per command). Another run is judged
 				// instead, up to four; a real difference differs every time.
 				live, off = transcripts(t, l, s, fcall)
 			}
@@ -414,6 +366,12 @@ func TestClusterCorpus(t *testing.T) {
 	c := redistest.NewCluster(t)
 	cli := redistest.CLI(t)
 	target := c.Primaries[0].Kind.Target()
+	var nodes []*liveServer
+	for i, p := range c.Primaries {
+		l := &liveServer{srv: p, cli: cli, slots: []verify.SlotRange{primarySlots(i)}}
+		t.Cleanup(l.closeSession)
+		nodes = append(nodes, l)
+	}
 	n := 0
 	for _, fcall := range []bool{false, true} {
 		for _, s := range snippets {
@@ -425,8 +383,7 @@ func TestClusterCorpus(t *testing.T) {
 				name = "fcall:" + name
 			}
 			t.Run(name, func(t *testing.T) {
-				i := clusterNode(s)
-				l := &liveServer{srv: c.Primaries[i], cli: cli, slots: []verify.SlotRange{primarySlots(i)}}
+				l := nodes[clusterNode(s)]
 				live, off := runSnippet(t, l, target, time.Now().UnixMilli(), s, fcall)
 				if fcall {
 					l.srv.Do(context.Background(), "FUNCTION", "FLUSH")

@@ -27,6 +27,20 @@
 // FUNCTION FLUSH; the engine is new, its clock at the wall clock. On a
 // difference the test prints both transcripts and the script.
 //
+// The live commands run through one redis-cli process per server that
+// reads them from its standard input, a marker (ECHO of a random word)
+// after each, and prints what `redis-cli --no-raw -p PORT args...` prints
+// for each.
+// A snippet with a command whose effect lasts on the connection (SELECT,
+// HELLO, MULTI, CLIENT, ...) or that redis-cli's interactive loop handles
+// itself (a number as first word, help, quit, connect, ...) runs one
+// process per command, as does one whose session printed to stderr (a
+// connection or protocol error: a crash; the process is then started
+// anew), lost a marker or took 500 ms for a command (the loop then prints
+// the time). TestLiveSession runs
+// snippets both ways and requires the same transcripts; -session-every 1
+// runs the whole corpus.
+//
 // The corpus runs against the server build SCRIPTCTL_TEST_SERVER names
 // (redis-7.0 by default, redis-8.0, valkey-8.1: see internal/redistest),
 // and the engine imitates that build's target. A snippet that crashes the

@@ -104,6 +104,7 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := &liveServer{srv: redistest.Standalone(t, redistest.WithBinary(*serverFlag, *targetFlag)), cli: cli}
+	t.Cleanup(l.closeSession)
 	info, err := l.srv.Do(t.Context(), "INFO", "server").ToString()
 	if err != nil {
 		t.Fatal(err)
