@@ -27,7 +27,8 @@ import (
 // stack-overflow-depth-*, lua_limits.yaml: overflow-*): SCRIPT FLUSH
 // makes a new EVAL state; the Functions state lives on, but for FUNCTION
 // FLUSH on a target that builds it again (serverFacts.fnFlushNewState:
-// Redis 7.4+, Valkey 9; targets.yaml: targets-function-flush-*). Lua's collector halves a little-used thread's call infos
+// Redis 7.4+, Valkey 9; targets.yaml: targets-function-flush-*). Lua's
+// collector halves a little-used thread's call infos
 // (checkstacksizes, fullGC): the engine does so for collectgarbage(), not
 // for the cycles Lua runs on its own. Calls that cross into C
 // (lua_pcall: pcall, xpcall) count separately: the 200th nested one
