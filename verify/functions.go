@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/keyspace"
 )
 
 // Redis Functions: FUNCTION LOAD [REPLACE], FCALL, FCALL_RO. Like Redis, all
@@ -467,13 +469,16 @@ func (e *Engine) doScript(ctx context.Context, args []string) (Reply, error) {
 	return e.FCallRO(ctx, args[1], keys, rest)
 }
 
-// doFunction runs FUNCTION LOAD [REPLACE] code; other subcommands are not
-// implemented offline.
+// doFunction runs FUNCTION LOAD [REPLACE] code and FUNCTION FLUSH
+// [ASYNC|SYNC]; other subcommands are not implemented offline.
 func (e *Engine) doFunction(args []string) (Reply, error) {
 	if len(args) < 2 {
 		return errArity("function"), nil
 	}
 	sub := strings.ToLower(args[1])
+	if sub == "flush" {
+		return e.functionFlush(args), nil
+	}
 	if sub != "load" {
 		return Reply{}, notImplemented("FUNCTION %s", strings.ToUpper(sub))
 	}
@@ -486,6 +491,29 @@ func (e *Engine) doFunction(args []string) (Reply, error) {
 		return errArity("function|load"), nil
 	}
 	return e.FunctionLoad([]byte(rest[0]), replace)
+}
+
+// functionFlush is FUNCTION FLUSH [ASYNC|SYNC] (functionFlushCommand):
+// every library and function is dropped, whichever the mode. The
+// Functions Lua state is a new one where the target's flush builds its
+// engines again (serverFacts.fnFlushNewState); elsewhere it lives on with
+// what runs did to it (grown call infos, cjson settings).
+func (e *Engine) functionFlush(args []string) Reply {
+	if len(args) > 3 {
+		return keyspace.ErrSubcommandSyntax(args)
+	}
+	if len(args) == 3 && !strings.EqualFold(args[2], "sync") && !strings.EqualFold(args[2], "async") {
+		return ErrorReply("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
+	}
+	fs := e.funcs
+	if fs.run != nil && e.t.fnFlushNewState {
+		fs.run.L.Close()
+		fs.run, fs.api = nil, nil
+	}
+	clear(fs.libs)
+	clear(fs.funcs)
+	fs.badArgv = false
+	return okReply
 }
 
 // doScriptCmd runs SCRIPT LOAD, SCRIPT EXISTS and SCRIPT FLUSH on the
@@ -525,9 +553,12 @@ func (e *Engine) doScriptCmd(args []string) (Reply, error) {
 		}
 		return ArrayReply(out...), nil
 	case "flush":
+		if len(args) > 3 || len(args) == 3 && !strings.EqualFold(args[2], "sync") && !strings.EqualFold(args[2], "async") {
+			return ErrorReply("ERR SCRIPT FLUSH only support SYNC|ASYNC option"), nil
+		}
 		// The compile cache is process-wide and holds no script state:
-		// only the SHAs EVALSHA finds are forgotten, and the EVAL Lua
-		// state's call infos are a new state's (Redis builds one).
+		// the SHAs EVALSHA finds are forgotten, and the EVAL Lua state
+		// is a new one (scriptingReset, with ASYNC too).
 		clear(e.sources)
 		e.flushEvalState()
 		return okReply, nil

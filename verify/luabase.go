@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // The base library of a run's state, where gopher-lua's differs from Lua
@@ -49,6 +51,10 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		case *lua.LNilType:
 			L.Push(lua.LString("nil"))
 		default:
+			if lualib.IsNull(v) {
+				L.Push(lua.LString(lualib.NullName))
+				return 1
+			}
 			L.Push(lua.LString(v.String()))
 		}
 		return 1

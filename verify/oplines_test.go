@@ -49,3 +49,27 @@ func TestOpLinesCorpus(t *testing.T) {
 	}
 	t.Logf("%d scripts, %d mismatched", n, bad)
 }
+
+// TestFuncStatementLines: a function statement stores its function on the
+// line of 'function', however many lines its name takes; the parts of the
+// name are read on their own lines, and a method still gets self (Lua
+// 5.1's lines, proven live by lua_lines.yaml's line-funcname-*).
+func TestFuncStatementLines(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		// each script starts on line 2, inside the pcall's function
+		{"local t = 1\nfunction t\n.f()\nend", "user_script:3: attempt to index local 't' (a number value)"},
+		{"local t = true\nfunction t\n\n:m()\nend", "user_script:3: attempt to index local 't' (a boolean value)"},
+		{"local a = 1\nfunction a\n.b\n.c()\nend", "user_script:4: attempt to index local 'a' (a number value)"},
+		{"local a = {b = 1}\nfunction a\n.b\n:c()\nend", "user_script:3: attempt to index field 'b' (a number value)"},
+	} {
+		r := mustEval(t, New(Options{}), "return {pcall(function()\n"+c.src+"\nend)}", nil, nil)
+		want := ArrayReply(NilReply(), BulkReply(c.want))
+		if !r.Equal(want) {
+			t.Errorf("%q: got %s, want %s", c.src, r, want)
+		}
+	}
+	r := mustEval(t, New(Options{}), "local t = {}\nfunction t\n:m(a)\nreturn self == t, a\nend\nreturn {tostring(t:m(1)), select(2, t:m(2))}", nil, nil)
+	if want := ArrayReply(BulkReply("true"), IntReply(2)); !r.Equal(want) {
+		t.Errorf("method: got %s, want %s", r, want)
+	}
+}

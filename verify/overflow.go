@@ -25,9 +25,10 @@ import (
 // levels deep inside pcall on a fresh state, 19997 after one overflow, in
 // the same script or a later one (lua_errors.yaml:
 // stack-overflow-depth-*, lua_limits.yaml: overflow-*): SCRIPT FLUSH
-// makes a new EVAL state; the Functions state lives on (Redis 8.0 and
-// Valkey 9.1 make a new one at FUNCTION FLUSH, which the engine does not
-// implement). Lua's collector halves a little-used thread's call infos
+// makes a new EVAL state; the Functions state lives on, but for FUNCTION
+// FLUSH on a target that builds it again (serverFacts.fnFlushNewState:
+// Redis 7.4+, Valkey 9; targets.yaml: targets-function-flush-*). Lua's
+// collector halves a little-used thread's call infos
 // (checkstacksizes, fullGC): the engine does so for collectgarbage(), not
 // for the cycles Lua runs on its own. Calls that cross into C
 // (lua_pcall: pcall, xpcall) count separately: the 200th nested one
@@ -117,16 +118,22 @@ func (r *scriptRun) freshCallInfos() bool {
 	return true
 }
 
-// flushEvalState is SCRIPT FLUSH's new EVAL Lua state: the call infos an
-// overflow grew are gone with the old one.
+// flushEvalState is SCRIPT FLUSH's new EVAL Lua state: what runs did to
+// the old one (call infos an overflow grew, cjson's settings) is gone
+// with it. The sandbox is restored as Engine.Reset does, or dropped and
+// built again on first use.
 func (e *Engine) flushEvalState() {
 	e.evalCallInfo = 0
-	if r := e.evalRun; r != nil && r.grown {
-		if !r.freshCallInfos() {
-			r.L.Close()
-			e.evalRun = nil
-		}
+	r := e.evalRun
+	if r == nil {
+		return
 	}
+	if r.broken || r.grown && !r.freshCallInfos() {
+		r.L.Close()
+		e.evalRun = nil
+		return
+	}
+	r.reset()
 }
 
 // callInfos is the room for call infos thread th has now (size_ci).

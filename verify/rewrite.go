@@ -197,6 +197,7 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 		rw.leaveBlock()
 	case *ast.FuncDefStmt:
 		if s.Name != nil {
+			funcStoreLine(s)
 			s.Name.Func = rw.exprOrNil(s.Name.Func)
 			s.Name.Receiver = rw.exprOrNil(s.Name.Receiver)
 		}
@@ -209,6 +210,28 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 		rw.exprs(s.Exprs)
 	}
 	return s
+}
+
+// funcStoreLine gives the store of a function statement Lua 5.1's line,
+// the line of 'function' (funcstat's luaK_fixline), where gopher-lua
+// stores on the line of the name's last part: `function t\n.f()` with t
+// not a table fails on line 1. A method's definition becomes the field
+// form with self as its first parameter, as Lua 5.1's parser makes it
+// (body's "self" local), so that its receiver keeps its own line for the
+// instruction that reads it (`function a\n.b\n:c()` reads a.b on line 2,
+// the name's line before the ':', and stores on line 1).
+func funcStoreLine(s *ast.FuncDefStmt) {
+	if s.Name.Func == nil {
+		key := &ast.StringExpr{Value: s.Name.Method}
+		key.SetLine(s.Name.Receiver.Line())
+		key.SetLastLine(s.Name.Receiver.Line())
+		pars := s.Func.ParList
+		pars.Names = append([]string{"self"}, pars.Names...)
+		s.Name = &ast.FuncName{Func: &ast.AttrGetExpr{Object: s.Name.Receiver, Key: key}}
+	}
+	s.Name.Func.SetLine(s.Line())
+	// The function is defined on that line too (body's line argument).
+	s.Func.SetLine(s.Line())
 }
 
 func (rw *rewriter) function(f *ast.FunctionExpr, params []string) {

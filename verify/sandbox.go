@@ -8,8 +8,8 @@ import (
 // far more than a typical run, so Engine.Reset keeps an engine's sandboxes
 // and puts them back in the state they were built in. The globals and
 // library tables are readonly to scripts, but a sandbox still holds tables
-// a script can write (the metatable behind getmetatable(getmetatable(_G)),
-// cjson.null's metatable) and Go-side settings (cjson's); a run must not
+// a script can write (the metatable behind getmetatable(getmetatable(_G)))
+// and Go-side settings (cjson's); a run must not
 // see what an earlier run left there. So, once built, a sandbox records
 // every table it can reach (sandboxSnap) and Reset writes back whatever
 // differs; a table a run created is then unreachable.

@@ -17,8 +17,7 @@ try(function() getmetatable(getmetatable(_G)).__index.leak = 'G' end)
 try(function() getmetatable(getmetatable(_G)).__newindex = nil end)
 try(function() setmetatable(getmetatable(getmetatable(_G)), {__index = {leak2 = 'mt'}}) end)
 try(function() getmetatable(getmetatable(getmetatable(''))).__index.leak = 'S' end)
-try(function() getmetatable(cjson.null).__tostring = function() return 'leaked null' end end)
-try(function() getmetatable(cjson.null).__index = {leak = 'null'} end)
+try(function() setmetatable(cjson.null, {__tostring = function() return 'leaked null' end}) end)
 try(function() cjson.encode_max_depth(1) end)
 try(function() cjson.encode_number_precision(3) end)
 try(function() math.randomseed(7) end)
@@ -45,7 +44,7 @@ p(function() return type(getmetatable(getmetatable(getmetatable(_G)))) end)
 p(function() return getmetatable(getmetatable(_G)).leak2 end)
 p(function() return getmetatable(getmetatable('')).leak end)
 p(function() return tostring(cjson.null) end)
-p(function() return type(getmetatable(cjson.null).__index) end)
+p(function() return type(getmetatable(cjson.null)) end)
 p(function() return cjson.encode({{{1}}}) end)
 p(function() return cjson.encode(0.123456) end)
 p(function() return math.random(1000000) end)
@@ -94,10 +93,10 @@ func TestResetLeavesNothing(t *testing.T) {
 	polluted := probeEval(t, e)
 	// (getmetatable(getmetatable(_G)) and of the string metatable are nil,
 	// as on the servers: those first attempts leave nothing.)
-	for _, want := range []string{"true:leaked null", "true:left behind"} {
-		if !strings.Contains(polluted, want) {
-			t.Errorf("without Reset the probe does not see %q:\n%s", want, polluted)
-		}
+	// (cjson.null has no metatable, as on the servers: setmetatable
+	// refuses a userdata.)
+	if want := "true:left behind"; !strings.Contains(polluted, want) {
+		t.Errorf("without Reset the probe does not see %q:\n%s", want, polluted)
 	}
 	if polluted == fresh {
 		t.Fatalf("the polluting run changed nothing the probe sees:\n%s", fresh)

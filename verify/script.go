@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // Script flags (shebang "#!lua flags=..." or register_function's flags).
@@ -259,6 +261,9 @@ func (r *scriptRun) errorHandler(L *lua.LState) int {
 			s = "nil"
 		default:
 			s = v.String()
+			if lualib.IsNull(v) {
+				s = lualib.NullName
+			}
 		}
 		t.RawSetString("err", lua.LString("ERR "+s))
 		if o := r.ctx.overflow; o.raw != "" && s == o.msg && o.line > 0 {

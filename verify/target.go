@@ -79,6 +79,12 @@ type serverFacts struct {
 	// crashes on the argc a failed argument conversion left behind
 	// (functions.badArgv; seen on 8.0.2). Valkey 8.0 and 8.1 keep the client.
 	fnArgvCrash bool
+	// fnFlushNewState: FUNCTION FLUSH, SYNC or ASYNC, frees the function
+	// engines and builds them again, a new Functions Lua state (Redis
+	// 7.4.0 #13383, functionsLibCtxClearCurrent; Valkey 9.0's Lua engine
+	// module, seen on 9.1.2). Redis 7.0 and 7.2 and Valkey up to 8.1 drop
+	// the libraries' references and keep the state.
+	fnFlushNewState bool
 	// scriptingEngines: Valkey 8.1's scripting engine manager. EVAL's
 	// shebang names its engine case-insensitively, checked after the
 	// options ("Could not find scripting engine 'x'"), and FUNCTION LOAD
@@ -185,7 +191,7 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 		f.numArg, f.texts = argNumberShortest, redis72Texts
 	case era74, era80:
 		f.numArg, f.texts, f.osClock = argNumberShortest, redis74Texts, true
-		f.fnArgvCrash = true
+		f.fnArgvCrash, f.fnFlushNewState = true, true
 		f.scriptCrossSlotText = true
 	}
 	return f
@@ -278,6 +284,7 @@ func withAtanFused(f *serverFacts) *serverFacts {
 // keyspace's valkey91).
 func valkey91(f *serverFacts) *serverFacts {
 	f.errNoName, f.scriptSubText = true, true
+	f.fnFlushNewState = true
 	// A command whose own keys are in other slots is refused as a non
 	// local key, not with the cross-slot text (seen on a 9.1.2 cluster).
 	f.scriptCrossSlotText = false

@@ -9,9 +9,7 @@ import (
 // only) to the reason it cannot match Redis 7.0.15. Each entry is also in
 // verify/README.md under "Known divergences". The corpus tests here and the
 // `scriptctl eval` corpus tests fail on any other difference.
-var KnownDivergences = map[string]string{
-	"edge-cjson-null-metatable": "cjson.null carries a metatable offline (its __tostring prints Redis's \"userdata: (nil)\"); Redis's lightuserdata has none",
-}
+var KnownDivergences = map[string]string{}
 
 // TargetDivergences maps a target (verify.Targets) to the snippets that
 // cannot match on that target only (name, or "fcall:" name for function

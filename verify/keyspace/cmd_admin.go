@@ -132,6 +132,11 @@ func init() {
 	})
 }
 
+// ErrSubcommandSyntax is Redis's addReplySubcommandSyntaxError: the reply
+// to a container command's subcommand (args[1]) given a wrong number of
+// arguments.
+func ErrSubcommandSyntax(args []string) Reply { return subSyntax(args) }
+
 // subSyntax is addReplySubcommandSyntaxError.
 func subSyntax(a []string) Reply {
 	return errorf("unknown subcommand or wrong number of arguments for '%s'. Try %s HELP.", cArg(a[1], 128), strings.ToUpper(cTrunc(a[0])))

@@ -48,13 +48,26 @@ type cjsonLib struct {
 // cjson.null.
 func newCJSON(L *lua.LState, order KeyOrder, view func(*lua.LTable) *lua.LTable) (*lua.LTable, *cjsonConfig) {
 	null := L.NewUserData()
-	mt := L.NewTable()
-	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LString("userdata: (nil)"))
-		return 1
-	}))
-	null.Metatable = mt
+	null.Value = nullPointer{}
 	return cjsonModule(L, null, order, view)
+}
+
+// nullPointer marks cjson.null: lua-cjson's lua_pushlightuserdata(L, NULL),
+// a lightuserdata without a metatable (Lua 5.1 has none per value), which
+// tostring names "userdata: (nil)", glibc's %p of NULL.
+type nullPointer struct{}
+
+// NullName is what tostring gives for cjson.null.
+const NullName = "userdata: (nil)"
+
+// IsNull reports whether v is cjson.null, whose tostring is NullName.
+func IsNull(v lua.LValue) bool {
+	ud, ok := v.(*lua.LUserData)
+	if !ok {
+		return false
+	}
+	_, null := ud.Value.(nullPointer)
+	return null
 }
 
 func cjsonModule(L *lua.LState, null *lua.LUserData, order KeyOrder, view func(*lua.LTable) *lua.LTable) (*lua.LTable, *cjsonConfig) {

@@ -13,10 +13,9 @@
 // the redis.* API or the reply conversions (package verify does).
 //
 // cjson and cmsgpack encode a table's hash part in the order Options.Keys
-// gives (the engine's Lua 5.1 order), else gopher-lua's. Known gap:
-// cjson.null is a
-// userdata with a metatable (its __tostring prints Redis's "userdata:
-// (nil)"), where Redis's lightuserdata has none.
+// gives (the engine's Lua 5.1 order), else gopher-lua's. cjson.null is a
+// userdata without a metatable, as Redis's lightuserdata NULL; the
+// sandbox's tostring names it (IsNull, NullName).
 package lualib
 
 import (

@@ -25,10 +25,13 @@ func run(t testing.TB, src string) string {
 	L := lua.NewState()
 	defer L.Close()
 	Open(L)
-	// The engine's tostring prints numbers as Lua 5.1 does.
+	// The engine's tostring prints numbers as Lua 5.1 does, and names
+	// cjson.null.
 	L.SetGlobal("tostring", L.NewFunction(func(L *lua.LState) int {
 		if n, ok := L.Get(1).(lua.LNumber); ok {
 			L.Push(lua.LString(FormatNumber(float64(n))))
+		} else if IsNull(L.Get(1)) {
+			L.Push(lua.LString(NullName))
 		} else {
 			L.Push(L.ToStringMeta(L.Get(1)))
 		}
