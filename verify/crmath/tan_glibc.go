@@ -83,12 +83,7 @@ func Tan(x float64) float64 {
 	case w <= tanG1:
 		return x
 	case w <= tanG2:
-		x2 := float64(x * x)
-		t := math.FMA(x2, tanD11, tanD9)
-		t = math.FMA(x2, t, tanD7)
-		t = math.FMA(x2, t, tanD5)
-		t = math.FMA(x2, t, tanD3)
-		return math.FMA(float64(x*x2), t, x)
+		return tanPoly(x, x)
 	case w <= tanG3:
 		i := int(math.FMA(w, 256, -15.5))
 		z := w - tanTab[i][0]
