@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,7 @@ func exploreDoc(t *testing.T, args ...string) (int, exploreJSON) {
 // TestExamplesModels: each example's model passes on its scripts, and its
 // negative control finds the unsafe variant's counterexample.
 func TestExamplesModels(t *testing.T) {
+	testtier.Full(t, "explores every example's models (TestExamplesCheck runs them in make test)")
 	for _, ex := range exampleModels {
 		t.Run(ex.example, func(t *testing.T) {
 			code, doc := exploreDoc(t, "-m", exampleManifest(ex.example))

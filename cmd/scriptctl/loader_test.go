@@ -12,6 +12,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/redistest"
+	"github.com/scriptctl/scriptctl/internal/testtier"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/slot"
 )
@@ -470,6 +471,7 @@ func TestLoaderTableOnTerminal(t *testing.T) {
 // CLI: one seed finds every node; a stopped primary makes deploy exit 3
 // naming it while the rest is loaded; after a restart a rerun converges.
 func TestLoaderCluster(t *testing.T) {
+	testtier.Full(t, "a 6-node cluster (loader's own cluster tests run in make test)")
 	c := redistest.NewCluster(t)
 	noConnEnv(t)
 	path := loaderProject(t, "1")
