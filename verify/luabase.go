@@ -45,18 +45,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 			L.Call(1, 1)
 			return 1
 		}
-		switch x := v.(type) {
-		case lua.LNumber:
-			L.Push(lua.LString(luaNumber(float64(x))))
-		case *lua.LNilType:
-			L.Push(lua.LString("nil"))
-		default:
-			if lualib.IsNull(v) {
-				L.Push(lua.LString(lualib.NullName))
-				return 1
-			}
-			L.Push(lua.LString(v.String()))
-		}
+		L.Push(lua.LString(rawToString(v)))
 		return 1
 	})
 	set("pcall", func(L *lua.LState) int {
@@ -64,19 +53,13 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		// when there is none) and answers false with Lua's message when it
 		// cannot be called.
 		if L.GetTop() == 0 {
-			L.Push(lua.LFalse)
-			L.Push(lua.LString("attempt to call a boolean value"))
-			return 2
+			return failed(L, lua.LString("attempt to call a boolean value"))
 		}
 		if !callable(L, L.Get(1)) {
-			L.Push(lua.LFalse)
-			L.Push(lua.LString("attempt to call a " + luaTypeName(L.Get(1)) + " value"))
-			return 2
+			return failed(L, lua.LString("attempt to call a "+luaTypeName(L.Get(1))+" value"))
 		}
 		if !r.enterC(L) {
-			L.Push(lua.LFalse)
-			L.Push(lua.LString("C stack overflow"))
-			return 2
+			return failed(L, lua.LString("C stack overflow"))
 		}
 		defer r.leaveC(L)
 		top := L.GetTop()
@@ -90,9 +73,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 			r.restoreStackLimit(L)
 			if msg, _, _, ok := callStackOverflow(err); ok {
 				r.overflowed(L)
-				L.Push(lua.LFalse)
-				L.Push(lua.LString(msg))
-				return 2
+				return failed(L, lua.LString(msg))
 			}
 			r.rethrow(L, err)
 			// Redis 7 replaces pcall: an error table's err field (what
@@ -104,9 +85,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 					obj = v
 				}
 			}
-			L.Push(lua.LFalse)
-			L.Push(obj)
-			return 2
+			return failed(L, obj)
 		}
 		L.Insert(lua.LTrue, base+1)
 		return L.GetTop() - base
@@ -119,14 +98,10 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		handler := L.Get(2)
 		if !callable(L, fn) {
 			msg := lua.LString("attempt to call a " + luaTypeName(fn) + " value")
-			L.Push(lua.LFalse)
-			L.Push(r.xpcallHandler(L, handler, msg))
-			return 2
+			return failed(L, r.xpcallHandler(L, handler, msg))
 		}
 		if !r.enterC(L) {
-			L.Push(lua.LFalse)
-			L.Push(lua.LString("C stack overflow"))
-			return 2
+			return failed(L, lua.LString("C stack overflow"))
 		}
 		defer r.leaveC(L)
 		top := L.GetTop()
@@ -136,14 +111,10 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 			r.restoreStackLimit(L)
 			if msg, _, _, ok := callStackOverflow(err); ok {
 				r.overflowed(L)
-				L.Push(lua.LFalse)
-				L.Push(r.xpcallHandler(L, handler, lua.LString(msg)))
-				return 2
+				return failed(L, r.xpcallHandler(L, handler, lua.LString(msg)))
 			}
 			r.rethrow(L, err)
-			L.Push(lua.LFalse)
-			L.Push(errorObject(err))
-			return 2
+			return failed(L, errorObject(err))
 		}
 		L.Insert(lua.LTrue, top+1)
 		return L.GetTop() - top
@@ -253,4 +224,28 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		L.Push(lua.LNumber(0))
 		return 1
 	})
+}
+
+// rawToString is Lua 5.1's tostring of v without a __tostring metamethod
+// (luaL_tolstring's default): numbers as Lua prints them, cjson.null as
+// the NULL lightuserdata it is on the servers.
+func rawToString(v lua.LValue) string {
+	switch x := v.(type) {
+	case lua.LNumber:
+		return luaNumber(float64(x))
+	case *lua.LNilType:
+		return "nil"
+	}
+	if lualib.IsNull(v) {
+		return lualib.NullName
+	}
+	return v.String()
+}
+
+// failed is pcall's and xpcall's result for a call that failed: false and
+// the error value.
+func failed(L *lua.LState, err lua.LValue) int {
+	L.Push(lua.LFalse)
+	L.Push(err)
+	return 2
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
-
-	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // Script flags (shebang "#!lua flags=..." or register_function's flags).
@@ -255,15 +253,8 @@ func (r *scriptRun) errorHandler(L *lua.LState) int {
 				r.warn("error text approximated (gopher-lua wording): %s", msg)
 			}
 			s = msg
-		case lua.LNumber:
-			s = luaNumber(float64(v))
-		case *lua.LNilType:
-			s = "nil"
 		default:
-			s = v.String()
-			if lualib.IsNull(v) {
-				s = lualib.NullName
-			}
+			s = rawToString(v)
 		}
 		t.RawSetString("err", lua.LString("ERR "+s))
 		if o := r.ctx.overflow; o.raw != "" && s == o.msg && o.line > 0 {
