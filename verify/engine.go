@@ -245,8 +245,8 @@ func (e *Engine) Warnings() []string { return append([]string(nil), e.warnings..
 
 // Do runs one command as a client sends it (outside any script), for
 // example Do(ctx, "SET", "k", "v"). EVAL, EVAL_RO, EVALSHA, EVALSHA_RO,
-// SCRIPT LOAD/EXISTS/FLUSH, FCALL, FCALL_RO, FUNCTION LOAD and FUNCTION
-// FLUSH are accepted too.
+// SCRIPT LOAD/EXISTS/FLUSH/KILL, FCALL, FCALL_RO and FUNCTION
+// LOAD/FLUSH/DELETE/LIST/STATS/KILL are accepted too.
 func (e *Engine) Do(ctx context.Context, args ...string) (Reply, error) {
 	if e.tErr != nil {
 		return Reply{}, e.tErr

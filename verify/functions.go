@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -22,12 +23,14 @@ type function struct {
 	lib      string
 	callback *lua.LFunction
 	flags    []string
+	desc     *string // register_function's description; nil: none given
 }
 
 type library struct {
 	name  string
 	code  []byte
 	funcs []*function
+	seq   uint64 // load order: FUNCTION LIST's order offline
 }
 
 type functions struct {
@@ -37,6 +40,8 @@ type functions struct {
 	api   *lua.LTable // globals seen while a library loads
 	// pending collects register_function calls during a load.
 	pending []*function
+	// loads counts libraries loaded, for library.seq.
+	loads uint64
 	// badArgv: the last redis.call of a function failed on a non-string
 	// argument, which leaves the functions' Lua client with argc set and
 	// no argv (luaRedisGenericCommand); see serverFacts.fnArgvCrash.
@@ -208,7 +213,8 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 			delete(fs.funcs, strings.ToLower(f.name))
 		}
 	}
-	lib := &library{name: name, code: append([]byte(nil), code...), funcs: pending}
+	fs.loads++
+	lib := &library{name: name, code: append([]byte(nil), code...), funcs: pending, seq: fs.loads}
 	for _, f := range pending {
 		f.lib = name
 		fs.funcs[strings.ToLower(f.name)] = f // a later same-name-but-case wins
@@ -282,57 +288,64 @@ func (r *scriptRun) registerFunction(L *lua.LState) int {
 		if !ok {
 			fail("calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).")
 		}
+		// luaRegisterFunctionReadNamedArgs: lua_next's order, keys
+		// compared without case, and a number where a string is asked
+		// for read as its text (lua_isstring, lua_tolstring).
 		var bad string
-		t.ForEach(func(k, v lua.LValue) {
-			if bad != "" {
-				return
-			}
-			ks, ok := k.(lua.LString)
-			if !ok {
+		for k, v := range r.orderedPairs(t) {
+			var key string
+			switch x := k.(type) {
+			case lua.LString:
+				key = string(x)
+			case lua.LNumber:
+				key = luaNumber(float64(x))
+			default:
 				bad = "named argument key given to redis.register_function is not a string"
-				return
 			}
-			switch string(ks) {
+			if bad != "" {
+				break
+			}
+			switch strings.ToLower(key) {
 			case "function_name":
-				s, ok := v.(lua.LString)
+				s, ok := luaStringArg(v)
 				if !ok {
 					bad = "function_name argument given to redis.register_function must be a string"
-					return
+					break
 				}
-				f.name = string(s)
+				f.name = s
 			case "description":
-				if _, ok := v.(lua.LString); !ok {
+				s, ok := luaStringArg(v)
+				if !ok {
 					bad = "description argument given to redis.register_function must be a string"
+					break
 				}
+				f.desc = &s
 			case "callback":
 				fn, ok := v.(*lua.LFunction)
 				if !ok {
 					bad = "callback argument given to redis.register_function must be a function"
-					return
+					break
 				}
 				f.callback = fn
 			case "flags":
 				ft, ok := v.(*lua.LTable)
 				if !ok {
 					bad = "flags argument to redis.register_function must be a table representing function flags"
-					return
+					break
 				}
-				for i := 1; ; i++ {
-					x := ft.RawGetInt(i)
-					if x == lua.LNil {
-						break
-					}
-					s, ok := x.(lua.LString)
-					if !ok || !isScriptFlag(string(s)) {
-						bad = "unknown flag given"
-						return
-					}
-					f.flags = append(f.flags, string(s))
+				flags, ok := readFunctionFlags(ft)
+				if !ok {
+					bad = "unknown flag given"
+					break
 				}
+				f.flags = flags
 			default:
 				bad = "unknown argument given to redis.register_function"
 			}
-		})
+			if bad != "" {
+				break
+			}
+		}
 		if bad != "" {
 			fail(bad)
 		}
@@ -343,7 +356,7 @@ func (r *scriptRun) registerFunction(L *lua.LState) int {
 			fail("redis.register_function must get a callback argument")
 		}
 	case 2:
-		s, ok := L.Get(1).(lua.LString)
+		s, ok := luaStringArg(L.Get(1))
 		if !ok {
 			fail("first argument to redis.register_function must be a string")
 		}
@@ -351,7 +364,7 @@ func (r *scriptRun) registerFunction(L *lua.LState) int {
 		if !ok {
 			fail("second argument to redis.register_function must be a function")
 		}
-		f.name, f.callback = string(s), fn
+		f.name, f.callback = s, fn
 	default:
 		fail("wrong number of arguments to redis.register_function")
 	}
@@ -362,6 +375,40 @@ func (r *scriptRun) registerFunction(L *lua.LState) int {
 	}
 	r.e.funcs.pending = append(r.e.funcs.pending, f)
 	return 0
+}
+
+// luaStringArg is luaGetStringSds: a string, or a number as its text.
+func luaStringArg(v lua.LValue) (string, bool) {
+	switch x := v.(type) {
+	case lua.LString:
+		return string(x), true
+	case lua.LNumber:
+		return luaNumber(float64(x)), true
+	}
+	return "", false
+}
+
+// readFunctionFlags is luaRegisterFunctionReadFlags: t[1], t[2], ... up to
+// the first nil, each a flag's name without regard to case (a number is
+// its text, and names no flag). The flags come back by their names.
+func readFunctionFlags(t *lua.LTable) ([]string, bool) {
+	flags := []string{}
+	for i := 1; ; i++ {
+		s, ok := luaStringArg(t.RawGetInt(i))
+		if t.RawGetInt(i) == lua.LNil {
+			return flags, true
+		}
+		if !ok {
+			return nil, false
+		}
+		j := slices.IndexFunc(scriptFlags, func(f string) bool { return strings.EqualFold(f, s) })
+		if j < 0 {
+			return nil, false
+		}
+		if !hasFlag(flags, scriptFlags[j]) {
+			flags = append(flags, scriptFlags[j])
+		}
+	}
 }
 
 // checkPending returns the error of registering f after earlier ones: an
@@ -469,55 +516,9 @@ func (e *Engine) doScript(ctx context.Context, args []string) (Reply, error) {
 	return e.FCallRO(ctx, args[1], keys, rest)
 }
 
-// doFunction runs FUNCTION LOAD [REPLACE] code and FUNCTION FLUSH
-// [ASYNC|SYNC]; other subcommands are not implemented offline.
-func (e *Engine) doFunction(args []string) (Reply, error) {
-	if len(args) < 2 {
-		return errArity("function"), nil
-	}
-	sub := strings.ToLower(args[1])
-	if sub == "flush" {
-		return e.functionFlush(args), nil
-	}
-	if sub != "load" {
-		return Reply{}, notImplemented("FUNCTION %s", strings.ToUpper(sub))
-	}
-	rest := args[2:]
-	replace := false
-	if len(rest) > 1 && strings.EqualFold(rest[0], "replace") {
-		replace, rest = true, rest[1:]
-	}
-	if len(rest) != 1 {
-		return errArity("function|load"), nil
-	}
-	return e.FunctionLoad([]byte(rest[0]), replace)
-}
-
-// functionFlush is FUNCTION FLUSH [ASYNC|SYNC] (functionFlushCommand):
-// every library and function is dropped, whichever the mode. The
-// Functions Lua state is a new one where the target's flush builds its
-// engines again (serverFacts.fnFlushNewState); elsewhere it lives on with
-// what runs did to it (grown call infos, cjson settings).
-func (e *Engine) functionFlush(args []string) Reply {
-	if len(args) > 3 {
-		return keyspace.ErrSubcommandSyntax(args)
-	}
-	if len(args) == 3 && !strings.EqualFold(args[2], "sync") && !strings.EqualFold(args[2], "async") {
-		return ErrorReply("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
-	}
-	fs := e.funcs
-	if fs.run != nil && e.t.fnFlushNewState {
-		fs.run.L.Close()
-		fs.run, fs.api = nil, nil
-	}
-	clear(fs.libs)
-	clear(fs.funcs)
-	fs.badArgv = false
-	return okReply
-}
-
 // doScriptCmd runs SCRIPT LOAD, SCRIPT EXISTS and SCRIPT FLUSH on the
-// engine's script cache.
+// engine's script cache, and SCRIPT KILL (nothing runs while a client's
+// command does).
 func (e *Engine) doScriptCmd(args []string) (Reply, error) {
 	if len(args) < 2 {
 		return errArity("script"), nil
@@ -562,7 +563,13 @@ func (e *Engine) doScriptCmd(args []string) (Reply, error) {
 		clear(e.sources)
 		e.flushEvalState()
 		return okReply, nil
-	default:
+	case "kill":
+		if len(args) != 2 {
+			return errArity("script|kill"), nil
+		}
+		return errNotBusy, nil
+	case "debug", "help":
 		return Reply{}, notImplemented("SCRIPT %s", strings.ToUpper(sub))
 	}
+	return keyspace.ErrUnknownSubcommand(args), nil
 }

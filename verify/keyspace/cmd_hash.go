@@ -570,3 +570,7 @@ func stringMatchImpl(pat, str string, nocase bool, skipLonger *bool) bool {
 	}
 	return p >= len(pat) && s == len(str)
 }
+
+// StringMatch is stringmatchlen for the engine's commands outside the
+// keyspace (FUNCTION LIST's LIBRARYNAME).
+func StringMatch(pattern, str string, nocase bool) bool { return stringMatch(pattern, str, nocase) }
