@@ -256,6 +256,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		case "stop", "restart", "collect":
 			if opt == "collect" {
 				r.fullGC(L)
+				r.sweepWeak(L)
 			}
 			L.Push(lua.LNumber(0))
 		case "count":

@@ -37,6 +37,7 @@ type scriptRun struct {
 	resp3       bool   // redis.setresp(3) in this run (resp3.go)
 
 	globals  *lua.LTable                 // the readonly _G proxy scripts see
+	metaSet  bool                        // a metatable was set in the state: sweepWeak has work
 	readonly map[*lua.LTable]*lua.LTable // readonly proxy -> the table behind it
 	behind   map[*lua.LTable]bool        // the tables behind readonly proxies
 	metaView map[*lua.LTable]*lua.LTable // readonly proxy -> what getmetatable gives (else nil)

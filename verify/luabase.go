@@ -151,6 +151,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		if cur := L.GetMetaField(t, "__metatable"); cur != lua.LNil {
 			L.RaiseError("cannot change a protected metatable")
 		}
+		if mt != lua.LNil {
+			r.metaSet = true
+		}
 		L.SetMetatable(t, mt)
 		L.Push(t)
 		return 1
