@@ -303,10 +303,13 @@ func (c *cjsonLib) appendData(L *lua.LState, b []byte, v lua.LValue, depth int) 
 // arrayLength is lua_array_length: the largest index when every key is a
 // positive integer, -1 for an object (or a sparse array encoded as one).
 // The largest index is a C int: an index past 2^31-1 converts to INT_MIN
-// on x86-64, which makes the table an object.
+// on x86-64, so the keys are walked in lua_next's order (Lua 5.1's), as
+// what follows such a key decides: a smaller index after it sets the
+// length again (the keys past 2^31-1 then fall out of the array), a larger
+// one leaves INT_MIN, which makes the table an object.
 func (c *cjsonLib) arrayLength(L *lua.LState, t *lua.LTable) int {
 	max, items := int32(0), 0
-	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+	for k := range c.order.Pairs(t) {
 		n, ok := k.(lua.LNumber)
 		f := float64(n)
 		if !ok || f == 0 || math.Floor(f) != f || f < 1 {
