@@ -138,15 +138,10 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		if real != t {
 			roError(L) // the first lua_rawseti
 		}
-		landing := L.Get(L.GetTop())
-		if e > pos {
-			landing = real.RawGetInt(e - 1)
-		}
-		r.noteStore(real, lua.LNumber(e), landing, real.RawGetInt(e) != lua.LNil)
 		for i := e; i > pos; i-- {
-			real.RawSetInt(i, real.RawGetInt(i-1))
+			r.rawSetInt(real, i, real.RawGetInt(i-1))
 		}
-		real.RawSetInt(pos, L.Get(L.GetTop()))
+		r.rawSetInt(real, pos, L.Get(L.GetTop()))
 		return 0
 	})
 	set(tbl, "remove", func(L *lua.LState) int {
@@ -162,10 +157,9 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		}
 		v := real.RawGetInt(pos)
 		for ; pos < e; pos++ {
-			real.RawSetInt(pos, real.RawGetInt(pos+1))
+			r.rawSetInt(real, pos, real.RawGetInt(pos+1))
 		}
-		r.noteDel(real, lua.LNumber(e), real.RawGetInt(e) != lua.LNil)
-		real.RawSetInt(e, lua.LNil)
+		r.rawSetInt(real, e, lua.LNil)
 		L.Push(v)
 		return 1
 	})

@@ -144,7 +144,7 @@ func (r *scriptRun) newState() {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
-	r.libs = lualib.OpenWith(L, lualib.Options{Keys: r.tableKeys, View: r.realTable, CmsgpackCopyright: r.e.t.cmsgpackCopyright, Unsupported: func(L *lua.LState, msg string) {
+	r.libs = lualib.OpenWith(L, lualib.Options{Keys: r.tableKeys, View: r.realTable, CmsgpackCopyright: r.e.t.cmsgpackCopyright, Store: r.libStore, Unsupported: func(L *lua.LState, msg string) {
 		r.fail(L, notImplemented("%s", msg))
 	}})
 	G := L.G.Global

@@ -251,6 +251,21 @@ func (r *scriptRun) noteDel(t *lua.LTable, k lua.LValue, present bool) {
 	in.dels = append(in.dels, delEvent{key: k, present: present, klen: len(keys)})
 }
 
+// rawSetInt is lua_rawseti as table.insert and table.remove shift with
+// it: every store is one Lua 5.1 makes, so each is recorded (a nil moved
+// onto a key removes it, or creates it with no value; a value moved onto
+// an absent key adds it).
+func (r *scriptRun) rawSetInt(t *lua.LTable, i int, v lua.LValue) {
+	r.noteStore(t, lua.LNumber(i), v, t.RawGetInt(i) != lua.LNil)
+	t.RawSetInt(i, v)
+}
+
+// libStore records a store a library makes in a table it builds
+// (lualib.Options.Store).
+func (r *scriptRun) libStore(t *lua.LTable, k, v lua.LValue) {
+	r.noteStore(t, k, v, t.RawGet(k) != lua.LNil)
+}
+
 // noteStore records t[k] = v before the store when it adds an integer key
 // that gopher-lua keeps in its array part (whose history it does not
 // keep), or removes a key.

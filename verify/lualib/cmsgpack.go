@@ -346,11 +346,20 @@ func (c *msgpackCursor) array(n int) lua.LValue {
 		if c.err != mpOK {
 			return t
 		}
+		c.store(t, lua.LNumber(i), v)
 		if v != lua.LNil {
 			t.RawSetInt(i, v)
 		}
 	}
 	return t
+}
+
+// store tells Options.Store of lua_settable's store of v at k in a table
+// unpack builds.
+func (c *msgpackCursor) store(t *lua.LTable, k, v lua.LValue) {
+	if c.opts.Store != nil {
+		c.opts.Store(t, k, v)
+	}
 }
 
 func (c *msgpackCursor) hash(n int) lua.LValue {
@@ -381,6 +390,7 @@ func (c *msgpackCursor) hash(n int) lua.LValue {
 				intKeys++
 			}
 		}
+		c.store(t, k, v)
 		t.RawSet(k, v)
 	}
 	return t

@@ -51,6 +51,11 @@ type Options struct {
 	// view of another (the engine's readonly library tables and _G):
 	// cjson.encode and cmsgpack.pack encode that table. Nil: none.
 	View func(t *lua.LTable) *lua.LTable
+	// Store is told of each store cmsgpack.unpack makes in a table it
+	// builds (lua_settable on the server, a nil value included: Lua makes
+	// the key's node), before the store, so that the caller can record
+	// the table's history. Nil: none.
+	Store func(t *lua.LTable, k, v lua.LValue)
 	// CmsgpackCopyright replaces cmsgpack._COPYRIGHT (Valkey 8.0 names
 	// Redis Ltd.); empty: lua-cmsgpack's own.
 	CmsgpackCopyright string
