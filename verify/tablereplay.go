@@ -184,12 +184,10 @@ func (r *scriptRun) layoutFull(t *lua.LTable) (m *lua51.Table, approx, ok bool) 
 			m.Set(lua51.Num(float64(i)), heldAtStart(i))
 		}
 	}
-	before := m.Rehashes()
-	ints, others := 0, 0
+	others := 0
 	for i := covered + 1; i <= len(array); i++ {
 		if heldAtStart(i) {
 			m.Set(lua51.Num(float64(i)), true)
-			ints++
 		}
 	}
 	// The removals recorded (t[k] = nil) take their place among the first
@@ -264,8 +262,6 @@ func (r *scriptRun) layoutFull(t *lua.LTable) (m *lua51.Table, approx, ok bool) 
 	switch {
 	case m.Approximate():
 		approx = true
-	case ints > 0 && others > 0 && m.Rehashes() > before:
-		approx = true // integer and other keys added in an unknown interleaving
 	case lastDeleted >= 0 && m.Rehashes() > deletedAt:
 		approx = true // keys set to nil, then others added: when is unknown
 	case reset && others > 0:
