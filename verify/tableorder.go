@@ -30,10 +30,11 @@ import (
 // array part in ascending order, then the hash keys in first-set order, the
 // keys whose value is nil now as set to nil together right after the last
 // of them was added (their nodes stay until a rehash drops them, as in
-// Lua). That is the server's
-// history, and so its order, unless the script interleaved integer and
-// other keys, or removed keys before adding others that grew the table;
-// then the order may differ and the run warns (Warnings).
+// Lua). That is the server's history, and so its order: an integer key
+// the engine does not record was added before any other key (noteStore
+// records every later one). Where a key was removed without a record
+// before others grew the table, the order may differ and the run warns
+// (Warnings).
 
 // tnewName is the hidden global of the constructor helper.
 const tnewName = "\x00tnew"
