@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/yuin/gopher-lua/ast"
 )
@@ -287,6 +288,11 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.ArithmeticOpExpr:
 		if x.Operator == "%" || x.Operator == "^" {
+			if v, ok := rw.numeral(x); ok && !math.IsInf(v, 0) {
+				// folded as Lua 5.1 folds it: one constant, whose zero
+				// is the same constant as the function's other zeros
+				return numeralExpr(x, v)
+			}
 			op := &ast.StringExpr{Value: x.Operator}
 			op.SetLine(x.Line())
 			op.SetLastLine(x.LastLine())
@@ -299,7 +305,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			op := &ast.StringExpr{Value: x.Operator}
 			op.SetLine(x.Line())
 			op.SetLastLine(x.LastLine())
-			return helperCall(x, arithName, op, x.Lhs, x.Rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
+			return helperCall(x, arithName, op, rw.expr(x.Lhs), rw.expr(x.Rhs), rw.describe(x.Lhs), rw.describe(x.Rhs))
 		}
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:

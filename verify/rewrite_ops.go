@@ -2,6 +2,7 @@ package verify
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -117,9 +118,6 @@ type foldResult struct {
 // two numerals that Lua 5.1 computes at run time (no division by 0, no
 // NaN) while gopher-lua would fold it.
 func (rw *rewriter) fold(x *ast.ArithmeticOpExpr) (v float64, ok, runtime bool) {
-	if x.Operator == "%" || x.Operator == "^" {
-		return 0, false, false
-	}
 	a, aok := rw.numeral(x.Lhs)
 	b, bok := rw.numeral(x.Rhs)
 	if !aok || !bok {
@@ -137,11 +135,34 @@ func (rw *rewriter) fold(x *ast.ArithmeticOpExpr) (v float64, ok, runtime bool) 
 			return 0, false, true
 		}
 		v = a / b
+	case "%":
+		if b == 0 {
+			return 0, false, true
+		}
+		v = a - math.Floor(a/b)*b
+	case "^":
+		v = cPow(a, b)
 	}
 	if math.IsNaN(v) {
 		return 0, false, true
 	}
 	return v, true, false
+}
+
+// numeralExpr is a numeral of value v (finite) standing where x stood: a
+// negative value, -0 included, as the negation of its magnitude, which
+// gopher-lua folds to one constant.
+func numeralExpr(x ast.Expr, v float64) ast.Expr {
+	n := &ast.NumberExpr{Value: strconv.FormatFloat(math.Abs(v), 'g', -1, 64)}
+	n.SetLine(x.Line())
+	n.SetLastLine(x.LastLine())
+	if !math.Signbit(v) {
+		return n
+	}
+	neg := &ast.UnaryMinusOpExpr{Expr: n}
+	neg.SetLine(x.Line())
+	neg.SetLastLine(x.LastLine())
+	return neg
 }
 
 func isNumberLiteral(e ast.Expr) bool {

@@ -39,7 +39,7 @@ func (r *scriptRun) tableKeys(t *lua.LTable) []lua.LValue {
 	out := make([]lua.LValue, 0, len(slots))
 	for _, k := range slots {
 		v := fromKey(k)
-		if t.RawGet(v) != lua.LNil && !isHidden(v) {
+		if t.RawGet(v) != lua.LNil && !r.hides(t, v) {
 			out = append(out, v)
 		}
 	}
@@ -50,6 +50,14 @@ func (r *scriptRun) tableKeys(t *lua.LTable) []lua.LValue {
 // does (Redis flattening a returned {map=...} or {set=...}).
 func (r *scriptRun) orderedPairs(t *lua.LTable) iter.Seq2[lua.LValue, lua.LValue] {
 	return lualib.KeyOrder(r.tableKeys).Pairs(t)
+}
+
+// hides reports a key of t that iteration skips: an engine helper's
+// hidden name (isHidden) in a table behind a readonly view (_G, a
+// library's environment). A script's own table keeps every key, those
+// whose first byte is NUL too (cjson.decode of a "\u0000..." member).
+func (r *scriptRun) hides(t *lua.LTable, k lua.LValue) bool {
+	return r.behind[t] && isHidden(k)
 }
 
 func (r *scriptRun) warnOrder() {
@@ -121,7 +129,7 @@ func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LVal
 	}
 	for ; i < len(st.slots); i++ {
 		k := st.slots[i]
-		if v := t.RawGet(k); v != lua.LNil && !isHidden(k) {
+		if v := t.RawGet(k); v != lua.LNil && !r.hides(t, k) {
 			return k, v, true
 		}
 	}
