@@ -37,6 +37,14 @@ func Main() int {
 		// the environment wins.
 		debug.SetGCPercent(400)
 	}
+	args := os.Args[1:]
+	if builtinOnly(args) {
+		// version and exit-codes print a few lines and stop: they have
+		// nothing to cancel, and the signal handling below (a goroutine
+		// and a thread of its own) is most of what they would add to the
+		// process start. An interrupt stops them as it stops any process.
+		return run(context.Background(), iostreams.System(), args)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sig := make(chan os.Signal, 2)
@@ -48,7 +56,7 @@ func Main() int {
 		<-sig
 		os.Exit(130)
 	}()
-	return run(ctx, iostreams.System(), os.Args[1:])
+	return run(ctx, iostreams.System(), args)
 }
 
 func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
