@@ -194,6 +194,10 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 		withoutManifest(newCmdExitCodes()),
 	)
 	if !all {
+		// Nor the completion command cobra would add (its four shells'
+		// commands and help texts built at every start): `scriptctl
+		// completion` builds the whole tree.
+		root.CompletionOptions.DisableDefaultCmd = true
 		if alone != nil {
 			root.AddCommand(alone(g))
 		}
