@@ -9,7 +9,6 @@
 package coverage
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/verify"
 )
@@ -182,46 +182,6 @@ func rel(dir, path string) string {
 	return filepath.ToSlash(path)
 }
 
-// Cobertura's XML, the subset CI coverage views read.
-type (
-	cobCoverage struct {
-		XMLName         xml.Name     `xml:"coverage"`
-		LineRate        string       `xml:"line-rate,attr"`
-		BranchRate      string       `xml:"branch-rate,attr"`
-		LinesCovered    int          `xml:"lines-covered,attr"`
-		LinesValid      int          `xml:"lines-valid,attr"`
-		BranchesCovered int          `xml:"branches-covered,attr"`
-		BranchesValid   int          `xml:"branches-valid,attr"`
-		Complexity      string       `xml:"complexity,attr"`
-		Version         string       `xml:"version,attr"`
-		Timestamp       int64        `xml:"timestamp,attr"`
-		Sources         []string     `xml:"sources>source"`
-		Packages        []cobPackage `xml:"packages>package"`
-	}
-	cobPackage struct {
-		Name       string     `xml:"name,attr"`
-		LineRate   string     `xml:"line-rate,attr"`
-		BranchRate string     `xml:"branch-rate,attr"`
-		Complexity string     `xml:"complexity,attr"`
-		Classes    []cobClass `xml:"classes>class"`
-	}
-	cobClass struct {
-		Name       string    `xml:"name,attr"`
-		Filename   string    `xml:"filename,attr"`
-		LineRate   string    `xml:"line-rate,attr"`
-		BranchRate string    `xml:"branch-rate,attr"`
-		Complexity string    `xml:"complexity,attr"`
-		Methods    struct{}  `xml:"methods"`
-		Lines      []cobLine `xml:"lines>line"`
-	}
-	cobLine struct {
-		Number            int    `xml:"number,attr"`
-		Hits              uint32 `xml:"hits,attr"`
-		Branch            bool   `xml:"branch,attr"`
-		ConditionCoverage string `xml:"condition-coverage,attr,omitempty"`
-	}
-)
-
 func rate(n, of int) string {
 	if of == 0 {
 		return "1"
@@ -234,20 +194,34 @@ func rate(n, of int) string {
 // report's source. now is its timestamp (Unix ms; 0 for none).
 func (r *Report) WriteCobertura(w io.Writer, dir, library string, now time.Time) error {
 	t := r.Totals()
-	doc := cobCoverage{
-		LineRate: rate(t.LinesHit, t.Lines), BranchRate: rate(t.BranchesHit, t.Branches),
-		LinesCovered: t.LinesHit, LinesValid: t.Lines, BranchesCovered: t.BranchesHit, BranchesValid: t.Branches,
-		Complexity: "0", Version: "scriptctl", Sources: []string{"."},
-	}
+	lineRate, branchRate := rate(t.LinesHit, t.Lines), rate(t.BranchesHit, t.Branches)
+	var timestamp int64
 	if !now.IsZero() {
-		doc.Timestamp = now.UnixMilli()
+		timestamp = now.UnixMilli()
 	}
-	pkg := cobPackage{Name: library, LineRate: doc.LineRate, BranchRate: doc.BranchRate, Complexity: "0"}
+	// Cobertura's XML, the subset CI coverage views read.
+	var x diag.XMLWriter
+	x.Start("coverage", diag.StrAttr("line-rate", lineRate), diag.StrAttr("branch-rate", branchRate),
+		diag.IntAttr("lines-covered", int64(t.LinesHit)), diag.IntAttr("lines-valid", int64(t.Lines)),
+		diag.IntAttr("branches-covered", int64(t.BranchesHit)), diag.IntAttr("branches-valid", int64(t.Branches)),
+		diag.StrAttr("complexity", "0"), diag.StrAttr("version", "scriptctl"), diag.IntAttr("timestamp", timestamp))
+	x.Start("sources")
+	x.Element("source", ".")
+	x.End("sources")
+	x.Start("packages")
+	x.Start("package", diag.StrAttr("name", library), diag.StrAttr("line-rate", lineRate), diag.StrAttr("branch-rate", branchRate),
+		diag.StrAttr("complexity", "0"))
+	x.Start("classes")
 	for _, s := range r.Scripts {
 		st := s.Totals()
-		cl := cobClass{Name: s.Name, Filename: rel(dir, s.File), LineRate: rate(st.LinesHit, st.Lines), BranchRate: rate(st.BranchesHit, st.Branches), Complexity: "0"}
+		x.Start("class", diag.StrAttr("name", s.Name), diag.StrAttr("filename", rel(dir, s.File)),
+			diag.StrAttr("line-rate", rate(st.LinesHit, st.Lines)), diag.StrAttr("branch-rate", rate(st.BranchesHit, st.Branches)),
+			diag.StrAttr("complexity", "0"))
+		x.Start("methods")
+		x.End("methods")
+		x.Start("lines")
 		for _, l := range s.Lines {
-			cl2 := cobLine{Number: l.Line, Hits: l.Count}
+			attrs := []diag.Attr{diag.IntAttr("number", int64(l.Line)), diag.IntAttr("hits", int64(l.Count)), diag.BoolAttr("branch", false)}
 			if n := 2 * len(l.Branches); n > 0 {
 				hit := 0
 				for _, b := range l.Branches {
@@ -258,20 +232,23 @@ func (r *Report) WriteCobertura(w io.Writer, dir, library string, now time.Time)
 						hit++
 					}
 				}
-				cl2.Branch = true
-				cl2.ConditionCoverage = fmt.Sprintf("%d%% (%d/%d)", 100*hit/n, hit, n)
+				attrs[2] = diag.BoolAttr("branch", true)
+				attrs = append(attrs, diag.StrAttr("condition-coverage", fmt.Sprintf("%d%% (%d/%d)", 100*hit/n, hit, n)))
 			}
-			cl.Lines = append(cl.Lines, cl2)
+			x.Start("line", attrs...)
+			x.End("line")
 		}
-		pkg.Classes = append(pkg.Classes, cl)
+		x.End("lines")
+		x.End("class")
 	}
-	doc.Packages = []cobPackage{pkg}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	x.End("classes")
+	x.End("package")
+	x.End("packages")
+	x.End("coverage")
+	if _, err := io.WriteString(w, diag.XMLHeader); err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if _, err := w.Write(x.Bytes()); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n")

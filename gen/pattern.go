@@ -41,8 +41,8 @@ const wordClass = "[0-9A-Z_a-z]"
 // The start and end of the text: JavaScript's ^ and $ without the m flag,
 // Python's \A and \Z (its $ matches before a final newline too).
 var (
-	textStart = map[patternLang]string{patternJS: "^", patternPython: `\A`}
-	textEnd   = map[patternLang]string{patternJS: "$", patternPython: `\Z`}
+	textStart = [...]string{patternJS: "^", patternPython: `\A`}
+	textEnd   = [...]string{patternJS: "$", patternPython: `\Z`}
 )
 
 func writeRegexp(b *strings.Builder, re *syntax.Regexp, lang patternLang) {

@@ -1,6 +1,9 @@
 package lint
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Analyzer is one rule: Name is its stable code (as in "global-write"),
 // Analyze returns its diagnostics for one script.
@@ -59,12 +62,23 @@ func (r *rule) at(pos Pos, format string, args ...any) Diagnostic {
 }
 
 var (
-	registry []Analyzer
-	byCode   = map[string]*rule{}
+	registry  []Analyzer
+	byCode    map[string]*rule
+	rulesOnce sync.Once
 )
 
+// loadRules registers the rules (registerRules) once, on first use:
+// registering them in init cost every scriptctl process, `scriptctl
+// version` included, its start time.
+func loadRules() {
+	rulesOnce.Do(func() {
+		byCode = map[string]*rule{}
+		registerRules()
+	})
+}
+
 // register adds a rule; a duplicate code is a programming error and panics
-// at init.
+// when the rules load.
 func register(r *rule) {
 	if _, dup := byCode[r.code]; dup {
 		panic("lint: duplicate analyzer code " + r.code)
@@ -74,11 +88,15 @@ func register(r *rule) {
 }
 
 // Analyzers returns every registered analyzer, in registration order.
-func Analyzers() []Analyzer { return append([]Analyzer(nil), registry...) }
+func Analyzers() []Analyzer {
+	loadRules()
+	return append([]Analyzer(nil), registry...)
+}
 
 // Rules returns the description of every registered rule, in registration
 // order.
 func Rules() []Rule {
+	loadRules()
 	out := make([]Rule, 0, len(registry))
 	for _, a := range registry {
 		r := a.(*rule)
@@ -89,6 +107,7 @@ func Rules() []Rule {
 
 // Lookup returns the rule with code, and whether there is one.
 func Lookup(code string) (Rule, bool) {
+	loadRules()
 	r, ok := byCode[code]
 	if !ok {
 		return Rule{}, false

@@ -45,12 +45,15 @@ var commands = map[string]*cmdInfo{}
 // hides: Redis declares PUBLISH, SPUBLISH and PFCOUNT may_replicate but
 // leaves the flag out of COMMAND INFO on purpose (server.c).
 var (
-	forbidden  = map[string]string{}
+	forbidden  map[string]string // filled by forbidCommands, in loadCommands
 	randoms    = setOf("SRANDMEMBER", "HRANDFIELD", "ZRANDMEMBER", "SPOP", "TIME", "RANDOMKEY")
 	replicates = setOf("PUBLISH", "SPUBLISH", "PFCOUNT")
 )
 
-func init() {
+// forbidCommands fills forbidden: on first use (loadCommands), not at
+// process start.
+func forbidCommands() {
+	forbidden = map[string]string{}
 	forbid := func(reason string, names ...string) {
 		for _, n := range names {
 			forbidden[n] = reason
@@ -74,6 +77,7 @@ func init() {
 
 // loadCommands builds commands from the command table, on first use.
 var loadCommands = sync.OnceFunc(func() {
+	forbidCommands()
 	for _, c := range commandTable().Commands {
 		if c.Parent() != nil {
 			continue

@@ -205,6 +205,7 @@ func Source(path string, src []byte, decl *Decl) []Diagnostic {
 }
 
 func source(path string, src []byte, decl *Decl, cfg Config) []Diagnostic {
+	loadRules()
 	var rules []*rule
 	parse, flow := false, false
 	for _, a := range registry {

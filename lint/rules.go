@@ -8,7 +8,9 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() {
+// registerRules registers every rule, in the order Rules lists them; it
+// runs once, from loadRules.
+func registerRules() {
 	register(&rule{code: "syntax", severity: Error, withoutParse: true,
 		summary: "The script does not parse as Redis's Lua 5.1",
 		help: "Redis compiles the script with Lua 5.1 and rejects it before it runs. Lua 5.2+ syntax " +

@@ -78,7 +78,7 @@ func runGlobalWrite(p *Pass, r *rule) []Diagnostic {
 func runUndeclaredGlobal(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
 	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range redisGlobals {
+		for n := range redisGlobals() {
 			if !strings.HasPrefix(n, "__") && !yield(n) {
 				return
 			}
@@ -101,7 +101,7 @@ func runUndeclaredGlobal(p *Pass, r *rule) []Diagnostic {
 			}
 			continue
 		}
-		if why, ok := missingGlobals[g.Name]; ok {
+		if why, ok := missingGlobals()[g.Name]; ok {
 			out = append(out, r.at(g.Pos, "%s", why))
 			continue
 		}
@@ -118,7 +118,7 @@ func runUndeclaredGlobal(p *Pass, r *rule) []Diagnostic {
 		lib, field, _ := strings.Cut(g.Name, ".")
 		msg := fmt.Sprintf("%s is not defined: %s has no field %s", g.Name, lib, field)
 		if s := suggest(field, slices.Sorted(func(yield func(string) bool) {
-			for n := range libFields[lib] {
+			for n := range libFields()[lib] {
 				if !yield(n) {
 					return
 				}

@@ -11,7 +11,7 @@ import (
 // calleeBuiltin returns the known global a plain call's function is, by
 // name (locals shadow globals), without evaluating anything.
 func (t *tracker) calleeBuiltin(call *ast.FuncCallExpr, sc *scope) string {
-	if id, ok := call.Func.(*ast.IdentExpr); ok && sc.lookup(id.Value) == nil && redisGlobals[id.Value] {
+	if id, ok := call.Func.(*ast.IdentExpr); ok && sc.lookup(id.Value) == nil && redisGlobals()[id.Value] {
 		return id.Value
 	}
 	return ""

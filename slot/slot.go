@@ -3,7 +3,10 @@
 // bind to one script always share a slot. It does not talk to Redis.
 package slot
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Count is the number of hash slots in a Redis Cluster.
 const Count = 16384
@@ -28,10 +31,12 @@ func HashTag(key string) string {
 	return key[i+1 : i+1+j]
 }
 
-// crcTables[k][b] is the CRC16 of byte b followed by k zero bytes; row 0 is
-// the classic byte-at-a-time table. The rows let CRC16 fold eight bytes per
-// step (slicing-by-8).
-var crcTables = func() (t [8][256]uint16) {
+// crcTables returns the CRC16 tables, built on first use: [k][b] is the
+// CRC16 of byte b followed by k zero bytes; row 0 is the classic
+// byte-at-a-time table. The rows let CRC16 fold eight bytes per step
+// (slicing-by-8).
+var crcTables = sync.OnceValue(func() *[8][256]uint16 {
+	var t [8][256]uint16
 	for i := range t[0] {
 		c := uint16(i) << 8
 		for range 8 {
@@ -49,14 +54,14 @@ var crcTables = func() (t [8][256]uint16) {
 			t[k][i] = p<<8 ^ t[0][p>>8]
 		}
 	}
-	return t
-}()
+	return &t
+})
 
 // CRC16 is CRC16-XMODEM (polynomial 0x1021, initial value 0, no
 // reflection), the checksum Redis Cluster uses.
 func CRC16(s string) uint16 {
 	var crc uint16
-	t := &crcTables
+	t := crcTables()
 	for len(s) >= 8 {
 		crc = t[7][byte(crc>>8)^s[0]] ^ t[6][byte(crc)^s[1]] ^
 			t[5][s[2]] ^ t[4][s[3]] ^ t[3][s[4]] ^ t[2][s[5]] ^ t[1][s[6]] ^ t[0][s[7]]

@@ -3,7 +3,6 @@ package verify
 import (
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -52,15 +51,15 @@ func (e *Engine) charge(n int) bool {
 	return true
 }
 
-// heapLive is the bytes of heap objects the last garbage collection found
-// live, process-wide.
+// heapLive is the bytes of heap objects live process-wide, as charge
+// reads them right after a collection: the heap's allocated bytes then
+// are what that collection found live (runtime/metrics'
+// /gc/heap/live:bytes would say the same, but linking that package costs
+// every scriptctl process its initialisation at start).
 func heapLive() int64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(s[0].Value.Uint64())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 // memoryError is the RunError of a run over the memory limit.

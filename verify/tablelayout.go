@@ -2,6 +2,7 @@ package verify
 
 import (
 	"reflect"
+	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -23,7 +24,7 @@ type gopherTable struct {
 	k2i       map[lua.LValue]int
 }
 
-var gopherTableOK = func() bool {
+var gopherTableOK = sync.OnceValue(func() bool {
 	a, b := reflect.TypeFor[lua.LTable](), reflect.TypeFor[gopherTable]()
 	if a.Size() != b.Size() || a.NumField() != b.NumField() {
 		return false
@@ -35,7 +36,7 @@ var gopherTableOK = func() bool {
 		}
 	}
 	return true
-}()
+})
 
 // tombKey stands, in gopher-lua's list of t's hash keys, for a key the
 // script removed (t[k] = nil, recorded: noteDel): the entry keeps the
@@ -59,7 +60,7 @@ func isTomb(k lua.LValue) (lua.LValue, bool) {
 // again; false when k is not listed (an array-part integer key, a key
 // never set).
 func bury(t *lua.LTable, k lua.LValue) bool {
-	if !gopherTableOK {
+	if !gopherTableOK() {
 		return false
 	}
 	g := (*gopherTable)(unsafe.Pointer(t))
@@ -75,7 +76,7 @@ func bury(t *lua.LTable, k lua.LValue) bool {
 // tableParts returns t's array part and its hash keys in first-set order.
 // The slices belong to t: read them, never change them.
 func tableParts(t *lua.LTable) (array, keys []lua.LValue, ok bool) {
-	if !gopherTableOK {
+	if !gopherTableOK() {
 		return nil, nil, false
 	}
 	g := (*gopherTable)(unsafe.Pointer(t))

@@ -37,6 +37,14 @@ func Main() int {
 		// the environment wins.
 		debug.SetGCPercent(400)
 	}
+	args := os.Args[1:]
+	if builtinOnly(args) {
+		// version and exit-codes print a few lines and stop: they have
+		// nothing to cancel, and the signal handling below (a goroutine
+		// and a thread of its own) is most of what they would add to the
+		// process start. An interrupt stops them as it stops any process.
+		return run(context.Background(), iostreams.System(), args)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sig := make(chan os.Signal, 2)
@@ -48,7 +56,7 @@ func Main() int {
 		<-sig
 		os.Exit(130)
 	}()
-	return run(ctx, iostreams.System(), os.Args[1:])
+	return run(ctx, iostreams.System(), args)
 }
 
 func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
@@ -186,6 +194,10 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 		withoutManifest(newCmdExitCodes()),
 	)
 	if !all {
+		// Nor the completion command cobra would add (its four shells'
+		// commands and help texts built at every start): `scriptctl
+		// completion` builds the whole tree.
+		root.CompletionOptions.DisableDefaultCmd = true
 		if alone != nil {
 			root.AddCommand(alone(g))
 		}

@@ -3,6 +3,7 @@ package cmdtable
 import (
 	"math"
 	"strings"
+	"sync"
 )
 
 // getkeysProc is a command's own key-finding procedure (its getkeys_proc
@@ -11,33 +12,36 @@ import (
 type getkeysProc func(n int, lit func(int) (string, bool)) []int
 
 // getkeysProcs are the commands that have one. COMMAND INFO does not say
-// which do, so the list is Redis's (src/commands.def).
-var getkeysProcs = map[string]getkeysProc{}
+// which do, so the list is Redis's (src/commands.def). Built on first use,
+// not at process start.
+var getkeysProcs = sync.OnceValue(newGetkeysProcs)
 
-func init() {
+func newGetkeysProcs() map[string]getkeysProc {
+	procs := map[string]getkeysProc{}
 	numkeys := func(store, count, first int) getkeysProc {
 		return func(n int, lit func(int) (string, bool)) []int { return genericKeys(store, count, first, n, lit) }
 	}
 	for _, name := range []string{"sintercard", "zunion", "zinter", "zdiff", "zintercard", "lmpop", "zmpop"} {
-		getkeysProcs[name] = numkeys(0, 1, 2)
+		procs[name] = numkeys(0, 1, 2)
 	}
 	for _, name := range []string{"zunionstore", "zinterstore", "zdiffstore"} {
-		getkeysProcs[name] = numkeys(1, 2, 3)
+		procs[name] = numkeys(1, 2, 3)
 	}
 	for _, name := range []string{"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "blmpop", "bzmpop"} {
-		getkeysProcs[name] = numkeys(0, 2, 3)
+		procs[name] = numkeys(0, 2, 3)
 	}
 	// SORT_RO's BY and GET patterns name keys no argument holds; SET and
 	// BITFIELD only vary the key's flags.
 	for _, name := range []string{"sort_ro", "set", "bitfield"} {
-		getkeysProcs[name] = func(int, func(int) (string, bool)) []int { return []int{1} }
+		procs[name] = func(int, func(int) (string, bool)) []int { return []int{1} }
 	}
-	getkeysProcs["sort"] = sortKeys
-	getkeysProcs["migrate"] = migrateKeys
-	getkeysProcs["georadius"] = georadiusKeys
-	getkeysProcs["georadiusbymember"] = georadiusKeys
-	getkeysProcs["xread"] = xreadKeys
-	getkeysProcs["xreadgroup"] = xreadKeys
+	procs["sort"] = sortKeys
+	procs["migrate"] = migrateKeys
+	procs["georadius"] = georadiusKeys
+	procs["georadiusbymember"] = georadiusKeys
+	procs["xread"] = xreadKeys
+	procs["xreadgroup"] = xreadKeys
+	return procs
 }
 
 // is reports whether argument i is the literal word (case-insensitive).

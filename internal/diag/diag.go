@@ -1,7 +1,8 @@
 // Package diag owns the one shape every scriptctl command reports a finding
 // in: file:line:col: severity code: message, with optional indented detail
 // lines; the same fields in JSON; SARIF 2.1.0 logs (one run per tool) for
-// code scanning; and JUnit XML reports for CI test views. It does not find
+// code scanning; and JUnit XML reports for CI test views, written by its
+// XMLWriter (which coverage's Cobertura report uses too). It does not find
 // anything: commands and library packages turn their results into
 // Diagnostics.
 package diag

@@ -2,7 +2,6 @@ package diag
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
 	"io"
 
@@ -37,76 +36,60 @@ type Failure struct {
 	Text    string
 }
 
-type (
-	junitSuites struct {
-		XMLName  xml.Name     `xml:"testsuites"`
-		Name     string       `xml:"name,attr"`
-		Tests    int          `xml:"tests,attr"`
-		Failures int          `xml:"failures,attr"`
-		Errors   int          `xml:"errors,attr"`
-		Skipped  int          `xml:"skipped,attr"`
-		Suites   []junitSuite `xml:"testsuite"`
-	}
-	junitSuite struct {
-		Name     string      `xml:"name,attr"`
-		Tests    int         `xml:"tests,attr"`
-		Failures int         `xml:"failures,attr"`
-		Errors   int         `xml:"errors,attr"`
-		Skipped  int         `xml:"skipped,attr"`
-		Cases    []junitCase `xml:"testcase"`
-	}
-	junitCase struct {
-		Name      string        `xml:"name,attr"`
-		ClassName string        `xml:"classname,attr"`
-		File      string        `xml:"file,attr,omitempty"`
-		Failure   *junitFailure `xml:"failure,omitempty"`
-		Error     *junitFailure `xml:"error,omitempty"`
-		Skipped   *junitSkipped `xml:"skipped,omitempty"`
-		SystemOut string        `xml:"system-out,omitempty"`
-	}
-	junitFailure struct {
-		Message string `xml:"message,attr"`
-		Type    string `xml:"type,attr"`
-		Text    string `xml:",chardata"`
-	}
-	junitSkipped struct {
-		Message string `xml:"message,attr"`
-	}
-)
-
 // WriteJUnit writes suites as a JUnit XML report (the <testsuites> form
 // GitHub, GitLab and Jenkins read).
 func WriteJUnit(w io.Writer, name string, suites []Suite) error {
-	doc := junitSuites{Name: name}
-	for _, s := range suites {
-		js := junitSuite{Name: s.Name, Tests: len(s.Cases)}
+	var tests, failures, errs, skipped int
+	type counts struct{ failures, errs, skipped int }
+	per := make([]counts, len(suites))
+	for i, s := range suites {
 		for _, c := range s.Cases {
-			jc := junitCase{Name: c.Name, ClassName: c.ClassName, File: c.File, SystemOut: c.SystemOut}
 			switch {
 			case c.Error != nil:
-				jc.Error = &junitFailure{Message: c.Error.Message, Type: "error", Text: c.Error.Text}
-				js.Errors++
+				per[i].errs++
 			case c.Failure != nil:
-				jc.Failure = &junitFailure{Message: c.Failure.Message, Type: "failure", Text: c.Failure.Text}
-				js.Failures++
+				per[i].failures++
 			case c.Skipped != "":
-				jc.Skipped = &junitSkipped{Message: c.Skipped}
-				js.Skipped++
+				per[i].skipped++
 			}
-			js.Cases = append(js.Cases, jc)
 		}
-		doc.Tests += js.Tests
-		doc.Failures += js.Failures
-		doc.Errors += js.Errors
-		doc.Skipped += js.Skipped
-		doc.Suites = append(doc.Suites, js)
+		tests += len(s.Cases)
+		failures += per[i].failures
+		errs += per[i].errs
+		skipped += per[i].skipped
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	var x XMLWriter
+	x.Start("testsuites", StrAttr("name", name), IntAttr("tests", int64(tests)), IntAttr("failures", int64(failures)),
+		IntAttr("errors", int64(errs)), IntAttr("skipped", int64(skipped)))
+	for i, s := range suites {
+		x.Start("testsuite", StrAttr("name", s.Name), IntAttr("tests", int64(len(s.Cases))), IntAttr("failures", int64(per[i].failures)),
+			IntAttr("errors", int64(per[i].errs)), IntAttr("skipped", int64(per[i].skipped)))
+		for _, c := range s.Cases {
+			attrs := []Attr{StrAttr("name", c.Name), StrAttr("classname", c.ClassName)}
+			if c.File != "" {
+				attrs = append(attrs, StrAttr("file", c.File))
+			}
+			x.Start("testcase", attrs...)
+			switch {
+			case c.Error != nil:
+				x.Element("error", c.Error.Text, StrAttr("message", c.Error.Message), StrAttr("type", "error"))
+			case c.Failure != nil:
+				x.Element("failure", c.Failure.Text, StrAttr("message", c.Failure.Message), StrAttr("type", "failure"))
+			case c.Skipped != "":
+				x.Element("skipped", "", StrAttr("message", c.Skipped))
+			}
+			if c.SystemOut != "" {
+				x.Element("system-out", c.SystemOut)
+			}
+			x.End("testcase")
+		}
+		x.End("testsuite")
+	}
+	x.End("testsuites")
+	if _, err := io.WriteString(w, XMLHeader); err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if _, err := w.Write(x.Bytes()); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n")

@@ -59,10 +59,12 @@ const (
 // advisories and the release notes of 8.2.2, 8.0.4, 7.4.6, 7.2.11 and
 // 6.2.20; Valkey: the release notes of 8.1.4, 8.0.6 and 7.2.11 (same day).
 // Redis 8.4 and Valkey 9.0 came out after them with the fixes.
-var lua2025 = map[string]map[string]string{
-	Redis: {"6.0": LineAffected, "6.2": "6.2.20", "7.0": LineAffected, "7.2": "7.2.11", "7.4": "7.4.6",
-		"8.0": "8.0.4", "8.2": "8.2.2", "8.4": LineUnaffected},
-	Valkey: {"7.2": "7.2.11", "8.0": "8.0.6", "8.1": "8.1.4", "9.0": LineUnaffected, "9.1": LineUnaffected},
+func lua2025() map[string]map[string]string {
+	return map[string]map[string]string{
+		Redis: {"6.0": LineAffected, "6.2": "6.2.20", "7.0": LineAffected, "7.2": "7.2.11", "7.4": "7.4.6",
+			"8.0": "8.0.4", "8.2": "8.2.2", "8.4": LineUnaffected},
+		Valkey: {"7.2": "7.2.11", "8.0": "8.0.6", "8.1": "8.1.4", "9.0": LineUnaffected, "9.1": LineUnaffected},
+	}
 }
 
 // adv2025 names a 2025 CVE's Redis advisory and Valkey's release notes.
@@ -71,11 +73,14 @@ func adv2025(ghsa string) map[string][]string {
 }
 
 // notes2025 say where the 2025 rows are less sure.
-var notes2025 = map[string]string{Valkey: "Valkey 8.0.6 and 7.2.11 are from Valkey's release notes of 3 October 2025 as this table's authors read them, not from an advisory"}
+func notes2025() map[string]string {
+	return map[string]string{Valkey: "Valkey 8.0.6 and 7.2.11 are from Valkey's release notes of 3 October 2025 as this table's authors read them, not from an advisory"}
+}
 
 // CVEs is the table of Lua CVEs scriptctl warns about, newest first; built
 // on first use (a command that meets no server never needs it).
 var CVEs = sync.OnceValue(func() []CVE {
+	lua2025, notes2025 := lua2025(), notes2025()
 	return []CVE{
 		// February 2026: a CR or LF in a Lua error reply splits the RESP reply
 		// (lint's reply-injection rule names it). Redis: the release notes of

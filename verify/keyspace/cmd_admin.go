@@ -62,7 +62,7 @@ var adminPartial = map[string]string{
 	"waitaof":        "answered as a server without replicas or appendonly",
 }
 
-func init() {
+func registerAdmin() {
 	clusterOff := func(*Server, Script, []string) (Reply, error) {
 		return ErrorReply("ERR This instance has cluster support disabled"), nil
 	}

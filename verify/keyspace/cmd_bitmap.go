@@ -9,7 +9,7 @@ import (
 // Bitmap commands: SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD BITFIELD_RO
 // (bitops.c). Bit 0 is the most significant bit of the first byte.
 
-func init() {
+func registerBitmap() {
 	registerErr("setbit", firstKey, cmdSetbit)
 	register("getbit", firstKey, cmdGetbit)
 	register("bitcount", firstKey, cmdBitcount)

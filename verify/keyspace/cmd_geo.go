@@ -13,7 +13,7 @@ import (
 // GEORADIUSBYMEMBER_RO. A geo set is a sorted set whose scores are 52-bit
 // geohashes (geohash.go); only the zset contract of zset.go is used here.
 
-func init() {
+func registerGeo() {
 	register("geoadd", firstKey, cmdGeoadd)
 	register("geopos", firstKey, cmdGeopos)
 	register("geohash", firstKey, cmdGeohash)

@@ -10,7 +10,7 @@ import (
 // Hash commands: HGET HSET HMSET HSETNX HDEL HLEN HSTRLEN HGETALL HKEYS HVALS
 // HMGET HINCRBY HINCRBYFLOAT HEXISTS HRANDFIELD HSCAN (t_hash.c).
 
-func init() {
+func registerHash() {
 	register("hmset", firstKey, cmdHset)
 	register("hsetnx", firstKey, cmdHsetnx)
 	register("hlen", firstKey, cmdHlen)

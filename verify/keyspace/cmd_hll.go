@@ -3,7 +3,7 @@ package keyspace
 // HyperLogLog commands: PFADD PFCOUNT PFMERGE (hyperloglog.c). PFDEBUG and
 // PFSELFTEST are left unimplemented.
 
-func init() {
+func registerHll() {
 	register("pfadd", firstKey, cmdPfadd)
 	register("pfcount", allKeys, cmdPfcount)
 	register("pfmerge", allKeys, cmdPfmerge)

@@ -11,7 +11,7 @@ import (
 // PTTL EXPIRETIME PEXPIRETIME PERSIST TYPE TOUCH RENAME RENAMENX COPY MOVE
 // DBSIZE RANDOMKEY KEYS SCAN OBJECT.
 
-func init() {
+func registerKeys() {
 	register("del", allKeys, cmdDel)
 	register("unlink", allKeys, cmdDel)
 	register("exists", allKeys, cmdExists)

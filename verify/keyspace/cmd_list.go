@@ -12,7 +12,7 @@ import (
 // command parses its arguments and looks its keys up in the same order as
 // Redis, so the first failing check gives the same error.
 
-func init() {
+func registerList() {
 	register("lpush", firstKey, func(e *Server, a []string) Reply { return pushGeneric(e, a, true, false) })
 	register("rpush", firstKey, func(e *Server, a []string) Reply { return pushGeneric(e, a, false, false) })
 	register("lpushx", firstKey, func(e *Server, a []string) Reply { return pushGeneric(e, a, true, true) })

@@ -4,7 +4,7 @@ package keyspace
 // no subscribed clients; it records every message (Published) and answers
 // the number of receivers a test declares (SetSubscribers), 0 otherwise.
 
-func init() {
+func registerPubsub() {
 	registerIn("publish", noKeys, func(e *Server, sc Script, a []string) (Reply, error) {
 		return e.publish(sc, a, false)
 	})

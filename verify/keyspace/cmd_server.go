@@ -9,7 +9,7 @@ import (
 // Server commands: TIME (the virtual clock), SELECT SWAPDB FLUSHDB FLUSHALL
 // (numbered databases), ECHO PING, COMMAND COUNT.
 
-func init() {
+func registerServer() {
 	register("time", noKeys, cmdTime)
 	register("select", noKeys, cmdSelect)
 	register("swapdb", noKeys, cmdSwapdb)

@@ -21,7 +21,7 @@ import (
 // (the "sort_for_script" flag is gone since 7.0.0), so scripts see the same
 // order as clients.
 
-func init() {
+func registerSet() {
 	register("sadd", firstKey, cmdSadd)
 	register("srem", firstKey, cmdSrem)
 	register("scard", firstKey, cmdScard)

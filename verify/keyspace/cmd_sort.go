@@ -13,7 +13,7 @@ import (
 
 // SORT and SORT_RO (sort.c).
 
-func init() {
+func registerSort() {
 	registerIn("sort", sortKeys, func(e *Server, sc Script, a []string) (Reply, error) { return sortGeneric(e, sc, a, false) })
 	registerIn("sort_ro", firstKey, func(e *Server, sc Script, a []string) (Reply, error) { return sortGeneric(e, sc, a, true) })
 }

@@ -10,7 +10,7 @@ import (
 // redis-server 7.0.15 runs them; every time (IDs from *, delivery and seen
 // times, idle) is the virtual clock.
 
-func init() {
+func registerStream() {
 	register("xadd", firstKey, cmdXadd)
 	register("xlen", firstKey, cmdXlen)
 	register("xrange", firstKey, func(e *Server, a []string) Reply { return xrangeGeneric(e, a, false) })

@@ -10,7 +10,7 @@ import (
 // MSETNX INCR INCRBY DECR DECRBY INCRBYFLOAT APPEND STRLEN GETRANGE SUBSTR
 // SETRANGE LCS, with Redis 7.0's argument checks (t_string.c).
 
-func init() {
+func registerString() {
 	register("get", firstKey, cmdGet)
 	register("set", firstKey, cmdSet)
 	register("setnx", firstKey, cmdSetnx)

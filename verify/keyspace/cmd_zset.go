@@ -9,7 +9,7 @@ import (
 // order of checks, error texts, reply shapes and the listpack/skiplist
 // details a client can see (ZSCAN's score text, -0 scores).
 
-func init() {
+func registerZset() {
 	register("zadd", firstKey, func(e *Server, a []string) Reply { return zaddGeneric(e, a, false) })
 	register("zincrby", firstKey, func(e *Server, a []string) Reply { return zaddGeneric(e, a, true) })
 	register("zscore", firstKey, cmdZscore)

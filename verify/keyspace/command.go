@@ -61,7 +61,7 @@ var SubcommandChecked = map[string]bool{"xgroup": true, "xinfo": true}
 
 func registerCtx(name string, keys func([]string) []string, run func(*Server, cmdCtx, []string) (Reply, error)) {
 	register(name, keys, nil)
-	handlers[name] = handler{keys: keys, runCtx: run}
+	registered[name] = handler{keys: keys, runCtx: run}
 }
 
 // MayReplicate lists commands Redis 7.0.15 flags may_replicate but not
@@ -70,38 +70,59 @@ func registerCtx(name string, keys func([]string) []string, run func(*Server, cm
 // (scriptVerifyWriteCommandAllow).
 var MayReplicate = map[string]bool{"pfcount": true, "publish": true, "spublish": true}
 
-// handlers holds the implemented commands; each cmd_*.go file registers its
-// family in init.
-var handlers = map[string]handler{}
+// families are the registrations of the implemented commands, one per
+// cmd_*.go file. They run on the first use of handlers, not at process
+// start: most scriptctl commands run no command offline, and building the
+// map in init cost every process (`scriptctl version` included) its time
+// and memory pages.
+var families = []func(){
+	registerAdmin, registerBitmap, registerGeo, registerHash, registerHll,
+	registerKeys, registerList, registerPubsub, registerServer, registerSet,
+	registerSort, registerStream, registerString, registerZset,
+}
+
+// handlers returns the implemented commands, registered on first use.
+var handlers = sync.OnceValue(func() map[string]handler {
+	registered = map[string]handler{}
+	for _, f := range families {
+		f()
+	}
+	m := registered
+	registered = nil
+	return m
+})
+
+// registered is the map the families fill while handlers builds it.
+var registered map[string]handler
 
 // register adds a handler. That Redis knows the command is checked by
 // TestHandlersKnownToRedis, not here: looking it up would decode the
 // command table in every process at start.
 func register(name string, keys func([]string) []string, run func(*Server, []string) Reply) {
-	if _, dup := handlers[name]; dup {
+	if _, dup := registered[name]; dup {
 		panic("verify: command registered twice: " + name)
 	}
-	handlers[name] = handler{keys: keys, run: run}
+	registered[name] = handler{keys: keys, run: run}
 }
 
 // registerBlocking registers a blocking command (see handler.block).
 func registerBlocking(name string, keys func([]string) []string, block func(*Server, []string) (Reply, bool)) {
 	register(name, keys, nil)
-	handlers[name] = handler{keys: keys, block: block}
+	registered[name] = handler{keys: keys, block: block}
 }
 
 // registerErr registers a command whose handler may return a *RunError.
 func registerErr(name string, keys func([]string) []string, run func(*Server, []string) (Reply, error)) {
 	register(name, keys, nil)
-	handlers[name] = handler{keys: keys, runErr: run}
+	registered[name] = handler{keys: keys, runErr: run}
 }
 
 // registerFull registers a command that needs handler.full.
 func registerFull(name string, keys func([]string) []string, full func(*Server, []string, bool) (Reply, error)) {
 	register(name, keys, nil)
-	h := handlers[name]
+	h := registered[name]
 	h.full = full
-	handlers[name] = h
+	registered[name] = h
 }
 
 // Key position helpers.
@@ -178,9 +199,9 @@ func errorf(format string, args ...any) Reply {
 // registerIn registers a command whose handler sees its caller (handler.runIn).
 func registerIn(name string, keys func([]string) []string, run func(*Server, Script, []string) (Reply, error)) {
 	register(name, keys, nil)
-	h := handlers[name]
+	h := registered[name]
 	h.runIn = run
-	handlers[name] = h
+	registered[name] = h
 }
 
 // Handler is one implemented command of a target.
@@ -270,7 +291,7 @@ func (h Handler) Run(e *Server, sc Script, typed string, args []string) (r Reply
 // runs the command name offline; note is how far when only partly
 // (adminPartial), "" when whole.
 func Implemented(name string) (ok bool, note string) {
-	_, ok = handlers[name]
+	_, ok = handlers()[name]
 	return ok, adminPartial[name]
 }
 

@@ -196,7 +196,7 @@ func (f *Facts) handler(name string) (handler, bool) {
 	if h, ok := f.handlers[name]; ok {
 		return h, true
 	}
-	h, ok := handlers[name]
+	h, ok := handlers()[name]
 	return h, ok
 }
 
