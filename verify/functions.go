@@ -425,8 +425,9 @@ func (e *Engine) fcall(ctx context.Context, name string, keys, args []string, ro
 	L := r.L
 	rep, err := r.call(f.callback, stringArray(L, keys), stringArray(L, args))
 	if err == nil && e.funcs.badArgv && e.t.fnArgvCrash {
-		return Reply{}, &RunError{Code: CodeServerCrash, Msg: "a function's redis.call or redis.pcall with an argument that is not a string or a number, not followed by another call, crashes " +
-			e.t.family + " " + e.t.versionName() + " at the next FUNCTION FLUSH (the Lua client keeps argc without argv)"}
+		// The server replies and runs on; the crash waits for FUNCTION
+		// FLUSH (functionFlush), and another function's call clears it.
+		e.warn("%s", e.argvCrashText())
 	}
 	return rep, err
 }
@@ -477,7 +478,12 @@ func (e *Engine) doFunction(args []string) (Reply, error) {
 	}
 	sub := strings.ToLower(args[1])
 	if sub == "flush" {
-		return e.functionFlush(args), nil
+		crash := e.funcs.badArgv && e.t.fnArgvCrash
+		r := e.functionFlush(args)
+		if crash && !r.IsError() {
+			return Reply{}, &RunError{Code: CodeServerCrash, Msg: e.argvCrashText()}
+		}
+		return r, nil
 	}
 	if sub != "load" {
 		return Reply{}, notImplemented("FUNCTION %s", strings.ToUpper(sub))
@@ -491,6 +497,13 @@ func (e *Engine) doFunction(args []string) (Reply, error) {
 		return errArity("function|load"), nil
 	}
 	return e.FunctionLoad([]byte(rest[0]), replace)
+}
+
+// argvCrashText says why the target crashes at FUNCTION FLUSH after a
+// function whose last call failed its argument conversion.
+func (e *Engine) argvCrashText() string {
+	return "a function's redis.call or redis.pcall with an argument that is not a string or a number, not followed by another call, crashes " +
+		e.t.family + " " + e.t.versionName() + " at the next FUNCTION FLUSH (the Lua client keeps argc without argv)"
 }
 
 // functionFlush is FUNCTION FLUSH [ASYNC|SYNC] (functionFlushCommand):
