@@ -395,9 +395,24 @@ func (x *explorer) restore(q int) error {
 	if _, err := x.eng.Do(context.Background(), "FLUSHALL"); err != nil {
 		return err
 	}
+	// Put reads a PTTL of 0 as no expiry, but a snapshot taken when a key's
+	// expiry time was reached holds one (the key lives for that
+	// millisecond, as in Redis): every TTL goes in 1 ms longer and the
+	// clock moves 1 ms, so each key and field has its own TTL again.
 	for _, e := range n.keys {
+		if e.PTTL >= 0 {
+			e.PTTL++
+		}
+		if len(e.FieldTTL) > 0 {
+			ttl := make(map[string]int64, len(e.FieldTTL))
+			for f, ms := range e.FieldTTL {
+				ttl[f] = ms + 1
+			}
+			e.FieldTTL = ttl
+		}
 		x.eng.Put(e)
 	}
+	x.eng.Advance(1)
 	x.cur = n
 	return nil
 }

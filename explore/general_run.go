@@ -24,7 +24,7 @@ func (x *explorer) expiring(n *node, k string) bool {
 	key := x.m.Keys[k]
 	for _, e := range n.keys {
 		if e.Key == key {
-			return e.PTTL > 0
+			return e.PTTL >= 0 // 0: the key lives through its expiry millisecond
 		}
 	}
 	return false

@@ -418,3 +418,38 @@ invariants:
 		t.Errorf("%d states, %d interleavings", res.States, res.Interleavings)
 	}
 }
+
+// TestExpiryBoundary: a key lives through its expiry millisecond (Redis's
+// now > when), so one advance of exactly its TTL leaves it and a second
+// removes it; restoring the snapshot taken at that millisecond (PTTL 0)
+// keeps its expiry, as replaying the path does.
+func TestExpiryBoundary(t *testing.T) {
+	md := mustGeneral(t, generalHead+`
+workers:
+  a:
+    - call: incr
+      args: {ttl_ms: "100"}
+    - call: incr
+      args: {ttl_ms: "100"}
+      save: n
+environment:
+  - advance_ms: 100
+    times: 2
+invariants:
+  predicates:
+    - name: counted twice
+      lua: |
+        if final and workers.a.vars.n ~= "2" then return false, "the second incr saw " .. workers.a.vars.n end
+        return true
+`)
+	want := "a incr 100 -> 1\nclock advance 100ms -> \nclock advance 100ms -> \na incr 100 -> 1"
+	for _, replay := range []bool{false, true} {
+		res := explore(t, md, Options{Replay: replay})
+		if res.Violation == nil {
+			t.Fatalf("replay %v: no violation", replay)
+		}
+		if got := steps(res.Violation); got != want {
+			t.Errorf("replay %v: timeline:\n%s\nwant:\n%s", replay, got, want)
+		}
+	}
+}

@@ -178,8 +178,9 @@ func (e *Engine) Target() string { return e.t.name }
 func (e *Engine) Now() int64 { return e.srv.Now() }
 
 // Advance moves the virtual clock forward by ms milliseconds. A key whose
-// expiry is at or before the new time is gone, exactly like Redis: a key
-// with PTTL 100 still exists after Advance(99) and is gone after Advance(100).
+// expiry is before the new time is gone, exactly like Redis (keyIsExpired:
+// now > when): a key with PTTL 100 still exists after Advance(100), with
+// PTTL 0, and is gone after Advance(101).
 // A negative ms is ignored: the clock never runs backwards.
 func (e *Engine) Advance(ms int64) { e.srv.Advance(ms) }
 

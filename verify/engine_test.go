@@ -102,9 +102,16 @@ func TestVirtualClockExpiry(t *testing.T) {
 	if r, _ := e.Do(ctx, "PTTL", "k"); !r.Equal(IntReply(1)) {
 		t.Fatalf("PTTL after 99ms: %s", r)
 	}
+	e.Advance(1) // at its expiry time the key still exists, as in Redis
+	if r, _ := e.Do(ctx, "GET", "k"); !r.Equal(BulkReply("v")) {
+		t.Fatalf("GET after 100ms: %s", r)
+	}
+	if r, _ := e.Do(ctx, "PTTL", "k"); !r.Equal(IntReply(0)) {
+		t.Fatalf("PTTL after 100ms: %s", r)
+	}
 	e.Advance(1)
 	if r, _ := e.Do(ctx, "GET", "k"); !r.Equal(NilReply()) {
-		t.Fatalf("GET after 100ms: %s", r)
+		t.Fatalf("GET after 101ms: %s", r)
 	}
 	if _, ok := e.Entry("k"); ok {
 		t.Fatal("expired key still listed")
@@ -113,7 +120,7 @@ func TestVirtualClockExpiry(t *testing.T) {
 		t.Fatalf("entries %+v", e.Entries())
 	}
 	e.Advance(-50)
-	if e.Now() != 1100 {
+	if e.Now() != 1101 {
 		t.Fatalf("clock ran backwards: %d", e.Now())
 	}
 }
@@ -125,7 +132,7 @@ func TestTTLRounding(t *testing.T) {
 	for _, tc := range []struct {
 		advance int64
 		ttl     int64
-	}{{0, 2}, {1, 1}, {498, 1}, {502, 0}, {498, 0}, {1, -2}} {
+	}{{0, 2}, {1, 1}, {498, 1}, {502, 0}, {498, 0}, {1, 0}, {1, -2}} {
 		e.Advance(tc.advance)
 		if r, _ := e.Do(ctx, "TTL", "k"); !r.Equal(IntReply(tc.ttl)) {
 			t.Fatalf("after +%d: TTL %s, want %d", tc.advance, r, tc.ttl)

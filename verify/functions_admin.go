@@ -22,7 +22,12 @@ func (e *Engine) doFunction(args []string) (Reply, error) {
 	case "load":
 		return e.functionLoadCmd(args)
 	case "flush":
-		return e.functionFlush(args), nil
+		crash := e.funcs.badArgv && e.t.fnArgvCrash
+		r := e.functionFlush(args)
+		if crash && !r.IsError() {
+			return Reply{}, &RunError{Code: CodeServerCrash, Msg: e.argvCrashText()}
+		}
+		return r, nil
 	case "delete":
 		if len(args) != 3 {
 			return errArity("function|delete"), nil
@@ -49,6 +54,13 @@ func (e *Engine) doFunction(args []string) (Reply, error) {
 // errNotBusy is FUNCTION KILL's and SCRIPT KILL's reply when nothing runs:
 // offline, no script runs while a client command does.
 var errNotBusy = ErrorReply("NOTBUSY No scripts in execution right now.")
+
+// argvCrashText says why the target crashes at FUNCTION FLUSH after a
+// function whose last call failed its argument conversion.
+func (e *Engine) argvCrashText() string {
+	return "a function's redis.call or redis.pcall with an argument that is not a string or a number, not followed by another call, crashes " +
+		e.t.family + " " + e.t.versionName() + " at the next FUNCTION FLUSH (the Lua client keeps argc without argv)"
+}
 
 // functionLoadCmd is FUNCTION LOAD [REPLACE] code.
 func (e *Engine) functionLoadCmd(args []string) (Reply, error) {

@@ -2,6 +2,8 @@ package verify
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +86,57 @@ func TestScriptFlushNewState(t *testing.T) {
 	}
 	if r := mustEval(t, e, "return cjson.encode(3.14159265)", nil, nil); !r.Equal(BulkReply("3.14159265")) {
 		t.Errorf("after SCRIPT FLUSH: got %s, want a fresh state's", r)
+	}
+}
+
+// A function whose last redis.call failed its argument conversion gets the
+// server's error reply; on redis-8.0 the crash comes at the next FUNCTION
+// FLUSH (a warning says so), unless another function's call ran first.
+// Live proof: on Redis 8.0.2 the FCALL replies and the server runs on
+// (FUNCTION DELETE too); FUNCTION FLUSH then crashes it, as difftest's
+// function mode shows for snippets ending in such a call.
+func TestFunctionArgvCrashAtFlush(t *testing.T) {
+	ctx := context.Background()
+	const lib = "#!lua name=a\nredis.register_function('bad', function(keys, args) return redis.call('SET', keys[1], args[1]) end)\n" +
+		"redis.register_function('good', function(keys, args) return redis.call('GET', keys[1]) end)"
+	for target, tc := range map[string]struct {
+		crashes bool
+		errText string
+	}{
+		"redis-8.0":  {true, "ERR Lua redis lib command arguments must be strings or integers script: bad, on @user_function:2."},
+		"valkey-8.1": {false, "ERR Command arguments must be strings or integers script: bad, on @user_function:2."},
+	} {
+		crashes, errText := tc.crashes, tc.errText
+		e := New(Options{Target: target})
+		load := func() {
+			if _, err := e.FunctionLoad([]byte(lib), true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bad := func() {
+			t.Helper()
+			r, err := e.FCall(ctx, "bad", []string{"k"}, nil)
+			if err != nil || !r.Equal(ErrorReply(errText)) {
+				t.Fatalf("%s: FCALL bad = %s, %v", target, r, err)
+			}
+			if w := e.Warnings(); crashes != (len(w) == 1 && strings.Contains(w[0], "at the next FUNCTION FLUSH")) {
+				t.Errorf("%s: warnings %q", target, w)
+			}
+		}
+		load()
+		bad()
+		if _, err := e.FCall(ctx, "good", []string{"k"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := e.Do(ctx, "FUNCTION", "FLUSH"); err != nil || !r.Equal(StatusReply("OK")) {
+			t.Fatalf("%s: FUNCTION FLUSH after a good call = %s, %v", target, r, err)
+		}
+		load()
+		bad()
+		_, err := e.Do(ctx, "FUNCTION", "FLUSH")
+		var re *RunError
+		if crashes != (errors.As(err, &re) && re.Code == CodeServerCrash) {
+			t.Errorf("%s: FUNCTION FLUSH after the failed call: %v", target, err)
+		}
 	}
 }

@@ -52,7 +52,7 @@ func TestLeaseScripts(t *testing.T) {
 				}
 			}
 			expect(run("acquire", keys, "old", "100"), ArrayReply(BulkReply("acquired")))
-			e.Advance(100) // OLD's lease expires exactly now
+			e.Advance(101) // OLD's lease expired 1 ms ago (at its time it still held)
 			expect(run("acquire", keys, "cur", "100"), ArrayReply(BulkReply("acquired")))
 			expect(run("publish", keys, "cur", "CURRENT", "60000"), IntReply(1))
 			expect(run("publish", keys, "old", "OLD", "60000"), IntReply(0))

@@ -177,13 +177,13 @@ func TestSetExpiry(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e.Advance(99)
+	e.Advance(100) // at its expiry time the key still exists, as in Redis
 	if r, _ := e.Do(ctx, "SINTER", "s", "t"); !r.Equal(bulks("2")) {
-		t.Fatalf("before expiry: %s", r)
+		t.Fatalf("at expiry: %s", r)
 	}
 	e.Advance(1)
 	if r, _ := e.Do(ctx, "SINTER", "s", "t"); !r.Equal(ArrayReply()) {
-		t.Errorf("at expiry SINTER = %s, want empty", r)
+		t.Errorf("past expiry SINTER = %s, want empty", r)
 	}
 	if r, _ := e.Do(ctx, "SADD", "s", "9"); !r.Equal(IntReply(1)) {
 		t.Errorf("SADD on an expired key = %s", r)

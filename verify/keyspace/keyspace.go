@@ -25,8 +25,10 @@ var typeNames = [...]string{
 
 func (k valueKind) String() string { return typeNames[k] }
 
-// value is one key's value. expireAt is the Unix ms at which the key is
-// gone (0: no expiry); a key is expired once now >= expireAt, as in Redis.
+// value is one key's value. expireAt is the Unix ms of the key's expiry
+// (0: none); a key is expired once now > expireAt, as in Redis
+// (keyIsExpired: "now > when"): at now == expireAt it still exists, with
+// PTTL 0.
 // Exactly one of str, hash, list, set, zset, stream is used, by kind.
 type value struct {
 	kind     valueKind
@@ -70,7 +72,7 @@ func (db *keyspace) get(key string) *value {
 	if !ok {
 		return nil
 	}
-	if v.expireAt > 0 && db.e.now >= v.expireAt {
+	if v.expireAt > 0 && db.e.now > v.expireAt {
 		delete(db.keys, key)
 		return nil
 	}
@@ -136,7 +138,7 @@ func (e *Server) selectDB(i int) { e.db = e.database(i) }
 func (db *keyspace) liveKeys() []string {
 	out := make([]string, 0, len(db.keys))
 	for k, v := range db.keys {
-		if (v.expireAt == 0 || db.e.now < v.expireAt) && (v.kind != kindHash || !v.hash.allExpired(db.e.now)) {
+		if (v.expireAt == 0 || db.e.now <= v.expireAt) && (v.kind != kindHash || !v.hash.allExpired(db.e.now)) {
 			out = append(out, k)
 		}
 	}

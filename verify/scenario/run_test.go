@@ -122,7 +122,7 @@ steps:
   - worker: old
     call: acquire
     args: {lease_ttl_ms: 100}
-  - sleep_ms: 100
+  - sleep_ms: 101
   - worker: cur
     call: acquire
     args: {lease_ttl_ms: 1000}
