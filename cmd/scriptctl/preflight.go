@@ -61,13 +61,19 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 	var res stepResult
 	// One engine per target, all at once; findings in target order.
 	byTarget := make([][]checkFinding, len(m.Targets))
+	var library []byte
+	if mode != loader.ModeScripts {
+		library = m.FunctionsLibrary()
+	}
 	var wg sync.WaitGroup
 	for i, t := range m.Targets {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var fs []checkFinding
-			e := verify.New(verify.Options{Target: t, LoadStepLimit: preflightLoadSteps})
+			// Each engine serves this check alone (Once): its sandbox
+			// is not recorded for reuse.
+			e := verify.New(verify.Options{Target: t, LoadStepLimit: preflightLoadSteps, Once: true})
 			// A script compiles once for every target (the engines share
 			// their compiles): each target starts at another script, so the
 			// targets compile different scripts at once and then find the
@@ -97,7 +103,7 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 				byTarget[i] = fs
 				return
 			}
-			r, err := e.FunctionLoad(m.FunctionsLibrary(), false)
+			r, err := e.FunctionLoad(library, false)
 			if steps, spent := e.LoadBudgetSpent(); err == nil && r.IsError() && spent {
 				fs = append(fs, checkFinding{Severity: "error", File: m.Path, Code: codeLoadBudget,
 					Message: fmt.Sprintf("%s: FUNCTION LOAD of library %s ran past the load budget of %d Lua instructions, the offline measure of Redis's 500 ms load limit: a server this fast refuses it with \"FUNCTION LOAD timeout\"; the library's code is not in question (split the library, or --skip-checks to let the servers decide)", t, m.LibraryName(), steps)})
