@@ -62,9 +62,19 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 	// One engine per target, all at once; findings in target order.
 	byTarget := make([][]checkFinding, len(m.Targets))
 	var library []byte
+	shared := false
 	if mode != loader.ModeScripts {
 		library = m.FunctionsLibrary()
+		// A library whose top-level code only registers functions (what
+		// the manifest generates, unless a script ends its function
+		// early) loads on every target if it loads on one
+		// (verify.RegistersOnly): the first target's engine loads it,
+		// the others only when it refuses, so that each target's
+		// refusal is reported in its own words.
+		shared = len(m.Targets) > 1 && verify.RegistersOnly(library)
 	}
+	firstDone := make(chan struct{})
+	firstLoaded := false
 	var wg sync.WaitGroup
 	for i, t := range m.Targets {
 		wg.Add(1)
@@ -103,7 +113,18 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 				byTarget[i] = fs
 				return
 			}
+			if shared && i > 0 {
+				<-firstDone
+				if firstLoaded {
+					byTarget[i] = fs
+					return
+				}
+			}
 			r, err := e.FunctionLoad(library, false)
+			if shared && i == 0 {
+				firstLoaded = err == nil && !r.IsError()
+				close(firstDone)
+			}
 			if steps, spent := e.LoadBudgetSpent(); err == nil && r.IsError() && spent {
 				fs = append(fs, checkFinding{Severity: "error", File: m.Path, Code: codeLoadBudget,
 					Message: fmt.Sprintf("%s: FUNCTION LOAD of library %s ran past the load budget of %d Lua instructions, the offline measure of Redis's 500 ms load limit: a server this fast refuses it with \"FUNCTION LOAD timeout\"; the library's code is not in question (split the library, or --skip-checks to let the servers decide)", t, m.LibraryName(), steps)})
