@@ -62,21 +62,28 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 	// One engine per target, all at once; findings in target order.
 	byTarget := make([][]checkFinding, len(m.Targets))
 	var library []byte
-	shared := false
+	judged, shared := false, false
 	if mode != loader.ModeScripts {
 		library = m.FunctionsLibrary()
 		// A library whose top-level code only registers functions (what
 		// the manifest generates, unless a script ends its function
 		// early) loads on every target if it loads on one
-		// (verify.RegistersOnly): the first target's engine loads it,
-		// the others only when it refuses, so that each target's
-		// refusal is reported in its own words.
-		shared = len(m.Targets) > 1 && verify.RegistersOnly(library)
+		// (verify.RegistersOnly), and whether it does follows from its
+		// registrations alone (verify.LoadsOnEveryTarget): such a
+		// library is not loaded at all when they pass register_function's
+		// checks; else the first target's engine loads it, and the
+		// others only when it refuses, so that each target's refusal is
+		// reported in its own words.
+		judged = verify.LoadsOnEveryTarget(library, preflightLoadSteps)
+		shared = !judged && len(m.Targets) > 1 && verify.RegistersOnly(library)
 	}
 	firstDone := make(chan struct{})
 	firstLoaded := false
 	var wg sync.WaitGroup
 	for i, t := range m.Targets {
+		if mode == loader.ModeFunctions && judged {
+			break // nothing left to load
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -109,7 +116,7 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 					fs = append(fs, *f)
 				}
 			}
-			if mode == loader.ModeScripts {
+			if mode == loader.ModeScripts || judged {
 				byTarget[i] = fs
 				return
 			}
