@@ -56,7 +56,9 @@ var preflightLoadSteps int64
 // Functions library (FUNCTION LOAD) in the offline engine of every target
 // the manifest lists, as the servers would: an error is invalid input.
 // Only what mode sends is checked: scripts mode loads no library,
-// functions mode no script.
+// functions mode no script. A library that only registers functions is
+// judged from its compiled registrations, or loaded on the others only
+// when the first target refuses it (see below).
 func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode) stepResult {
 	var res stepResult
 	// One engine per target, all at once; findings in target order.
