@@ -68,6 +68,12 @@ type Options struct {
 	// measures its memory (memory.go) it leaves them out, so a caller's
 	// own data is never blamed on the script.
 	MemoryOutside func() int64
+	// Once says the engine serves one run or one FUNCTION LOAD and is
+	// then dropped (a pre-flight syntax check): its Lua sandboxes are
+	// not recorded for Reset (a walk of every table of a sandbox just
+	// built), and Reset and SCRIPT FLUSH build them again on first use
+	// instead of restoring them. Replies are the same.
+	Once bool
 }
 
 // Engine is one offline Redis: a keyspace on a virtual clock, a Functions
@@ -157,13 +163,13 @@ func (e *Engine) init(opts Options) {
 func (e *Engine) Reset() {
 	evalRun, fs := e.evalRun, e.funcs
 	e.init(e.opts)
-	if evalRun != nil && !evalRun.broken && (!evalRun.grown || evalRun.freshCallInfos()) {
+	if evalRun != nil && evalRun.sealed && !evalRun.broken && (!evalRun.grown || evalRun.freshCallInfos()) {
 		evalRun.reset()
 		e.evalRun = evalRun
 	}
 	switch {
 	case fs.run == nil:
-	case fs.run.broken, fs.run.grown && !fs.run.freshCallInfos():
+	case !fs.run.sealed, fs.run.broken, fs.run.grown && !fs.run.freshCallInfos():
 		fs.run.L.Close()
 	default:
 		fs.run.reset()

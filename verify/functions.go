@@ -100,7 +100,7 @@ func (e *Engine) functionsState() *scriptRun {
 	api.RawSetString(catChainName, r.catLong)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"
-	r.seal(fs.api)
+	r.sealUnlessOnce(fs.api)
 	fs.run = r
 	return r
 }

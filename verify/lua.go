@@ -63,6 +63,7 @@ type scriptRun struct {
 	coPanic  func(*lua.LState)           // coroutinePanic, made once
 	onThread func(*lua.LState)           // hookCoroutine, made once
 	broken   bool                        // a run was stopped: the state is not reused
+	sealed   bool                        // snap holds the state as built: reset may restore it
 	libs     *lualib.State               // the libraries' Go-side settings
 	snap     sandboxSnap                 // the tables as built (sandbox.go)
 	// ctors records the shape of each table a constructor built, held

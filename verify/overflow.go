@@ -128,7 +128,7 @@ func (e *Engine) flushEvalState() {
 	if r == nil {
 		return
 	}
-	if r.broken || r.grown && !r.freshCallInfos() {
+	if !r.sealed || r.broken || r.grown && !r.freshCallInfos() {
 		r.L.Close()
 		e.evalRun = nil
 		return

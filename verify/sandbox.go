@@ -116,6 +116,15 @@ func (r *scriptRun) seal(extra ...lua.LValue) {
 		roots = append(roots, L.G.Registry)
 	}
 	r.snap = snapshotTables(roots...)
+	r.sealed = true
+}
+
+// sealUnlessOnce seals r unless its engine serves one run (Options.Once):
+// such a state is built again, never restored.
+func (r *scriptRun) sealUnlessOnce(extra ...lua.LValue) {
+	if !r.e.opts.Once {
+		r.seal(extra...)
+	}
 }
 
 // reset puts a sealed sandbox back in the state it was built in, for a

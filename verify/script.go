@@ -112,7 +112,7 @@ func (e *Engine) eval(ctx context.Context, src []byte, keys, args []string, ro b
 	if r == nil {
 		r = &scriptRun{e: e, ctx: runCtx, callInfo: e.evalCallInfo}
 		r.newState()
-		r.seal()
+		r.sealUnlessOnce()
 		e.evalRun = r
 	}
 	r.ctx, r.name, r.runErr = runCtx, sha, nil

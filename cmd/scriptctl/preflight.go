@@ -56,18 +56,43 @@ var preflightLoadSteps int64
 // Functions library (FUNCTION LOAD) in the offline engine of every target
 // the manifest lists, as the servers would: an error is invalid input.
 // Only what mode sends is checked: scripts mode loads no library,
-// functions mode no script.
+// functions mode no script. A library that only registers functions is
+// judged from its compiled registrations, or loaded on the others only
+// when the first target refuses it (see below).
 func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode) stepResult {
 	var res stepResult
 	// One engine per target, all at once; findings in target order.
 	byTarget := make([][]checkFinding, len(m.Targets))
+	var library []byte
+	judged, shared := false, false
+	if mode != loader.ModeScripts {
+		library = m.FunctionsLibrary()
+		// A library whose top-level code only registers functions (what
+		// the manifest generates, unless a script ends its function
+		// early) loads on every target if it loads on one
+		// (verify.RegistersOnly), and whether it does follows from its
+		// registrations alone (verify.LoadsOnEveryTarget): such a
+		// library is not loaded at all when they pass register_function's
+		// checks; else the first target's engine loads it, and the
+		// others only when it refuses, so that each target's refusal is
+		// reported in its own words.
+		judged = verify.LoadsOnEveryTarget(library, preflightLoadSteps)
+		shared = !judged && len(m.Targets) > 1 && verify.RegistersOnly(library)
+	}
+	firstDone := make(chan struct{})
+	firstLoaded := false
 	var wg sync.WaitGroup
 	for i, t := range m.Targets {
+		if mode == loader.ModeFunctions && judged {
+			break // nothing left to load
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var fs []checkFinding
-			e := verify.New(verify.Options{Target: t, LoadStepLimit: preflightLoadSteps})
+			// Each engine serves this check alone (Once): its sandbox
+			// is not recorded for reuse.
+			e := verify.New(verify.Options{Target: t, LoadStepLimit: preflightLoadSteps, Once: true})
 			// A script compiles once for every target (the engines share
 			// their compiles): each target starts at another script, so the
 			// targets compile different scripts at once and then find the
@@ -93,11 +118,22 @@ func checkSyntaxStep(ctx context.Context, m *manifest.Manifest, mode loader.Mode
 					fs = append(fs, *f)
 				}
 			}
-			if mode == loader.ModeScripts {
+			if mode == loader.ModeScripts || judged {
 				byTarget[i] = fs
 				return
 			}
-			r, err := e.FunctionLoad(m.FunctionsLibrary(), false)
+			if shared && i > 0 {
+				<-firstDone
+				if firstLoaded {
+					byTarget[i] = fs
+					return
+				}
+			}
+			r, err := e.FunctionLoad(library, false)
+			if shared && i == 0 {
+				firstLoaded = err == nil && !r.IsError()
+				close(firstDone)
+			}
 			if steps, spent := e.LoadBudgetSpent(); err == nil && r.IsError() && spent {
 				fs = append(fs, checkFinding{Severity: "error", File: m.Path, Code: codeLoadBudget,
 					Message: fmt.Sprintf("%s: FUNCTION LOAD of library %s ran past the load budget of %d Lua instructions, the offline measure of Redis's 500 ms load limit: a server this fast refuses it with \"FUNCTION LOAD timeout\"; the library's code is not in question (split the library, or --skip-checks to let the servers decide)", t, m.LibraryName(), steps)})

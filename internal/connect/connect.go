@@ -345,7 +345,13 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 		// saying HELLO on) another one for the first keyed command, such
 		// as the deploy lock's SET.
 		PipelineMultiplex: -1,
-		Dialer:            net.Dialer{Timeout: c.Timeout},
+		// No CLIENT SETINFO after HELLO: the least-privilege users
+		// docs/deploy.md gives are not granted it, so on servers that
+		// know the command (Redis 7.2+, Valkey) each connection would
+		// add a refusal to the ACL log; and it is two commands per
+		// connection a run does not need.
+		ClientSetInfo: rueidis.DisableClientSetInfo,
+		Dialer:        net.Dialer{Timeout: c.Timeout},
 		// Every byte a server sends is checked against the reply limits
 		// before rueidis reads it: rueidis allocates what a header asks.
 		DialCtxFn: c.dial,

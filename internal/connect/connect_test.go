@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,12 +11,14 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -353,6 +356,49 @@ func FuzzParseURL(f *testing.F) {
 			t.Fatalf("parseURL(%q) gave port %q", raw, port)
 		}
 	})
+}
+
+// A client from Dial says HELLO and nothing else before the caller's
+// first command: no CLIENT SETINFO, which a least-privilege user may not
+// run (docs/deploy.md, "Least privilege"; each refusal is an ACL log
+// entry on servers that know the command).
+func TestDialSendsOnlyHello(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	addr := redistest.Fake(t, func(conn net.Conn) {
+		defer conn.Close()
+		r := bufio.NewReader(conn)
+		for {
+			args, err := redistest.ReadCommand(r)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			got = append(got, strings.ToUpper(strings.Join(args, " ")))
+			mu.Unlock()
+			if _, err := io.WriteString(conn, "+OK\r\n"); err != nil {
+				return
+			}
+		}
+	})
+	cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: 5 * time.Second}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := cfg.Dial(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Do(ctx, c.B().Ping().Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"HELLO 2", "PING"}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("a dial and one PING sent:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // A client from Dial holds one connection to its node, whatever the

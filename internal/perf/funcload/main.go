@@ -31,6 +31,7 @@ func dial(addr string) (rueidis.Client, error) {
 		WriteBufferEachConn: 1 << 14,
 		RingScaleEachConn:   2,
 		PipelineMultiplex:   -1,
+		ClientSetInfo:       rueidis.DisableClientSetInfo,
 	})
 }
 
