@@ -3,7 +3,6 @@ package coverage
 import (
 	"bytes"
 	"encoding/xml"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
@@ -32,18 +31,9 @@ func refCobertura(r *Report, w io.Writer, dir, library string, now time.Time) er
 		cl := cobClass{Name: s.Name, Filename: rel(dir, s.File), LineRate: rate(st.LinesHit, st.Lines), BranchRate: rate(st.BranchesHit, st.Branches), Complexity: "0"}
 		for _, l := range s.Lines {
 			cl2 := cobLine{Number: l.Line, Hits: l.Count}
-			if n := 2 * len(l.Branches); n > 0 {
-				hit := 0
-				for _, b := range l.Branches {
-					if b.Next > 0 {
-						hit++
-					}
-					if b.Skip > 0 {
-						hit++
-					}
-				}
+			if cc, ok := conditionCoverage(l); ok {
 				cl2.Branch = true
-				cl2.ConditionCoverage = fmt.Sprintf("%d%% (%d/%d)", 100*hit/n, hit, n)
+				cl2.ConditionCoverage = cc
 			}
 			cl.Lines = append(cl.Lines, cl2)
 		}

@@ -222,18 +222,9 @@ func (r *Report) WriteCobertura(w io.Writer, dir, library string, now time.Time)
 		x.Start("lines")
 		for _, l := range s.Lines {
 			attrs := []diag.Attr{diag.IntAttr("number", int64(l.Line)), diag.IntAttr("hits", int64(l.Count)), diag.BoolAttr("branch", false)}
-			if n := 2 * len(l.Branches); n > 0 {
-				hit := 0
-				for _, b := range l.Branches {
-					if b.Next > 0 {
-						hit++
-					}
-					if b.Skip > 0 {
-						hit++
-					}
-				}
+			if cc, ok := conditionCoverage(l); ok {
 				attrs[2] = diag.BoolAttr("branch", true)
-				attrs = append(attrs, diag.StrAttr("condition-coverage", fmt.Sprintf("%d%% (%d/%d)", 100*hit/n, hit, n)))
+				attrs = append(attrs, diag.StrAttr("condition-coverage", cc))
 			}
 			x.Start("line", attrs...)
 			x.End("line")
@@ -253,4 +244,23 @@ func (r *Report) WriteCobertura(w io.Writer, dir, library string, now time.Time)
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// conditionCoverage is a line's Cobertura condition-coverage, "P% (hit/n)"
+// over both ways of each of its branches; false for a line without any.
+func conditionCoverage(l verify.LineHits) (string, bool) {
+	n := 2 * len(l.Branches)
+	if n == 0 {
+		return "", false
+	}
+	hit := 0
+	for _, b := range l.Branches {
+		if b.Next > 0 {
+			hit++
+		}
+		if b.Skip > 0 {
+			hit++
+		}
+	}
+	return fmt.Sprintf("%d%% (%d/%d)", 100*hit/n, hit, n), true
 }

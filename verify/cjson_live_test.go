@@ -65,24 +65,6 @@ out[#out + 1] = (mp:gsub('.', function(c) return string.format('%02x', c:byte())
 local ok3, back = pcall(cjson.encode, cmsgpack.unpack(mp))
 out[#out + 1] = tostring(ok3) .. ' ' .. tostring(back)
 return out`
-		msg, err := srv.Do(ctx, "EVAL", src, "0", doc).ToMessage()
-		var want Reply
-		if err != nil {
-			want = ErrorReply(err.Error())
-		} else if want, err = FromMessage(msg); err != nil {
-			t.Fatal(err)
-		}
-		e.Reset()
-		got, rerr := e.Eval(ctx, []byte(src), nil, []string{doc})
-		if rerr != nil {
-			t.Errorf("case %d: %v\n%s", i, rerr, doc)
-			continue
-		}
-		if live, off := want.String(), strings.Replace(got.String(), "ERR ", "", 1); live != off {
-			t.Errorf("case %d: doc %s\nlive:\n%s\noffline:\n%s\nwarnings %q", i, doc, live, off, e.Warnings())
-		}
-		if w := e.Warnings(); len(w) > 0 {
-			t.Errorf("case %d: doc %s: warned %q", i, doc, w)
-		}
+		evalBoth(t, ctx, srv, e, i, src, doc)
 	}
 }

@@ -377,16 +377,9 @@ func (r *scriptRun) registerFunction(L *lua.LState) int {
 	return 0
 }
 
-// luaStringArg is luaGetStringSds: a string, or a number as its text.
-func luaStringArg(v lua.LValue) (string, bool) {
-	switch x := v.(type) {
-	case lua.LString:
-		return string(x), true
-	case lua.LNumber:
-		return luaNumber(float64(x)), true
-	}
-	return "", false
-}
+// luaStringArg is luaGetStringSds: a string, or a number as its text
+// (lua_isstring, lua_tolstring), as concatString reads an operand.
+func luaStringArg(v lua.LValue) (string, bool) { return concatString(v) }
 
 // readFunctionFlags is luaRegisterFunctionReadFlags: t[1], t[2], ... up to
 // the first nil, each a flag's name without regard to case (a number is

@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"slices"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -283,24 +284,31 @@ func registrations(p *lua.FunctionProto) (ok, loads bool) {
 // function's name, and whether they pass.
 func registration(args []regValue) (string, bool) {
 	if len(args) == 2 {
-		s, ok := args[0].k.(lua.LString)
-		return string(s), ok
+		return regString(args[0])
 	}
 	t := args[0].t
 	if len(t.array) > 0 {
 		return "", false // a key that is not a string
 	}
 	name, callback := "", false
+	seen := map[string]bool{}
 	for key, v := range t.named {
+		// registerFunction compares the names without case: one given
+		// in two spellings is decided by Lua's order, left to the engines
+		key = strings.ToLower(key)
+		if seen[key] {
+			return "", false
+		}
+		seen[key] = true
 		switch key {
 		case "function_name":
-			s, ok := v.k.(lua.LString)
-			if v.kind != regConst || !ok {
+			s, ok := regString(v)
+			if !ok {
 				return "", false
 			}
-			name = string(s)
+			name = s
 		case "description":
-			if _, ok := v.k.(lua.LString); v.kind != regConst || !ok {
+			if _, ok := regString(v); !ok {
 				return "", false
 			}
 		case "callback":
@@ -320,7 +328,7 @@ func registration(args []regValue) (string, bool) {
 					break
 				}
 				s, isString := x.k.(lua.LString)
-				if x.kind != regConst || !isString || !isScriptFlag(string(s)) {
+				if x.kind != regConst || !isString || !slices.ContainsFunc(scriptFlags, func(f string) bool { return strings.EqualFold(f, string(s)) }) {
 					return "", false
 				}
 			}
@@ -329,4 +337,12 @@ func registration(args []regValue) (string, bool) {
 		}
 	}
 	return name, name != "" && callback
+}
+
+// regString is luaStringArg of a constant: a string, or a number's text.
+func regString(v regValue) (string, bool) {
+	if v.kind != regConst {
+		return "", false
+	}
+	return luaStringArg(v.k)
 }

@@ -14,6 +14,10 @@ var registerLibraries = []string{
 		"\nredis.register_function{function_name='lib_b_v1', callback=function(KEYS, ARGV)\nlocal x = 1\nreturn x\nend, flags={'no-writes', 'allow-stale', 'no-cluster'}}\n",
 	"redis.register_function('f1', function(keys, args) return 1 end)\nredis.register_function('f2', function(keys, args) return 2 end)\n",
 	"redis.register_function{function_name='f', callback=function() end, description='a function'}\n",
+	// The names and flags without case, a number as a name or description.
+	"redis.register_function{FUNCTION_NAME='f', Callback=function() end, FLAGS={'NO-WRITES', 'Allow-Oom'}, Description='d'}\n",
+	"redis.register_function(12, function() end)\nredis.register_function{function_name=3.5, callback=function() end, description=4}\n",
+	"redis.register_function{function_name='f', callback=function() end, flags={1}}\n",
 	// Lua's table rules: the flags up to the first nil, the last of a
 	// key given twice, names differing in case.
 	"redis.register_function{function_name='f', callback=function() end, flags={'no-writes', nil, 'bogus'}}\n",

@@ -103,26 +103,6 @@ func TestTableLibOrderLive(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 7))
 	e := New(Options{Target: target})
 	for i := 0; i < 200; i++ {
-		src := randomLibTableScript(r)
-		msg, err := srv.Do(ctx, "EVAL", src, "0").ToMessage()
-		var want Reply
-		if err != nil {
-			want = ErrorReply(err.Error())
-		} else if want, err = FromMessage(msg); err != nil {
-			t.Fatal(err)
-		}
-		e.Reset()
-		got, rerr := e.Eval(ctx, []byte(src), nil, nil)
-		if rerr != nil {
-			t.Fatalf("case %d: %v\n%s", i, rerr, src)
-		}
-		if live, off := want.String(), strings.Replace(got.String(), "ERR ", "", 1); live != off {
-			t.Errorf("case %d differs\nlive:\n%s\noffline:\n%s\nwarnings: %q\n%s", i, live, off, e.Warnings(), src)
-		}
-		for _, w := range e.Warnings() {
-			if strings.Contains(w, "key order") {
-				t.Errorf("case %d: warned %q\n%s", i, w, src)
-			}
-		}
+		evalBoth(t, ctx, srv, e, i, randomLibTableScript(r))
 	}
 }

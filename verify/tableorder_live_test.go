@@ -86,28 +86,34 @@ func TestTableOrderLive(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 5))
 	e := New(Options{Target: target})
 	for i := 0; i < 300; i++ {
-		src := randomTableScript(r)
-		msg, err := srv.Do(ctx, "EVAL", src, "0").ToMessage()
-		var want Reply
-		if err != nil {
-			want = ErrorReply(err.Error()) // an error reply: cjson's refusals
-		} else if want, err = FromMessage(msg); err != nil {
-			t.Fatal(err)
-		}
-		e.Reset()
-		got, rerr := e.Eval(ctx, []byte(src), nil, nil)
-		if rerr != nil {
-			t.Fatalf("case %d: %v\n%s", i, rerr, src)
-		}
-		// rueidis drops an error reply's "ERR " code
-		if live, off := want.String(), strings.Replace(got.String(), "ERR ", "", 1); live != off {
-			t.Errorf("case %d differs\nlive:\n%s\noffline:\n%s\nwarnings: %q\n%s", i, live, off, e.Warnings(), src)
-		}
-		// every history here is recorded whole: no order is guessed
-		for _, w := range e.Warnings() {
-			if strings.Contains(w, "key order") {
-				t.Errorf("case %d: warned %q\n%s", i, w, src)
-			}
+		evalBoth(t, ctx, srv, e, i, randomTableScript(r))
+	}
+}
+
+// evalBoth runs src as EVAL with args on the live server and in e (reset
+// first) and requires the same reply, and no guessed key order: every
+// history the random scripts make is recorded whole.
+func evalBoth(t *testing.T, ctx context.Context, srv *redistest.Server, e *Engine, i int, src string, args ...string) {
+	t.Helper()
+	msg, err := srv.Do(ctx, append([]string{"EVAL", src, "0"}, args...)...).ToMessage()
+	var want Reply
+	if err != nil {
+		want = ErrorReply(err.Error()) // an error reply: cjson's refusals
+	} else if want, err = FromMessage(msg); err != nil {
+		t.Fatal(err)
+	}
+	e.Reset()
+	got, rerr := e.Eval(ctx, []byte(src), nil, args)
+	if rerr != nil {
+		t.Fatalf("case %d: %v\nargs %q\n%s", i, rerr, args, src)
+	}
+	// rueidis drops an error reply's "ERR " code
+	if live, off := want.String(), strings.Replace(got.String(), "ERR ", "", 1); live != off {
+		t.Errorf("case %d differs\nlive:\n%s\noffline:\n%s\nwarnings: %q\nargs %q\n%s", i, live, off, e.Warnings(), args, src)
+	}
+	for _, w := range e.Warnings() {
+		if strings.Contains(w, "key order") {
+			t.Errorf("case %d: warned %q\nargs %q\n%s", i, w, args, src)
 		}
 	}
 }
