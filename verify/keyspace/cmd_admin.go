@@ -81,9 +81,6 @@ func registerAdmin() {
 			return clusterOff(e, sc, a)
 		})
 	}
-	for _, n := range []string{"cluster", "slowlog", "memory", "pubsub"} {
-		SubcommandChecked[n] = true
-	}
 	registerIn("slowlog", noKeys, cmdSlowlog)
 	registerIn("wait", noKeys, cmdWait)
 	registerIn("memory", func(a []string) []string {

@@ -18,8 +18,6 @@ func registerServer() {
 	register("echo", noKeys, func(_ *Server, a []string) Reply { return BulkReply(a[1]) })
 	register("ping", noKeys, cmdPing)
 	registerIn("command", noKeys, cmdCommand)
-	// COMMAND's subcommands are checked from the command table.
-	SubcommandChecked["command"] = true
 }
 
 // cmdCommand answers COMMAND COUNT: the number of top-level commands of the
