@@ -104,6 +104,7 @@ func (r *scriptRun) aborting() bool {
 // struct, cmsgpack and redis, every global table readonly, and reading an
 // unknown global an error.
 func (r *scriptRun) newState() {
+	wrapArith()
 	if r.callInfo == 0 {
 		r.callInfo = callInfoFresh
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -146,9 +147,11 @@ func rk(regs []lua.LValue, f *gopherFrame, x int) lua.LValue {
 	return regs[f.LocalBase+x]
 }
 
-// init wraps the handlers once, before any state runs: the jump table is
-// the library's, shared by every state of the process.
-func init() {
+// wrapArith wraps the handlers, once, before the engine's first state
+// runs (newState): the jump table is the library's, shared by every
+// state of the process. It is not done at process start, which every
+// scriptctl command pays.
+var wrapArith = sync.OnceFunc(func() {
 	if !vmArithOK() {
 		return
 	}
@@ -197,4 +200,4 @@ func init() {
 		}
 		return unm(L, inst, frame)
 	}
-}
+})

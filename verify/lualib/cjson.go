@@ -308,18 +308,29 @@ func (c *cjsonLib) appendData(L *lua.LState, b []byte, v lua.LValue, depth int) 
 // what follows such a key decides: a smaller index after it sets the
 // length again (the keys past 2^31-1 then fall out of the array), a larger
 // one leaves INT_MIN, which makes the table an object.
+//
+// The order only matters then: a key that is not a positive integer makes
+// the table an object wherever it comes, so the keys are first checked in
+// gopher-lua's order, which costs no replay of the table's layout.
 func (c *cjsonLib) arrayLength(L *lua.LState, t *lua.LTable) int {
-	max, items := int32(0), 0
-	for k := range c.order.Pairs(t) {
+	max, items, past := int32(0), 0, false
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
 		n, ok := k.(lua.LNumber)
 		f := float64(n)
 		if !ok || f == 0 || math.Floor(f) != f || f < 1 {
 			return -1
 		}
-		if f > float64(max) {
-			max = cInt32(f)
-		}
+		past = past || f > math.MaxInt32
+		max = int32(math.Max(float64(max), math.Min(f, math.MaxInt32)))
 		items++
+	}
+	if past {
+		max = 0
+		for k := range c.order.Pairs(t) {
+			if f := float64(k.(lua.LNumber)); f > float64(max) {
+				max = cInt32(f)
+			}
+		}
 	}
 	if c.cfg.sparseRatio > 0 && int64(max) > int64(items)*int64(c.cfg.sparseRatio) && int(max) > c.cfg.sparseSafe {
 		if c.cfg.sparseConvert == 0 {
