@@ -209,9 +209,7 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 		}
 	}
 	if old != nil {
-		for _, f := range old.funcs {
-			delete(fs.funcs, strings.ToLower(f.name))
-		}
+		fs.unlink(old)
 	}
 	fs.loads++
 	lib := &library{name: name, code: append([]byte(nil), code...), funcs: pending, seq: fs.loads}
@@ -221,6 +219,16 @@ func (e *Engine) FunctionLoad(code []byte, replace bool) (Reply, error) {
 	}
 	fs.libs[name] = lib
 	return BulkReply(name), nil
+}
+
+// unlink removes lib and its functions (libraryUnlink): function names
+// are unique without regard to case across libraries, so each lower-cased
+// name is lib's own.
+func (fs *functions) unlink(lib *library) {
+	for _, f := range lib.funcs {
+		delete(fs.funcs, strings.ToLower(f.name))
+	}
+	delete(fs.libs, lib.name)
 }
 
 // libraryMeta parses "#!lua name=<lib>" (functionExtractLibMetaData).
@@ -394,14 +402,24 @@ func readFunctionFlags(t *lua.LTable) ([]string, bool) {
 		if !ok {
 			return nil, false
 		}
-		j := slices.IndexFunc(scriptFlags, func(f string) bool { return strings.EqualFold(f, s) })
-		if j < 0 {
+		f, ok := functionFlag(s)
+		if !ok {
 			return nil, false
 		}
-		if !hasFlag(flags, scriptFlags[j]) {
-			flags = append(flags, scriptFlags[j])
+		if !hasFlag(flags, f) {
+			flags = append(flags, f)
 		}
 	}
+}
+
+// functionFlag is the flag register_function's flags name, compared
+// without regard to case (a shebang's flags are compared exactly).
+func functionFlag(name string) (string, bool) {
+	j := slices.IndexFunc(scriptFlags, func(f string) bool { return strings.EqualFold(f, name) })
+	if j < 0 {
+		return "", false
+	}
+	return scriptFlags[j], true
 }
 
 // checkPending returns the error of registering f after earlier ones: an

@@ -102,17 +102,11 @@ func (e *Engine) functionFlush(args []string) Reply {
 // library's functions go with it; the Lua state keeps what their runs did
 // to it, as on every target.
 func (e *Engine) functionDelete(name string) Reply {
-	fs := e.funcs
-	lib, ok := fs.libs[name]
+	lib, ok := e.funcs.libs[name]
 	if !ok {
 		return ErrorReply("ERR Library not found")
 	}
-	for _, f := range lib.funcs {
-		if g := fs.funcs[strings.ToLower(f.name)]; g == f {
-			delete(fs.funcs, strings.ToLower(f.name))
-		}
-	}
-	delete(fs.libs, name)
+	e.funcs.unlink(lib)
 	return okReply
 }
 

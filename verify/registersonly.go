@@ -24,16 +24,24 @@ import (
 // every target. A refusal may differ between targets in its wording, so
 // a caller that needs each target's refusal loads code on each.
 func RegistersOnly(code []byte) bool {
+	_, only, _ := libraryRegistrations(code)
+	return only
+}
+
+// libraryRegistrations is registrations of the library code's main chunk,
+// with the chunk; nil and false for code without valid metadata or that
+// does not compile.
+func libraryRegistrations(code []byte) (p *lua.FunctionProto, only, loads bool) {
 	if _, errText := libraryMeta(code); errText != "" {
-		return false
+		return nil, false, false
 	}
 	end := bytes.IndexByte(code, '\n')
 	c := compileCached(code[end:], "@user_function")
 	if c.err != nil || c.proto == nil {
-		return false
+		return nil, false, false
 	}
-	ok, _ := registrations(c.proto)
-	return ok
+	only, loads = registrations(c.proto)
+	return c.proto, only, loads
 }
 
 // LoadsOnEveryTarget reports whether FUNCTION LOAD of the library code
@@ -50,17 +58,9 @@ func LoadsOnEveryTarget(code []byte, loadSteps int64) bool {
 	if loadSteps > 0 {
 		budget = min(loadSteps, DefaultStepLimit)
 	}
-	if !RegistersOnly(code) {
-		return false
-	}
-	end := bytes.IndexByte(code, '\n')
-	c := compileCached(code[end:], "@user_function")
+	p, only, loads := libraryRegistrations(code)
 	// Straight-line code runs each instruction once.
-	if budget < 1<<20 || len(c.proto.Code) > 1<<16 {
-		return false
-	}
-	_, loads := registrations(c.proto)
-	return loads
+	return only && loads && budget >= 1<<20 && len(p.Code) <= 1<<16
 }
 
 // The kinds of value registrations follows in the main chunk's registers.
@@ -328,7 +328,8 @@ func registration(args []regValue) (string, bool) {
 					break
 				}
 				s, isString := x.k.(lua.LString)
-				if x.kind != regConst || !isString || !slices.ContainsFunc(scriptFlags, func(f string) bool { return strings.EqualFold(f, string(s)) }) {
+				_, known := functionFlag(string(s))
+				if x.kind != regConst || !isString || !known {
 					return "", false
 				}
 			}

@@ -283,13 +283,22 @@ func (r *scriptRun) noteStore(t *lua.LTable, k, v lua.LValue, present bool) {
 		return
 	}
 	array, keys, _ := tableParts(t)
-	if r.eventTables == 0 && len(keys) == 0 && int(n) == len(array)+1 {
+	var in *tableInfo
+	if len(keys) == 0 && int(n) == len(array)+1 {
 		// An append to a table that has no other key and no recorded
 		// store yet is what the replay assumes of an unrecorded integer
-		// key (added first, in ascending order): nothing to record.
-		return
+		// key (added first, in ascending order): nothing to record. The
+		// table's own record is looked up only once some table has one.
+		if r.eventTables == 0 {
+			return
+		}
+		if in = r.info(t, false); in == nil || len(in.dels) == 0 {
+			return
+		}
 	}
-	in := r.info(t, true)
+	if in == nil {
+		in = r.info(t, true)
+	}
 	if len(in.dels) > maxDelEvents {
 		return
 	}

@@ -1,10 +1,7 @@
 package verify
 
 import (
-	"reflect"
 	"strings"
-	"sync"
-	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -36,9 +33,6 @@ func (r *scriptRun) sweepWeak(L *lua.LState) {
 	if fs := r.e.funcs; fs != nil && fs.run == r {
 		// The server keeps each registered callback in the registry
 		// (luaL_ref); the engine keeps them in Go.
-		for _, f := range fs.funcs {
-			m.mark(f.callback)
-		}
 		for _, lib := range fs.libs {
 			for _, f := range lib.funcs {
 				m.mark(f.callback)
@@ -159,40 +153,18 @@ func (m *marker) table(t *lua.LTable) {
 }
 
 // threadRegisters is a gopher-lua thread's stack up to its top (Lua 5.1
-// marks a thread's stack up to L->top), read from fields gopher-lua does
-// not export, found by name once; nil where the layout is another.
+// marks a thread's stack up to L->top), read through vmarith.go's mirror
+// of gopher-lua's registry; nil where the layout is another.
 func threadRegisters(L *lua.LState) []lua.LValue {
-	lay := registryLayout()
-	if !lay.ok {
+	if !regOK {
 		return nil
 	}
-	reg := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), lay.reg))
-	if reg == nil {
+	rg := registryOf(L)
+	if rg == nil {
 		return nil
 	}
-	array := *(*[]lua.LValue)(unsafe.Add(reg, lay.array))
-	top := *(*int)(unsafe.Add(reg, lay.top))
-	if top < 0 || top > len(array) {
-		return array
+	if rg.top < 0 || rg.top > len(rg.array) {
+		return rg.array
 	}
-	return array[:top]
+	return rg.array[:rg.top]
 }
-
-type regLayout struct {
-	ok              bool
-	reg, array, top uintptr
-}
-
-var registryLayout = sync.OnceValue(func() regLayout {
-	f, ok := reflect.TypeFor[lua.LState]().FieldByName("reg")
-	if !ok || f.Type.Kind() != reflect.Pointer || f.Type.Elem().Kind() != reflect.Struct {
-		return regLayout{}
-	}
-	rt := f.Type.Elem()
-	a, ok1 := rt.FieldByName("array")
-	t, ok2 := rt.FieldByName("top")
-	if !ok1 || !ok2 || a.Type != reflect.TypeFor[[]lua.LValue]() || t.Type.Kind() != reflect.Int {
-		return regLayout{}
-	}
-	return regLayout{ok: true, reg: f.Offset, array: a.Offset, top: t.Offset}
-})

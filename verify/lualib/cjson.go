@@ -41,16 +41,15 @@ type cjsonLib struct {
 	null  *lua.LUserData
 	order KeyOrder
 	view  func(*lua.LTable) *lua.LTable
-	store func(t *lua.LTable, k, v lua.LValue) // Options.Store
 }
 
 // newCJSON builds the cjson table and returns it with its configuration;
 // cjson.new builds more with their own configuration and the same
 // cjson.null.
-func newCJSON(L *lua.LState, order KeyOrder, view func(*lua.LTable) *lua.LTable, store func(t *lua.LTable, k, v lua.LValue)) (*lua.LTable, *cjsonConfig) {
+func newCJSON(L *lua.LState, order KeyOrder, view func(*lua.LTable) *lua.LTable) (*lua.LTable, *cjsonConfig) {
 	null := L.NewUserData()
 	null.Value = nullPointer{}
-	return cjsonModule(L, null, order, view, store)
+	return cjsonModule(L, null, order, view)
 }
 
 // nullPointer marks cjson.null: lua-cjson's lua_pushlightuserdata(L, NULL),
@@ -71,8 +70,8 @@ func IsNull(v lua.LValue) bool {
 	return null
 }
 
-func cjsonModule(L *lua.LState, null *lua.LUserData, order KeyOrder, view func(*lua.LTable) *lua.LTable, store func(t *lua.LTable, k, v lua.LValue)) (*lua.LTable, *cjsonConfig) {
-	c := &cjsonLib{cfg: defaultCJSONConfig(), null: null, order: order, view: view, store: store}
+func cjsonModule(L *lua.LState, null *lua.LUserData, order KeyOrder, view func(*lua.LTable) *lua.LTable) (*lua.LTable, *cjsonConfig) {
+	c := &cjsonLib{cfg: defaultCJSONConfig(), null: null, order: order, view: view}
 	t := L.NewTable()
 	fns := map[string]lua.LGFunction{
 		"encode":                  c.encode,
@@ -85,7 +84,7 @@ func cjsonModule(L *lua.LState, null *lua.LUserData, order KeyOrder, view func(*
 		"encode_invalid_numbers":  c.cfgEnum("encode_invalid_numbers", &c.cfg.encodeInvalid, []string{"off", "on", "null"}),
 		"decode_invalid_numbers":  c.cfgEnum("decode_invalid_numbers", &c.cfg.decodeInvalid, nil),
 		"new": func(L *lua.LState) int {
-			t, _ := cjsonModule(L, null, order, view, store)
+			t, _ := cjsonModule(L, null, order, view)
 			L.Push(t)
 			return 1
 		},
@@ -679,12 +678,7 @@ func (p *jsonParser) array() lua.LValue {
 		return tb
 	}
 	for i := 1; ; i++ {
-		v := p.value(&t)
-		if p.c.store != nil {
-			// lua_rawseti in order: the history the engine replays
-			p.c.store(tb, lua.LNumber(i), v)
-		}
-		tb.RawSetInt(i, v)
+		tb.RawSetInt(i, p.value(&t))
 		p.next(&t)
 		if t.typ == tArrEnd {
 			p.depth--

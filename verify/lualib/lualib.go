@@ -53,9 +53,9 @@ type Options struct {
 	View func(t *lua.LTable) *lua.LTable
 	// Store is told of each store cmsgpack.unpack makes in a table it
 	// builds (lua_settable on the server, a nil value included: Lua makes
-	// the key's node) and of each element cjson.decode stores in an array
-	// (lua_rawseti), before the store, so that the caller can record the
-	// table's history. Nil: none.
+	// the key's node), before the store, so that the caller can record the
+	// table's history; cjson.decode needs none (an array's elements come
+	// in order into a new table, an object's keys are strings). Nil: none.
 	Store func(t *lua.LTable, k, v lua.LValue)
 	// CmsgpackCopyright replaces cmsgpack._COPYRIGHT (Valkey 8.0 names
 	// Redis Ltd.); empty: lua-cmsgpack's own.
@@ -101,7 +101,7 @@ func OpenWith(L *lua.LState, opts Options) *State {
 	if opts.Unsupported == nil {
 		opts.Unsupported = func(L *lua.LState, msg string) { L.RaiseError("%s", msg) }
 	}
-	cjson, cfg := newCJSON(L, opts.Keys, opts.View, opts.Store)
+	cjson, cfg := newCJSON(L, opts.Keys, opts.View)
 	L.SetGlobal("bit", newBit(L))
 	L.SetGlobal("cjson", cjson)
 	L.SetGlobal("struct", newStruct(L))
