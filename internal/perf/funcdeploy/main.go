@@ -8,8 +8,9 @@
 //
 // Its round trips are those deploy's documented guarantees need
 // (docs/deploy.md): each node's discovery (INFO, ROLE, the seed's CLUSTER
-// NODES) with every permission probe in it (the permission check before
-// anything changes); the deploy lock's SET NX PX on the primary of the
+// NODES) with the permission probes in it (the permission check before
+// anything changes: every probe to the seed, to the other nodes those
+// their role and slots call for); the deploy lock's SET NX PX on the primary of the
 // lock key's slot (a lease, so two deploys do not interleave); the plan
 // under the lock (FUNCTION LIST WITHCODE on every node: conflicts are
 // refused before anything is loaded); FUNCTION LOAD on every primary; each
@@ -109,14 +110,19 @@ func run() error {
 			b.Role().Build(), b.Info().Section("replication").Build(),
 		}
 	}
-	acl := func(c rueidis.Client) []rueidis.Completed {
+	// acl is the permission probes: every one to the seed, to the other
+	// nodes those their role and slots in CLUSTER NODES call for.
+	acl := func(c rueidis.Client, primary, lock bool) []rueidis.Completed {
+		probes := [][]string{{"FUNCTION", "LIST", "LIBRARYNAME", probeLibrary}}
+		if primary {
+			probes = append(probes, []string{"FUNCTION", "LOAD", "#!lua name=" + probeLibrary + "\nreturn +"})
+		}
+		if lock {
+			probes = append(probes, []string{"SET", key, "", "NX", "XX"}, []string{"GET", key}, []string{"PTTL", key},
+				[]string{"EVAL", "return +", "1", key}, []string{"EVAL", innerScript, "1", key})
+		}
 		var out []rueidis.Completed
-		for _, a := range [][]string{
-			{"FUNCTION", "LIST", "LIBRARYNAME", probeLibrary},
-			{"FUNCTION", "LOAD", "#!lua name=" + probeLibrary + "\nreturn +"},
-			{"SET", key, "", "NX", "XX"}, {"GET", key}, {"PTTL", key},
-			{"EVAL", "return +", "1", key}, {"EVAL", innerScript, "1", key},
-		} {
+		for _, a := range probes {
 			out = append(out, c.B().Arbitrary(a[0]).Args(a[1:]...).Build())
 		}
 		return out
@@ -125,7 +131,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	cmds := append(append(probes(seed), seed.B().ClusterNodes().Build()), acl(seed)...)
+	cmds := append(append(probes(seed), seed.B().ClusterNodes().Build()), acl(seed, true, true)...)
 	res := seed.DoMulti(ctx, cmds...)
 	text, err := res[4].ToString()
 	if err != nil {
@@ -135,26 +141,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := each(nodes, func(n *node) error {
-		if n.c != nil {
-			return nil
-		}
-		c, err := dial(n.addr)
-		if err != nil {
-			return err
-		}
-		n.c = c
-		return c.DoMulti(ctx, append(probes(c), acl(c)...)...)[0].Error()
-	}); err != nil {
-		return err
-	}
-	// Every connection closed at once, as scriptctl closes them.
-	defer each(nodes, func(n *node) error {
-		n.c.Close()
-		return nil
-	})
-
-	// The lock, on the primary of the key's slot.
+	// The lock's node: the primary of the key's slot.
 	s := int(crc16(hashTag(key)) % 16384)
 	var lock *node
 	for _, n := range nodes {
@@ -167,6 +154,26 @@ func run() error {
 	if lock == nil {
 		return fmt.Errorf("no primary serves slot %d", s)
 	}
+	if err := each(nodes, func(n *node) error {
+		if n.c != nil {
+			return nil
+		}
+		c, err := dial(n.addr)
+		if err != nil {
+			return err
+		}
+		n.c = c
+		return c.DoMulti(ctx, append(probes(c), acl(c, n.done != nil, n == lock)...)...)[0].Error()
+	}); err != nil {
+		return err
+	}
+	// Every connection closed at once, as scriptctl closes them.
+	defer each(nodes, func(n *node) error {
+		n.c.Close()
+		return nil
+	})
+
+	// The lock, on the primary of the key's slot.
 	token := make([]byte, 16)
 	if _, err := rand.Read(token); err != nil {
 		return err
