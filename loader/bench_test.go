@@ -36,9 +36,17 @@ import (
 //     library` (goal: at most 1.2). The floor runs in the same loop, after
 //     a flush of its own: internal/perf/funcload, a minimal Go program that
 //     reads CLUSTER NODES, dials every node with rueidis and sends FUNCTION
-//     LOAD REPLACE to the primaries (floor-ms/op, floor/redis-cli): what
-//     any deploy over rueidis costs, before scriptctl's checks, lock,
-//     plan and confirmation.
+//     LOAD REPLACE to the primaries (floor-ms/op, floor/redis-cli,
+//     floor-cpu-ms/op, floor-cpu-ratio): what any deploy over rueidis
+//     costs, before scriptctl's checks, lock, plan and confirmation. The
+//     second floor runs after it, after a flush of its own:
+//     internal/perf/funcdeploy, a minimal Go program that sends exactly
+//     the commands scriptctl's deploy sends, in the same round trips
+//     (discovery with the permission probes, the lock, the plan, the
+//     loads, each replica's confirmation, the release), and nothing else
+//     (deploy-floor-ms/op, deploy-floor/redis-cli, deploy-floor-cpu-ms/op,
+//     deploy-floor-cpu-ratio): what deploy's guarantees cost over rueidis,
+//     before any of scriptctl's own code.
 //   - 12-vs-6: the full deploy (scripts and library) to a 12-node cluster
 //     against the same to a 6-node cluster (goal: at most 1.3).
 //
@@ -83,13 +91,15 @@ func BenchmarkDeployCluster(b *testing.B) {
 
 	// against runs scriptctl deploy (with and without the checks) and
 	// `scriptctl version`, then theirs, each after a flush, b.N times;
-	// floor, when not nil, after a flush too. theirs and floor return
+	// then each floor after a flush too. theirs and the floors return
 	// their processes' CPU time. Besides the wall times it reports the
 	// CPU time (user+sys) of the full deploy and of theirs (cpu-ratio):
 	// on a loaded machine the steadier figure of what scriptctl itself
 	// costs, though redis-cli's CPU leaves out the servers' work.
-	against := func(b *testing.B, project, mode string, theirs, floor func() time.Duration) {
-		var a, z, skip, ver, fl, aCPU, zCPU, flCPU time.Duration
+	against := func(b *testing.B, project, mode string, theirs func() time.Duration, floors ...benchFloor) {
+		var a, z, skip, ver, aCPU, zCPU time.Duration
+		fl := make([]time.Duration, len(floors))
+		flCPU := make([]time.Duration, len(floors))
 		for i := 0; i < b.N; i++ {
 			skip += wallOf(ours(b, c6, project, "--mode", mode, "--skip-checks"))
 			ver += procStart(b)
@@ -99,11 +109,11 @@ func BenchmarkDeployCluster(b *testing.B) {
 			start := time.Now()
 			zCPU += theirs()
 			z += time.Since(start)
-			if floor != nil {
+			for j, f := range floors {
 				c6.flush(b)
 				start := time.Now()
-				flCPU += floor()
-				fl += time.Since(start)
+				flCPU[j] += f.run()
+				fl[j] += time.Since(start)
 			}
 		}
 		report(b, a, z, "scriptctl", "redis-cli")
@@ -111,10 +121,11 @@ func BenchmarkDeployCluster(b *testing.B) {
 		b.ReportMetric(float64(aCPU.Microseconds())/1000/float64(b.N), "scriptctl-cpu-ms/op")
 		b.ReportMetric(float64(zCPU.Microseconds())/1000/float64(b.N), "redis-cli-cpu-ms/op")
 		b.ReportMetric(float64(aCPU)/float64(zCPU), "cpu-ratio")
-		if floor != nil {
-			b.ReportMetric(float64(fl.Microseconds())/1000/float64(b.N), "floor-ms/op")
-			b.ReportMetric(float64(fl)/float64(z), "floor/redis-cli")
-			b.ReportMetric(float64(flCPU.Microseconds())/1000/float64(b.N), "floor-cpu-ms/op")
+		for j, f := range floors {
+			b.ReportMetric(float64(fl[j].Microseconds())/1000/float64(b.N), f.name+"-ms/op")
+			b.ReportMetric(float64(fl[j])/float64(z), f.name+"/redis-cli")
+			b.ReportMetric(float64(flCPU[j].Microseconds())/1000/float64(b.N), f.name+"-cpu-ms/op")
+			b.ReportMetric(float64(flCPU[j])/float64(zCPU), f.name+"-cpu-ratio")
 		}
 	}
 
@@ -124,7 +135,7 @@ func BenchmarkDeployCluster(b *testing.B) {
 				cpu += runProc(b, s.Source, cli, "-x", "--cluster", "call", seed, "SCRIPT", "LOAD")
 			}
 			return cpu
-		}, nil)
+		})
 	})
 
 	b.Run("200-scripts", func(b *testing.B) {
@@ -141,20 +152,26 @@ func BenchmarkDeployCluster(b *testing.B) {
 				cpu += runProc(b, pipe.Bytes(), cli, "-h", "127.0.0.1", "-p", strconv.Itoa(n.Port), "--pipe")
 			}
 			return cpu
-		}, nil)
+		})
 	})
 
 	b.Run("functions", func(b *testing.B) {
 		code := m.FunctionsLibrary()
-		floor := filepath.Join(b.TempDir(), "funcload")
-		if out, err := goBuild("-o", floor, "github.com/scriptctl/scriptctl/internal/perf/funcload").CombinedOutput(); err != nil {
-			b.Fatalf("go build: %v\n%s", err, out)
+		build := func(name string) string {
+			bin := filepath.Join(b.TempDir(), name)
+			if out, err := goBuild("-o", bin, "github.com/scriptctl/scriptctl/internal/perf/"+name).CombinedOutput(); err != nil {
+				b.Fatalf("go build: %v\n%s", err, out)
+			}
+			return bin
 		}
+		funcload, funcdeploy := build("funcload"), build("funcdeploy")
 		against(b, proj, "functions", func() time.Duration {
 			return runProc(b, code, cli, "-x", "--cluster", "call", seed, "FUNCTION", "LOAD", "REPLACE", "--cluster-only-masters")
-		}, func() time.Duration {
-			return runProc(b, code, floor, seed)
-		})
+		}, benchFloor{"floor", func() time.Duration {
+			return runProc(b, code, funcload, seed)
+		}}, benchFloor{"deploy-floor", func() time.Duration {
+			return runProc(b, code, funcdeploy, seed, m.Library)
+		}})
 	})
 
 	b.Run("12-vs-6", func(b *testing.B) {
@@ -172,6 +189,13 @@ func BenchmarkDeployCluster(b *testing.B) {
 		}
 		report(b, a, z, "12-nodes", "6-nodes")
 	})
+}
+
+// benchFloor is a floor program run in BenchmarkDeployCluster's loop: its
+// metrics' prefix, and a run returning the process's CPU time.
+type benchFloor struct {
+	name string
+	run  func() time.Duration
 }
 
 // buildScriptctl builds the scriptctl binary into a temp dir.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scriptctl/scriptctl/internal/connect"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/manifest"
 	"github.com/scriptctl/scriptctl/slot"
@@ -37,6 +38,69 @@ func TestCluster(t *testing.T) {
 			r := tp.Nodes[slices.IndexFunc(tp.Nodes, func(n *Node) bool { return n.Addr == c.Replicas[i].Addr })]
 			if r.Role != RoleReplica || r.Primary != p.Addr {
 				t.Errorf("%s: role %s primary %s, want replica of %s", r.Addr, r.Role, r.Primary, p.Addr)
+			}
+		}
+	})
+
+	// ConnectFor sends a node CLUSTER NODES named only the probes it needs
+	// there: the lock's only to the primary of the lock key's slot (and to
+	// the seed, whose role is not known before its reply), so a missing
+	// lock permission is still found there, with no round trip of the
+	// check's own. A PTTL counts in a node's commandstats whether it ran,
+	// was refused or redirected (MOVED, on a node that does not serve the
+	// lock key).
+	t.Run("ConnectFor probes each node for what it needs", func(t *testing.T) {
+		w := DeployWork(m1, ModeBoth)
+		ls := slot.Of(LockKey(m1.Library))
+		var owner, seed *redistest.Server
+		for i, p := range c.Primaries {
+			if lo, hi := i*slot.Count/len(c.Primaries), (i+1)*slot.Count/len(c.Primaries)-1; ls >= lo && ls <= hi {
+				owner = p
+			} else if seed == nil {
+				seed = p
+			}
+		}
+		nodes := append(append([]*redistest.Server{}, c.Primaries...), c.Replicas...)
+		for _, n := range nodes {
+			n.MustDo("ACL", "SETUSER", "deployer", "reset", "on", ">deploy-pw", "resetkeys", "~scriptctl:lock:*", "-@all",
+				"+info", "+role", "+cluster|nodes", "+script|exists", "+script|load", "+function|list", "+function|load",
+				"+set", "+get", "+pttl", "+eval", "+del")
+		}
+		t.Cleanup(func() {
+			for _, n := range nodes {
+				n.MustDo("ACL", "DELUSER", "deployer")
+			}
+		})
+		cfg, err := connect.Resolve(connect.Settings{URLs: []string{"redis://deployer@" + seed.Addr}, Password: "deploy-pw", Timeout: 5 * time.Second}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := map[string]string{}
+		for _, n := range nodes {
+			before[n.Addr] = pttlStats(t, n)
+		}
+		tp, err := ConnectFor(ctx, cfg.Dial, cfg.Seeds, cfg.Timeout, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tp.Close()
+		after := map[string]string{}
+		for _, n := range nodes {
+			after[n.Addr] = pttlStats(t, n)
+			if probed, want := after[n.Addr] != before[n.Addr], n == owner || n == seed; probed != want {
+				t.Errorf("%s: lock probe sent %v, want %v (lock on %s, seed %s)", n.Addr, probed, want, owner.Addr, seed.Addr)
+			}
+		}
+		var pe *PermissionError
+		if err := CheckPermissions(ctx, tp, w); !errors.As(err, &pe) {
+			t.Fatalf("CheckPermissions: %v, want a PermissionError", err)
+		}
+		if len(pe.Missing) != 1 || pe.Missing[0].Node != owner.Addr || pe.Missing[0].Permission != "pexpire (called by the lock's scripts)" {
+			t.Fatalf("missing %+v, want pexpire on the lock's node %s", pe.Missing, owner.Addr)
+		}
+		for _, n := range nodes {
+			if got := pttlStats(t, n); got != after[n.Addr] {
+				t.Errorf("%s: CheckPermissions sent its probes again: PTTL %s, then %s", n.Addr, after[n.Addr], got)
 			}
 		}
 	})
@@ -426,4 +490,20 @@ func libraryNames(t testing.TB, n *redistest.Server) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// pttlStats is the server's commandstats line for PTTL (calls, refused and
+// failed calls): it changes whenever a PTTL reaches the server.
+func pttlStats(t *testing.T, s *redistest.Server) string {
+	t.Helper()
+	info, err := s.Do(context.Background(), "INFO", "commandstats").ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_pttl:"); ok {
+			return rest
+		}
+	}
+	return ""
 }

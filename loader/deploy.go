@@ -150,7 +150,8 @@ func Deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 }
 
 func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployOptions) (*DeployReport, error) {
-	p, err := Plan(ctx, t, m, opts.Options)
+	code := m.FunctionsLibrary()
+	p, err := plan(ctx, t, m, opts.Options, code)
 	if err != nil {
 		return nil, interrupted(ctx, err)
 	}
@@ -171,7 +172,6 @@ func deploy(ctx context.Context, t *Topology, m *manifest.Manifest, opts DeployO
 	if replicaWait <= 0 {
 		replicaWait = DefaultReplicaWait
 	}
-	code := m.FunctionsLibrary()
 	rep.Nodes = make([]*NodeResult, len(p.Nodes))
 	for i, np := range p.Nodes {
 		rep.Nodes[i] = &NodeResult{Node: np.Node}

@@ -150,6 +150,11 @@ func (o *Options) notice(format string, args ...any) {
 // deploy would do. It changes nothing. Unreachable nodes are listed with
 // their error and no items; Plan fails only when ctx ends.
 func Plan(ctx context.Context, t *Topology, m *manifest.Manifest, opts Options) (*PlanReport, error) {
+	return plan(ctx, t, m, opts, m.FunctionsLibrary())
+}
+
+// plan is Plan with the manifest's library text, built once by the caller.
+func plan(ctx context.Context, t *Topology, m *manifest.Manifest, opts Options, code []byte) (*PlanReport, error) {
 	p := &PlanReport{
 		Library:     m.Library,
 		LibraryName: m.LibraryName(),
@@ -160,7 +165,6 @@ func Plan(ctx context.Context, t *Topology, m *manifest.Manifest, opts Options) 
 	if p.Mode == "" {
 		p.Mode = ModeBoth
 	}
-	code := m.FunctionsLibrary()
 	shas := make([]string, len(m.Scripts))
 	for i, s := range m.Scripts {
 		shas[i] = s.SHA

@@ -148,10 +148,15 @@ func Connect(ctx context.Context, dial Dialer, seeds []string, timeout time.Dura
 
 // ConnectFor is Connect for a run about to do w (deploy, prune): each
 // node's discovery round trip also carries the permission probes
-// CheckPermissions sends for w, every probe w may need on any node (the
-// node's role and version are not known before its reply), so that check
-// then needs no round trip of its own. The probes change nothing (see
-// CheckPermissions).
+// CheckPermissions sends for w, so that check then needs no round trip of
+// its own. A seed is sent every probe w may need on any node (its role is
+// not known before its reply); a cluster node CLUSTER NODES named is sent
+// those its role there and its slots call for (the lock's probes only to
+// the primary serving the lock key's slot, FUNCTION LOAD's only to
+// primaries), and every probe of Functions whatever its version. When a
+// node's reply then says otherwise (a failover between the two), the
+// probes it lacks are sent by CheckPermissions in a round trip of their
+// own. The probes change nothing (see CheckPermissions).
 func ConnectFor(ctx context.Context, dial Dialer, seeds []string, timeout time.Duration, w Work) (*Topology, error) {
 	return dialTopology(ctx, dial, seeds, timeout, &w)
 }
@@ -160,7 +165,7 @@ func dialTopology(ctx context.Context, dial Dialer, seeds []string, timeout time
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	d := &discovery{dial: dial, timeout: timeout, byAddr: map[string]*Node{}}
+	d := &discovery{dial: dial, timeout: timeout, byAddr: map[string]*Node{}, work: w}
 	if w != nil {
 		d.probes = allProbes(*w)
 	}
@@ -277,7 +282,8 @@ type discovery struct {
 	nodes   []*probe
 	byAddr  map[string]*Node
 	probed  map[*probe]bool
-	probes  []aclProbe // the permission probes each node is sent (ConnectFor)
+	probes  []aclProbe // the permission probes a seed is sent (ConnectFor)
+	work    *Work      // ConnectFor's work, nil for Connect
 }
 
 type probe struct {
@@ -289,6 +295,9 @@ type probe struct {
 	// clusterNodes is the first seed's CLUSTER NODES, asked with its
 	// probe; "" when not asked or refused.
 	clusterNodes string
+	// probes, when not nil, are the permission probes this node is sent
+	// instead of the discovery's (a node CLUSTER NODES named).
+	probes []aclProbe
 }
 
 func (d *discovery) add(addr string, seed int) *probe {
@@ -360,8 +369,12 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 		nodesAt = len(cmds)
 		cmds = append(cmds, b.ClusterNodes().Build())
 	}
+	probes := d.probes
+	if p.probes != nil {
+		probes = p.probes
+	}
 	probesAt := len(cmds)
-	for _, pr := range d.probes {
+	for _, pr := range probes {
 		cmds = append(cmds, cn.arbitrary(pr.args...))
 	}
 	res := cn.doMulti(ctx, cmds...)
@@ -371,9 +384,9 @@ func (d *discovery) probe(ctx context.Context, p *probe) {
 			p.clusterNodes = text
 		}
 	}
-	if len(d.probes) > 0 {
-		p.probed = make(map[string]rueidis.RedisResult, len(d.probes))
-		for i, pr := range d.probes {
+	if len(probes) > 0 {
+		p.probed = make(map[string]rueidis.RedisResult, len(probes))
+		for i, pr := range probes {
 			p.probed[probeKey(pr.args)] = res[probesAt+i]
 		}
 	}
@@ -518,11 +531,28 @@ func (d *discovery) cluster(ctx context.Context) error {
 	if entries == nil {
 		return lastErr
 	}
+	lockSlot := -1
+	if d.work != nil && d.work.Lock != "" {
+		lockSlot = slot.Of(LockKey(d.work.Lock))
+	}
 	byID := map[string]clusterNode{}
 	for _, e := range entries {
 		byID[e.id] = e
 		if d.byAddr[e.addr] == nil {
-			d.add(e.addr, -1)
+			p := d.add(e.addr, -1)
+			if d.work != nil {
+				// The probes the node needs as CLUSTER NODES describes
+				// it, Functions assumed (see ConnectFor).
+				role := RoleReplica
+				if e.primary {
+					role = RolePrimary
+				}
+				lock := false
+				for _, r := range e.slots {
+					lock = lock || e.primary && lockSlot >= r[0] && lockSlot <= r[1]
+				}
+				p.probes = append([]aclProbe{}, permissionProbes(&Node{Role: role, Family: FamilyValkey}, *d.work, lock)...)
+			}
 		}
 	}
 	d.probeNew(ctx)
