@@ -147,7 +147,7 @@ func TestLuacShapeMatchesCompile(t *testing.T) {
 		if src == "" {
 			continue
 		}
-		proto, err := compileSites([]byte(src), "@user_script")
+		proto, _, err := compileSites([]byte(src), "@user_script")
 		if err != nil {
 			continue
 		}

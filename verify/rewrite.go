@@ -17,6 +17,7 @@ type rewriter struct {
 	forDo   map[int][]int // syntaxInfo.forDo
 	forSeen map[int]int   // numeric fors rewritten so far, by 'for' line
 	folds   map[*ast.ArithmeticOpExpr]foldResult
+	negZero bool // a numeral folds to -0 (zeroconst.go)
 }
 
 type funcScope struct {
@@ -288,7 +289,9 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.ArithmeticOpExpr:
 		if x.Operator == "%" || x.Operator == "^" {
-			if v, ok := rw.numeral(x); ok && !math.IsInf(v, 0) {
+			v, ok := rw.numeral(x)
+			rw.noteZero(v, ok)
+			if ok && !math.IsInf(v, 0) {
 				// folded as Lua 5.1 folds it: one constant, whose zero
 				// is the same constant as the function's other zeros
 				return numeralExpr(x, v)
@@ -299,7 +302,9 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
 			return helperCall(x, arithName, op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
 		}
-		if _, _, runtime := rw.fold(x); runtime {
+		v, ok, runtime := rw.fold(x)
+		rw.noteZero(v, ok)
+		if runtime {
 			// Lua 5.1 leaves 1/0 and a NaN to run time, where its 0
 			// may be a -0 sharing the constant: gopher-lua would fold.
 			op := &ast.StringExpr{Value: x.Operator}
@@ -309,6 +314,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		}
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
+		rw.noteZero(rw.numeral(x))
 		x.Expr = rw.expr(x.Expr)
 	case *ast.UnaryNotOpExpr:
 		x.Expr = rw.expr(x.Expr)
