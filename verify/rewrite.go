@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/yuin/gopher-lua/ast"
 )
@@ -291,9 +290,10 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		if x.Operator == "%" || x.Operator == "^" {
 			v, ok := rw.numeral(x)
 			rw.noteZero(v, ok)
-			if ok && !math.IsInf(v, 0) {
+			if ok {
 				// folded as Lua 5.1 folds it: one constant, whose zero
 				// is the same constant as the function's other zeros
+				// (and an infinity, such as (-0) ^ -1, reads none)
 				return numeralExpr(x, v)
 			}
 			op := &ast.StringExpr{Value: x.Operator}

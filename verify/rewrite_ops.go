@@ -149,11 +149,23 @@ func (rw *rewriter) fold(x *ast.ArithmeticOpExpr) (v float64, ok, runtime bool) 
 	return v, true, false
 }
 
-// numeralExpr is a numeral of value v (finite) standing where x stood: a
-// negative value, -0 included, as the negation of its magnitude, which
-// gopher-lua folds to one constant.
+// numeralExpr is a numeral of value v (not a NaN) standing where x stood:
+// a negative value, -0 included, as the negation of its magnitude, which
+// gopher-lua folds to one constant; an infinity as 1e308 * 10, which
+// gopher-lua folds too (it reads a numeral past the largest double as a
+// NaN).
 func numeralExpr(x ast.Expr, v float64) ast.Expr {
-	n := &ast.NumberExpr{Value: strconv.FormatFloat(math.Abs(v), 'g', -1, 64)}
+	var n ast.Expr
+	if math.IsInf(v, 0) {
+		big, ten := &ast.NumberExpr{Value: "1e308"}, &ast.NumberExpr{Value: "10"}
+		for _, e := range []*ast.NumberExpr{big, ten} {
+			e.SetLine(x.Line())
+			e.SetLastLine(x.LastLine())
+		}
+		n = &ast.ArithmeticOpExpr{Operator: "*", Lhs: big, Rhs: ten}
+	} else {
+		n = &ast.NumberExpr{Value: strconv.FormatFloat(math.Abs(v), 'g', -1, 64)}
+	}
 	n.SetLine(x.Line())
 	n.SetLastLine(x.LastLine())
 	if !math.Signbit(v) {

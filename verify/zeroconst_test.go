@@ -29,6 +29,9 @@ func TestZeroConstant(t *testing.T) {
 		{"division by the zero constant", "local function f() local a = -0 return tostring(1 / 0) end local function g() local a = -0 + #KEYS * 0 return tostring(1 / 0) end return {f(), g()}", `["-inf", "inf"]`},
 		{"loadstring", "return {loadstring('local a = -0 + #KEYS * 0 return tostring(-0)')()}", `["0"]`},
 		{"format", "local a = -0 + #KEYS * 0 return string.format('%g %s', -0, -0)", `"0 0"`},
+		// Lua 5.1 folds a power to an infinity: it reads no zero constant
+		{"power to infinity", "local a = 0 return {tostring((-0) ^ -1), tostring(-(0 ^ -1)), tostring(2 ^ 2000)}", `["-inf", "-inf", "inf"]`},
+		{"power to infinity after -0", "local a = -0 return tostring(0 ^ -1)", `"inf"`},
 	})
 }
 
