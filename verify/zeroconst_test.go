@@ -1,7 +1,10 @@
 package verify
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
@@ -32,6 +35,10 @@ func TestZeroConstant(t *testing.T) {
 		// Lua 5.1 folds a power to an infinity: it reads no zero constant
 		{"power to infinity", "local a = 0 return {tostring((-0) ^ -1), tostring(-(0 ^ -1)), tostring(2 ^ 2000)}", `["-inf", "-inf", "inf"]`},
 		{"power to infinity after -0", "local a = -0 return tostring(0 ^ -1)", `"inf"`},
+		// and folds: 3 and 0 is the numeral 0, (f() or 0) a number
+		{"through and", "local a = 0 return {tostring(-(3 and 0)), tostring(0)}", `["0", "0"]`},
+		{"through and, first", "local v = -(3 and 0) return {tostring(v), tostring(0)}", `["-0", "-0"]`},
+		{"through or, with a call", "local n = 1 local function h() n = n + 1 end local v = -((h() or 0) and 0) return {tostring(v), n}", `["-0", 2]`},
 	})
 }
 
@@ -128,5 +135,98 @@ func TestMatchZerosShapes(t *testing.T) {
 	}
 	if math.Signbit(float64(g.FunctionPrototypes[0].Constants[0].(lua.LNumber))) {
 		t.Error("a function without a Lua 5.1 zero constant changed")
+	}
+}
+
+// TestZeroConstantsRandom: random chunks of numerals, operators, and/or/
+// not, conditions, tables, calls and nested functions; in each function of
+// each, the zero constant has the sign of Lua 5.1's compiler's (luac51,
+// byte for byte luac's), and a chunk where Lua 5.1 has a -0 constant is one
+// the rewriter noted.
+func TestZeroConstantsRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 5))
+	nums := []string{"0", "0", "1", "2", "3", "0.5", "1e-400", "0x0", "1e308", "0e5"}
+	var expr func(depth int) string
+	expr = func(depth int) string {
+		if depth <= 0 || rng.IntN(4) == 0 {
+			switch rng.IntN(5) {
+			case 0:
+				return "y"
+			default:
+				return nums[rng.IntN(len(nums))]
+			}
+		}
+		a, b := expr(depth-1), expr(depth-1)
+		switch rng.IntN(14) {
+		case 0, 1:
+			return "- " + a
+		case 2:
+			return "-(" + a + ")"
+		case 3:
+			return "(" + a + " " + []string{"<", "==", "<=", "~="}[rng.IntN(4)] + " " + b + ")"
+		case 4:
+			return "(" + a + " and " + b + ")"
+		case 5:
+			return "(" + a + " or " + b + ")"
+		case 6:
+			return "(not " + a + ")"
+		case 7:
+			return "{" + a + ", [" + b + "] = " + a + "}"
+		case 8:
+			return "f(" + a + ", " + b + ")"
+		case 9:
+			return "(" + a + " .. " + b + ")"
+		default:
+			return "(" + a + " " + []string{"+", "-", "*", "/", "%", "^"}[rng.IntN(6)] + " " + b + ")"
+		}
+	}
+	var body func(depth int) string
+	body = func(depth int) string {
+		var sb strings.Builder
+		for range 1 + rng.IntN(4) {
+			switch rng.IntN(6) {
+			case 0:
+				fmt.Fprintf(&sb, "if %s then local z = %s end\n", expr(3), expr(3))
+			case 1:
+				fmt.Fprintf(&sb, "local a, b = %s, %s\n", expr(3), expr(3))
+			case 2:
+				if depth > 0 {
+					fmt.Fprintf(&sb, "local function g(y)\n%send\n", body(depth-1))
+					continue
+				}
+				fallthrough
+			case 3:
+				fmt.Fprintf(&sb, "for i = %s, %s do end\n", expr(2), expr(2))
+			default:
+				fmt.Fprintf(&sb, "local v = %s\n", expr(4))
+			}
+		}
+		fmt.Fprintf(&sb, "return %s\n", expr(3))
+		return sb.String()
+	}
+	checked, negZeros := 0, 0
+	for range 3000 {
+		src := "local y = #KEYS\nlocal function f() end\n" + body(2)
+		proto, luac, err := compileSites([]byte(src), "@user_script")
+		if err != nil {
+			continue
+		}
+		lp, err := luac51.Compile([]byte(src), "@user_script")
+		if err != nil {
+			t.Fatalf("luac51 refuses what the engine compiles: %v\n%s", err, src)
+		}
+		if hasNegZero(lp) {
+			negZeros++
+			if luac == nil {
+				t.Errorf("Lua 5.1 has a -0 constant the rewriter did not note\n%s", src)
+			}
+		}
+		if d := zeroDiff(proto, lp, "main"); d != "" {
+			t.Errorf("%s\n%s", d, src)
+		}
+		checked++
+	}
+	if checked < 2500 || negZeros < 300 {
+		t.Errorf("only %d chunks checked, %d with a -0 constant", checked, negZeros)
 	}
 }
