@@ -27,8 +27,9 @@ import (
 // gopher-lua prototype's zero constant given the sign of the zero constant
 // of the Lua 5.1 prototype at the same place. A function for which Lua 5.1
 // adds no zero constant keeps gopher-lua's: no zero numeral of it gives a
-// value there (only a condition, an `and`, a `not` or the rewriter's
-// trailing 0, which the chain helper never reads).
+// value there (only a condition, an `and`, a `not`, the operands of a fold
+// through and/or whose value the engine drops (foldedAfter), or the
+// rewriter's trailing 0, which the chain helper never reads).
 
 // noteZero records that a numeral of the chunk folds to -0 (v, when ok).
 func (rw *rewriter) noteZero(v float64, ok bool) {
