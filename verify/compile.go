@@ -37,29 +37,38 @@ import (
 //   - a numeric for's header goes through a helper that converts and checks
 //     its values like Lua 5.1 (strings accepted, Lua 5.1's errors);
 //   - the helpers are globals whose names hold a NUL byte, so no script can
-//     name them; next and pairs skip them.
+//     name them; next and pairs skip them;
+//   - where a numeral folds to -0, each function's one zero constant gets
+//     the sign Lua 5.1's compiler gives it (zeroconst.go); luac is then
+//     that compile, for string.dump to reuse (nil otherwise).
 //
 // The error is the message Lua would put after "Error compiling script":
 // "user_script:1: ...".
-func compileSites(src []byte, source string) (*lua.FunctionProto, error) {
-	chunk, err := rewriteChunk(src, source)
+func compileSites(src []byte, source string) (proto *lua.FunctionProto, luac *luac51.Proto, err error) {
+	chunk, negZero, err := rewriteChunk(src, source)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	proto, err := lua.Compile(chunk, chunkID(source))
+	proto, err = lua.Compile(chunk, chunkID(source))
 	if err != nil {
-		return nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
+		return nil, nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
 	}
 	trimProto(proto)
-	return proto, nil
+	if negZero {
+		if lp, err := luac51.Compile(src, source); err == nil && matchZeros(proto, lp) {
+			luac = lp
+		}
+	}
+	return proto, luac, nil
 }
 
 // rewriteChunk checks, parses and rewrites src (see compileSites).
-func rewriteChunk(src []byte, source string) ([]ast.Stmt, error) {
+// negZero reports a numeral that Lua 5.1 folds to -0 (zeroconst.go).
+func rewriteChunk(src []byte, source string) (chunk []ast.Stmt, negZero bool, err error) {
 	name := chunkID(source)
 	info, err := checkSyntax51(src, name)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(info.ws) > 0 || len(info.dots) > 0 {
 		// gopher-lua's lexer rejects \f and \v, which Lua 5.1 skips as
@@ -76,13 +85,13 @@ func rewriteChunk(src []byte, source string) ([]ast.Stmt, error) {
 	if len(info.gotos) > 0 {
 		src, gotoName = renameGoto(src, info.gotos)
 	}
-	chunk, err := parse.Parse(bytes.NewReader(src), name)
+	chunk, err = parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
 		text := parseErrorText(err, name, src)
 		if gotoName != "" {
 			text = strings.ReplaceAll(text, gotoName, "goto")
 		}
-		return nil, errors.New(text)
+		return nil, false, errors.New(text)
 	}
 	if gotoName != "" {
 		renameStrings(reflect.ValueOf(chunk), gotoName, "goto")
@@ -90,7 +99,7 @@ func rewriteChunk(src []byte, source string) ([]ast.Stmt, error) {
 	setOpLines(chunk, info.ops, info.calls, info.index)
 	rw := &rewriter{forDo: info.forDo, forSeen: map[int]int{}}
 	rw.block(chunk)
-	return chunk, nil
+	return chunk, rw.negZero, nil
 }
 
 // trimProto gives every slice of a compiled prototype its exact length:
@@ -184,7 +193,11 @@ func compileCached(src []byte, source string) *compiled {
 		defer bigCompile.Unlock()
 	}
 	compiles.Add(1)
-	c.proto, c.err = compileSites(c.src, source)
+	var luac *luac51.Proto
+	c.proto, luac, c.err = compileSites(c.src, source)
+	if luac != nil {
+		c.dump.once.Do(func() { c.dump.proto = luac })
+	}
 	dropChunkArg(c.proto)
 	return c
 }

@@ -16,7 +16,8 @@ import (
 // dump given function". gopher-lua compiles to its own
 // instructions, so the engine compiles the function's chunk a second time
 // with Lua 5.1's own compiler (package luac51), only when a script calls
-// string.dump, and dumps the prototype at the same place in that chunk: the
+// string.dump (or already when it compiled the chunk, zeroconst.go), and
+// dumps the prototype at the same place in that chunk: the
 // bytes are the server's. A function whose chunk the engine cannot find
 // again (it should not happen) falls back to Lua 5.1's 12-byte header and
 // the source name, with a warning that the rest is not the server's.
@@ -46,7 +47,8 @@ func (r *scriptRun) strDump(L *lua.LState) int {
 }
 
 // luacChunk is a chunk compiled by Lua 5.1's compiler, once, on the first
-// string.dump of one of its functions.
+// string.dump of one of its functions (or when the chunk compiled, for its
+// zero constants: compileCached).
 type luacChunk struct {
 	once  sync.Once
 	proto *luac51.Proto

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,8 +105,50 @@ func TestStringDumpPowerAtTie(t *testing.T) {
 
 // TestLuacShapeMatchesCompile checks, over every Lua source of the
 // repository, that Lua 5.1's compile of a chunk nests its functions as the
-// engine's compile does: string.dump finds a function by that shape.
+// engine's compile does: string.dump finds a function by that shape. And
+// that every function's zero constant has the sign of Lua 5.1's
+// (zeroconst.go): a chunk where Lua 5.1 has a -0 constant is one the
+// rewriter noted.
 func TestLuacShapeMatchesCompile(t *testing.T) {
+	srcs := repoChunks(t)
+	checked, negZeros := 0, 0
+	for _, src := range srcs {
+		if src == "" {
+			continue
+		}
+		proto, luac, err := compileSites([]byte(src), "@user_script")
+		if err != nil {
+			continue
+		}
+		lp, err := luac51.Compile([]byte(src), "@user_script")
+		if err != nil {
+			t.Errorf("luac51 refuses what the engine compiles: %v\n%s", err, src)
+			continue
+		}
+		if d := shapeDiff(proto, lp, "main"); d != "" {
+			t.Errorf("%s\n%s", d, src)
+			continue
+		}
+		if hasNegZero(lp) {
+			negZeros++
+			if luac == nil {
+				t.Errorf("Lua 5.1 has a -0 constant the rewriter did not note\n%s", src)
+			}
+		}
+		if d := zeroDiff(proto, lp, "main"); d != "" {
+			t.Errorf("%s\n%s", d, src)
+		}
+		checked++
+	}
+	if checked < 2000 || negZeros < 30 {
+		t.Errorf("only %d chunks checked, %d with a -0 constant", checked, negZeros)
+	}
+}
+
+// repoChunks is every Lua source of the repository: .lua files and the
+// difftest snippets' scripts and libraries.
+func repoChunks(t *testing.T) []string {
+	t.Helper()
 	var srcs []string
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -142,28 +185,37 @@ func TestLuacShapeMatchesCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := 0
-	for _, src := range srcs {
-		if src == "" {
-			continue
-		}
-		proto, err := compileSites([]byte(src), "@user_script")
-		if err != nil {
-			continue
-		}
-		lp, err := luac51.Compile([]byte(src), "@user_script")
-		if err != nil {
-			t.Errorf("luac51 refuses what the engine compiles: %v\n%s", err, src)
-			continue
-		}
-		if d := shapeDiff(proto, lp, "main"); d != "" {
-			t.Errorf("%s\n%s", d, src)
-		}
-		checked++
+	return srcs
+}
+
+func hasNegZero(l *luac51.Proto) bool {
+	if z, ok := zeroConstant(l); ok && math.Signbit(z) {
+		return true
 	}
-	if checked < 2000 {
-		t.Errorf("only %d chunks checked", checked)
+	for _, c := range l.Protos {
+		if hasNegZero(c) {
+			return true
+		}
 	}
+	return false
+}
+
+// zeroDiff: the first function whose zero constant has another sign than
+// Lua 5.1's (where both have one).
+func zeroDiff(g *lua.FunctionProto, l *luac51.Proto, path string) string {
+	if z, ok := zeroConstant(l); ok {
+		for _, k := range g.Constants {
+			if n, isNum := k.(lua.LNumber); isNum && n == 0 && math.Signbit(float64(n)) != math.Signbit(z) {
+				return fmt.Sprintf("%s: zero constant %v, Lua 5.1 %v", path, float64(n), z)
+			}
+		}
+	}
+	for i := range l.Protos {
+		if d := zeroDiff(g.FunctionPrototypes[i], l.Protos[i], fmt.Sprintf("%s/%d", path, i)); d != "" {
+			return d
+		}
+	}
+	return ""
 }
 
 func shapeDiff(g *lua.FunctionProto, l *luac51.Proto, path string) string {

@@ -198,7 +198,7 @@ func localScopes(c *compiled) scopeChunk {
 	if c == nil || c.proto == nil {
 		return nil
 	}
-	chunk, err := rewriteChunk(c.src, c.name)
+	chunk, _, err := rewriteChunk(c.src, c.name)
 	if err != nil {
 		return nil
 	}

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/yuin/gopher-lua/ast"
 )
@@ -17,6 +16,7 @@ type rewriter struct {
 	forDo   map[int][]int // syntaxInfo.forDo
 	forSeen map[int]int   // numeric fors rewritten so far, by 'for' line
 	folds   map[*ast.ArithmeticOpExpr]foldResult
+	negZero bool // a numeral folds to -0 (zeroconst.go)
 }
 
 type funcScope struct {
@@ -288,18 +288,32 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.ArithmeticOpExpr:
 		if x.Operator == "%" || x.Operator == "^" {
-			if v, ok := rw.numeral(x); ok && !math.IsInf(v, 0) {
+			c := rw.constant(x)
+			rw.noteZero(c.v, c.numeral())
+			if c.numeral() && !c.logic {
 				// folded as Lua 5.1 folds it: one constant, whose zero
 				// is the same constant as the function's other zeros
-				return numeralExpr(x, v)
+				// (and an infinity, such as (-0) ^ -1, reads none)
+				return numeralExpr(x, c.v)
 			}
 			op := &ast.StringExpr{Value: x.Operator}
 			op.SetLine(x.Line())
 			op.SetLastLine(x.LastLine())
 			lhs, rhs := rw.expr(x.Lhs), rw.expr(x.Rhs)
-			return helperCall(x, arithName, op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
+			call := helperCall(x, arithName, op, lhs, rhs, rw.describe(x.Lhs), rw.describe(x.Rhs))
+			if c.numeral() {
+				return foldedAfter(call, c.v)
+			}
+			return call
 		}
-		if _, _, runtime := rw.fold(x); runtime {
+		v, ok, runtime, logic := rw.fold(x)
+		rw.noteZero(v, ok)
+		if ok && logic {
+			// Lua 5.1 folds through and, or and not (constant)
+			x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
+			return foldedAfter(x, v)
+		}
+		if runtime {
 			// Lua 5.1 leaves 1/0 and a NaN to run time, where its 0
 			// may be a -0 sharing the constant: gopher-lua would fold.
 			op := &ast.StringExpr{Value: x.Operator}
@@ -309,7 +323,13 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		}
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.UnaryMinusOpExpr:
+		c := rw.constant(x)
+		rw.noteZero(c.v, c.numeral())
 		x.Expr = rw.expr(x.Expr)
+		if c.numeral() && c.logic {
+			// Lua 5.1 folds through and, or and not (constant)
+			return foldedAfter(x, c.v)
+		}
 	case *ast.UnaryNotOpExpr:
 		x.Expr = rw.expr(x.Expr)
 	case *ast.UnaryLenOpExpr:

@@ -83,46 +83,126 @@ func (rw *rewriter) numericFor(s *ast.NumberForStmt, doLine int) {
 	s.Step = call()
 }
 
-// isNumberLiteral reports whether e is a number constant, negated or not.
-// numeral is the value of e when Lua 5.1's compiler folds it to a number
-// constant (lcode.c's constfolding): a numeral, its negation, and + - * /
-// of two such, except a division by zero or a NaN result. Results are
-// memoised per node, so that a long chain costs linear time.
-func (rw *rewriter) numeral(e ast.Expr) (float64, bool) {
+// constKind is the kind of a constant expression as Lua 5.1's code
+// generator holds it (expdesc VKNUM, VK, VTRUE, VFALSE, VNIL), or notConst.
+type constKind uint8
+
+const (
+	notConst constKind = iota
+	constNum
+	constStr
+	constTrue
+	constFalse
+	constNil
+)
+
+// constInfo is an expression as Lua 5.1's code generator holds it: its
+// kind, a number's value, whether jumps are pending on its true and false
+// lists, and logic: it went through and, or or not, which gopher-lua does
+// not fold.
+type constInfo struct {
+	k           constKind
+	v           float64
+	t, f, logic bool
+}
+
+// numeral: a number constant with no jump pending, which Lua 5.1 folds
+// (isnumeral).
+func (c constInfo) numeral() bool { return c.k == constNum && !c.t && !c.f }
+
+// constant is e as Lua 5.1's code generator holds it; a numeral
+// (constInfo.numeral) is a number constant that it folds (lcode.c's
+// constfolding): a numeral, its negation, and + - * / % ^ of two such,
+// except a division by zero or a NaN result. Arithmetic results are
+// memoised per node, so that a long chain costs linear time. It folds
+// through and, or and not: an always true constant on the left of and (a
+// number, a string, true; luaK_goiftrue) or nil or false on the left of or
+// adds no jump, so the result is the right operand: `3 and 0` is the
+// numeral 0 and `-(3 and 0)` the constant -0; so is `-((y or 0) and 0)`,
+// whose left operand is a number whatever y is (its true list is patched
+// away).
+func (rw *rewriter) constant(e ast.Expr) constInfo {
 	switch x := e.(type) {
 	case *ast.NumberExpr:
-		return lualib.ToNumber(lua.LString(x.Value))
+		if v, ok := lualib.ToNumber(lua.LString(x.Value)); ok {
+			return constInfo{k: constNum, v: v}
+		}
+	case *ast.StringExpr:
+		return constInfo{k: constStr}
+	case *ast.TrueExpr:
+		return constInfo{k: constTrue}
+	case *ast.FalseExpr:
+		return constInfo{k: constFalse}
+	case *ast.NilExpr:
+		return constInfo{k: constNil}
 	case *ast.UnaryMinusOpExpr:
-		v, ok := rw.numeral(x.Expr)
-		return -v, ok
+		if c := rw.constant(x.Expr); c.numeral() {
+			return constInfo{k: constNum, v: -c.v, logic: c.logic}
+		}
+	case *ast.UnaryNotOpExpr:
+		// codenot: the opposite boolean, true and false lists swapped
+		c := rw.constant(x.Expr)
+		switch c.k {
+		case constNil, constFalse:
+			return constInfo{k: constTrue, t: c.f, f: c.t, logic: true}
+		case constNum, constStr, constTrue:
+			return constInfo{k: constFalse, t: c.f, f: c.t, logic: true}
+		}
+	case *ast.LogicalOpExpr:
+		a, b := rw.constant(x.Lhs), rw.constant(x.Rhs)
+		if b.k == notConst {
+			break
+		}
+		if x.Operator == "and" {
+			// luaK_goiftrue, then the left false list joins the result's
+			switch a.k {
+			case constNum, constStr, constTrue:
+				b.f = b.f || a.f
+			default:
+				b.f = true
+			}
+		} else {
+			// luaK_goiffalse, then the left true list joins the result's
+			switch a.k {
+			case constNil, constFalse:
+				b.t = b.t || a.t
+			default:
+				b.t = true
+			}
+		}
+		b.logic = true
+		return b
 	case *ast.ArithmeticOpExpr:
-		if r, ok := rw.folds[x]; ok {
-			return r.v, r.ok
+		r, ok := rw.folds[x]
+		if !ok {
+			r.v, r.ok, _, r.logic = rw.fold(x)
+			if rw.folds == nil {
+				rw.folds = map[*ast.ArithmeticOpExpr]foldResult{}
+			}
+			rw.folds[x] = r
 		}
-		v, ok, _ := rw.fold(x)
-		if rw.folds == nil {
-			rw.folds = map[*ast.ArithmeticOpExpr]foldResult{}
+		if r.ok {
+			return constInfo{k: constNum, v: r.v, logic: r.logic}
 		}
-		rw.folds[x] = foldResult{v, ok}
-		return v, ok
 	}
-	return 0, false
+	return constInfo{}
 }
 
 type foldResult struct {
-	v  float64
-	ok bool
+	v         float64
+	ok, logic bool
 }
 
 // fold is x's value when Lua 5.1 folds it, and runtime: x is + - * or / of
 // two numerals that Lua 5.1 computes at run time (no division by 0, no
-// NaN) while gopher-lua would fold it.
-func (rw *rewriter) fold(x *ast.ArithmeticOpExpr) (v float64, ok, runtime bool) {
-	a, aok := rw.numeral(x.Lhs)
-	b, bok := rw.numeral(x.Rhs)
-	if !aok || !bok {
-		return 0, false, false
+// NaN) while gopher-lua would fold it. logic: an operand went through and,
+// or or not (constant).
+func (rw *rewriter) fold(x *ast.ArithmeticOpExpr) (v float64, ok, runtime, logic bool) {
+	ca, cb := rw.constant(x.Lhs), rw.constant(x.Rhs)
+	if !ca.numeral() || !cb.numeral() {
+		return 0, false, false, false
 	}
+	a, b, logic := ca.v, cb.v, ca.logic || cb.logic
 	switch x.Operator {
 	case "+":
 		v = a + b
@@ -132,28 +212,40 @@ func (rw *rewriter) fold(x *ast.ArithmeticOpExpr) (v float64, ok, runtime bool) 
 		v = a * b
 	case "/":
 		if b == 0 {
-			return 0, false, true
+			return 0, false, true, logic
 		}
 		v = a / b
 	case "%":
 		if b == 0 {
-			return 0, false, true
+			return 0, false, true, logic
 		}
 		v = a - math.Floor(a/b)*b
 	case "^":
 		v = cPow(a, b)
 	}
 	if math.IsNaN(v) {
-		return 0, false, true
+		return 0, false, true, logic
 	}
-	return v, true, false
+	return v, true, false, logic
 }
 
-// numeralExpr is a numeral of value v (finite) standing where x stood: a
-// negative value, -0 included, as the negation of its magnitude, which
-// gopher-lua folds to one constant.
+// numeralExpr is a numeral of value v (not a NaN) standing where x stood:
+// a negative value, -0 included, as the negation of its magnitude, which
+// gopher-lua folds to one constant; an infinity as 1e308 * 10, which
+// gopher-lua folds too (it reads a numeral past the largest double as a
+// NaN).
 func numeralExpr(x ast.Expr, v float64) ast.Expr {
-	n := &ast.NumberExpr{Value: strconv.FormatFloat(math.Abs(v), 'g', -1, 64)}
+	var n ast.Expr
+	if math.IsInf(v, 0) {
+		big, ten := &ast.NumberExpr{Value: "1e308"}, &ast.NumberExpr{Value: "10"}
+		for _, e := range []*ast.NumberExpr{big, ten} {
+			e.SetLine(x.Line())
+			e.SetLastLine(x.LastLine())
+		}
+		n = &ast.ArithmeticOpExpr{Operator: "*", Lhs: big, Rhs: ten}
+	} else {
+		n = &ast.NumberExpr{Value: strconv.FormatFloat(math.Abs(v), 'g', -1, 64)}
+	}
 	n.SetLine(x.Line())
 	n.SetLastLine(x.LastLine())
 	if !math.Signbit(v) {
@@ -165,6 +257,18 @@ func numeralExpr(x ast.Expr, v float64) ast.Expr {
 	return neg
 }
 
+// foldedAfter is x (rewritten), which Lua 5.1 folds to the constant v
+// through and, or or not and gopher-lua does not, evaluated for its effects
+// (a call in a left operand, `(f() or 0) and 1`, runs in Lua 5.1 too) and
+// then given as the numeral v: `x and v`, x being a number.
+func foldedAfter(x ast.Expr, v float64) ast.Expr {
+	and := &ast.LogicalOpExpr{Operator: "and", Lhs: x, Rhs: numeralExpr(x, v)}
+	and.SetLine(x.Line())
+	and.SetLastLine(x.LastLine())
+	return and
+}
+
+// isNumberLiteral reports whether e is a number constant, negated or not.
 func isNumberLiteral(e ast.Expr) bool {
 	if u, ok := e.(*ast.UnaryMinusOpExpr); ok {
 		e = u.Expr

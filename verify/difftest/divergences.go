@@ -9,9 +9,7 @@ import (
 // only) to the reason it cannot match Redis 7.0.15. Each entry is also in
 // verify/README.md under "Known divergences". The corpus tests here and the
 // `scriptctl eval` corpus tests fail on any other difference.
-var KnownDivergences = map[string]string{
-	"realgo-zero-constant-order": "Lua 5.1 keeps one zero constant per function, of the sign of the first zero it adds; it adds a numeral left operand of an operation it cannot fold after the right operand's constants, gopher-lua before them (verify/README.md, Known divergences 17)",
-}
+var KnownDivergences = map[string]string{}
 
 // TargetDivergences maps a target (verify.Targets) to the snippets that
 // cannot match on that target only (name, or "fcall:" name for function
