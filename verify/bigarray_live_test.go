@@ -42,6 +42,14 @@ local t = {}
 for i = 1, 4194300 do t[i] = i end
 t[4194290] = nil
 for _ = 1, 50 do t[#t + 1] = 0 end`},
+	{"length-appends-past-2^22", `
+local t = {}
+for _ = 1, 4194304 + 3000 do t[#t + 1] = 1 end
+t.x = 1
+for _ = 1, 100 do t[#t + 1] = 2 end
+t[4194400] = nil
+t[#t + 1] = 3
+t[#t + 1] = 4`},
 	{"reverse-fill-across-2^22", `
 local t = {}
 for i = 1, 4194000 do t[i] = i end
