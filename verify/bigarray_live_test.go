@@ -97,7 +97,7 @@ var bigStringScripts = []struct {
 	{"concat-operator", `local s = string.rep('x', 40000000) s = s .. s .. 'y' return {#s, s:sub(-2)}`, nil},
 	{"table.concat", `local t = {} for i = 1, 80 do t[i] = string.rep('x', 1000000) end
 local s = table.concat(t, ',') return {#s, s:sub(-3)}`, nil},
-	{"string.gsub", `local s = string.rep('x', 20000000) local r, n = s:gsub('x', 'yyyy') return {#r, n}`, nil},
+	{"string.gsub", `local big = string.rep('y', 1000000) local r, n = string.rep('x.', 80):gsub('x', big) return {#r, n, r:sub(-3)}`, nil},
 	{"load-reader", `local n = 0
 local f = load(function()
   n = n + 1
