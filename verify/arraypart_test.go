@@ -47,3 +47,36 @@ func TestPastArrayPart(t *testing.T) {
 		})
 	}
 }
+
+// TestLengthKeptModel: #t taken at every store of a loop (the kept model,
+// extended) gives what #t taken once at the end gives (a full replay of
+// the history), for histories that cross lua.MaxArrayIndex (lowered to
+// 1024 as in TestPastArrayPart).
+func TestLengthKeptModel(t *testing.T) {
+	old := lua.MaxArrayIndex
+	lua.MaxArrayIndex = 1024
+	t.Cleanup(func() { lua.MaxArrayIndex = old })
+	for _, history := range []string{
+		"for i = 1, 2000 do t[i] = i L() end t[1500] = nil L() for i = 2001, 2100 do t[i] = i L() end",
+		"for i = 1, 2000 do t[i] = i L() end t[500] = nil L() for i = 2001, 2100 do t[i] = i L() end",
+		"for i = 1, 1030 do t[i] = i L() end t.x = 1 L() t[700] = nil L() for i = 1031, 3000 do t[i] = i L() end t[2999] = nil L()",
+		"t.s = 1 for i = 1, 1500 do t[i] = i L() end t.s = nil L() t.s = 2 L() for i = 1501, 2500 do t[i] = i L() end t[1200] = nil",
+		"for i = 1, 1100 do t[i] = i L() end for i = 1, 1100, 3 do t[i] = nil L() end for i = 1101, 4100 do t[i] = i L() end",
+	} {
+		each := "local t = {} local lens = 0 local function L() lens = lens + #t end " + history + " return #t"
+		once := "local t = {} local function L() end " + history + " return #t"
+		e := New(Options{})
+		a, err := evalT(t, e, each, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Reset()
+		b, err := evalT(t, e, once, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() || len(e.Warnings()) > 0 {
+			t.Errorf("#t after every store %s, once %s (warnings %q)\n%s", a, b, e.Warnings(), history)
+		}
+	}
+}
