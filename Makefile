@@ -44,8 +44,8 @@ RACE_RUN     ?= ^(TestPreflight|TestCheck|TestRun$$)
 SAMPLE_EVAL  ?= 12
 SAMPLE_FCALL ?= 36
 SAMPLE_ENV    = SCRIPTCTL_CORPUS_EVAL_EVERY=$(SAMPLE_EVAL) SCRIPTCTL_CORPUS_FCALL_EVERY=$(SAMPLE_FCALL)
-FULL_PKGS    ?= ./cmd/scriptctl/ ./gen/ ./verify/difftest/
-FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestLoaderCluster|TestExamplesModels|TestEvalCorpusFunctionCLI|TestVersionInjected|TestEvalCorpus|TestFCallCorpus)$$
+FULL_PKGS    ?= ./cmd/scriptctl/ ./gen/ ./verify/ ./verify/keyspace/ ./verify/difftest/
+FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestLoaderCluster|TestExamplesModels|TestEvalCorpusFunctionCLI|TestVersionInjected|TestEvalCorpus|TestFCallCorpus|TestBigArrayBorderLive|TestBigStringLive|TestStringProtoMaxBulkLen)$$
 
 # make test records which tests ask for the run's server build (the
 # redistest helper appends their names to BUILD_LOG); make test-targets

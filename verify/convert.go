@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // Conversions between Lua values and RESP2 replies, as Redis 7.0 does them
@@ -159,7 +161,7 @@ func (r *scriptRun) fromLua(v lua.LValue, depth int) (Reply, error) {
 		}
 		elems := []Reply{}
 		for i := 1; ; i++ {
-			e := x.RawGetInt(i)
+			e := lualib.RawGetInt(x, i)
 			if e == lua.LNil {
 				break
 			}

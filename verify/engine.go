@@ -146,7 +146,7 @@ func (e *Engine) init(opts Options) {
 	if e.memLimit <= 0 {
 		e.memLimit = DefaultMemoryLimit
 	}
-	e.srv = keyspace.NewServer(keyspace.Config{Now: now, Target: t.cmds, Cluster: e.cluster(), Warn: e.warn})
+	e.srv = keyspace.NewServer(keyspace.Config{Now: now, Target: t.cmds, Cluster: e.cluster(), Warn: e.warn, Grow: e.growKeyspace})
 	e.sources = map[string][]byte{}
 	e.rand.x = rand48Init
 	e.funcs = newFunctions()

@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/scriptctl/scriptctl/verify/keyspace"
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // Redis Functions: FUNCTION LOAD [REPLACE], FCALL, FCALL_RO. Like Redis, all
@@ -395,8 +396,8 @@ func luaStringArg(v lua.LValue) (string, bool) { return concatString(v) }
 func readFunctionFlags(t *lua.LTable) ([]string, bool) {
 	flags := []string{}
 	for i := 1; ; i++ {
-		s, ok := luaStringArg(t.RawGetInt(i))
-		if t.RawGetInt(i) == lua.LNil {
+		s, ok := luaStringArg(lualib.RawGetInt(t, i))
+		if lualib.RawGetInt(t, i) == lua.LNil {
 			return flags, true
 		}
 		if !ok {

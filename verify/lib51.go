@@ -80,10 +80,11 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 			L.Push(lua.LString(""))
 			return 1
 		}
-		if int64(len(s))*int64(n) > maxStringBytes {
-			r.fail(L, &RunError{Code: CodeMemory, Msg: "string.rep result exceeds the offline limit of 64 MB"})
+		size := math.MaxInt // past any memory limit
+		if n <= math.MaxInt/len(s) {
+			size = len(s) * n
 		}
-		r.grow(L, len(s)*n)
+		r.grow(L, size)
 		L.Push(lua.LString(strings.Repeat(s, n)))
 		return 1
 	})
@@ -99,24 +100,23 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 			last = checkInt(L, 4)
 		}
 		var b strings.Builder
+		built := building{r: r, L: L}
 		add := func(k int) {
-			s, ok := concatString(t.RawGetInt(k))
+			s, ok := concatString(lualib.RawGetInt(t, k))
 			if !ok {
-				luaError(L, "invalid value (%s) at index %d in table for 'concat'", luaTypeName(t.RawGetInt(k)), k)
+				luaError(L, "invalid value (%s) at index %d in table for 'concat'", luaTypeName(lualib.RawGetInt(t, k)), k)
 			}
 			b.WriteString(s)
 		}
 		for ; i < last; i++ {
 			add(i)
 			b.WriteString(sep)
-			if b.Len() > maxStringBytes {
-				r.fail(L, &RunError{Code: CodeMemory, Msg: "table.concat result exceeds the offline limit of 64 MB"})
-			}
+			built.reached(b.Len())
 		}
 		if i == last {
 			add(i)
 		}
-		r.grow(L, b.Len())
+		built.done(b.Len())
 		L.Push(lua.LString(b.String()))
 		return 1
 	})
@@ -139,7 +139,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 			roError(L) // the first lua_rawseti
 		}
 		for i := e; i > pos; i-- {
-			r.rawSetInt(real, i, real.RawGetInt(i-1))
+			r.rawSetInt(real, i, lualib.RawGetInt(real, i-1))
 		}
 		r.rawSetInt(real, pos, L.Get(L.GetTop()))
 		return 0
@@ -155,9 +155,9 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		if real != t {
 			roError(L)
 		}
-		v := real.RawGetInt(pos)
+		v := lualib.RawGetInt(real, pos)
 		for ; pos < e; pos++ {
-			r.rawSetInt(real, pos, real.RawGetInt(pos+1))
+			r.rawSetInt(real, pos, lualib.RawGetInt(real, pos+1))
 		}
 		r.rawSetInt(real, e, lua.LNil)
 		L.Push(v)
@@ -193,6 +193,27 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 		}
 		return n - i
 	})
+	// ipairs is Lua 5.1's: one iterator function, ipairsaux, for every
+	// call (gopher-lua's reads only the dense array, which ends at
+	// lua.MaxArrayIndex).
+	ipairsaux := L.NewFunction(func(L *lua.LState) int {
+		i := checkInt(L, 2) + 1 // luaL_checkint before luaL_checktype
+		t := checkTable(L, 1)
+		v := lualib.RawGetInt(t, i)
+		if v == lua.LNil {
+			return 0
+		}
+		L.Push(lua.LNumber(i))
+		L.Push(v)
+		return 2
+	})
+	set(G, "ipairs", func(L *lua.LState) int {
+		t := checkTable(L, 1)
+		L.Push(ipairsaux)
+		L.Push(t)
+		L.Push(lua.LNumber(0))
+		return 3
+	})
 	set(G, "unpack", func(L *lua.LState) int {
 		t := checkTable(L, 1)
 		i := optInt(L, 2, 1)
@@ -208,7 +229,7 @@ func (r *scriptRun) installLib51(G *lua.LTable) {
 			luaError(L, "too many results to unpack")
 		}
 		for k := 0; k < n; k++ {
-			L.Push(t.RawGetInt(i + k))
+			L.Push(lualib.RawGetInt(t, i+k))
 		}
 		return n
 	})

@@ -114,7 +114,7 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 		for i := 1; i <= n; i++ {
 			L.Push(f)
 			L.Push(lua.LNumber(i))
-			L.Push(t.RawGetInt(i))
+			L.Push(lualib.RawGetInt(t, i))
 			L.Call(2, 1)
 			if res := L.Get(-1); res != lua.LNil {
 				return 1
@@ -328,7 +328,7 @@ func (r *scriptRun) tableSort(L *lua.LState) int {
 			L.ArgError(2, "function expected, got "+luaTypeName(cmp))
 		}
 	}
-	get := func(i int) lua.LValue { return real.RawGetInt(i) }
+	get := func(i int) lua.LValue { return lualib.RawGetInt(real, i) }
 	set := func(i int, v lua.LValue) {
 		if ro {
 			roError(L)

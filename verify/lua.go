@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"github.com/scriptctl/scriptctl/verify/keyspace"
 	"weak"
 
 	lua "github.com/yuin/gopher-lua"
@@ -14,10 +13,7 @@ import (
 const (
 	registrySize    = 1024 * 8 // initial Lua value stack
 	registryMaxSize = 1 << 20  // value stack ceiling (about 16 MB)
-	// maxStringBytes is the largest string a run may build, the same bound
-	// as a command's (512 MB in Redis).
-	maxStringBytes = keyspace.MaxStringBytes
-	maxReplyDepth  = 1000 // nesting of a returned table
+	maxReplyDepth   = 1000     // nesting of a returned table
 )
 
 // scriptRun is one EVAL or FCALL (or one FUNCTION LOAD) in its own sandbox.

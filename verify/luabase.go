@@ -194,6 +194,7 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 		fn := L.CheckFunction(1)
 		chunkname := optStr(L, 2, "=(load)")
 		var b strings.Builder
+		built := building{r: r, L: L}
 		for {
 			L.Push(fn)
 			L.Call(0, 1)
@@ -212,11 +213,9 @@ func (r *scriptRun) installBase(G *lua.LTable) {
 				break
 			}
 			b.WriteString(string(s))
-			if b.Len() > maxStringBytes {
-				r.fail(L, &RunError{Code: CodeMemory, Msg: "load: chunk larger than the offline limit"})
-			}
+			built.reached(b.Len())
 		}
-		r.grow(L, b.Len())
+		built.done(b.Len())
 		return r.loadChunk(L, b.String(), chunkname)
 	})
 	set("loadstring", func(L *lua.LState) int {

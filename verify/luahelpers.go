@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -30,9 +29,9 @@ func (r *scriptRun) concatChain(L *lua.LState) int {
 	t := L.CheckTable(1)
 	names := strings.Split(L.CheckString(2), "\x00")
 	n := len(names) - 1
-	acc, accName := t.RawGetInt(n), lua.LValue(lua.LString(names[n-1]))
+	acc, accName := lualib.RawGetInt(t, n), lua.LValue(lua.LString(names[n-1]))
 	for i := n - 1; i >= 1; i-- {
-		acc = r.concatPair(L, t.RawGetInt(i), acc, lua.LString(names[i-1]), accName)
+		acc = r.concatPair(L, lualib.RawGetInt(t, i), acc, lua.LString(names[i-1]), accName)
 		accName = lua.LString("")
 	}
 	L.Push(acc)
@@ -46,9 +45,6 @@ func (r *scriptRun) concatPair(L *lua.LState, a, b, an, bn lua.LValue) lua.LValu
 	as, aok := concatString(a)
 	bs, bok := concatString(b)
 	if aok && bok {
-		if len(as)+len(bs) > maxStringBytes {
-			r.fail(L, &RunError{Code: CodeMemory, Msg: fmt.Sprintf("string of %d bytes exceeds the offline limit of %d", len(as)+len(bs), maxStringBytes)})
-		}
 		r.grow(L, len(as)+len(bs))
 		return lua.LString(as + bs)
 	}

@@ -29,6 +29,9 @@ const DefaultMemoryLimit int64 = 256 << 20
 // charge adds n bytes to the engine's use and reports whether it stays
 // within the memory limit.
 func (e *Engine) charge(n int) bool {
+	if int64(n) > e.memLimit {
+		return false // beyond the limit on its own (and no overflow)
+	}
 	e.memCharged += int64(n)
 	if e.memBase+e.memCharged <= e.memLimit {
 		return true
@@ -73,6 +76,42 @@ func (r *scriptRun) grow(L *lua.LState, n int) {
 	if !r.e.charge(n) {
 		r.fail(L, r.e.memoryError())
 	}
+}
+
+// growKeyspace charges n bytes a command allocates beyond its arguments
+// (keyspace.Config.Grow).
+func (e *Engine) growKeyspace(n int64) error {
+	if n > e.memLimit || !e.charge(int(n)) {
+		return e.memoryError()
+	}
+	return nil
+}
+
+// growStep is how much a string being built piece by piece may grow
+// between two charges.
+const growStep = 1 << 20
+
+// building charges a string a library function builds piece by piece
+// (table.concat, string.gsub, load's reader function): what it built
+// since the last charge, once that passes growStep, so that a runaway
+// builder stops near the memory limit rather than past it.
+type building struct {
+	r       *scriptRun
+	L       *lua.LState
+	charged int
+}
+
+// reached charges the string's growth to n bytes, a step at a time.
+func (b *building) reached(n int) {
+	if n-b.charged >= growStep {
+		b.done(n)
+	}
+}
+
+// done charges the rest of the finished string's n bytes.
+func (b *building) done(n int) {
+	b.r.grow(b.L, n-b.charged)
+	b.charged = n
 }
 
 // argBytes is the size of a command's arguments after its name.

@@ -481,6 +481,7 @@ func (r *scriptRun) strGsub(L *lua.LState) int {
 		pi = 1
 	}
 	var b strings.Builder
+	built := building{r: r, L: L}
 	n := 0
 	s := 0
 	for n < maxS {
@@ -499,16 +500,14 @@ func (r *scriptRun) strGsub(L *lua.LState) int {
 		default:
 			goto done
 		}
-		if b.Len() > maxStringBytes {
-			r.fail(L, &RunError{Code: CodeMemory, Msg: "string.gsub result exceeds the offline limit of 64 MB"})
-		}
+		built.reached(b.Len())
 		if anchor {
 			break
 		}
 	}
 done:
 	b.WriteString(src[s:])
-	r.grow(L, b.Len())
+	built.done(b.Len())
 	L.Push(lua.LString(b.String()))
 	L.Push(lua.LNumber(n))
 	return 2

@@ -9,6 +9,7 @@ import (
 	"github.com/yuin/gopher-lua/ast"
 
 	"github.com/scriptctl/scriptctl/verify/lua51"
+	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
 // The order of a table's keys (next, pairs, cjson.encode, cmsgpack.pack) is
@@ -257,7 +258,7 @@ func (r *scriptRun) noteDel(t *lua.LTable, k lua.LValue, present bool) {
 // onto a key removes it, or creates it with no value; a value moved onto
 // an absent key adds it).
 func (r *scriptRun) rawSetInt(t *lua.LTable, i int, v lua.LValue) {
-	r.noteStore(t, lua.LNumber(i), v, t.RawGetInt(i) != lua.LNil)
+	r.noteStore(t, lua.LNumber(i), v, lualib.RawGetInt(t, i) != lua.LNil)
 	t.RawSetInt(i, v)
 }
 

@@ -56,53 +56,113 @@ func fromKey(k lua51.Key) lua.LValue {
 // 5.1's table. approx reports a history the replay had to guess, or a key
 // Lua places by address; ok is false when the engine cannot read t's parts.
 //
-// The model of a table with recorded stores is kept (r.layouts): when all
-// that happened since is integer keys added (t[#t + 1] = v appends, with
-// no hash key added), the kept model gets them in order, as a full replay
-// would apply them last, instead of a replay of the whole history (a loop
-// of appends with # on a long array with a hole).
+// The model of a table is kept (r.layouts): when all that happened since
+// is keys added (t[#t + 1] = v appends, recorded or listed by gopher-lua
+// after the kept ones, as appends past lua.MaxArrayIndex are), the kept
+// model gets them in the order a full replay would apply them, instead of
+// a replay of the whole history (a loop of appends with # on a long array
+// with a hole, or past 2^22 elements).
 func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 	array, hkeys, ok := tableParts(t)
 	if !ok {
 		return nil, true, false
 	}
-	info := r.info(t, false)
-	if info == nil || len(info.dels) == 0 || len(info.dels) > maxDelEvents {
-		return r.layoutFull(t)
+	var dels []delEvent
+	if info := r.info(t, false); info != nil {
+		if len(info.dels) > maxDelEvents {
+			return r.layoutFull(t)
+		}
+		dels = info.dels
 	}
-	dels := info.dels
-	if c := r.layouts[t]; c != nil && c.klen == len(hkeys) && c.ndels <= len(dels) && len(array) >= c.alen {
-		extend := true
-		for _, d := range dels[c.ndels:] {
-			if !d.add || d.klen != len(hkeys) {
-				extend = false
-				break
+	if c := r.layouts[t]; c != nil && c.extends(t, array, hkeys, dels) {
+		// A full replay sets the hash keys in gopher-lua's order, each
+		// recorded store after the keys listed before it.
+		newKeys, newDels := hkeys[c.klen:], dels[c.ndels:]
+		d := 0
+		for i, k := range newKeys {
+			for ; d < len(newDels) && newDels[d].klen <= c.klen+i; d++ {
+				c.m.Set(toKey(newDels[d].key), true)
 			}
+			c.m.Set(toKey(k), true)
 		}
-		if extend {
-			for _, d := range dels[c.ndels:] {
-				c.m.Set(toKey(d.key), true)
-			}
-			c.ndels, c.alen = len(dels), len(array)
-			return c.m, c.approx || c.m.Approximate(), true
+		for ; d < len(newDels); d++ {
+			c.m.Set(toKey(newDels[d].key), true)
 		}
+		c.alen, c.klen, c.ndels = len(array), len(hkeys), len(dels)
+		return c.m, c.approx || c.m.Approximate(), true
 	}
 	m, approx, ok = r.layoutFull(t)
 	if ok {
 		if r.layouts == nil || len(r.layouts) >= 64 {
 			r.layouts = map[*lua.LTable]*layoutCache{}
 		}
-		r.layouts[t] = &layoutCache{m: m, approx: approx, alen: len(array), klen: len(hkeys), ndels: len(dels)}
+		c := &layoutCache{m: m, approx: approx, alen: len(array), klen: len(hkeys), ndels: len(dels)}
+		c.quiet, c.removed = quietHistory(t, hkeys, dels)
+		r.layouts[t] = c
 	}
 	return m, approx, ok
 }
 
 // layoutCache is a table's model kept by layout, with the lengths of what
-// it was replayed from.
+// it was replayed from. quiet reports a history whose replay guessed
+// nothing from the table's present state (no key nil now without a
+// recorded removal, no removed key set again), so that hash keys listed
+// later only add to it; removed holds the keys of its recorded removals.
 type layoutCache struct {
 	m                 *lua51.Table
 	approx            bool
 	alen, klen, ndels int
+	quiet             bool
+	removed           map[lua.LValue]bool
+}
+
+// extends reports whether c's model, given the keys added since (dels
+// past c.ndels, hkeys past c.klen), is what a full replay of t would give.
+func (c *layoutCache) extends(t *lua.LTable, array, hkeys []lua.LValue, dels []delEvent) bool {
+	switch {
+	case c.ndels > len(dels) || c.klen > len(hkeys) || len(array) < c.alen:
+		return false
+	case c.ndels == 0 && len(array) != c.alen:
+		return false // appends not recorded: the replay puts them first
+	}
+	for _, d := range dels[c.ndels:] {
+		if !d.add || d.klen < c.klen || d.klen > len(hkeys) {
+			return false
+		}
+	}
+	if len(hkeys) == c.klen {
+		return true
+	}
+	if !c.quiet {
+		return false
+	}
+	for _, k := range hkeys[c.klen:] {
+		if _, tomb := isTomb(k); tomb || t.RawGet(k) == lua.LNil || c.removed[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// quietHistory is layoutCache.quiet and .removed of t's history.
+func quietHistory(t *lua.LTable, hkeys []lua.LValue, dels []delEvent) (bool, map[lua.LValue]bool) {
+	removed := map[lua.LValue]bool{}
+	for _, d := range dels {
+		if !d.add {
+			removed[d.key] = true
+		}
+	}
+	for k := range removed {
+		if t.RawGet(k) != lua.LNil {
+			return false, nil // removed, then set again
+		}
+	}
+	for _, k := range hkeys {
+		if _, tomb := isTomb(k); !tomb && t.RawGet(k) == lua.LNil && !removed[k] {
+			return false, nil // set to nil with no removal recorded
+		}
+	}
+	return true, removed
 }
 
 // layoutFull replays t's whole history (layout).

@@ -44,12 +44,18 @@ func parseBitOffset(s string, hashBits int) (uint64, bool) {
 
 // stringForBits is lookupStringForBitCommand: the key's string, created or
 // zero-padded so that bit maxBit exists. The caller has checked the type.
-func stringForBits(e *Server, cmd, key string, maxBit uint64) (*value, error) {
+func stringForBits(e *Server, key string, maxBit uint64) (*value, error) {
 	need := int64(maxBit>>3) + 1
-	if need > maxStringBytes {
-		return nil, errOfflineString(cmd, need)
-	}
 	v := e.db.get(key)
+	have := int64(0)
+	if v != nil {
+		have = int64(len(v.str))
+	}
+	if have < need {
+		if err := e.grow(need - have); err != nil {
+			return nil, err
+		}
+	}
 	if v == nil {
 		e.db.setString(key, string(make([]byte, need)), false)
 		return e.db.keys[key], nil
@@ -79,7 +85,7 @@ func cmdSetbit(e *Server, a []string) (Reply, error) {
 	if wrongKind(e, a[1]) {
 		return errWrongType, nil
 	}
-	v, err := stringForBits(e, a[0], a[1], off)
+	v, err := stringForBits(e, a[1], off)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -539,7 +545,7 @@ func bitfield(e *Server, a []string, ro bool) (Reply, error) {
 			return errWrongType, nil
 		}
 		var err error
-		if v, err = stringForBits(e, a[0], a[1], highest); err != nil {
+		if v, err = stringForBits(e, a[1], highest); err != nil {
 			return Reply{}, err
 		}
 	}

@@ -1,7 +1,6 @@
 package keyspace
 
 import (
-	"fmt"
 	"math"
 	"strings"
 )
@@ -45,13 +44,6 @@ var (
 // protoMaxBulkLen is proto-max-bulk-len's default (512 MB): no string may
 // grow past it.
 const protoMaxBulkLen = 512 << 20
-
-// errOfflineString refuses a string the engine will not allocate: Redis
-// would build it (it is within proto-max-bulk-len), the engine caps strings
-// at maxStringBytes.
-func errOfflineString(cmd string, size int64) error {
-	return &RunError{Code: CodeMemory, Msg: fmt.Sprintf("%s: a string of %d bytes exceeds the offline limit of %d", strings.ToUpper(cmd), size, maxStringBytes)}
-}
 
 // parseInt is Redis's string2ll: an optional '-', no '+', no spaces, no
 // leading zeros, at most 20 characters, within int64.
@@ -391,6 +383,9 @@ func cmdAppend(e *Server, a []string) Reply {
 	if v.kind != kindString {
 		return errWrongType
 	}
+	if !checkStringLength(int64(len(v.str)), int64(len(a[2]))) {
+		return errStringLimit
+	}
 	v.str += a[2]
 	return IntReply(int64(len(v.str)))
 }
@@ -523,14 +518,14 @@ func cmdSetrange(e *Server, a []string) (Reply, error) {
 		return errStringLimit, nil
 	}
 	need := offset + int64(len(val))
-	if need > maxStringBytes {
-		return Reply{}, errOfflineString(a[0], need)
-	}
 	var b []byte
 	if v != nil {
 		b = []byte(v.str)
 	}
 	if int64(len(b)) < need {
+		if err := e.grow(need - int64(len(b))); err != nil {
+			return Reply{}, err
+		}
 		b = append(b, make([]byte, need-int64(len(b)))...)
 	}
 	copy(b[offset:], val)
@@ -541,10 +536,6 @@ func cmdSetrange(e *Server, a []string) (Reply, error) {
 	}
 	return IntReply(int64(len(b))), nil
 }
-
-// maxLCSTable bounds the LCS table the engine builds (4 bytes a cell);
-// Redis's own bound is proto-max-bulk-len.
-const maxLCSTable = 64 << 20
 
 // cmdLcs is lcsCommand: the dynamic-programming table, then a walk back from
 // its end that emits the matching ranges, last first.
@@ -588,8 +579,8 @@ func cmdLcs(e *Server, a []string) (Reply, error) {
 	if cells > protoMaxBulkLen {
 		return ErrorReply("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"), nil
 	}
-	if cells > maxLCSTable {
-		return Reply{}, &RunError{Code: CodeMemory, Msg: fmt.Sprintf("LCS: a table of %d bytes exceeds the offline limit of %d", cells, maxLCSTable)}
+	if err := e.grow(int64(cells)); err != nil {
+		return Reply{}, err // the table is transient, but as large as that
 	}
 	return lcsReply(sa, sb, getLen, getIdx, withMatchLen, minMatchLen), nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/scriptctl/scriptctl/internal/testtier"
 )
 
 func TestStringCommands(t *testing.T) {
@@ -170,26 +172,96 @@ func TestLongDouble(t *testing.T) {
 	}
 }
 
-func TestStringOfflineLimit(t *testing.T) {
+// TestStringGrowCharged checks that the zero padding SETRANGE, SETBIT and
+// BITFIELD add and LCS's table are charged through Config.Grow before they
+// are allocated, and that a refusal leaves the keyspace as it was.
+func TestStringGrowCharged(t *testing.T) {
 	ctx := context.Background()
-	for _, cmd := range [][]string{
-		{"SETRANGE", "k", "100000000", "x"},
-		{"SETBIT", "k", "4294967295", "1"},
-		{"BITFIELD", "k", "SET", "u8", "#536870910", "1"},
-	} {
-		e := New(Options{})
-		_, err := e.Do(ctx, cmd...)
-		if re, ok := err.(*RunError); !ok || re.Code != CodeMemory || !strings.HasPrefix(re.Msg, cmd[0]+": ") {
-			t.Errorf("%q: %v, want a memory RunError", cmd, err)
-		}
-		if _, ok := e.Entry("k"); ok {
-			t.Errorf("%q: key created", cmd)
+	errBudget := &RunError{Code: CodeMemory, Msg: "over budget"}
+	budget := func(limit int64, charged *int64) func(int64) error {
+		return func(n int64) error {
+			if *charged+n > limit {
+				return errBudget
+			}
+			*charged += n
+			return nil
 		}
 	}
-	e := New(Options{})
+	for _, tc := range []struct {
+		cmd     []string
+		setup   string // the key's value before, "" none
+		charged int64  // bytes charged with a budget of 1 MB
+		strlen  int64
+	}{
+		{a("SETRANGE", "k", "99999", "x"), "", 100000, 100000},
+		{a("SETRANGE", "k", "100", "xy"), "0123456789", 92, 102},
+		{a("SETRANGE", "k", "2", "xy"), "0123456789", 0, 10},
+		{a("SETBIT", "k", "799999", "1"), "", 100000, 100000},
+		{a("BITFIELD", "k", "SET", "u8", "#99999", "1"), "ab", 99998, 100000},
+		{a("SETRANGE", "k", "100000000", "x"), "", -1, 0},
+		{a("SETRANGE", "k", "100000000", "x"), "abc", -1, 3},
+		{a("SETBIT", "k", "4294967295", "1"), "", -1, 0},
+		{a("BITFIELD", "k", "SET", "u8", "#536870910", "1"), "", -1, 0},
+	} {
+		var charged int64
+		e := New(Options{Grow: budget(1<<20, &charged)})
+		if tc.setup != "" {
+			e.Do(ctx, "SET", "k", tc.setup)
+		}
+		_, err := e.Do(ctx, tc.cmd...)
+		if tc.charged < 0 {
+			if err != errBudget {
+				t.Errorf("%q: %v, want the budget's refusal", tc.cmd, err)
+			}
+		} else if err != nil || charged != tc.charged {
+			t.Errorf("%q: %v, charged %d, want %d", tc.cmd, err, charged, tc.charged)
+		}
+		if got, _ := e.Do(ctx, "STRLEN", "k"); got.Int != tc.strlen {
+			t.Errorf("%q: STRLEN %d, want %d", tc.cmd, got.Int, tc.strlen)
+		}
+	}
+	var charged int64
+	e := New(Options{Grow: budget(1<<20, &charged)})
 	e.Do(ctx, "SET", "a", strings.Repeat("x", 5000))
 	e.Do(ctx, "SET", "b", strings.Repeat("y", 5000))
-	if _, err := e.Do(ctx, "LCS", "a", "b"); err == nil {
-		t.Errorf("LCS of a 100 MB table: no RunError")
+	if _, err := e.Do(ctx, "LCS", "a", "b"); err != errBudget {
+		t.Errorf("LCS of a 100 MB table: %v, want the budget's refusal", err)
+	}
+	e.Do(ctx, "SET", "c", strings.Repeat("x", 400))
+	e.Do(ctx, "SET", "d", strings.Repeat("x", 400))
+	if r, err := e.Do(ctx, "LCS", "c", "d", "LEN"); err != nil || r.Int != 400 || charged != 401*401*4 {
+		t.Errorf("LCS LEN of a 640 kB table: %v %v, charged %d", r, err, charged)
+	}
+}
+
+// TestStringProtoMaxBulkLen checks the server's own limit on a string a
+// command builds: 512 MB, whatever the budget allows.
+func TestStringProtoMaxBulkLen(t *testing.T) {
+	ctx := context.Background()
+	const limit = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+	e := New(Options{})
+	for _, cmd := range [][]string{
+		a("SETRANGE", "k", "536870912", "x"),
+		a("SETRANGE", "k", "536870911", "xy"),
+	} {
+		if r, err := e.Do(ctx, cmd...); err != nil || r.Kind != Error || r.Str != limit {
+			t.Errorf("%q: %v %v, want %q", cmd, r, err, limit)
+		}
+	}
+	if n, _ := e.Do(ctx, "EXISTS", "k"); n.Int != 0 {
+		t.Errorf("key created")
+	}
+	testtier.Full(t, "APPEND to a string of 512 MB")
+	if r, err := e.Do(ctx, "SETRANGE", "k", "536870910", "x"); err != nil || r.Int != 536870911 {
+		t.Fatalf("SETRANGE to 512 MB - 1: %v %v", r, err)
+	}
+	if r, err := e.Do(ctx, "APPEND", "k", "y"); err != nil || r.Int != 536870912 {
+		t.Fatalf("APPEND to 512 MB: %v %v", r, err)
+	}
+	if r, err := e.Do(ctx, "APPEND", "k", "z"); err != nil || r.Kind != Error || r.Str != limit {
+		t.Errorf("APPEND past 512 MB: %v %v, want %q", r, err, limit)
+	}
+	if n, _ := e.Do(ctx, "STRLEN", "k"); n.Int != 536870912 {
+		t.Errorf("STRLEN %d after the refused APPEND", n.Int)
 	}
 }

@@ -20,6 +20,8 @@ type Options struct {
 	Now      int64  // 0: DefaultNow
 	Target   string // "": DefaultTarget
 	Topology string // TopologyCluster ("" too) or TopologyStandalone
+	// Grow is Config.Grow: nil allows every size.
+	Grow func(n int64) error
 }
 
 const (
@@ -48,7 +50,7 @@ func New(o Options) *testServer {
 		panic("unknown target " + o.Target)
 	}
 	ts := &testServer{}
-	ts.Server = NewServer(Config{Now: o.Now, Target: f, Cluster: o.Topology != TopologyStandalone, Warn: func(format string, args ...any) {
+	ts.Server = NewServer(Config{Now: o.Now, Target: f, Cluster: o.Topology != TopologyStandalone, Grow: o.Grow, Warn: func(format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
 		for _, w := range ts.warnings {
 			if w == msg {

@@ -11,6 +11,7 @@ type Server struct {
 	dbs         [numDBs]*keyspace // every database, created on first use
 	clusterNode bool              // a cluster node (Config.Cluster)
 	warnf       func(format string, args ...any)
+	growf       func(n int64) error // Config.Grow
 	// scriptCmd is set while a script's command runs (Handler.Run).
 	scriptCmd bool
 	// published and subscribers are PUBLISH's record and declared
@@ -27,12 +28,18 @@ type Config struct {
 	// Warn records an approximation a command made (a reply whose order or
 	// pick Redis leaves to chance); nil drops them.
 	Warn func(format string, args ...any)
+	// Grow charges n bytes a command is about to allocate beyond its
+	// arguments (the zero padding of SETRANGE, SETBIT and BITFIELD) to
+	// the caller's memory budget; an error (a *RunError) refuses them and
+	// is the command's. nil allows every size up to the server's own
+	// limits.
+	Grow func(n int64) error
 }
 
 // NewServer returns an empty server: database 0 selected, the clock at
 // c.Now.
 func NewServer(c Config) *Server {
-	s := &Server{now: c.Now, t: c.Target, clusterNode: c.Cluster, warnf: c.Warn}
+	s := &Server{now: c.Now, t: c.Target, clusterNode: c.Cluster, warnf: c.Warn, growf: c.Grow}
 	if s.t == nil {
 		s.t = targets()[DefaultTarget]
 	}
@@ -87,11 +94,13 @@ type Script interface {
 	SubcommandError(unknown bool) (r Reply, layer bool)
 }
 
-// MaxStringBytes is the largest string a command may build offline (512 MB
-// in Redis): the same bound the engine puts on a script's strings.
-const MaxStringBytes = 64 << 20
-
-const maxStringBytes = MaxStringBytes
+// grow charges n bytes a command is about to allocate (Config.Grow).
+func (e *Server) grow(n int64) error {
+	if e.growf == nil {
+		return nil
+	}
+	return e.growf(n)
+}
 
 // cluster reports whether the server is a cluster node.
 func (e *Server) cluster() bool { return e.clusterNode }

@@ -264,7 +264,7 @@ func (c *cjsonLib) appendData(L *lua.LState, b []byte, v lua.LValue, depth int) 
 				if i > 1 {
 					b = append(b, ',')
 				}
-				b = c.appendData(L, b, x.RawGetInt(i), depth)
+				b = c.appendData(L, b, RawGetInt(x, i), depth)
 			}
 			return append(b, ']')
 		}

@@ -84,7 +84,7 @@ func msgpackEncode(b []byte, v lua.LValue, level int, order KeyOrder, view func(
 		if n, ok := msgpackArrayLen(x); ok {
 			b = msgpackHeader(b, 0x90, 0xdc, 0xdd, uint64(n))
 			for i := 1; i <= n; i++ {
-				b = msgpackEncode(b, x.RawGetInt(i), level+1, order, view)
+				b = msgpackEncode(b, RawGetInt(x, i), level+1, order, view)
 			}
 			return b
 		}
