@@ -69,6 +69,7 @@ type scriptRun struct {
 	tableSweep  int
 	eventTables int // tables with recorded stores (tableInfo.dels) so far
 	iters       map[*lua.LTable]*iterState
+	iterBuilds  int                          // iteration orders built by nextKey (a traversal builds one)
 	borders     map[*lua.LTable]int          // tableiter.go's border: hole-free prefixes checked
 	libIters    map[*lua.LTable][]lua.LValue // the library tables' orders being walked (libtables.go)
 	layouts     map[*lua.LTable]*layoutCache // models kept for tables with recorded stores (tablereplay.go)

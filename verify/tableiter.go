@@ -92,8 +92,8 @@ func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LVal
 		return r.viewNext(real, key) // a library table (table.foreach)
 	}
 	st := r.iters[t]
-	array, keys, _ := tableParts(t)
-	if key == lua.LNil || st == nil || st.index(key) == 0 || st.alen != len(array) || st.klen != len(keys) {
+	array, hkeys, _ := tableParts(t)
+	if key == lua.LNil || st == nil || st.index(key) == 0 || st.alen != len(array) || st.klen != len(hkeys) {
 		m, approx, ok := r.layout(t)
 		if !ok {
 			k, v := t.Next(key)
@@ -102,9 +102,9 @@ func (r *scriptRun) nextKey(t *lua.LTable, key lua.LValue) (lua.LValue, lua.LVal
 		if approx {
 			r.warnOrder()
 		}
-		keys, _ := m.Slots()
 		slots, _ := m.Slots()
-		st = &iterState{slots: make([]lua.LValue, len(slots)), alen: len(array), klen: len(keys)}
+		r.iterBuilds++
+		st = &iterState{slots: make([]lua.LValue, len(slots)), alen: len(array), klen: len(hkeys)}
 		if len(slots) > 16 {
 			st.pos = make(map[lua.LValue]int, len(slots))
 		}
