@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/scriptctl/scriptctl/internal/safefile"
 	"github.com/scriptctl/scriptctl/manifest"
-	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/evalrun"
 	"github.com/scriptctl/scriptctl/internal/cmdutil"
@@ -20,8 +21,6 @@ import (
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )
-
-func init() { commands = append(commands, newCmdEval) }
 
 type evalOptions struct {
 	IO       *iostreams.IOStreams

@@ -1,9 +1,10 @@
 package keyspace
 
 import (
-	"github.com/scriptctl/scriptctl/internal/pqsort"
 	"math"
 	"slices"
+
+	"github.com/scriptctl/scriptctl/internal/pqsort"
 
 	"github.com/scriptctl/scriptctl/internal/cnum"
 )

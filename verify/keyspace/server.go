@@ -34,7 +34,7 @@ type Config struct {
 func NewServer(c Config) *Server {
 	s := &Server{now: c.Now, t: c.Target, clusterNode: c.Cluster, warnf: c.Warn}
 	if s.t == nil {
-		s.t = targets()[DefaultTarget]
+		s.t = targets.Get()[DefaultTarget]
 	}
 	s.db = newKeyspace(s)
 	s.dbs[0] = s.db
