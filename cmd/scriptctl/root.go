@@ -38,6 +38,14 @@ func Main() int {
 		debug.SetGCPercent(400)
 	}
 	args := os.Args[1:]
+	if len(args) == 1 && args[0] == "version" {
+		ios := iostreams.System()
+		if printVersion(ios) == nil {
+			return cmdutil.ExitOK
+		}
+		// A failed write goes through the command, which reports it.
+		return run(context.Background(), ios, args)
+	}
 	if builtinOnly(args) {
 		// version and exit-codes print a few lines and stop: they have
 		// nothing to cancel, and the signal handling below (a goroutine
