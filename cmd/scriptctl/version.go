@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -60,7 +60,8 @@ func buildVersion() versionInfo {
 
 func versionString() string {
 	v := buildVersion()
-	s := fmt.Sprintf("scriptctl %s (%s %s/%s)", v.Version, v.Go, v.OS, v.Arch)
+	// Concatenation, not fmt: `scriptctl version` then runs no fmt code.
+	s := "scriptctl " + v.Version + " (" + v.Go + " " + v.OS + "/" + v.Arch + ")"
 	if v.Commit != "" {
 		s += " commit " + v.Commit
 		if v.Modified {
@@ -110,6 +111,6 @@ records v1.2.3; a build in a checkout records a pseudo-version); else "dev".`,
 // adds to the process start (docs/performance.md, sixth pass);
 // TestVersionDirect checks both print the same.
 func printVersion(ios *iostreams.IOStreams) error {
-	_, err := fmt.Fprintln(ios.Out, versionString())
+	_, err := io.WriteString(ios.Out, versionString()+"\n")
 	return err
 }
