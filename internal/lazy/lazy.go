@@ -3,9 +3,10 @@
 // package's regular expressions up front costs each command its start-up
 // time.
 //
-// Each is a struct a package variable holds by value, written so that the
-// compiler lays the variable out in the binary: it adds no code to the
-// package's initialiser and allocates nothing at start. A package variable
+// Each is a struct written so that the compiler lays out a package
+// variable holding it (or, for Regexp, a pointer to it) in the binary: the
+// variable adds no code to the package's initialiser and allocates nothing
+// at start. A package variable
 // set to sync.OnceValue(f) or to a closure does not: the call runs at
 // start, allocates, and gives the package an initialiser (one more page of
 // code every process touches: docs/performance.md, sixth pass).
