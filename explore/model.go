@@ -13,9 +13,8 @@ import (
 
 	"github.com/scriptctl/scriptctl/contract"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/scriptctl/scriptctl/internal/safefile"
+	"gopkg.in/yaml.v3"
 
 	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/internal/yamlnode"

@@ -2,9 +2,8 @@ package verify
 
 import (
 	"fmt"
-	"weak"
-
 	"github.com/scriptctl/scriptctl/verify/keyspace"
+	"weak"
 
 	lua "github.com/yuin/gopher-lua"
 

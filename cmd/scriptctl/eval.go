@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/scriptctl/scriptctl/internal/safefile"
 	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/spf13/cobra"
 
 	"github.com/scriptctl/scriptctl/evalrun"
 	"github.com/scriptctl/scriptctl/internal/cmdutil"

@@ -1,10 +1,9 @@
 package keyspace
 
 import (
+	"github.com/scriptctl/scriptctl/internal/pqsort"
 	"math"
 	"slices"
-
-	"github.com/scriptctl/scriptctl/internal/pqsort"
 
 	"github.com/scriptctl/scriptctl/internal/cnum"
 )

@@ -1,11 +1,10 @@
 package keyspace
 
 import (
+	"github.com/scriptctl/scriptctl/internal/pqsort"
 	"math"
 	"slices"
 	"testing"
-
-	"github.com/scriptctl/scriptctl/internal/pqsort"
 )
 
 // Expected replies below were read from redis-server 7.0.15.

@@ -2,12 +2,11 @@ package keyspace
 
 import (
 	"errors"
+	"github.com/scriptctl/scriptctl/internal/pqsort"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/scriptctl/scriptctl/internal/pqsort"
 
 	"github.com/scriptctl/scriptctl/slot"
 )
