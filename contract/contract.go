@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // Kind is the kind of a Type node.
@@ -448,11 +450,13 @@ func isKeyword(s string) bool {
 }
 
 // synonyms are names a reader may reach for; the error suggests the keyword.
-var synonyms = map[string]string{
-	"int": "integer", "bulk": "string", "str": "string", "bool": "boolean",
-	"float": "double", "number": "integer", "null": "nil", "list": "array(T)",
-	"tuple": "[T, ...]", "simple": "status", "err": "error",
-}
+var synonyms = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"int": "integer", "bulk": "string", "str": "string", "bool": "boolean",
+		"float": "double", "number": "integer", "null": "nil", "list": "array(T)",
+		"tuple": "[T, ...]", "simple": "status", "err": "error",
+	}
+}}
 
 func (p *parser) primary(depth int) *Type {
 	if depth >= MaxDepth {
@@ -581,7 +585,7 @@ func (p *parser) primary(depth int) *Type {
 			}
 			return &Type{Kind: Array, Elem: e}
 		}
-		if s, ok := synonyms[strings.ToLower(tok.text)]; ok {
+		if s, ok := synonyms.Get()[strings.ToLower(tok.text)]; ok {
 			p.err = &SyntaxError{Col: tok.col, Msg: fmt.Sprintf("unknown type %q (did you mean %s?)", tok.text, s)}
 			return nil
 		}

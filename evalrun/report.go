@@ -12,12 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/scriptctl/scriptctl/internal/atomicfile"
 	"github.com/scriptctl/scriptctl/internal/diag"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify"
 	"github.com/scriptctl/scriptctl/verify/rediscli"
 	"github.com/scriptctl/scriptctl/verify/scenario"
@@ -287,7 +287,7 @@ func (r *Result) findingDiagnostic(f verify.Finding) diag.Diagnostic {
 }
 
 // userPos finds a Lua position ("user_script:3:") in an error text.
-var userPos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\buser_(script|function):(\d+):`) })
+var userPos = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`\buser_(script|function):(\d+):`) }}
 
 // runErrorDiagnostic is a run the engine cannot judge (no reply) as a
 // diagnostic whose code is the RunError's. Its line is where the script
@@ -298,7 +298,7 @@ func (r *Result) runErrorDiagnostic(re *verify.RunError) diag.Diagnostic {
 	d := diag.Diagnostic{File: r.File, Severity: diag.Error, Code: re.Code, Message: "no reply offline: " + re.Msg}
 	chunk, line := re.Chunk, re.Line
 	if line == 0 {
-		if m := userPos().FindStringSubmatch(re.Msg); m != nil {
+		if m := userPos.Get().FindStringSubmatch(re.Msg); m != nil {
 			chunk = "user_" + m[1]
 			line, _ = strconv.Atoi(m[2])
 		}

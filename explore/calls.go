@@ -66,7 +66,7 @@ func (x *explorer) expand(s, worker string, w *wstate) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return refPattern().ReplaceAllStringFunc(s, func(r string) string {
+	return refPattern.Get().ReplaceAllStringFunc(s, func(r string) string {
 		name := r[2 : len(r)-1]
 		if v, ok := x.m.Vars[name]; ok {
 			return v
@@ -122,7 +122,7 @@ var revSuffix = lazy.Regexp(`@rev([0-9]{1,9})$`)
 // revisionOf reads the revision a candidate text carries: its trailing
 // @rev<n>; -1 when it has none.
 func revisionOf(v string) int {
-	m := revSuffix().FindStringSubmatch(v)
+	m := revSuffix.Get().FindStringSubmatch(v)
 	if m == nil {
 		return -1
 	}

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	lua "github.com/yuin/gopher-lua/parse"
 	"gopkg.in/yaml.v3"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/internal/yamlnode"
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -44,7 +44,7 @@ func (p *parser) workers(n *yaml.Node) {
 	for _, kv := range p.pairs(n, "workers") {
 		name := yamlnode.Deref(kv[0]).Value
 		path := "workers." + name
-		if !regName().MatchString(name) || slices.Contains(refPrefixes, name) {
+		if !regName.Get().MatchString(name) || slices.Contains(refPrefixes, name) {
 			p.errorf(kv[0], path, "worker names are [a-z][a-z0-9_]*, and not %s", strings.Join(refPrefixes, ", "))
 			continue
 		}
@@ -285,7 +285,7 @@ func (p *parser) saves(st *Step, n *yaml.Node, field string) {
 		return
 	}
 	add := func(at *yaml.Node, name string, path []int) {
-		if !regName().MatchString(name) || slices.Contains(reserved, name) || name == "now" || name == "worker" {
+		if !regName.Get().MatchString(name) || slices.Contains(reserved, name) || name == "now" || name == "worker" {
 			p.errorf(at, field+".save", "register names are [a-z][a-z0-9_]* and not one of %s, now, worker", strings.Join(reserved, ", "))
 			return
 		}
@@ -315,7 +315,7 @@ func (p *parser) saves(st *Step, n *yaml.Node, field string) {
 	}
 }
 
-var elemPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]{0,5}(\.[1-9][0-9]{0,5})*$`) })
+var elemPath = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]{0,5}(\.[1-9][0-9]{0,5})*$`) }}
 
 // path reads an element path: 2, or "2.1" into nested arrays (1-based).
 func (p *parser) path(n *yaml.Node, field string) ([]int, bool) {
@@ -323,7 +323,7 @@ func (p *parser) path(n *yaml.Node, field string) ([]int, bool) {
 	if !ok {
 		return nil, false
 	}
-	if !elemPath().MatchString(s) {
+	if !elemPath.Get().MatchString(s) {
 		p.errorf(n, field, "must be an element path: 1-based indices joined by dots (2, 1.3), not %q", s)
 		return nil, false
 	}
@@ -539,7 +539,7 @@ func (p *parser) luaPredicate(n *yaml.Node, field string, pr *Predicate) {
 	if _, err := lua.Parse(strings.NewReader(string(pr.src)), pr.Name); err != nil {
 		msg := err.Error()
 		at := n
-		if m := luaErrLine().FindStringSubmatch(msg); m != nil {
+		if m := luaErrLine.Get().FindStringSubmatch(msg); m != nil {
 			l, _ := strconv.Atoi(m[1])
 			// the body starts on the script's line 2; a block scalar's
 			// first line is the one after its indicator
@@ -552,7 +552,7 @@ func (p *parser) luaPredicate(n *yaml.Node, field string, pr *Predicate) {
 			at = &yaml.Node{Line: line, Column: n.Column}
 		}
 		// the line is the model's; the column is the wrapper's: drop both
-		msg = strings.Join(strings.Fields(luaErrPos().ReplaceAllString(msg, "")), " ")
+		msg = strings.Join(strings.Fields(luaErrPos.Get().ReplaceAllString(msg, "")), " ")
 		p.errorf(at, field, "Lua syntax error: %s", msg)
 		return
 	}
@@ -562,6 +562,6 @@ func (p *parser) luaPredicate(n *yaml.Node, field string, pr *Predicate) {
 }
 
 var (
-	luaErrLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line:(\d+)`) })
-	luaErrPos  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^.*? line:\d+\(column:\d+\) `) })
+	luaErrLine = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`line:(\d+)`) }}
+	luaErrPos  = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^.*? line:\d+\(column:\d+\) `) }}
 )

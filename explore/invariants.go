@@ -83,7 +83,7 @@ func (x *explorer) holds(c Compare, n *node) bool {
 }
 
 func (x *explorer) stateExpand(s string, n *node) string {
-	return refPattern().ReplaceAllStringFunc(s, func(r string) string {
+	return refPattern.Get().ReplaceAllStringFunc(s, func(r string) string {
 		name := r[2 : len(r)-1]
 		if v, ok := x.m.Vars[name]; ok {
 			return v

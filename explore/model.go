@@ -478,7 +478,7 @@ var yamlParserErrors = []string{
 func (p *parser) yamlError(err error) {
 	msg := err.Error()
 	line := 0
-	if m := yamlLine().FindStringSubmatch(msg); m != nil {
+	if m := yamlLine.Get().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	} else {
@@ -518,7 +518,7 @@ var placeholder = lazy.Regexp(`<([a-z0-9_]+)>`)
 // keys expands the caller's templates with vars.
 func (p *parser) keys(c *manifest.Caller, at *yaml.Node) {
 	for _, k := range c.Keys {
-		key := placeholder().ReplaceAllStringFunc(k.Template, func(s string) string {
+		key := placeholder.Get().ReplaceAllStringFunc(k.Template, func(s string) string {
 			name := s[1 : len(s)-1]
 			v, ok := p.md.Vars[name]
 			if !ok {

@@ -91,12 +91,12 @@ var refPattern = lazy.Regexp(`\$\{([^}]*)\}`)
 // checkRefs reports every ${...} reference that names nothing.
 func (p *parser) checkRefs() {
 	for _, r := range p.refs {
-		for _, m := range refPattern().FindAllStringSubmatch(r.text, -1) {
+		for _, m := range refPattern.Get().FindAllStringSubmatch(r.text, -1) {
 			if msg := p.checkRef(m[1], r.state); msg != "" {
 				p.errorf(r.n, r.field, "${%s}: %s", m[1], msg)
 			}
 		}
-		if strings.Count(r.text, "${") != len(refPattern().FindAllString(r.text, -1)) {
+		if strings.Count(r.text, "${") != len(refPattern.Get().FindAllString(r.text, -1)) {
 			p.errorf(r.n, r.field, "unclosed ${ in %q", r.text)
 		}
 	}

@@ -158,7 +158,7 @@ func (p *parser) protocol(n *yaml.Node, caller *manifest.Caller) {
 		if v := f["save"]; v != nil {
 			for _, skv := range p.pairs(v, path+".save") {
 				sn := yamlnode.Deref(skv[0]).Value
-				if !regName().MatchString(sn) || slices.Contains(reserved, sn) {
+				if !regName.Get().MatchString(sn) || slices.Contains(reserved, sn) {
 					p.errorf(skv[0], path+".save."+sn, "register names are [a-z][a-z0-9_]* and not one of %s", strings.Join(reserved, ", "))
 					continue
 				}

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/scriptctl/scriptctl/contract"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -68,7 +68,7 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 		"NewRueidisConn", "NewGoRedisConn", "GoRedisClient", "PlaceholderError"} {
 		g.names[n] = "the runtime"
 	}
-	for k := range kindNames() {
+	for k := range kindNames.Get() {
 		g.names[k] = "the runtime"
 	}
 	var body bytes.Buffer
@@ -140,9 +140,9 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 	return out, nil
 }
 
-var kindNames = sync.OnceValue(func() map[string]bool {
+var kindNames = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"KindNil": true, "KindInt": true, "KindBulk": true, "KindStatus": true, "KindError": true, "KindArray": true, "KindBool": true, "KindDouble": true}
-})
+}}
 
 // declare records a top-level identifier; a second one is a collision.
 func (g *goGen) declare(name, what string) string {
@@ -564,15 +564,15 @@ func templateExpr(segs []segment, recv string) string {
 }
 
 // initialisms are written in capitals in Go names.
-var initialisms = sync.OnceValue(func() map[string]string {
+var initialisms = lazy.Value[map[string]string]{New: func() map[string]string {
 	return map[string]string{"id": "ID", "ttl": "TTL", "url": "URL", "sha": "SHA", "api": "API", "ip": "IP", "json": "JSON", "http": "HTTP", "uuid": "UUID"}
-})
+}}
 
 // camel turns snake_case (or kebab-case) into an exported Go name.
 func camel(s string) string {
 	var b strings.Builder
 	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' }) {
-		if up, ok := initialisms()[strings.ToLower(w)]; ok {
+		if up, ok := initialisms.Get()[strings.ToLower(w)]; ok {
 			b.WriteString(up)
 			continue
 		}
@@ -593,28 +593,28 @@ func lowerCamel(s string) string {
 		return "p" + c
 	}
 	first := words[0]
-	if up, ok := initialisms()[strings.ToLower(first)]; ok {
+	if up, ok := initialisms.Get()[strings.ToLower(first)]; ok {
 		c = strings.ToLower(up) + c[len(up):]
 	} else {
 		c = strings.ToLower(c[:1]) + c[1:]
 	}
-	if goKeywords()[c] || reservedParams()[c] {
+	if goKeywords.Get()[c] || reservedParams.Get()[c] {
 		c += "_"
 	}
 	return c
 }
 
-var goKeywords = sync.OnceValue(func() map[string]bool {
+var goKeywords = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"break": true, "case": true, "chan": true, "const": true, "continue": true, "default": true, "defer": true, "else": true, "fallthrough": true, "for": true, "func": true, "go": true, "goto": true, "if": true, "import": true, "interface": true, "map": true, "package": true, "range": true, "return": true, "select": true, "struct": true, "switch": true, "type": true, "var": true}
-})
+}}
 
 // reservedParams are the names a caller's key builder uses itself.
-var reservedParams = sync.OnceValue(func() map[string]bool {
+var reservedParams = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"c": true, "k": true, "ctx": true, "args": true, "keys": true}
-})
+}}
 
 func isGoIdent(s string) bool {
-	if s == "" || goKeywords()[s] {
+	if s == "" || goKeywords.Get()[s] {
 		return false
 	}
 	for i, r := range s {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/scriptctl/scriptctl/contract"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -19,9 +19,9 @@ type pyGen struct {
 	n     int
 }
 
-var pyKeywords = sync.OnceValue(func() map[string]bool {
+var pyKeywords = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true, "await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true, "else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true, "import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true, "pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true, "self": true, "keys": true, "args": true, "kind": true}
-})
+}}
 
 // pyName is a snake_case identifier for a manifest name.
 func pyName(s string) string {
@@ -29,7 +29,7 @@ func pyName(s string) string {
 	if s == "" || s[0] >= '0' && s[0] <= '9' {
 		s = "x" + s
 	}
-	if pyKeywords()[s] {
+	if pyKeywords.Get()[s] {
 		s += "_"
 	}
 	return s

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/scriptctl/scriptctl/contract"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -114,19 +114,19 @@ func tsField(name string) string {
 		return "_" + name
 	}
 	words := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' })
-	if up, ok := initialisms()[strings.ToLower(words[0])]; ok {
+	if up, ok := initialisms.Get()[strings.ToLower(words[0])]; ok {
 		return strings.ToLower(up) + c[len(up):]
 	}
 	return lower(c)
 }
 
-var tsReserved = sync.OnceValue(func() map[string]bool {
+var tsReserved = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"break": true, "case": true, "catch": true, "class": true, "const": true, "continue": true, "debugger": true, "default": true, "delete": true, "do": true, "else": true, "enum": true, "export": true, "extends": true, "false": true, "finally": true, "for": true, "function": true, "if": true, "import": true, "in": true, "instanceof": true, "new": true, "null": true, "return": true, "super": true, "switch": true, "this": true, "throw": true, "true": true, "try": true, "typeof": true, "var": true, "void": true, "while": true, "with": true, "let": true, "static": true, "yield": true, "await": true, "args": true}
-})
+}}
 
 func tsParam(name string) string {
 	p := tsField(name)
-	if tsReserved()[p] {
+	if tsReserved.Get()[p] {
 		p += "_"
 	}
 	return p

@@ -3,9 +3,9 @@ package lint
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // lintTarget is the server whose command table the linter reads: which
@@ -13,7 +13,7 @@ import (
 const lintTarget = "redis-7.0"
 
 // commandTable is lintTarget's command table, decoded on first use.
-var commandTable = sync.OnceValue(func() *cmdtable.Table { return cmdtable.MustLoad(lintTarget) })
+var commandTable = lazy.Value[*cmdtable.Table]{New: func() *cmdtable.Table { return cmdtable.MustLoad(lintTarget) }}
 
 // cmdInfo is what the linter knows of one Redis command: the server's own
 // declaration (existence, write flag, key specs) from the shared command
@@ -38,16 +38,17 @@ type cmdInfo struct {
 	random bool
 }
 
-// commands holds every command of the target, by upper-case name.
-var commands = map[string]*cmdInfo{}
+// commands holds every command of the target, by upper-case name: built
+// by loadCommands.
+var commands map[string]*cmdInfo
 
 // extras are the linter's own judgments, by command, and a flag COMMAND
 // hides: Redis declares PUBLISH, SPUBLISH and PFCOUNT may_replicate but
 // leaves the flag out of COMMAND INFO on purpose (server.c).
 var (
 	forbidden  map[string]string // filled by forbidCommands, in loadCommands
-	randoms    = setOf("SRANDMEMBER", "HRANDFIELD", "ZRANDMEMBER", "SPOP", "TIME", "RANDOMKEY")
-	replicates = setOf("PUBLISH", "SPUBLISH", "PFCOUNT")
+	randoms    map[string]bool   // filled by loadCommands, as replicates
+	replicates map[string]bool
 )
 
 // forbidCommands fills forbidden: on first use (loadCommands), not at
@@ -76,9 +77,12 @@ func forbidCommands() {
 }
 
 // loadCommands builds commands from the command table, on first use.
-var loadCommands = sync.OnceFunc(func() {
+var loadCommands = lazy.Once{F: func() {
 	forbidCommands()
-	for _, c := range commandTable().Commands {
+	randoms = setOf("SRANDMEMBER", "HRANDFIELD", "ZRANDMEMBER", "SPOP", "TIME", "RANDOMKEY")
+	replicates = setOf("PUBLISH", "SPUBLISH", "PFCOUNT")
+	commands = map[string]*cmdInfo{}
+	for _, c := range commandTable.Get().Commands {
 		if c.Parent() != nil {
 			continue
 		}
@@ -89,7 +93,7 @@ var loadCommands = sync.OnceFunc(func() {
 			commands[name] = &cmdInfo{forbidden: reason}
 		}
 	}
-})
+}}
 
 // infoOf joins the server's declaration of c with the linter's judgments.
 func infoOf(c *cmdtable.Command) *cmdInfo {
@@ -116,7 +120,7 @@ func infoOf(c *cmdtable.Command) *cmdInfo {
 
 // lookupCommand returns what is known of the command, or nil.
 func lookupCommand(name string) *cmdInfo {
-	loadCommands()
+	loadCommands.Do()
 	return commands[strings.ToUpper(name)]
 }
 

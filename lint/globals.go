@@ -2,7 +2,8 @@ package lint
 
 import (
 	"strings"
-	"sync"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // redisGlobals are the globals a Redis 7.0 script can read, as a real
@@ -11,7 +12,7 @@ import (
 // ARGV. os is absent (7.4 adds only os.clock); so are print, dofile,
 // loadfile, require, module, package, io, debug, and the deprecated
 // getfenv, setfenv and newproxy.
-var redisGlobals = sync.OnceValue(func() map[string]bool {
+var redisGlobals = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return setOf(
 		"string", "cjson", "bit", "cmsgpack", "math", "table", "struct",
 		"redis", "__redis__err__handler",
@@ -21,10 +22,10 @@ var redisGlobals = sync.OnceValue(func() map[string]bool {
 		"error",
 		"KEYS", "ARGV",
 	)
-})
+}}
 
 // missingGlobals explain the globals people reach for that Redis removes.
-var missingGlobals = sync.OnceValue(func() map[string]string {
+var missingGlobals = lazy.Value[map[string]string]{New: func() map[string]string {
 	return map[string]string{
 		"os":       "os is not available in Redis 7.0-7.2 scripts (7.4 adds only os.clock)",
 		"io":       "io is not available in Redis scripts: scripts cannot touch files",
@@ -39,12 +40,12 @@ var missingGlobals = sync.OnceValue(func() map[string]string {
 		"setfenv":  "setfenv is not available in Redis scripts (removed for sandboxing)",
 		"newproxy": "newproxy is not available in Redis scripts (removed for sandboxing)",
 	}
-})
+}}
 
 // libFields are the fields of the library tables whose contents are fixed
 // (Lua 5.1 as Redis builds it, and the redis API of Redis 7). Reading any
 // other field yields nil, and calling it fails at run time.
-var libFields = sync.OnceValue(func() map[string]map[string]bool {
+var libFields = lazy.Value[map[string]map[string]bool]{New: func() map[string]map[string]bool {
 	return map[string]map[string]bool{
 		"redis": setOf("call", "pcall", "error_reply", "status_reply", "sha1hex", "log", "LOG_DEBUG",
 			"LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "setresp", "set_repl", "REPL_ALL", "REPL_AOF",
@@ -59,14 +60,14 @@ var libFields = sync.OnceValue(func() map[string]map[string]bool {
 		"bit": setOf("tobit", "tohex", "bnot", "band", "bor", "bxor", "lshift", "rshift", "arshift", "rol",
 			"ror", "bswap"),
 	}
-})
+}}
 
 // libTables are the global tables Redis makes read-only: assigning to one
 // of their fields fails with "Attempt to modify a readonly table".
-var libTables = sync.OnceValue(func() map[string]bool {
+var libTables = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return setOf("redis", "string", "table", "math", "bit", "cjson", "cmsgpack", "struct",
 		"coroutine", "_G")
-})
+}}
 
 func setOf(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))

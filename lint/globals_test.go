@@ -25,18 +25,18 @@ func TestGlobalsMatchRedis(t *testing.T) {
 	}
 	t.Run("globals", func(t *testing.T) {
 		for _, g := range list(t, "_G") {
-			if !redisGlobals()[g] {
+			if !redisGlobals.Get()[g] {
 				t.Errorf("Redis defines global %s; the linter would flag it", g)
 			}
 		}
 		got := list(t, "_G")
-		for g := range redisGlobals() {
+		for g := range redisGlobals.Get() {
 			if !slices.Contains(got, g) && g != "__redis__err__handler" {
 				t.Errorf("the linter accepts global %s; Redis does not define it", g)
 			}
 		}
 	})
-	for lib, fields := range libFields() {
+	for lib, fields := range libFields.Get() {
 		t.Run(lib, func(t *testing.T) {
 			got := list(t, lib)
 			for _, f := range got {

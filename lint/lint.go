@@ -333,7 +333,7 @@ func mergeWord(alts []string) string {
 	commands := true
 	for _, a := range alts {
 		a = strings.TrimSuffix(a, tail)
-		commands = commands && commandWordRe().MatchString(a)
+		commands = commands && commandWordRe.Get().MatchString(a)
 		parts = append(parts, a)
 	}
 	sep := " or "

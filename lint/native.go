@@ -7,6 +7,7 @@ import (
 	"github.com/yuin/gopher-lua/ast"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/internal/target"
 )
 
@@ -38,17 +39,19 @@ type nativeForm struct {
 // target has them is data: DELIFEQ is in a target's recorded command
 // table (Valkey 9's), SET's IFEQ option in targetOptions; a target added
 // with that data lights the rule up without a change here.
-var nativeForms = map[string]nativeForm{
-	"delete": {name: "DELIFEQ", has: func(name string) bool {
-		tb, err := cmdtable.Load(name)
-		if err != nil {
-			return false
-		}
-		_, ok := tb.Command("DELIFEQ")
-		return ok
-	}},
-	"set": {name: "SET ... IFEQ", has: func(name string) bool { return targetHasOption(name, "SET", "IFEQ") }},
-}
+var nativeForms = lazy.Value[map[string]nativeForm]{New: func() map[string]nativeForm {
+	return map[string]nativeForm{
+		"delete": {name: "DELIFEQ", has: func(name string) bool {
+			tb, err := cmdtable.Load(name)
+			if err != nil {
+				return false
+			}
+			_, ok := tb.Command("DELIFEQ")
+			return ok
+		}},
+		"set": {name: "SET ... IFEQ", has: func(name string) bool { return targetHasOption(name, "SET", "IFEQ") }},
+	}
+}}
 
 // targetHasOption reports whether the target called name has option opt
 // of cmd, by targetOptions.
@@ -73,7 +76,7 @@ func runNativeAlternative(p *Pass, r *rule) []Diagnostic {
 	if m == nil {
 		return nil
 	}
-	form := nativeForms[m.kind]
+	form := nativeForms.Get()[m.kind]
 	for _, t := range p.Decl.Targets {
 		if !form.has(t) {
 			return nil

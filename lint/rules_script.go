@@ -10,16 +10,18 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-var tokenNames = map[string]string{
-	"TEqeq": "'=='", "TNeq": "'~='", "TLte": "'<='", "TGte": "'>='", "T2Comma": "'..'",
-	"T3Comma": "'...'", "T2Colon": "'::'", "TIdent": "a name", "TNumber": "a number", "TString": "a string",
-	"$end": "end of file", "$unk": "an unknown token",
-}
+var tokenNames = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"TEqeq": "'=='", "TNeq": "'~='", "TLte": "'<='", "TGte": "'>='", "T2Comma": "'..'",
+		"T3Comma": "'...'", "T2Colon": "'::'", "TIdent": "a name", "TNumber": "a number", "TString": "a string",
+		"$end": "end of file", "$unk": "an unknown token",
+	}
+}}
 
 var tokRe = lazy.Regexp(`\$end|\$unk|T[A-Z][A-Za-z0-9]*`)
 
 func luaTokenName(s string) string {
-	if n, ok := tokenNames[s]; ok {
+	if n, ok := tokenNames.Get()[s]; ok {
 		return n
 	}
 	if strings.HasPrefix(s, "T") {
@@ -46,7 +48,7 @@ func runSyntax(p *Pass, r *rule) []Diagnostic {
 			}
 		}
 		msg := strings.TrimSpace(e.Message)
-		msg = tokRe().ReplaceAllStringFunc(msg, luaTokenName)
+		msg = tokRe.Get().ReplaceAllStringFunc(msg, luaTokenName)
 		if e.Pos.Line <= 0 {
 			msg += " at end of file (a missing 'end', ')', '}' or expression?)"
 		} else if e.Token != "" {
@@ -78,7 +80,7 @@ func runGlobalWrite(p *Pass, r *rule) []Diagnostic {
 func runUndeclaredGlobal(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
 	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range redisGlobals() {
+		for n := range redisGlobals.Get() {
 			if !strings.HasPrefix(n, "__") && !yield(n) {
 				return
 			}
@@ -101,7 +103,7 @@ func runUndeclaredGlobal(p *Pass, r *rule) []Diagnostic {
 			}
 			continue
 		}
-		if why, ok := missingGlobals()[g.Name]; ok {
+		if why, ok := missingGlobals.Get()[g.Name]; ok {
 			out = append(out, r.at(g.Pos, "%s", why))
 			continue
 		}
@@ -118,7 +120,7 @@ func runUndeclaredGlobal(p *Pass, r *rule) []Diagnostic {
 		lib, field, _ := strings.Cut(g.Name, ".")
 		msg := fmt.Sprintf("%s is not defined: %s has no field %s", g.Name, lib, field)
 		if s := suggest(field, slices.Sorted(func(yield func(string) bool) {
-			for n := range libFields()[lib] {
+			for n := range libFields.Get()[lib] {
 				if !yield(n) {
 					return
 				}
@@ -164,10 +166,10 @@ func set(list []string) []string {
 	return slices.DeleteFunc(out, func(s string) bool { return s == "" })
 }
 
-// otherCommandsCodes are codes other commands honour in a scriptctl:ignore
+// otherCommandsCode says whether code is one other commands honour in a scriptctl:ignore
 // comment: lint accepts them as known and leaves them to those commands
 // (scriptctl mutate skips the mutants of a line marked mutant-survived).
-var otherCommandsCodes = map[string]bool{"mutant-survived": true}
+func otherCommandsCode(code string) bool { return code == "mutant-survived" }
 
 func runBadSuppression(p *Pass, r *rule) []Diagnostic {
 	var out []Diagnostic
@@ -177,7 +179,7 @@ func runBadSuppression(p *Pass, r *rule) []Diagnostic {
 		switch {
 		case s.code == "":
 			out = append(out, r.at(at, "scriptctl:ignore needs a rule code and a reason: -- scriptctl:ignore <code> <reason>"))
-		case byCode[s.code] == nil && !otherCommandsCodes[s.code]:
+		case byCode[s.code] == nil && !otherCommandsCode(s.code):
 			out = append(out, r.at(at, "scriptctl:ignore names unknown rule %q", s.code))
 		case s.reason == "":
 			out = append(out, r.at(at, "scriptctl:ignore %s has no reason: say why the finding is acceptable", s.code))

@@ -244,7 +244,7 @@ func parseSuppressions(lines []string) []suppression {
 		if !strings.Contains(l, "scriptctl:ignore") {
 			continue
 		}
-		m := suppressRe().FindStringSubmatchIndex(l)
+		m := suppressRe.Get().FindStringSubmatchIndex(l)
 		if m == nil {
 			continue
 		}

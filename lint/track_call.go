@@ -6,12 +6,14 @@ import (
 
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // calleeBuiltin returns the known global a plain call's function is, by
 // name (locals shadow globals), without evaluating anything.
 func (t *tracker) calleeBuiltin(call *ast.FuncCallExpr, sc *scope) string {
-	if id, ok := call.Func.(*ast.IdentExpr); ok && sc.lookup(id.Value) == nil && redisGlobals()[id.Value] {
+	if id, ok := call.Func.(*ast.IdentExpr); ok && sc.lookup(id.Value) == nil && redisGlobals.Get()[id.Value] {
 		return id.Value
 	}
 	return ""
@@ -156,7 +158,7 @@ func (t *tracker) call(e *ast.FuncCallExpr, sc *scope, st *state) Value {
 			v.Keys |= a.V.Keys
 			if v.unord == "" && !numeric {
 				v.unord = a.V.unord
-				v.leak = v.unord != "" && (a.V.leak || serializers[fn.builtin])
+				v.leak = v.unord != "" && (a.V.leak || serializers.Get()[fn.builtin])
 			}
 		}
 		v.num, v.clean = numeric, numeric
@@ -248,7 +250,7 @@ func (t *tracker) command(pos Pos, args []Arg, open, raises bool, st *state) Val
 		}
 	}
 	if c.info != nil && c.info.write {
-		if orderSinks[c.Name] {
+		if orderSinks.Get()[c.Name] {
 			for _, a := range c.Args {
 				if a.V.unord != "" && len(t.alone) == 0 {
 					t.f.Unordered = append(t.f.Unordered, Unordered{Pos: a.Pos, From: a.V.unord, Sink: c.Name, Path: c.Path})
@@ -260,7 +262,7 @@ func (t *tracker) command(pos Pos, args []Arg, open, raises bool, st *state) Val
 	}
 	t.f.Calls = append(t.f.Calls, c)
 	v := Value{O: FromReply, How: "a reply of " + c.Name}
-	if unorderedReplies[c.Name] && (!countedReplies[c.Name] || len(c.Args) >= 2) {
+	if unorderedReplies.Get()[c.Name] && (!countedReplies.Get()[c.Name] || len(c.Args) >= 2) {
 		v.unord = c.Name
 		v.paged = strings.HasSuffix(c.Name, "SCAN")
 	}
@@ -270,16 +272,24 @@ func (t *tracker) command(pos Pos, args []Arg, open, raises bool, st *state) Val
 // unorderedReplies are the commands whose reply order the server does not
 // define; orderSinks the writes where the order of their arguments is kept.
 var (
-	unorderedReplies = map[string]bool{"SMEMBERS": true, "HKEYS": true, "HVALS": true, "HGETALL": true,
-		"SSCAN": true, "HSCAN": true, "SCAN": true, "SRANDMEMBER": true, "SPOP": true, "KEYS": true,
-		"SINTER": true, "SUNION": true, "SDIFF": true, "HRANDFIELD": true}
+	unorderedReplies = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"SMEMBERS": true, "HKEYS": true, "HVALS": true, "HGETALL": true,
+			"SSCAN": true, "HSCAN": true, "SCAN": true, "SRANDMEMBER": true, "SPOP": true, "KEYS": true,
+			"SINTER": true, "SUNION": true, "SDIFF": true, "HRANDFIELD": true}
+	}}
 	// serializers turn a collection into one value in its order.
-	serializers = map[string]bool{"table.concat": true, "cjson.encode": true, "cmsgpack.pack": true, "struct.pack": true}
+	serializers = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"table.concat": true, "cjson.encode": true, "cmsgpack.pack": true, "struct.pack": true}
+	}}
 	// countedReplies give one element unless a count follows the key.
-	countedReplies = map[string]bool{"SRANDMEMBER": true, "SPOP": true, "HRANDFIELD": true}
-	orderSinks     = map[string]bool{"RPUSH": true, "LPUSH": true, "RPUSHX": true, "LPUSHX": true, "LINSERT": true,
-		"LSET": true, "XADD": true, "SET": true, "SETEX": true, "PSETEX": true, "SETNX": true, "GETSET": true,
-		"APPEND": true, "SETRANGE": true, "MSET": true, "MSETNX": true, "PUBLISH": true, "SPUBLISH": true}
+	countedReplies = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"SRANDMEMBER": true, "SPOP": true, "HRANDFIELD": true}
+	}}
+	orderSinks = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"RPUSH": true, "LPUSH": true, "RPUSHX": true, "LPUSHX": true, "LINSERT": true,
+			"LSET": true, "XADD": true, "SET": true, "SETEX": true, "PSETEX": true, "SETNX": true, "GETSET": true,
+			"APPEND": true, "SETRANGE": true, "MSET": true, "MSETNX": true, "PUBLISH": true, "SPUBLISH": true}
+	}}
 )
 
 // numberArgs returns the positions of a call's arguments that Redis

@@ -272,7 +272,7 @@ func (t *tracker) locateString(e *ast.StringExpr) Pos {
 }
 
 func (t *tracker) globalRead(name string, pos Pos, sc *scope) Value {
-	if !redisGlobals()[name] {
+	if !redisGlobals.Get()[name] {
 		t.f.GlobalReads = append(t.f.GlobalReads, Ref{Name: name, Pos: pos})
 		return Value{O: FromUnknown}
 	}
@@ -321,7 +321,7 @@ func (t *tracker) index(e *ast.AttrGetExpr, sc *scope, st *state) Value {
 	default:
 		if key.IsLit && key.O == FromLiteral {
 			name := obj.builtin + "." + key.Lit
-			if fields, ok := libFields()[obj.builtin]; ok && !fields[key.Lit] {
+			if fields, ok := libFields.Get()[obj.builtin]; ok && !fields[key.Lit] {
 				t.f.BadFields = append(t.f.BadFields, Ref{Name: name, Pos: t.pos[e.Key]})
 				return Value{O: FromUnknown}
 			}

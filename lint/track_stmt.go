@@ -214,7 +214,7 @@ func (t *tracker) assign(s *ast.AssignStmt, sc *scope, st *state) {
 		case *ast.AttrGetExpr:
 			obj := t.expr(l.Object, sc, st)
 			key := t.expr(l.Key, sc, st)
-			if libTables()[obj.builtin] && !strings.Contains(obj.builtin, ".") {
+			if libTables.Get()[obj.builtin] && !strings.Contains(obj.builtin, ".") {
 				name := obj.builtin + "[...]"
 				if key.IsLit {
 					name = obj.builtin + "." + key.Lit
@@ -260,7 +260,7 @@ func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
 		t.pos[f] = pos
 		b := sc.lookup(f.Value)
 		switch {
-		case method && b == nil && libTables()[f.Value]:
+		case method && b == nil && libTables.Get()[f.Value]:
 			t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: f.Value + "." + s.Name.Method, Pos: pos})
 		case method && b == nil:
 			t.globalRead(f.Value, pos, sc)
@@ -275,7 +275,7 @@ func (t *tracker) funcDef(s *ast.FuncDefStmt, sc *scope, st *state) {
 	case *ast.AttrGetExpr:
 		obj := t.expr(f.Object, sc, st)
 		key := t.expr(f.Key, sc, st)
-		if libTables()[obj.builtin] && !strings.Contains(obj.builtin, ".") {
+		if libTables.Get()[obj.builtin] && !strings.Contains(obj.builtin, ".") {
 			t.f.GlobalWrites = append(t.f.GlobalWrites, Ref{Name: obj.builtin + "." + key.Lit, Pos: t.posOf(f)})
 		}
 	}

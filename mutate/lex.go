@@ -3,6 +3,8 @@ package mutate
 import (
 	"fmt"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // tokKind is the class of a Lua token.
@@ -27,12 +29,14 @@ type token struct {
 func (t token) is(kind tokKind, text string) bool { return t.kind == kind && t.text == text }
 
 // keywords are Lua 5.1's reserved words.
-var keywords = map[string]bool{
-	"and": true, "break": true, "do": true, "else": true, "elseif": true, "end": true,
-	"false": true, "for": true, "function": true, "if": true, "in": true, "local": true,
-	"nil": true, "not": true, "or": true, "repeat": true, "return": true, "then": true,
-	"true": true, "until": true, "while": true,
-}
+var keywords = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"and": true, "break": true, "do": true, "else": true, "elseif": true, "end": true,
+		"false": true, "for": true, "function": true, "if": true, "in": true, "local": true,
+		"nil": true, "not": true, "or": true, "repeat": true, "return": true, "then": true,
+		"true": true, "until": true, "while": true,
+	}
+}}
 
 // lex splits src into Lua 5.1 tokens, skipping whitespace, comments and a
 // first line starting with '#' (a shebang such as "#!lua flags=no-writes").

@@ -4,7 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // The mutation operators, each a stable code in reports.
@@ -67,9 +68,9 @@ func oneLine(s string) string {
 // from being run (an equivalent mutant: it cannot change behaviour).
 const IgnoreCode = "mutant-survived"
 
-var ignoreRe = sync.OnceValue(func() *regexp.Regexp {
+var ignoreRe = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`--(?:\[=*\[)?\s*scriptctl:ignore[ \t]+` + IgnoreCode + `\b[ \t]*(.*?)\s*(?:\]=*\])?\s*$`)
-})
+}}
 
 // ignores maps a line to the reason of its scriptctl:ignore
 // mutant-survived comment; the comment covers its own line and the next.
@@ -79,7 +80,7 @@ func ignores(src string) map[int]string {
 		if !strings.Contains(l, "scriptctl:ignore") {
 			continue
 		}
-		if m := ignoreRe().FindStringSubmatch(l); m != nil {
+		if m := ignoreRe.Get().FindStringSubmatch(l); m != nil {
 			reason := m[1]
 			if reason == "" {
 				reason = "(no reason given)"
@@ -214,7 +215,7 @@ func endsExpr(t token) bool {
 	case tNumber, tString:
 		return true
 	case tName:
-		return !keywords[t.text] || t.text == "true" || t.text == "false" || t.text == "nil" || t.text == "end"
+		return !keywords.Get()[t.text] || t.text == "true" || t.text == "false" || t.text == "nil" || t.text == "end"
 	}
 	return t.text == ")" || t.text == "]" || t.text == "}" || t.text == "..."
 }

@@ -15,12 +15,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/template"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/scriptctl/scriptctl/internal/atomicfile"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
@@ -28,9 +28,9 @@ import (
 var templateFS embed.FS
 
 // templates are parsed on first use, not at every process start.
-var templates = sync.OnceValue(func() *template.Template {
+var templates = lazy.Value[*template.Template]{New: func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join, "yaml": yamlScalar, "inc": func(i int) int { return i + 1 }}).ParseFS(templateFS, "templates/*.tmpl"))
-})
+}}
 
 // yamlScalar writes s as a YAML scalar that reads back as the string s:
 // quoted only when plain it would be something else ("001", "true").
@@ -133,7 +133,7 @@ func Init(o InitOptions) ([]string, error) {
 
 func render(name string, data any) ([]byte, error) {
 	var b bytes.Buffer
-	if err := templates().ExecuteTemplate(&b, name, data); err != nil {
+	if err := templates.Get().ExecuteTemplate(&b, name, data); err != nil {
 		return nil, fmt.Errorf("scaffold: template %s: %w", name, err)
 	}
 	return b.Bytes(), nil

@@ -5,7 +5,8 @@ package slot
 
 import (
 	"strings"
-	"sync"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // Count is the number of hash slots in a Redis Cluster.
@@ -35,7 +36,7 @@ func HashTag(key string) string {
 // CRC16 of byte b followed by k zero bytes; row 0 is the classic
 // byte-at-a-time table. The rows let CRC16 fold eight bytes per step
 // (slicing-by-8).
-var crcTables = sync.OnceValue(func() *[8][256]uint16 {
+var crcTables = lazy.Value[*[8][256]uint16]{New: func() *[8][256]uint16 {
 	var t [8][256]uint16
 	for i := range t[0] {
 		c := uint16(i) << 8
@@ -55,13 +56,13 @@ var crcTables = sync.OnceValue(func() *[8][256]uint16 {
 		}
 	}
 	return &t
-})
+}}
 
 // CRC16 is CRC16-XMODEM (polynomial 0x1021, initial value 0, no
 // reflection), the checksum Redis Cluster uses.
 func CRC16(s string) uint16 {
 	var crc uint16
-	t := crcTables()
+	t := crcTables.Get()
 	for len(s) >= 8 {
 		crc = t[7][byte(crc>>8)^s[0]] ^ t[6][byte(crc)^s[1]] ^
 			t[5][s[2]] ^ t[4][s[3]] ^ t[3][s[4]] ^ t[2][s[5]] ^ t[1][s[6]] ^ t[0][s[7]]

@@ -91,8 +91,8 @@ func (e *Engine) SetSubscribers(n map[string]int64) { e.srv.SetSubscribers(n) }
 // What the engine's own commands (EVAL, SCRIPT, FUNCTION) share with the
 // data commands.
 var (
-	errNotInt = keyspace.ErrNotInt
-	okReply   = keyspace.OKReply
+	errNotInt = keyspace.ErrorReply("ERR value is not an integer or out of range") // keyspace.ErrNotInt
+	okReply   = keyspace.StatusReply("OK")                                         // keyspace.OKReply
 )
 
 func errArity(name string) Reply      { return keyspace.ErrArity(name) }

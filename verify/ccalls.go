@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -24,10 +25,29 @@ import (
 // current frame (currentFrameOff), only when the depth grew since the last
 // instruction.
 
-// currentFrameOff is the offset of LState.currentFrame; ok when the field
-// is a pointer to the frame type framepc.go mirrors.
-var currentFrameOff, currentFrameOK = func() (uintptr, bool) {
-	if !frameMirrorOK() {
+// currentFrameOff is the offset of LState.currentFrame, valid when
+// currentFrameOK: the field is a pointer to the frame type framepc.go
+// mirrors. Both offsets (this and vmarith.go's regOff) are read by
+// reflection on first use, not at start (every process, `scriptctl
+// version` included, would pay it: docs/performance.md).
+var (
+	layoutOnce              sync.Once
+	currentFrameOff, regOff uintptr
+	frameOffOK, regOffOK    bool
+)
+
+func readLayout() {
+	currentFrameOff, frameOffOK = frameOffset()
+	regOff, regOffOK = regOffset()
+}
+
+func currentFrameOK() bool {
+	layoutOnce.Do(readLayout)
+	return frameOffOK
+}
+
+func frameOffset() (uintptr, bool) {
+	if !frameMirrorOK.Get() {
 		return 0, false
 	}
 	f, ok := reflect.TypeFor[lua.LState]().FieldByName("currentFrame")
@@ -36,7 +56,7 @@ var currentFrameOff, currentFrameOK = func() (uintptr, bool) {
 		return 0, false
 	}
 	return f.Offset, true
-}()
+}
 
 func currentFrameOf(L *lua.LState) *gopherFrame {
 	return *(**gopherFrame)(unsafe.Add(unsafe.Pointer(L), currentFrameOff))

@@ -6,28 +6,31 @@ import (
 	"strings"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify/keyspace"
 )
 
 // notOffline says why a command a script may call is not run offline, by
 // command; Coverage falls back to groupReasons for the rest.
-var notOffline = map[string]string{
-	"object":       "IDLETIME follows the server's LRU clock (ENCODING, REFCOUNT, FREQ and HELP are implemented)",
-	"debug":        "server internals",
-	"role":         "replication state of the server",
-	"move":         "implemented",
-	"command":      "the server's command table (COMMAND COUNT/INFO/DOCS): data that differs by target, not emulated",
-	"failover":     "server administration",
-	"swapdb":       "implemented",
-	"replconf":     "replication protocol",
-	"psync":        "replication protocol",
-	"sync":         "replication protocol",
-	"bgsave":       "server persistence",
-	"bgrewriteaof": "server persistence",
-	"save":         "server persistence",
-	"shutdown":     "server administration",
-	"monitor":      "connection mode",
-}
+var notOffline = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"object":       "IDLETIME follows the server's LRU clock (ENCODING, REFCOUNT, FREQ and HELP are implemented)",
+		"debug":        "server internals",
+		"role":         "replication state of the server",
+		"move":         "implemented",
+		"command":      "the server's command table (COMMAND COUNT/INFO/DOCS): data that differs by target, not emulated",
+		"failover":     "server administration",
+		"swapdb":       "implemented",
+		"replconf":     "replication protocol",
+		"psync":        "replication protocol",
+		"sync":         "replication protocol",
+		"bgsave":       "server persistence",
+		"bgrewriteaof": "server persistence",
+		"save":         "server persistence",
+		"shutdown":     "server administration",
+		"monitor":      "connection mode",
+	}
+}}
 
 // Coverage is one row of the coverage table: a command of the default
 // target and whether a script run offline can call it.
@@ -79,7 +82,7 @@ func CoverageTable() []Coverage {
 			row.Status, row.Reason = "not in scripts", "every subcommand but HELP is flagged noscript: refused as Redis refuses it; HELP's text is not emulated"
 		default:
 			row.Status = "not offline"
-			row.Reason = notOffline[c.Name]
+			row.Reason = notOffline.Get()[c.Name]
 			if row.Reason == "" || row.Reason == "implemented" {
 				row.Reason = fmt.Sprintf("%s command: not emulated", c.Group)
 			}

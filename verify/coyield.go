@@ -17,7 +17,7 @@ import (
 // noteTailYield records coroutine th, which the resume just suspended,
 // when it is left without a frame.
 func (r *scriptRun) noteTailYield(th *lua.LState) {
-	if th.Dead || !currentFrameOK || currentFrameOf(th) != nil {
+	if th.Dead || !currentFrameOK() || currentFrameOf(th) != nil {
 		return
 	}
 	if r.tailYield == nil {

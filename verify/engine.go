@@ -124,7 +124,7 @@ func (e *Engine) init(opts Options) {
 	*e = Engine{opts: opts, timeout: opts.Timeout}
 	t, err := lookupTarget(opts.Target)
 	if err != nil {
-		t, e.tErr = targets()[DefaultTarget], &RunError{Code: CodeUnknownTarget, Msg: err.Error()}
+		t, e.tErr = targets.Get()[DefaultTarget], &RunError{Code: CodeUnknownTarget, Msg: err.Error()}
 	}
 	e.t = t
 	now := opts.Now

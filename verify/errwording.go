@@ -26,7 +26,9 @@ var (
 	rePos   = lazy.Regexp(`(?s)^([^\n]*?:\d+: )(.*)$`)
 )
 
-var arithOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "pow": "^", "unm": "unm"}
+var arithOps = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%", "pow": "^", "unm": "unm"}
+}}
 
 // reword rewrites a gopher-lua error message raised in the Lua frame at
 // stack level (seen from the running Go function) into Lua 5.1's words. It
@@ -37,7 +39,7 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	}
 	msg = luaMessage(msg)
 	pos, body := "", msg
-	if m := rePos().FindStringSubmatch(msg); m != nil {
+	if m := rePos.Get().FindStringSubmatch(msg); m != nil {
 		pos, body = m[1], m[2]
 	}
 	if pos != "" && level >= 0 && msg != r.raised && r.goCaller(L, level) {
@@ -51,14 +53,14 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 	if pos != "" && !strings.HasPrefix(body, "attempt to concatenate") {
 		if dbg, ok := L.GetStack(level); ok {
 			if _, err := L.GetInfo("S", dbg, lua.LNil); err == nil && dbg.What == "G" {
-				if reCmp().MatchString(body) || reIndex().MatchString(body) || reCall().MatchString(body) || reArith().MatchString(body) {
+				if reCmp.Get().MatchString(body) || reIndex.Get().MatchString(body) || reCall.Get().MatchString(body) || reArith.Get().MatchString(body) {
 					out, exact := r.reword(L, body, level)
 					return out, exact
 				}
 			}
 		}
 	}
-	if m := reArg().FindStringSubmatch(body); m != nil {
+	if m := reArg.Get().FindStringSubmatch(body); m != nil {
 		// Lua 5.1 does not count self when the function was called as a
 		// method: ('x'):rep() is "bad argument #1 to 'rep'".
 		if r.calledAsMethod(L, level+1) {
@@ -70,13 +72,13 @@ func (r *scriptRun) reword(L *lua.LState, msg string, level int) (string, bool) 
 		}
 		return msg, true
 	}
-	if m := reCmp().FindStringSubmatch(body); m != nil {
+	if m := reCmp.Get().FindStringSubmatch(body); m != nil {
 		if m[1] == m[2] {
 			return pos + fmt.Sprintf("attempt to compare two %s values", m[1]), true
 		}
 		return msg, true
 	}
-	im, cm, am := reIndex().FindStringSubmatch(body), reCall().FindStringSubmatch(body), reArith().FindStringSubmatch(body)
+	im, cm, am := reIndex.Get().FindStringSubmatch(body), reCall.Get().FindStringSubmatch(body), reArith.Get().FindStringSubmatch(body)
 	if body == "__unm undefined" {
 		am = []string{body, "unm", "", ""}
 	}

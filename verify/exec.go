@@ -31,7 +31,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	// A script's command is looked up with its subcommand, as scriptCall's
 	// lookupCommand does, so a container's subcommand has its own arity
 	// and flags (CONFIG GET is noscript, CONFIG HELP is not).
-	if (keyspace.SubcommandChecked[name] || len(info.Subcommands) > 0) && len(args) >= 2 {
+	if (keyspace.SubcommandChecked(name) || len(info.Subcommands) > 0) && len(args) >= 2 {
 		sub, known := info.Sub(strings.ToLower(args[1]))
 		switch {
 		case !known && !e.t.scriptSubText:
@@ -46,7 +46,7 @@ func (e *Engine) exec(sc *scriptRun, args []string) (Reply, error) {
 	if info.Noscript() {
 		return ErrorReply(e.t.errNoScript), nil
 	}
-	if (info.Write() || keyspace.MayReplicate[name]) && sc.ReadOnly() {
+	if (info.Write() || keyspace.MayReplicate(name)) && sc.ReadOnly() {
 		return ErrorReply(keyspace.ScriptErrWrite), nil
 	}
 	return e.run(sc, name, info, args)

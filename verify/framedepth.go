@@ -2,10 +2,11 @@ package verify
 
 import (
 	"reflect"
-	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // frameDepth reads how many call frames a gopher-lua thread holds, in
@@ -17,7 +18,7 @@ import (
 // and the depth limit falls back to gopher-lua's own frame limit.
 // The layout is measured on first use (frameDepthOK), not at start-up: a
 // process that runs no script does not build a Lua state for it.
-var frameDepthOK = sync.OnceValue(measureFrameDepth)
+var frameDepthOK = lazy.Value[bool]{New: measureFrameDepth}
 
 var (
 	stackFieldOff, segIdxOff, segSpOff uintptr

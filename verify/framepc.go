@@ -2,10 +2,11 @@ package verify
 
 import (
 	"reflect"
-	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // The failing instruction. Lua 5.1 names the operand of a runtime error
@@ -68,7 +69,7 @@ func sameLayout(a, b reflect.Type, mirrored map[string]reflect.Type) bool {
 	return true
 }
 
-var frameMirrorOK = sync.OnceValue(func() bool {
+var frameMirrorOK = lazy.Value[bool]{New: func() bool {
 	dbg, mine := reflect.TypeFor[lua.Debug](), reflect.TypeFor[gopherDebug]()
 	f, ok := dbg.FieldByName("frame")
 	if !ok || f.Type.Kind() != reflect.Pointer {
@@ -82,14 +83,14 @@ var frameMirrorOK = sync.OnceValue(func() bool {
 		return false
 	}
 	return sameLayout(dbg, mine, map[string]reflect.Type{"frame": reflect.TypeFor[*gopherFrame]()})
-})
+}}
 
 // framePC returns the function a stack level runs and, for a Lua function,
 // the index of the instruction it executes (the failing one, or the call
 // of the function above it). ok is false for a Go function, an unknown
 // level or an unexpected gopher-lua layout.
 func framePC(dbg *lua.Debug) (fn *lua.LFunction, pc int, ok bool) {
-	if !frameMirrorOK() || dbg == nil {
+	if !frameMirrorOK.Get() || dbg == nil {
 		return nil, 0, false
 	}
 	f := (*gopherDebug)(unsafe.Pointer(dbg)).frame

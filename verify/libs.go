@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
@@ -203,36 +204,42 @@ func (r *scriptRun) installLibs(G *lua.LTable) {
 	}))
 
 	r.installLib51(G)
-	wrapArgChecks(str, stringArgs)
-	wrapArgChecks(mth, mathArgs)
-	wrapArgChecks(tbl, tableArgs)
+	wrapArgChecks(str, stringArgs.Get())
+	wrapArgChecks(mth, mathArgs.Get())
+	wrapArgChecks(tbl, tableArgs.Get())
 }
 
 // The arguments library functions require, for Lua 5.1's "got no value"
 // error: gopher-lua reads a missing argument as nil and says "got nil".
 var (
-	stringArgs = map[string][]string{
-		"byte": {"string"}, "find": {"string", "string"}, "format": {"string"},
-		"gmatch": {"string", "string"}, "gfind": {"string", "string"},
-		"gsub": {"string", "string", "string/function/table"}, "len": {"string"},
-		"lower": {"string"}, "match": {"string", "string"}, "rep": {"string", "number"},
-		"reverse": {"string"}, "sub": {"string", "number"}, "upper": {"string"},
-	}
-	mathArgs = map[string][]string{
-		"abs": {"number"}, "acos": {"number"}, "asin": {"number"}, "atan": {"number"},
-		"atan2": {"number", "number"}, "ceil": {"number"}, "cos": {"number"}, "cosh": {"number"},
-		"deg": {"number"}, "exp": {"number"}, "floor": {"number"}, "fmod": {"number", "number"},
-		"mod": {"number", "number"}, "frexp": {"number"}, "ldexp": {"number", "number"},
-		"log": {"number"}, "log10": {"number"}, "max": {"number"}, "min": {"number"},
-		"modf": {"number"}, "pow": {"number", "number"}, "rad": {"number"},
-		"randomseed": {"number"}, "sin": {"number"}, "sinh": {"number"}, "sqrt": {"number"},
-		"tan": {"number"}, "tanh": {"number"},
-	}
-	tableArgs = map[string][]string{
-		"insert": {"table"}, "remove": {"table"}, "sort": {"table"},
-		"getn": {"table"}, "maxn": {"table"}, "foreach": {"table", "function"},
-		"foreachi": {"table", "function"},
-	}
+	stringArgs = lazy.Value[map[string][]string]{New: func() map[string][]string {
+		return map[string][]string{
+			"byte": {"string"}, "find": {"string", "string"}, "format": {"string"},
+			"gmatch": {"string", "string"}, "gfind": {"string", "string"},
+			"gsub": {"string", "string", "string/function/table"}, "len": {"string"},
+			"lower": {"string"}, "match": {"string", "string"}, "rep": {"string", "number"},
+			"reverse": {"string"}, "sub": {"string", "number"}, "upper": {"string"},
+		}
+	}}
+	mathArgs = lazy.Value[map[string][]string]{New: func() map[string][]string {
+		return map[string][]string{
+			"abs": {"number"}, "acos": {"number"}, "asin": {"number"}, "atan": {"number"},
+			"atan2": {"number", "number"}, "ceil": {"number"}, "cos": {"number"}, "cosh": {"number"},
+			"deg": {"number"}, "exp": {"number"}, "floor": {"number"}, "fmod": {"number", "number"},
+			"mod": {"number", "number"}, "frexp": {"number"}, "ldexp": {"number", "number"},
+			"log": {"number"}, "log10": {"number"}, "max": {"number"}, "min": {"number"},
+			"modf": {"number"}, "pow": {"number", "number"}, "rad": {"number"},
+			"randomseed": {"number"}, "sin": {"number"}, "sinh": {"number"}, "sqrt": {"number"},
+			"tan": {"number"}, "tanh": {"number"},
+		}
+	}}
+	tableArgs = lazy.Value[map[string][]string]{New: func() map[string][]string {
+		return map[string][]string{
+			"insert": {"table"}, "remove": {"table"}, "sort": {"table"},
+			"getn": {"table"}, "maxn": {"table"}, "foreach": {"table", "function"},
+			"foreachi": {"table", "function"},
+		}
+	}}
 )
 
 // wrapArgChecks makes the functions of lib raise Lua 5.1's error for a

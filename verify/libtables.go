@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify/lua51"
 )
 
@@ -30,41 +31,43 @@ type libTable struct {
 }
 
 // libTables are the library tables by global name.
-var libTables = map[string]libTable{
-	// lstrlib.c: luaL_register(L, "string", strlib); gfind is strlib's
-	// and set again (LUA_COMPAT_GFIND), a key it already has
-	"string": {15, "byte char dump find format gfind gmatch gsub len lower match rep reverse sub upper"},
-	// ltablib.c: luaL_register(L, "table", tab_funcs)
-	"table": {9, "concat foreach foreachi getn maxn insert remove setn sort"},
-	// lmathlib.c: luaL_register(L, "math", mathlib), then pi, huge and
-	// mod (LUA_COMPAT_MOD)
-	"math": {28, "abs acos asin atan2 atan ceil cosh cos deg exp floor fmod frexp ldexp log10 log max min modf pow rad random randomseed sinh sin sqrt tanh tan pi huge mod"},
-	// lbaselib.c: luaL_register(L, "coroutine", co_funcs)
-	"coroutine": {6, "create resume running status wrap yield"},
-	// lua_bit.c: luaL_register(L, "bit", bit_funcs)
-	"bit": {12, "tobit bnot band bor bxor lshift rshift arshift rol ror bswap tohex"},
-	// lua_struct.c: luaL_register(L, "struct", thislib)
-	"struct": {3, "pack unpack size"},
-	// lua_cjson.c: lua_newtable, the reg list (luaL_setfuncs), then null,
-	// _NAME and _VERSION
-	"cjson": {0, "encode decode encode_sparse_array encode_max_depth decode_max_depth encode_number_precision encode_keep_buffer encode_invalid_numbers decode_invalid_numbers new null _NAME _VERSION"},
-	// lua_cmsgpack.c: lua_newtable, the cmds list, then the metadata
-	"cmsgpack": {0, "pack unpack unpack_one unpack_limit _NAME _VERSION _COPYRIGHT _DESCRIPTION"},
-	// the os table of the targets that have one holds clock alone
-	"os": {0, "clock"},
-	// script_lua.c's luaRegisterRedisAPI (luaRegisterServerAPI in
-	// Valkey): lua_newtable, call, pcall, luaRegisterLogFunction's log and
-	// levels, luaRegisterVersion's version fields (Valkey adds its own and
-	// SERVER_NAME), setresp, ..., acl_check_cmd; then eval.c's
-	// scriptingInit adds breakpoint, debug and replicate_commands to the
-	// EVAL state's table (a function's state has no such keys). The same
-	// on Redis 7.0 to 8.0 and Valkey 7.2 to 8.1 but for Valkey's keys,
-	// which the replay skips on Redis (replayed are the keys the target's
-	// table holds).
-	"redis": {0, redisAPIKeys},
-	// Valkey's server global is the same table
-	"server": {0, redisAPIKeys},
-}
+var libTables = lazy.Value[map[string]libTable]{New: func() map[string]libTable {
+	return map[string]libTable{
+		// lstrlib.c: luaL_register(L, "string", strlib); gfind is strlib's
+		// and set again (LUA_COMPAT_GFIND), a key it already has
+		"string": {15, "byte char dump find format gfind gmatch gsub len lower match rep reverse sub upper"},
+		// ltablib.c: luaL_register(L, "table", tab_funcs)
+		"table": {9, "concat foreach foreachi getn maxn insert remove setn sort"},
+		// lmathlib.c: luaL_register(L, "math", mathlib), then pi, huge and
+		// mod (LUA_COMPAT_MOD)
+		"math": {28, "abs acos asin atan2 atan ceil cosh cos deg exp floor fmod frexp ldexp log10 log max min modf pow rad random randomseed sinh sin sqrt tanh tan pi huge mod"},
+		// lbaselib.c: luaL_register(L, "coroutine", co_funcs)
+		"coroutine": {6, "create resume running status wrap yield"},
+		// lua_bit.c: luaL_register(L, "bit", bit_funcs)
+		"bit": {12, "tobit bnot band bor bxor lshift rshift arshift rol ror bswap tohex"},
+		// lua_struct.c: luaL_register(L, "struct", thislib)
+		"struct": {3, "pack unpack size"},
+		// lua_cjson.c: lua_newtable, the reg list (luaL_setfuncs), then null,
+		// _NAME and _VERSION
+		"cjson": {0, "encode decode encode_sparse_array encode_max_depth decode_max_depth encode_number_precision encode_keep_buffer encode_invalid_numbers decode_invalid_numbers new null _NAME _VERSION"},
+		// lua_cmsgpack.c: lua_newtable, the cmds list, then the metadata
+		"cmsgpack": {0, "pack unpack unpack_one unpack_limit _NAME _VERSION _COPYRIGHT _DESCRIPTION"},
+		// the os table of the targets that have one holds clock alone
+		"os": {0, "clock"},
+		// script_lua.c's luaRegisterRedisAPI (luaRegisterServerAPI in
+		// Valkey): lua_newtable, call, pcall, luaRegisterLogFunction's log and
+		// levels, luaRegisterVersion's version fields (Valkey adds its own and
+		// SERVER_NAME), setresp, ..., acl_check_cmd; then eval.c's
+		// scriptingInit adds breakpoint, debug and replicate_commands to the
+		// EVAL state's table (a function's state has no such keys). The same
+		// on Redis 7.0 to 8.0 and Valkey 7.2 to 8.1 but for Valkey's keys,
+		// which the replay skips on Redis (replayed are the keys the target's
+		// table holds).
+		"redis": {0, redisAPIKeys},
+		// Valkey's server global is the same table
+		"server": {0, redisAPIKeys},
+	}
+}}
 
 const redisAPIKeys = "call pcall log LOG_DEBUG LOG_VERBOSE LOG_NOTICE LOG_WARNING " +
 	"REDIS_VERSION_NUM REDIS_VERSION VALKEY_VERSION_NUM VALKEY_VERSION SERVER_NAME " +
@@ -113,7 +116,7 @@ func (r *scriptRun) libKeys(real *lua.LTable) (keys []lua.LValue, exact bool) {
 	if real == G {
 		return r.globalKeys(G)
 	}
-	for name, lt := range libTables {
+	for name, lt := range libTables.Get() {
 		if v, ok := r.real(G.RawGetString(name)).(*lua.LTable); !ok || v != real {
 			continue
 		}

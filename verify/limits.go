@@ -7,6 +7,8 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // Limits of a run. Redis never stops a script on its own: past
@@ -86,7 +88,7 @@ type stepContext struct {
 }
 
 // closedChan is the Done of an instruction that must raise an error.
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+var closedChan = lazy.Value[chan struct{}]{New: func() chan struct{} { c := make(chan struct{}); close(c); return c }}
 
 func newStepContext(parent context.Context, limit int64) *stepContext {
 	return &stepContext{parent: parent, pdone: parent.Done(), limit: limit, done: make(chan struct{})}
@@ -111,19 +113,19 @@ func (s *stepContext) Done() <-chan struct{} {
 		}
 		depth := frameDepthOf(th)
 		if depth > s.frameLimit(th) && s.err == nil && s.callInfoOverflow(th) {
-			return closedChan
+			return closedChan.Get()
 		}
-		if currentFrameOK && s.err == nil {
+		if currentFrameOK() && s.err == nil {
 			// luaD_call: "C stack overflow" at LUAI_MAXCCALLS, past it
 			// only while an xpcall handler runs, and LUA_ERRERR there
 			// from LUAI_MAXCCALLS + LUAI_MAXCCALLS>>3.
 			switch c := s.cCallsAt(th, depth); {
 			case c >= errErrDepth && s.errHandling > 0:
 				s.errorInErrorHandling(th)
-				return closedChan
+				return closedChan.Get()
 			case c == maxCCalls || c > maxCCalls && s.errHandling == 0:
 				s.cStackOverflow(th)
-				return closedChan
+				return closedChan.Get()
 			}
 		}
 	}

@@ -39,7 +39,7 @@ func NewLineCoverage() *LineCoverage {
 
 // Supported reports whether this build of gopher-lua's frames can be read;
 // without it nothing is recorded.
-func (c *LineCoverage) Supported() bool { return currentFrameOK }
+func (c *LineCoverage) Supported() bool { return currentFrameOK() }
 
 type lineCoverageKey struct{}
 
@@ -51,7 +51,7 @@ func WithLineCoverage(ctx context.Context, c *LineCoverage) context.Context {
 
 func lineCoverageOf(ctx context.Context) *LineCoverage {
 	c, _ := ctx.Value(lineCoverageKey{}).(*LineCoverage)
-	if c != nil && !currentFrameOK {
+	if c != nil && !currentFrameOK() {
 		return nil
 	}
 	return c
@@ -167,7 +167,7 @@ type BranchHits struct{ Next, Skip uint32 }
 // ScriptLines is the coverage of one script as EVAL runs it: every line
 // with code, in line order.
 func (c *LineCoverage) ScriptLines(body []byte) []LineHits {
-	_, n, _ := parseShebang(body, targets()[DefaultTarget])
+	_, n, _ := parseShebang(body, targets.Get()[DefaultTarget])
 	return c.lines(compileCached(body[n:], "@user_script"), func(line int) (int, bool) { return line, true })
 }
 

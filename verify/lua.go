@@ -101,7 +101,7 @@ func (r *scriptRun) aborting() bool {
 // struct, cmsgpack and redis, every global table readonly, and reading an
 // unknown global an error.
 func (r *scriptRun) newState() {
-	wrapArith()
+	wrapArith.Do()
 	if r.callInfo == 0 {
 		r.callInfo = callInfoFresh
 	}
@@ -109,13 +109,13 @@ func (r *scriptRun) newState() {
 	// frames beyond leave the error handlers room; without it gopher-lua's
 	// own limit stands for Lua's, and its panic carries the traceback.
 	frames := r.callInfo
-	if frameDepthOK() {
+	if frameDepthOK.Get() {
 		frames = callInfoMax + 64
 	}
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
 		CallStackSize:       frames,
-		IncludeGoStackTrace: !frameDepthOK(),
+		IncludeGoStackTrace: !frameDepthOK.Get(),
 
 		RegistrySize:        registrySize,
 		RegistryGrowStep:    registryGrowStep,

@@ -28,7 +28,7 @@ var badArgRE = lazy.Regexp(`bad argument #(\d+) to ([^ ('"]+) \(`)
 func luaMessage(s string) string {
 	if strings.Contains(s, "bad argument #") {
 		s = strings.Replace(s, " to (anonymous) (", " to '?' (", 1)
-		s = badArgRE().ReplaceAllString(s, "bad argument #$1 to '$2' (")
+		s = badArgRE.Get().ReplaceAllString(s, "bad argument #$1 to '$2' (")
 	}
 	return s
 }

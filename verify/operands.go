@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
@@ -510,7 +511,7 @@ func (r *scriptRun) instructionError(L *lua.LState, level int, body string, im, 
 		reg := -1
 		switch op {
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
-			if arithOps[am[1]] == "" {
+			if arithOps.Get()[am[1]] == "" {
 				return "", false
 			}
 			v1, r1, ok1 := rk(b)
@@ -576,13 +577,15 @@ func (r *scriptRun) coroutinePanic(L *lua.LState) {
 }
 
 // arithEvents are the metamethods of the arithmetic opcodes.
-var arithEvents = map[int]string{lua.OP_ADD: "__add", lua.OP_SUB: "__sub", lua.OP_MUL: "__mul",
-	lua.OP_DIV: "__div", lua.OP_MOD: "__mod", lua.OP_POW: "__pow", lua.OP_UNM: "__unm"}
+var arithEvents = lazy.Value[map[int]string]{New: func() map[int]string {
+	return map[int]string{lua.OP_ADD: "__add", lua.OP_SUB: "__sub", lua.OP_MUL: "__mul",
+		lua.OP_DIV: "__div", lua.OP_MOD: "__mod", lua.OP_POW: "__pow", lua.OP_UNM: "__unm"}
+}}
 
 // arithMeta is the metamethod Lua 5.1 would call for arithmetic
 // instruction i (the first operand's, else the second's), or nil.
 func arithMeta(L *lua.LState, i uint32, rk func(int) (lua.LValue, int, bool)) lua.LValue {
-	event := arithEvents[instOp(i)]
+	event := arithEvents.Get()[instOp(i)]
 	b, c := instB(i), instC(i)
 	if instOp(i) == lua.OP_UNM {
 		c = b

@@ -11,7 +11,7 @@ import (
 // TestFrameMirror fails when gopher-lua's Debug or callFrame no longer has
 // the layout framePC reads: upgrade the mirrors with the library.
 func TestFrameMirror(t *testing.T) {
-	if !frameMirrorOK() {
+	if !frameMirrorOK.Get() {
 		t.Fatal("gopherDebug/gopherFrame do not mirror gopher-lua's Debug and callFrame: operand names are off")
 	}
 	L := lua.NewState()
@@ -159,7 +159,7 @@ func TestOperandErrors(t *testing.T) {
 // TestCCallLimit: recursion through __index stops at Lua 5.1's C-call
 // limit (197 levels under a pcall, as on the servers, lua_ccalls.yaml).
 func TestCCallLimit(t *testing.T) {
-	if !currentFrameOK {
+	if !currentFrameOK() {
 		t.Fatal("LState.currentFrame is not where ccalls.go reads it")
 	}
 	e := New(Options{})

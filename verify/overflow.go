@@ -72,7 +72,7 @@ func callStackOverflow(err error) (msg, chunk string, line int, ok bool) {
 	if i := strings.Index(trace, "stack traceback:"); i >= 0 {
 		trace = trace[i:]
 	}
-	if m := reTraceTop().FindStringSubmatch(trace); m != nil && m[1] != "[G]" && m[2] != "" {
+	if m := reTraceTop.Get().FindStringSubmatch(trace); m != nil && m[1] != "[G]" && m[2] != "" {
 		line, _ = strconv.Atoi(m[2])
 		return m[1] + ":" + m[2] + ": stack overflow", m[1], line, true
 	}
@@ -83,7 +83,7 @@ func callStackOverflow(err error) (msg, chunk string, line int, ok bool) {
 // own frame limit stands for Lua's (no frameDepthOK): the state's call
 // infos grow to LUAI_MAXCALLS from the next run on (see callInfoFresh).
 func (r *scriptRun) overflowed(L *lua.LState) {
-	if L == L.G.MainThread && !frameDepthOK() {
+	if L == L.G.MainThread && !frameDepthOK.Get() {
 		r.grown = true
 	}
 }
@@ -102,7 +102,7 @@ func (r *scriptRun) keepCallInfos(L *lua.LState, perr error) {
 // keptCallInfos is the room for call infos a state built after r's must
 // have (Engine.evalCallInfo).
 func (r *scriptRun) keptCallInfos() int {
-	if frameDepthOK() {
+	if frameDepthOK.Get() {
 		return r.callInfo
 	}
 	return callInfoGrown
@@ -111,7 +111,7 @@ func (r *scriptRun) keptCallInfos() int {
 // freshCallInfos gives r's state the room of a fresh one again, where the
 // frames were sized for any room (frameDepthOK); false when it cannot.
 func (r *scriptRun) freshCallInfos() bool {
-	if !frameDepthOK() {
+	if !frameDepthOK.Get() {
 		return false
 	}
 	r.callInfo, r.grown = callInfoFresh, false
@@ -317,7 +317,7 @@ func callBase(L *lua.LState) int {
 // Lua function's __call is a Lua call and lets the yield through. Only
 // the coroutine's own frames count: a metamethod that resumed it does not.
 func yieldAcrossC(L *lua.LState) bool {
-	if currentFrameOK {
+	if currentFrameOK() {
 		for f := currentFrameOf(L); f != nil && f.Parent != nil; f = f.Parent {
 			if cCall(f, true) != 0 {
 				return true

@@ -169,7 +169,7 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 	defer L.SetTop(top)
 	clear(r.ccalls)
 	r.raised = ""
-	if frameDepthOK() {
+	if frameDepthOK.Get() {
 		r.ctx.g, r.ctx.mainFrames = L.G, r.callInfo
 		if r.onThread == nil {
 			r.onThread = r.hookCoroutine // made once: a method value allocates
@@ -188,7 +188,7 @@ func (r *scriptRun) call(fn *lua.LFunction, args ...lua.LValue) (rep Reply, err 
 		L.Push(a)
 	}
 	perr := L.PCall(len(args)+1, 1, L.NewFunction(r.errorHandler))
-	if frameDepthOK() {
+	if frameDepthOK.Get() {
 		r.keepCallInfos(L, perr)
 	}
 	if msg, chunk, line, ok := callStackOverflow(perr); ok && r.runErr == nil {

@@ -2,10 +2,11 @@ package verify
 
 import (
 	"reflect"
-	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // gopherTable mirrors the fields of gopher-lua 1.1.2's LTable. The table
@@ -24,7 +25,7 @@ type gopherTable struct {
 	k2i       map[lua.LValue]int
 }
 
-var gopherTableOK = sync.OnceValue(func() bool {
+var gopherTableOK = lazy.Value[bool]{New: func() bool {
 	a, b := reflect.TypeFor[lua.LTable](), reflect.TypeFor[gopherTable]()
 	if a.Size() != b.Size() || a.NumField() != b.NumField() {
 		return false
@@ -36,7 +37,7 @@ var gopherTableOK = sync.OnceValue(func() bool {
 		}
 	}
 	return true
-})
+}}
 
 // tombKey stands, in gopher-lua's list of t's hash keys, for a key the
 // script removed (t[k] = nil, recorded: noteDel): the entry keeps the
@@ -60,7 +61,7 @@ func isTomb(k lua.LValue) (lua.LValue, bool) {
 // again; false when k is not listed (an array-part integer key, a key
 // never set).
 func bury(t *lua.LTable, k lua.LValue) bool {
-	if !gopherTableOK() {
+	if !gopherTableOK.Get() {
 		return false
 	}
 	g := (*gopherTable)(unsafe.Pointer(t))
@@ -76,7 +77,7 @@ func bury(t *lua.LTable, k lua.LValue) bool {
 // tableParts returns t's array part and its hash keys in first-set order.
 // The slices belong to t: read them, never change them.
 func tableParts(t *lua.LTable) (array, keys []lua.LValue, ok bool) {
-	if !gopherTableOK() {
+	if !gopherTableOK.Get() {
 		return nil, nil, false
 	}
 	g := (*gopherTable)(unsafe.Pointer(t))

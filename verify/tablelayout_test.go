@@ -9,7 +9,7 @@ import (
 // TestGopherTableMirror fails when gopher-lua's LTable no longer has the
 // layout the table order reads: upgrade the mirror with the library.
 func TestGopherTableMirror(t *testing.T) {
-	if !gopherTableOK() {
+	if !gopherTableOK.Get() {
 		t.Fatal("gopherTable does not mirror lua.LTable: the Lua 5.1 table order is off")
 	}
 	L := lua.NewState()

@@ -5,9 +5,9 @@ import (
 	"maps"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify/keyspace"
 	"github.com/scriptctl/scriptctl/verify/lua51"
 )
@@ -188,9 +188,9 @@ func redisFacts(name, version string, num int, e era) *serverFacts {
 		numArg: argNumber, cmds: keyspace.TargetFacts(name)}
 	switch e {
 	case era72:
-		f.numArg, f.texts = argNumberShortest, redis72Texts
+		f.numArg, f.texts = argNumberShortest, redis72Texts()
 	case era74, era80:
-		f.numArg, f.texts, f.osClock = argNumberShortest, redis74Texts, true
+		f.numArg, f.texts, f.osClock = argNumberShortest, redis74Texts(), true
 		f.fnArgvCrash, f.fnFlushNewState = true, true
 		f.scriptCrossSlotText = true
 	}
@@ -205,38 +205,44 @@ func valkeyFacts(name, version string, num int, v8 bool) *serverFacts {
 	f := &serverFacts{name: name, family: "valkey", redisVersion: "7.2.4", redisVersionNum: 0x070204,
 		valkeyVersion: version, valkeyVersionNum: num, serverName: "valkey",
 		errUnknownCommand: redisErrUnknown, errArity: redisErrArity, errNoScript: redisErrNoScrpt, noscript: redisNoscript,
-		numArg: argNumberShortest, texts: redis72Texts, cmds: keyspace.TargetFacts(name)}
+		numArg: argNumberShortest, texts: redis72Texts(), cmds: keyspace.TargetFacts(name)}
 	if v8 {
 		f.serverGlobal, f.osClock = true, true
 		f.cmsgpackCopyright = "Copyright (C) 2012, Redis Ltd."
 		f.scriptCrossSlotText = true
 		f.errUnknownCommand, f.errArity, f.noscript = valkeyErrUnknown, valkeyErrArity, valkeyNoscript
-		f.texts = valkey8Texts
+		f.texts = valkey8Texts()
 		f.libName = "server"
 	}
 	return f
 }
 
 // redis72Texts: Redis 7.2.0 fixed set_repl's text (script_lua.c).
-var redis72Texts = map[string]string{
-	"ERR redis.set_repl() requires two arguments.": "ERR redis.set_repl() requires one argument.",
+func redis72Texts() map[string]string {
+	return map[string]string{
+		"ERR redis.set_repl() requires two arguments.": "ERR redis.set_repl() requires one argument.",
+	}
 }
 
 // redis74Texts: Redis 7.4.0 renamed redis.log's level error (script_lua.c).
-var redis74Texts = withTexts(redis72Texts, map[string]string{
-	"ERR Invalid debug level.": "ERR Invalid log level.",
-})
+func redis74Texts() map[string]string {
+	return withTexts(redis72Texts(), map[string]string{
+		"ERR Invalid debug level.": "ERR Invalid log level.",
+	})
+}
 
 // valkey8Texts are the library errors Valkey 8.0 reworded (script_lua.c,
 // function_lua.c of 8.0.1; checked live on 8.1.1).
-var valkey8Texts = map[string]string{
-	"ERR redis.log() requires two arguments or more.":                  "ERR server.log() requires two arguments or more.",
-	"ERR redis.setresp() requires one argument.":                       "ERR server.setresp() requires one argument.",
-	"ERR redis.set_repl() requires two arguments.":                     "ERR server.set_repl() requires one argument.",
-	"ERR Please specify at least one argument for this redis lib call": "ERR Please specify at least one argument for this call",
-	"ERR Invalid command passed to redis.acl_check_cmd()":              "ERR Invalid command passed to server.acl_check_cmd()",
-	"ERR Lua redis lib command arguments must be strings or integers":  "ERR Command arguments must be strings or integers",
-	"ERR Invalid debug level.":                                         "ERR Invalid log level.",
+func valkey8Texts() map[string]string {
+	return map[string]string{
+		"ERR redis.log() requires two arguments or more.":                  "ERR server.log() requires two arguments or more.",
+		"ERR redis.setresp() requires one argument.":                       "ERR server.setresp() requires one argument.",
+		"ERR redis.set_repl() requires two arguments.":                     "ERR server.set_repl() requires one argument.",
+		"ERR Please specify at least one argument for this redis lib call": "ERR Please specify at least one argument for this call",
+		"ERR Invalid command passed to redis.acl_check_cmd()":              "ERR Invalid command passed to server.acl_check_cmd()",
+		"ERR Lua redis lib command arguments must be strings or integers":  "ERR Command arguments must be strings or integers",
+		"ERR Invalid debug level.":                                         "ERR Invalid log level.",
+	}
 }
 
 // withTexts returns base with more's rewordings added.
@@ -249,7 +255,7 @@ func withTexts(base, more map[string]string) map[string]string {
 
 // targets holds every target the engine can imitate, by name; built on
 // first use (a command that runs no script never builds the tables).
-var targets = sync.OnceValue(func() map[string]*serverFacts {
+var targets = lazy.Value[map[string]*serverFacts]{New: func() map[string]*serverFacts {
 	return map[string]*serverFacts{
 		"redis-7.0":  redisFacts("redis-7.0", "7.0.15", 0x07000f, era70),
 		"redis-7.2":  redisFacts("redis-7.2", "7.2.6", 0x070206, era72),
@@ -260,7 +266,7 @@ var targets = sync.OnceValue(func() map[string]*serverFacts {
 		"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", "8.1.1", 0x080101, true)),
 		"valkey-9.1": valkey91(valkey81(valkeyFacts("valkey-9.1", "9.1.2", 0x090102, true))),
 	}
-})
+}}
 
 // valkey81 adds Valkey 8.1's scripting engine manager (its data commands'
 // changes, SET ... IFEQ among them, are keyspace's valkey81).
@@ -304,8 +310,8 @@ const DefaultTarget = keyspace.DefaultTarget
 
 // Targets returns the names of the targets the engine can imitate, sorted.
 func Targets() []string {
-	out := make([]string, 0, len(targets()))
-	for n := range targets() {
+	out := make([]string, 0, len(targets.Get()))
+	for n := range targets.Get() {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -317,7 +323,7 @@ func lookupTarget(name string) (*serverFacts, error) {
 	if name == "" {
 		name = DefaultTarget
 	}
-	f, ok := targets()[name]
+	f, ok := targets.Get()[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown target %q: the engine imitates %s", name, strings.Join(Targets(), ", "))
 	}

@@ -126,9 +126,9 @@ func (r *scriptRun) serves(s int) bool {
 	return false
 }
 
-// shardChannel lists the commands whose first argument is a shard channel:
-// not a key, but routed by its slot like one (getNodeByQuery).
-var shardChannel = map[string]bool{"spublish": true}
+// shardChannel says whether the command's first argument is a shard
+// channel: not a key, but routed by its slot like one (getNodeByQuery).
+func shardChannel(name string) bool { return name == "spublish" }
 
 // checkKeys applies the key rules to a script's command name (lower case)
 // on keys: each undeclared key is a Finding (a RunError under
@@ -147,7 +147,7 @@ func (r *scriptRun) checkKeys(name string, args, keys []string) (rep Reply, ok b
 		return Reply{}, true, nil
 	}
 	routed := keys
-	if shardChannel[name] && len(args) > 1 {
+	if shardChannel(name) && len(args) > 1 {
 		routed = append([]string{args[1]}, keys...)
 	}
 	if len(routed) == 0 {

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sync"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
@@ -52,9 +52,14 @@ type gopherRegistry struct {
 	top   int
 }
 
-// regOff is the offset of LState.reg, a pointer to the registry; ok when
-// the registry starts as gopherRegistry does.
-var regOff, regOK = func() (uintptr, bool) {
+// regOff (ccalls.go) is the offset of LState.reg, a pointer to the
+// registry, valid when regOK: the registry starts as gopherRegistry does.
+func regOK() bool {
+	layoutOnce.Do(readLayout)
+	return regOffOK
+}
+
+func regOffset() (uintptr, bool) {
 	f, ok := reflect.TypeFor[lua.LState]().FieldByName("reg")
 	if !ok || f.Type.Kind() != reflect.Pointer || f.Type.Elem().Kind() != reflect.Struct || f.Type.Elem().NumField() < 2 {
 		return 0, false
@@ -67,12 +72,12 @@ var regOff, regOK = func() (uintptr, bool) {
 		}
 	}
 	return f.Offset, true
-}()
+}
 
 // vmArithOK reports whether the mirrors match this gopher-lua: the jump
 // table's entries are set, the frame and registry mirrors hold.
 func vmArithOK() bool {
-	if !regOK || !currentFrameOK {
+	if !regOK() || !currentFrameOK() {
 		return false
 	}
 	jt := reflect.ValueOf(&gopherJumpTable).Elem()
@@ -135,7 +140,9 @@ func arith51(op int, x, y float64) float64 {
 	return x / y
 }
 
-var arithEvent = map[int]string{lua.OP_ADD: "add", lua.OP_SUB: "sub", lua.OP_MUL: "mul", lua.OP_DIV: "div"}
+var arithEvent = lazy.Value[map[int]string]{New: func() map[int]string {
+	return map[int]string{lua.OP_ADD: "add", lua.OP_SUB: "sub", lua.OP_MUL: "mul", lua.OP_DIV: "div"}
+}}
 
 // rk is the VM's RK(x): a constant of the running function, else a
 // register of the frame.
@@ -151,7 +158,7 @@ func rk(regs []lua.LValue, f *gopherFrame, x int) lua.LValue {
 // runs (newState): the jump table is the library's, shared by every
 // state of the process. It is not done at process start, which every
 // scriptctl command pays.
-var wrapArith = sync.OnceFunc(func() {
+var wrapArith = lazy.Once{F: func() {
 	if !vmArithOK() {
 		return
 	}
@@ -177,7 +184,7 @@ var wrapArith = sync.OnceFunc(func() {
 				a, aok := lualib.ToNumber(lhs)
 				b, bok := lualib.ToNumber(rhs)
 				if !aok || !bok {
-					L.RaiseError("%s", fmt.Sprintf("cannot perform %s operation between %s and %s", arithEvent[op], convertedType(lhs), convertedType(rhs)))
+					L.RaiseError("%s", fmt.Sprintf("cannot perform %s operation between %s and %s", arithEvent.Get()[op], convertedType(lhs), convertedType(rhs)))
 				}
 				if setRegister(L, f.LocalBase+int(inst>>18)&0xff, lua.LNumber(arith51(op, a, b))) {
 					return 0
@@ -200,4 +207,4 @@ var wrapArith = sync.OnceFunc(func() {
 		}
 		return unm(L, inst, frame)
 	}
-})
+}}

@@ -156,7 +156,7 @@ func (m *marker) table(t *lua.LTable) {
 // marks a thread's stack up to L->top), read through vmarith.go's mirror
 // of gopher-lua's registry; nil where the layout is another.
 func threadRegisters(L *lua.LState) []lua.LValue {
-	if !regOK {
+	if !regOK() {
 		return nil
 	}
 	rg := registryOf(L)

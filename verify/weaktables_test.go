@@ -11,7 +11,7 @@ import (
 // the pinned version it must be found, or weak tables would lose every
 // entry a thread's stack holds.
 func TestRegistryLayout(t *testing.T) {
-	if !regOK {
+	if !regOK() {
 		t.Fatal("gopher-lua's registry layout was not recognised")
 	}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})

@@ -21,8 +21,6 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() { commands = append(commands, newCmdCheck) }
-
 // checkSteps are the steps of scriptctl check, reported in this order on a
 // valid manifest (they run at once). Every step runs, whatever the others
 // found. Add a step with one

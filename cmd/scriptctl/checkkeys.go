@@ -12,8 +12,6 @@ import (
 	"github.com/scriptctl/scriptctl/slot"
 )
 
-func init() { commands = append(commands, newCmdCheckKeys) }
-
 type checkKeysOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string

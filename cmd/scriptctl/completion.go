@@ -96,7 +96,7 @@ func completeFlag(c *cobra.Command, f *pflag.Flag) {
 	case "env":
 		fn = completeEnvironments
 	default:
-		m := valuesInUsage().FindStringSubmatch(f.Usage)
+		m := valuesInUsage.Get().FindStringSubmatch(f.Usage)
 		if m == nil {
 			return
 		}

@@ -287,7 +287,7 @@ func (f *connFlags) connectAll(ctx context.Context, ios *iostreams.IOStreams, cm
 	}
 	o := &online{cfg: cfg, topo: topo, env: f.env}
 	o.detailNodes(ios, cmd)
-	if needsLua[cmd] {
+	if needsLua(cmd) {
 		if err := loader.CheckLuaEngine(ctx, topo); err != nil {
 			topo.Close()
 			return nil, o.envErr(err)
@@ -332,10 +332,12 @@ func (f *connFlags) discover(ctx context.Context, ios *iostreams.IOStreams, cmd,
 	return d, nil
 }
 
-// needsLua names the commands that refuse nodes without a Lua engine
+// needsLua says whether cmd refuses nodes without a Lua engine
 // (loader.CheckLuaEngine: a Valkey 9 node that unloaded its lua module),
-// with exit 3, before they read or change anything.
-var needsLua = map[string]bool{"plan": true, "deploy": true, "status": true, "inspect": true}
+// with exit 3, before it reads or changes anything.
+func needsLua(cmd string) bool {
+	return cmd == "plan" || cmd == "deploy" || cmd == "status" || cmd == "inspect"
+}
 
 // rediscover handles a cluster redirect (the slots moved between discovery
 // and the first keyed command, a failover say): when err is one, it says

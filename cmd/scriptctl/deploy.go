@@ -18,8 +18,6 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() { commands = append(commands, newCmdDeploy) }
-
 type deployOptions struct {
 	IO          *iostreams.IOStreams
 	Manifest    string

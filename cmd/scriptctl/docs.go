@@ -19,10 +19,6 @@ import (
 
 //go:generate go run . docs markdown ../../docs/cli
 
-func init() {
-	commands = append(commands, func(g *globalOptions) *cobra.Command { return withoutManifest(newCmdDocs(g)) })
-}
-
 func newCmdDocs(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "docs",

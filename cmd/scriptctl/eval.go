@@ -21,8 +21,6 @@ import (
 	"github.com/scriptctl/scriptctl/verify/scenario"
 )
 
-func init() { commands = append(commands, newCmdEval) }
-
 type evalOptions struct {
 	IO       *iostreams.IOStreams
 	File     string

@@ -17,8 +17,6 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() { commands = append(commands, newCmdExplore) }
-
 type exploreOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string

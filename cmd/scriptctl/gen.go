@@ -19,8 +19,6 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() { commands = append(commands, newCmdGen) }
-
 type genOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string

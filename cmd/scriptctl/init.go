@@ -16,10 +16,6 @@ import (
 	"github.com/scriptctl/scriptctl/verify"
 )
 
-func init() {
-	commands = append(commands, func(g *globalOptions) *cobra.Command { return withoutManifest(newCmdInit(g)) })
-}
-
 type initOptions struct {
 	IO      *iostreams.IOStreams
 	Dir     string

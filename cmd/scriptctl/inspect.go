@@ -17,8 +17,6 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() { commands = append(commands, newCmdInspect) }
-
 type inspectOptions struct {
 	IO       *iostreams.IOStreams
 	Conn     connFlags
@@ -73,12 +71,12 @@ node has SCRIPT SHOW.`,
 				return err
 			}
 			for i, s := range opts.SHAs {
-				if !shaPattern().MatchString(s) {
+				if !shaPattern.Get().MatchString(s) {
 					return cmdutil.Usage(fmt.Errorf("--sha %q is not a SHA1 (40 hex digits)", s), "'scriptctl sha' prints the SHA of each script")
 				}
 				opts.SHAs[i] = strings.ToLower(s)
 			}
-			if opts.Show != "" && !shaPattern().MatchString(opts.Show) {
+			if opts.Show != "" && !shaPattern.Get().MatchString(opts.Show) {
 				return cmdutil.Usage(fmt.Errorf("--show %q is not a SHA1 (40 hex digits)", opts.Show), "'scriptctl inspect --help'")
 			}
 			opts.Show = strings.ToLower(opts.Show)

@@ -18,8 +18,6 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() { commands = append(commands, newCmdLint) }
-
 type lintOptions struct {
 	IO *iostreams.IOStreams
 

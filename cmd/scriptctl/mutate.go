@@ -16,8 +16,6 @@ import (
 	"github.com/scriptctl/scriptctl/mutate"
 )
 
-func init() { commands = append(commands, newCmdMutate) }
-
 type mutateOptions struct {
 	IO        *iostreams.IOStreams
 	Manifest  string

@@ -12,8 +12,6 @@ import (
 	"github.com/scriptctl/scriptctl/scaffold"
 )
 
-func init() { commands = append(commands, newCmdNew) }
-
 type newOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string

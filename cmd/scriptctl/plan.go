@@ -14,8 +14,6 @@ import (
 	"github.com/scriptctl/scriptctl/loader"
 )
 
-func init() { commands = append(commands, newCmdPlan) }
-
 type planOptions struct {
 	IO         *iostreams.IOStreams
 	Manifest   string

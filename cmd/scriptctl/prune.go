@@ -15,8 +15,6 @@ import (
 	"github.com/scriptctl/scriptctl/loader"
 )
 
-func init() { commands = append(commands, newCmdPrune) }
-
 type pruneOptions struct {
 	IO          *iostreams.IOStreams
 	Manifest    string

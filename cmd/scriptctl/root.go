@@ -38,6 +38,14 @@ func Main() int {
 		debug.SetGCPercent(400)
 	}
 	args := os.Args[1:]
+	if len(args) == 1 && args[0] == "version" {
+		ios := iostreams.System()
+		if printVersion(ios) == nil {
+			return cmdutil.ExitOK
+		}
+		// A failed write goes through the command, which reports it.
+		return run(context.Background(), ios, args)
+	}
 	if builtinOnly(args) {
 		// version and exit-codes print a few lines and stop: they have
 		// nothing to cancel, and the signal handling below (a goroutine
@@ -204,7 +212,7 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 		addJQFlags(root, &g.JQ)
 		return root
 	}
-	for _, add := range commands {
+	for _, add := range commands() {
 		root.AddCommand(add(g))
 	}
 	addJQFlags(root, &g.JQ)
@@ -228,10 +236,35 @@ func readsNoManifest(cmd *cobra.Command) bool {
 	return cmd.Annotations[noManifest] != ""
 }
 
-// commands are the constructors of the commands defined in the other files of
-// this package; each file adds its own in an init function, so adding a
-// command touches one file.
-var commands []func(*globalOptions) *cobra.Command
+// commands returns the constructors of the commands defined in the other
+// files of this package, one per file. A list here, not an init function
+// in each file: every package initialiser is paid by every start, `version`
+// included (docs/performance.md, sixth pass).
+func commands() []func(*globalOptions) *cobra.Command {
+	return []func(*globalOptions) *cobra.Command{
+		newCmdCheck,
+		newCmdCheckKeys,
+		newCmdDeploy,
+		newCmdDiff,
+		func(g *globalOptions) *cobra.Command { return withoutManifest(newCmdDocs(g)) },
+		newCmdEval,
+		newCmdExplore,
+		newCmdGen,
+		func(g *globalOptions) *cobra.Command { return withoutManifest(newCmdInit(g)) },
+		newCmdInspect,
+		newCmdLint,
+		newCmdMutate,
+		newCmdNew,
+		newCmdPlan,
+		newCmdPrune,
+		newCmdSha,
+		newCmdSlot,
+		newCmdStatus,
+		newCmdSum,
+		newCmdUnlock,
+		newCmdVerify,
+	}
+}
 
 // unknownCommand turns cobra's plain error for a word after scriptctl that
 // names no command ("unknown command ...", found before flags are parsed)

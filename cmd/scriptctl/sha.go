@@ -13,8 +13,6 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() { commands = append(commands, newCmdSha) }
-
 type shaOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string

@@ -14,8 +14,6 @@ import (
 	"github.com/scriptctl/scriptctl/slot"
 )
 
-func init() { commands = append(commands, newCmdSlot) }
-
 type slotOptions struct {
 	IO     *iostreams.IOStreams
 	Keys   []string

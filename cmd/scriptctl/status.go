@@ -17,8 +17,6 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() { commands = append(commands, newCmdStatus) }
-
 type statusOptions struct {
 	IO        *iostreams.IOStreams
 	Manifest  string

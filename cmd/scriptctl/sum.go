@@ -13,8 +13,6 @@ import (
 	"github.com/scriptctl/scriptctl/manifest"
 )
 
-func init() { commands = append(commands, newCmdSum) }
-
 type sumOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string

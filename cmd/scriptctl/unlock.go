@@ -14,8 +14,6 @@ import (
 	"github.com/scriptctl/scriptctl/loader"
 )
 
-func init() { commands = append(commands, newCmdUnlock) }
-
 type unlockOptions struct {
 	IO       *iostreams.IOStreams
 	Manifest string

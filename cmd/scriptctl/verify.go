@@ -23,8 +23,6 @@ import (
 	"github.com/scriptctl/scriptctl/verify/scenario/render"
 )
 
-func init() { commands = append(commands, newCmdVerify) }
-
 type verifyOptions struct {
 	IO        *iostreams.IOStreams
 	Manifest  string

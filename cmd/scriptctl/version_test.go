@@ -152,3 +152,19 @@ func runRoot(t *testing.T, newRoot func(*iostreams.IOStreams, bool) *cobra.Comma
 	}
 	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 }
+
+// TestVersionDirect: the line Main prints for `scriptctl version` without
+// the command tree (printVersion) is the command's.
+func TestVersionDirect(t *testing.T) {
+	ios, _, out, errOut := iostreams.Test()
+	if err := printVersion(ios); err != nil {
+		t.Fatal(err)
+	}
+	direct := fmt.Sprintf("exit 0\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	if cmd := runRoot(t, newRoot, true, []string{"version"}); direct != cmd {
+		t.Errorf("direct:\n%s\nthe command:\n%s", direct, cmd)
+	}
+	if !strings.HasPrefix(out.String(), "scriptctl ") || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("direct: %q, want one line starting with scriptctl", out)
+	}
+}

@@ -135,7 +135,7 @@ func (c *Command) Sub(name string) (*Command, bool) {
 
 var (
 	loadMu sync.Mutex
-	tables = map[string]*Table{}
+	tables map[string]*Table // made by the first Load
 )
 
 // Targets lists the recorded targets, sorted.
@@ -174,6 +174,9 @@ func Load(target string) (*Table, error) {
 	}
 	if t.Target != target {
 		return nil, fmt.Errorf("cmdtable: data/%s.json records target %q", target, t.Target)
+	}
+	if tables == nil {
+		tables = map[string]*Table{}
 	}
 	tables[target] = t
 	return t, nil

@@ -3,7 +3,8 @@ package cmdtable
 import (
 	"math"
 	"strings"
-	"sync"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // getkeysProc is a command's own key-finding procedure (its getkeys_proc
@@ -14,7 +15,7 @@ type getkeysProc func(n int, lit func(int) (string, bool)) []int
 // getkeysProcs are the commands that have one. COMMAND INFO does not say
 // which do, so the list is Redis's (src/commands.def). Built on first use,
 // not at process start.
-var getkeysProcs = sync.OnceValue(newGetkeysProcs)
+var getkeysProcs = lazy.Value[map[string]getkeysProc]{New: newGetkeysProcs}
 
 func newGetkeysProcs() map[string]getkeysProc {
 	procs := map[string]getkeysProc{}

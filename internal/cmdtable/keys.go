@@ -46,7 +46,7 @@ func (c *Command) KeysPartial(n int, lit func(i int) (string, bool), includeNotK
 		return nil
 	}
 	pos, _ := cmd.specKeys(n, get, true, includeNotKeys)
-	if proc, ok := getkeysProcs()[cmd.Name]; ok {
+	if proc, ok := getkeysProcs.Get()[cmd.Name]; ok {
 		pos = append(pos, proc(n, get)...)
 	}
 	slices.Sort(pos)
@@ -77,7 +77,7 @@ func (c *Command) resolve(n int, lit func(int) (string, bool)) *Command {
 func (c *Command) HasKeys() bool { return c.hasKeys() }
 
 func (c *Command) hasKeys() bool {
-	if _, ok := getkeysProcs()[c.Name]; ok {
+	if _, ok := getkeysProcs.Get()[c.Name]; ok {
 		return true
 	}
 	for _, s := range c.Specs {
@@ -105,7 +105,7 @@ func (c *Command) keys(n int, lit func(int) (string, bool)) []int {
 			return pos
 		}
 	}
-	if proc, ok := getkeysProcs()[c.Name]; ok {
+	if proc, ok := getkeysProcs.Get()[c.Name]; ok {
 		return proc(n, lit)
 	}
 	return nil

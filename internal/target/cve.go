@@ -3,7 +3,8 @@ package target
 import (
 	"fmt"
 	"strings"
-	"sync"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // CVE is one published vulnerability of the servers' embedded Lua and, per
@@ -77,9 +78,9 @@ func notes2025() map[string]string {
 	return map[string]string{Valkey: "Valkey 8.0.6 and 7.2.11 are from Valkey's release notes of 3 October 2025 as this table's authors read them, not from an advisory"}
 }
 
-// CVEs is the table of Lua CVEs scriptctl warns about, newest first; built
+// cves is the table of Lua CVEs scriptctl warns about, newest first; built
 // on first use (a command that meets no server never needs it).
-var CVEs = sync.OnceValue(func() []CVE {
+var cves = lazy.Value[[]CVE]{New: func() []CVE {
 	lua2025, notes2025 := lua2025(), notes2025()
 	return []CVE{
 		// February 2026: a CR or LF in a Lua error reply splits the RESP reply
@@ -140,7 +141,10 @@ var CVEs = sync.OnceValue(func() []CVE {
 				Valkey: {"7.2": LineUnaffected, "8.0": LineUnaffected, "8.1": LineUnaffected, "9.0": LineUnaffected, "9.1": LineUnaffected},
 			}},
 	}
-})
+}}
+
+// CVEs returns the table of Lua CVEs scriptctl warns about (cves).
+func CVEs() []CVE { return cves.Get() }
 
 // LookupCVE returns the table's entry for id ("CVE-2025-49844").
 func LookupCVE(id string) (CVE, bool) {

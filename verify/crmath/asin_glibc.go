@@ -28,7 +28,7 @@ const (
 // domainNaN is what glibc's asin and acos return for |x| > 1: their
 // wrappers' positive quiet NaN (SVID's __kernel_standard), not the
 // invalid operation's negative one.
-var domainNaN = math.Float64frombits(0x7ff8000000000000)
+func domainNaN() float64 { return math.Float64frombits(0x7ff8000000000000) }
 
 // asinSeries is f1 + f2 v + ... + f6 v^5.
 func asinSeries(v float64) float64 {
@@ -115,7 +115,7 @@ func Asin(x float64) float64 {
 	case math.IsNaN(x):
 		return x + x
 	}
-	return domainNaN
+	return domainNaN()
 }
 
 // Acos is acos x as glibc computes it; |x| > 1 gives a NaN.
@@ -155,5 +155,5 @@ func Acos(x float64) float64 {
 	case math.IsNaN(x):
 		return x + x
 	}
-	return domainNaN
+	return domainNaN()
 }

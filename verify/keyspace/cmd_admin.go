@@ -2,10 +2,9 @@ package keyspace
 
 import (
 	"encoding/binary"
-	"hash/crc64"
 	"strings"
-	"sync"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/slot"
 )
 
@@ -41,26 +40,28 @@ func serverState(format string, args ...any) *RunError {
 
 // adminPartial says, for the coverage table, what of each command below
 // is answered and what is a RunError.
-var adminPartial = map[string]string{
-	"cluster":        "answered: a server without cluster support refuses every subcommand",
-	"readonly":       "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
-	"readwrite":      "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
-	"asking":         "answered: a server without cluster support refuses it",
-	"slowlog":        "RESET and argument errors answered; GET and LEN are the server's slow log (server-state)",
-	"memory":         "PURGE, USAGE of a missing key and argument errors answered; the allocator's figures are server-state",
-	"pubsub":         "answered while no subscriber is declared (nobody listens offline); declared subscribers are server-state",
-	"dump":           "DUMP of a missing key answered; an RDB payload is not serialised (server-state)",
-	"restore":        "option, TTL, BUSYKEY and payload-footer (version, CRC64) errors answered; a valid payload is not parsed",
-	"restore-asking": "as RESTORE",
-	"pfselftest":     "answered: OK",
-	"pfdebug":        "missing-key and type errors answered; the registers are not emulated",
-	"info":           "server-state: statistics and configuration of the running server",
-	"lastsave":       "server-state: the time of the server's last save",
-	"lolwut":         "argument errors answered; the art is not emulated",
-	"migrate":        "server-state: moves keys to another server",
-	"wait":           "answered as a server without replicas: 0 (Redis 7.0 refuses it in scripts: noscript)",
-	"waitaof":        "answered as a server without replicas or appendonly",
-}
+var adminPartial = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"cluster":        "answered: a server without cluster support refuses every subcommand",
+		"readonly":       "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
+		"readwrite":      "answered: a server without cluster support refuses it (Valkey 8.0+: OK)",
+		"asking":         "answered: a server without cluster support refuses it",
+		"slowlog":        "RESET and argument errors answered; GET and LEN are the server's slow log (server-state)",
+		"memory":         "PURGE, USAGE of a missing key and argument errors answered; the allocator's figures are server-state",
+		"pubsub":         "answered while no subscriber is declared (nobody listens offline); declared subscribers are server-state",
+		"dump":           "DUMP of a missing key answered; an RDB payload is not serialised (server-state)",
+		"restore":        "option, TTL, BUSYKEY and payload-footer (version, CRC64) errors answered; a valid payload is not parsed",
+		"restore-asking": "as RESTORE",
+		"pfselftest":     "answered: OK",
+		"pfdebug":        "missing-key and type errors answered; the registers are not emulated",
+		"info":           "server-state: statistics and configuration of the running server",
+		"lastsave":       "server-state: the time of the server's last save",
+		"lolwut":         "argument errors answered; the art is not emulated",
+		"migrate":        "server-state: moves keys to another server",
+		"wait":           "answered as a server without replicas: 0 (Redis 7.0 refuses it in scripts: noscript)",
+		"waitaof":        "answered as a server without replicas or appendonly",
+	}
+}}
 
 func registerAdmin() {
 	clusterOff := func(*Server, Script, []string) (Reply, error) {
@@ -215,10 +216,33 @@ func cmdPubsub(e *Server, _ Script, a []string) (Reply, error) {
 	return subSyntax(a), nil
 }
 
-// crcJones is Redis's crc64 (Jones polynomial, reflected, no final xor).
-var crcJones = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(0x95ac9329ac4bc9b5) })
+// crcJones is the table of Redis's crc64 (Jones polynomial, reflected, no
+// final xor), built on first use. hash/crc64 computes the same
+// (TestRedisCRC64), but its package initialiser would run in every process.
+var crcJones = lazy.Value[*[256]uint64]{New: func() *[256]uint64 {
+	t := new([256]uint64)
+	for i := range t {
+		crc := uint64(i)
+		for range 8 {
+			if crc&1 == 1 {
+				crc = crc>>1 ^ 0x95ac9329ac4bc9b5
+			} else {
+				crc >>= 1
+			}
+		}
+		t[i] = crc
+	}
+	return t
+}}
 
-func redisCRC64(p []byte) uint64 { return ^crc64.Update(^uint64(0), crcJones(), p) }
+func redisCRC64(p []byte) uint64 {
+	t := crcJones.Get()
+	var crc uint64
+	for _, b := range p {
+		crc = t[byte(crc)^b] ^ crc>>8
+	}
+	return crc
+}
 
 // cmdRestore answers RESTORE's errors up to the payload's footer (7.0
 // cluster.c restoreCommand, verifyDumpPayload); a payload whose footer is

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"hash/crc64"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -12,6 +14,19 @@ func TestRedisCRC64(t *testing.T) {
 	// Redis's own test vector (crc64.c: crc64Test).
 	if got := redisCRC64([]byte("123456789")); got != 0xe9c6d914c4b8d9ca {
 		t.Fatalf("crc64 = %#x, want 0xe9c6d914c4b8d9ca", got)
+	}
+	// The same as hash/crc64 with the Jones table, over random inputs of
+	// every length up to past its 2 KB slicing threshold.
+	jones := crc64.MakeTable(0x95ac9329ac4bc9b5)
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 2100; n += 1 + n/8 {
+		p := make([]byte, n)
+		for i := range p {
+			p[i] = byte(r.Uint32())
+		}
+		if got, want := redisCRC64(p), ^crc64.Update(^uint64(0), jones, p); got != want {
+			t.Fatalf("crc64 of %d bytes = %#x, hash/crc64 %#x", n, got, want)
+		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // Keyspace commands: DEL UNLINK EXISTS EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL
@@ -411,10 +413,12 @@ func keyMatch(pattern, s string) bool { return stringMatch(pattern, s, false) }
 
 // objectSubcommands are OBJECT's subcommands with their arity (the name and
 // the subcommand count).
-var objectSubcommands = map[string]int{"encoding": 3, "freq": 3, "help": 2, "idletime": 3, "refcount": 3}
+var objectSubcommands = lazy.Value[map[string]int]{New: func() map[string]int {
+	return map[string]int{"encoding": 3, "freq": 3, "help": 2, "idletime": 3, "refcount": 3}
+}}
 
 func objectKeys(args []string) []string {
-	if n, ok := objectSubcommands[strings.ToLower(args[1])]; ok && n == 3 && len(args) == 3 {
+	if n, ok := objectSubcommands.Get()[strings.ToLower(args[1])]; ok && n == 3 && len(args) == 3 {
 		return args[2:3]
 	}
 	return nil
@@ -465,7 +469,7 @@ func sdsSize(n int) int {
 // is the same error as for an unknown command or a wrong arity.
 func cmdObject(e *Server, sc Script, a []string) (Reply, error) {
 	sub := strings.ToLower(a[1])
-	arity, ok := objectSubcommands[sub]
+	arity, ok := objectSubcommands.Get()[sub]
 	if sc != nil && (!ok || len(a) != arity) {
 		if r, layer := sc.SubcommandError(!ok); layer {
 			return r, nil

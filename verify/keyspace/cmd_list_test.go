@@ -448,7 +448,7 @@ func TestListKeyPositions(t *testing.T) {
 		{a("blmpop", "0", "2", "a", "b", "left"), a("a", "b")},
 	}
 	for _, tc := range cases {
-		if got := handlers()[tc.args[0]].keys(tc.args); !slices.Equal(got, tc.want) {
+		if got := handlers.Get()[tc.args[0]].keys(tc.args); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: keys %q, want %q", tc.args, got, tc.want)
 		}
 	}

@@ -46,7 +46,8 @@ var (
 	errNumkeysTooMany = ErrorReply("ERR Number of keys can't be greater than number of args")
 	errLimitNegative  = ErrorReply("ERR LIMIT can't be negative")
 	errInvalidCursor  = ErrorReply("ERR invalid cursor")
-	errSrandRange     = ErrorReply(fmt.Sprintf("ERR value is out of range, value must between %d and %d", -math.MaxInt64, math.MaxInt64))
+	// errSrandRange names -math.MaxInt64 and math.MaxInt64.
+	errSrandRange = ErrorReply("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
 )
 
 // maxRandomReply caps SRANDMEMBER's negative count: Redis would build the

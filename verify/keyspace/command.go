@@ -3,9 +3,9 @@ package keyspace
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // engineTarget is the server the engine emulates; its command table (names,
@@ -13,12 +13,12 @@ import (
 const engineTarget = "redis-7.0"
 
 // commandTable is engineTarget's command table, decoded on first use.
-var commandTable = sync.OnceValue(func() *cmdtable.Table { return cmdtable.MustLoad(engineTarget) })
+var commandTable = lazy.Value[*cmdtable.Table]{New: func() *cmdtable.Table { return cmdtable.MustLoad(engineTarget) }}
 
 // lookupCommand returns what the server declares for a command a client or
 // a script names (top-level commands only: "object|encoding" is none).
 func lookupCommand(name string) (*cmdtable.Command, bool) {
-	return commandTable().Command(name)
+	return commandTable.Get().Command(name)
 }
 
 // handler runs one implemented command. args[0] is the lowercased name.
@@ -54,16 +54,20 @@ type cmdCtx struct {
 	script bool
 }
 
-// SubcommandChecked lists the implemented container commands (XGROUP,
-// XINFO) whose subcommand exec looks up, with its own arity and flags from
-// the command table, before the command runs, as Redis does.
+// SubcommandChecked says whether name is one of the implemented container
+// commands (XGROUP, XINFO) whose subcommand exec looks up, with its own
+// arity and flags from the command table, before the command runs, as
+// Redis does.
 //
 // It is written out here, not filled as the families register (handlers):
-// the engine reads it without asking for the handlers first, from several
-// goroutines. COMMAND's subcommands are checked from the command table.
-var SubcommandChecked = map[string]bool{
-	"xgroup": true, "xinfo": true, "command": true,
-	"cluster": true, "slowlog": true, "memory": true, "pubsub": true,
+// the engine asks it without asking for the handlers first, from several
+// goroutines; a switch, not a map, so the process builds nothing at start. COMMAND's subcommands are checked from the command table.
+func SubcommandChecked(name string) bool {
+	switch name {
+	case "xgroup", "xinfo", "command", "cluster", "slowlog", "memory", "pubsub":
+		return true
+	}
+	return false
 }
 
 func registerCtx(name string, keys func([]string) []string, run func(*Server, cmdCtx, []string) (Reply, error)) {
@@ -71,11 +75,13 @@ func registerCtx(name string, keys func([]string) []string, run func(*Server, cm
 	registered[name] = handler{keys: keys, runCtx: run}
 }
 
-// MayReplicate lists commands Redis 7.0.15 flags may_replicate but not
-// write (PFCOUNT, which may write its cached cardinality): a script counts
-// them as writes, so a read-only script may not call them
+// MayReplicate says whether Redis 7.0.15 flags the command may_replicate
+// but not write (PFCOUNT, which may write its cached cardinality): a script
+// counts such commands as writes, so a read-only script may not call them
 // (scriptVerifyWriteCommandAllow).
-var MayReplicate = map[string]bool{"pfcount": true, "publish": true, "spublish": true}
+func MayReplicate(name string) bool {
+	return name == "pfcount" || name == "publish" || name == "spublish"
+}
 
 // families are the registrations of the implemented commands, one per
 // cmd_*.go file. They run on the first use of handlers, not at process
@@ -89,7 +95,7 @@ var families = []func(){
 }
 
 // handlers returns the implemented commands, registered on first use.
-var handlers = sync.OnceValue(func() map[string]handler {
+var handlers = lazy.Value[map[string]handler]{New: func() map[string]handler {
 	registered = map[string]handler{}
 	for _, f := range families {
 		f()
@@ -97,7 +103,7 @@ var handlers = sync.OnceValue(func() map[string]handler {
 	m := registered
 	registered = nil
 	return m
-})
+}}
 
 // registered is the map the families fill while handlers builds it.
 var registered map[string]handler
@@ -242,7 +248,7 @@ func (e *Server) ClientLookup(args []string) (name string, info *cmdtable.Comman
 	if !info.ArityOK(len(args)) {
 		return name, nil, errArity(name), false
 	}
-	if SubcommandChecked[name] && len(args) >= 2 {
+	if SubcommandChecked(name) && len(args) >= 2 {
 		sub, known := info.Sub(strings.ToLower(args[1]))
 		switch {
 		case !known:
@@ -298,15 +304,15 @@ func (h Handler) Run(e *Server, sc Script, typed string, args []string) (r Reply
 // runs the command name offline; note is how far when only partly
 // (adminPartial), "" when whole.
 func Implemented(name string) (ok bool, note string) {
-	_, ok = handlers()[name]
-	return ok, adminPartial[name]
+	_, ok = handlers.Get()[name]
+	return ok, adminPartial.Get()[name]
 }
 
 // Replies and parsing the engine's own commands (EVAL, SCRIPT, FUNCTION)
 // share with the data commands.
 var (
-	ErrNotInt = errNotInt // "value is not an integer or out of range"
-	OKReply   = okReply
+	ErrNotInt = ErrorReply("ERR value is not an integer or out of range") // errNotInt
+	OKReply   = StatusReply("OK")                                         // okReply
 )
 
 // ParseInt is Redis's string2ll (parseInt).

@@ -11,10 +11,10 @@ import (
 // command table knows (register does not look, to keep process start
 // cheap).
 func TestHandlersKnownToRedis(t *testing.T) {
-	if len(handlers()) < 100 {
-		t.Fatalf("only %d handlers registered", len(handlers()))
+	if len(handlers.Get()) < 100 {
+		t.Fatalf("only %d handlers registered", len(handlers.Get()))
 	}
-	for name := range handlers() {
+	for name := range handlers.Get() {
 		if _, ok := lookupCommand(name); !ok {
 			t.Errorf("handler registered for %q, which %s does not know", name, DefaultTarget)
 		}

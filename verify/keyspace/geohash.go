@@ -27,7 +27,9 @@ const (
 
 // geoDR is M_PI / 180.0 as C computes it: a double division, which a Go
 // constant expression (exact arithmetic) would not round the same way.
-var geoDR = func() float64 { pi := math.Pi; return pi / 180.0 }()
+// Written as that double's shortest decimal (bits 0x3f91df46a2529d39,
+// TestGeoDR), so no code computes it at start.
+var geoDR = 0.017453292519943295
 
 func degRad(ang float64) float64 { return ang * geoDR }
 func radDeg(ang float64) float64 { return ang / geoDR }

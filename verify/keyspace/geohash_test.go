@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"context"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -67,5 +68,14 @@ func TestPolygonShape(t *testing.T) {
 		if in && d != geoDistance(s.lon, s.lat, tc.lon, tc.lat) {
 			t.Errorf("(%v, %v) distance %v, not from the centroid", tc.lon, tc.lat, d)
 		}
+	}
+}
+
+// TestGeoDR: geoDR, written as a literal, is C's M_PI / 180.0, a double
+// division.
+func TestGeoDR(t *testing.T) {
+	pi := math.Pi
+	if want := pi / 180.0; geoDR != want || math.Float64bits(geoDR) != 0x3f91df46a2529d39 {
+		t.Errorf("geoDR = %v (%#x), want %v (%#x)", geoDR, math.Float64bits(geoDR), want, math.Float64bits(want))
 	}
 }

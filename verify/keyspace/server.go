@@ -41,7 +41,7 @@ type Config struct {
 func NewServer(c Config) *Server {
 	s := &Server{now: c.Now, t: c.Target, clusterNode: c.Cluster, warnf: c.Warn, growf: c.Grow}
 	if s.t == nil {
-		s.t = targets()[DefaultTarget]
+		s.t = targets.Get()[DefaultTarget]
 	}
 	s.db = newKeyspace(s)
 	s.dbs[0] = s.db

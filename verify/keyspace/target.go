@@ -6,6 +6,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/cmdtable"
 	"github.com/scriptctl/scriptctl/internal/cnum"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // Facts are what a client or a script can observe of a target's data
@@ -196,7 +197,7 @@ func (f *Facts) handler(name string) (handler, bool) {
 	if h, ok := f.handlers[name]; ok {
 		return h, true
 	}
-	h, ok := handlers()[name]
+	h, ok := handlers.Get()[name]
 	return h, ok
 }
 
@@ -205,7 +206,7 @@ const DefaultTarget = "redis-7.0"
 
 // TargetFacts returns the facts of the target name, nil for one the
 // engine does not imitate.
-func TargetFacts(name string) *Facts { return targets()[name] }
+func TargetFacts(name string) *Facts { return targets.Get()[name] }
 
 // The eras of Redis's data commands, by the release that changed them.
 type era int
@@ -307,7 +308,7 @@ func withHandlers(base, more map[string]handler) map[string]handler {
 
 // targets holds every target the engine can imitate, by name; built on
 // first use (a command that runs no script never builds the tables).
-var targets = sync.OnceValue(func() map[string]*Facts {
+var targets = lazy.Value[map[string]*Facts]{New: func() map[string]*Facts {
 	return map[string]*Facts{
 		"redis-7.0":  redisFacts("redis-7.0", era70),
 		"redis-7.2":  redisFacts("redis-7.2", era72),
@@ -318,4 +319,4 @@ var targets = sync.OnceValue(func() map[string]*Facts {
 		"valkey-8.1": valkey81(valkeyFacts("valkey-8.1", true)),
 		"valkey-9.1": valkey91(valkey81(valkeyFacts("valkey-9.1", true))),
 	}
-})
+}}

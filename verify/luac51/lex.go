@@ -6,6 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/verify/lualib"
 )
 
@@ -57,13 +58,14 @@ var tokenNames = []string{
 	"<string>", "<eof>",
 }
 
-var keywords = func() map[string]int {
+// keywords are the reserved words' tokens, by word: built on first use.
+var keywords = lazy.Value[map[string]int]{New: func() map[string]int {
 	m := map[string]int{}
 	for i := TkAnd; i <= TkWhile; i++ {
 		m[tokenNames[i-TkAnd]] = i
 	}
 	return m
-}()
+}}
 
 // TokenString is llex.c's luaX_token2str: how an error message names token t.
 func TokenString(t int) string {
@@ -255,7 +257,7 @@ func (lx *Lexer) scan() Token {
 				lx.pos++
 			}
 			word := string(lx.src[start:lx.pos])
-			if k, ok := keywords[word]; ok {
+			if k, ok := keywords.Get()[word]; ok {
 				return Token{Tok: k}
 			}
 			if word == "goto" {

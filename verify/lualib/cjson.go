@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/scriptctl/scriptctl/internal/cnum"
+	"github.com/scriptctl/scriptctl/internal/lazy"
 )
 
 // cjson is lua-cjson 2.1.0 as Redis 7 bundles it: encode and decode, the
@@ -195,23 +196,19 @@ func encodeError(L *lua.LState, v lua.LValue, reason string) {
 	raise(L, "Cannot serialise %s: %s", v.Type().String(), reason)
 }
 
-var cjsonEscapes = func() [256]string {
-	var t [256]string
-	const hex = "0123456789abcdef"
-	for i := 0; i < 32; i++ {
-		t[i] = `\u00` + hex[i>>4:i>>4+1] + hex[i&15:i&15+1] // no fmt at start
-	}
-	t['\b'] = `\b`
-	t['\t'] = `\t`
-	t['\n'] = `\n`
-	t['\f'] = `\f`
-	t['\r'] = `\r`
-	t['"'] = `\"`
-	t['\\'] = `\\`
-	t['/'] = `\/`
-	t[127] = `\u007f`
-	return t
-}()
+// cjsonEscapes is what cjson writes for each byte that it escapes: a
+// literal, laid out by the compiler (no code runs at start).
+var cjsonEscapes = [256]string{
+	0x00: `\u0000`, 0x01: `\u0001`, 0x02: `\u0002`, 0x03: `\u0003`,
+	0x04: `\u0004`, 0x05: `\u0005`, 0x06: `\u0006`, 0x07: `\u0007`,
+	0x0b: `\u000b`, 0x0e: `\u000e`, 0x0f: `\u000f`, 0x10: `\u0010`,
+	0x11: `\u0011`, 0x12: `\u0012`, 0x13: `\u0013`, 0x14: `\u0014`,
+	0x15: `\u0015`, 0x16: `\u0016`, 0x17: `\u0017`, 0x18: `\u0018`,
+	0x19: `\u0019`, 0x1a: `\u001a`, 0x1b: `\u001b`, 0x1c: `\u001c`,
+	0x1d: `\u001d`, 0x1e: `\u001e`, 0x1f: `\u001f`,
+	'\b': `\b`, '\t': `\t`, '\n': `\n`, '\f': `\f`, '\r': `\r`,
+	'"': `\"`, '\\': `\\`, '/': `\/`, 127: `\u007f`,
+}
 
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
@@ -376,8 +373,9 @@ var jsonTokenNames = [...]string{
 	"T_WHITESPACE", "T_ERROR", "T_UNKNOWN",
 }
 
-var ch2token = func() [256]jsonToken {
-	var t [256]jsonToken
+// ch2token is built on first use (not at start).
+var ch2token = lazy.Value[*[256]jsonToken]{New: func() *[256]jsonToken {
+	t := new([256]jsonToken)
 	for i := range t {
 		t[i] = tError
 	}
@@ -396,21 +394,11 @@ var ch2token = func() [256]jsonToken {
 		t[ch] = tUnknown
 	}
 	return t
-}()
+}}
 
-var escape2char = func() [256]byte {
-	var t [256]byte
-	t['"'] = '"'
-	t['\\'] = '\\'
-	t['/'] = '/'
-	t['b'] = '\b'
-	t['t'] = '\t'
-	t['n'] = '\n'
-	t['f'] = '\f'
-	t['r'] = '\r'
-	t['u'] = 'u'
-	return t
-}()
+var escape2char = [256]byte{
+	'"': '"', '\\': '\\', '/': '/', 'b': '\b', 't': '\t', 'n': '\n', 'f': '\f', 'r': '\r', 'u': 'u',
+}
 
 type token struct {
 	typ   jsonToken
@@ -444,10 +432,10 @@ func (p *jsonParser) errToken(t *token, reason string) {
 }
 
 func (p *jsonParser) next(t *token) {
-	t.typ = ch2token[p.at(p.ptr)]
+	t.typ = ch2token.Get()[p.at(p.ptr)]
 	for t.typ == tWhitespace {
 		p.ptr++
-		t.typ = ch2token[p.at(p.ptr)]
+		t.typ = ch2token.Get()[p.at(p.ptr)]
 	}
 	t.index = p.ptr
 	switch t.typ {

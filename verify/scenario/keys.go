@@ -118,13 +118,13 @@ func ParseScore(s string) (float64, error) {
 		return 0, fmt.Errorf("score %q is not a valid float (ZADD would refuse it)", s)
 	}
 	switch {
-	case infScore().MatchString(s):
+	case infScore.Get().MatchString(s):
 		if s[0] == '-' {
 			return math.Inf(-1), nil
 		}
 		return math.Inf(1), nil
-	case decimalScore().MatchString(s):
-	case hexScore().MatchString(s):
+	case decimalScore.Get().MatchString(s):
+	case hexScore.Get().MatchString(s):
 		if !strings.ContainsAny(s, "pP") {
 			s += "p0" // Go wants the exponent strtod takes as optional
 		}
@@ -133,9 +133,9 @@ func ParseScore(s string) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	digits := strings.TrimLeft(s, "+-")
-	nonZero := nonZeroDecimal().MatchString(digits)
-	if hexScore().MatchString(s) {
-		nonZero = nonZeroHex().MatchString(digits[2:])
+	nonZero := nonZeroDecimal.Get().MatchString(digits)
+	if hexScore.Get().MatchString(s) {
+		nonZero = nonZeroHex.Get().MatchString(digits[2:])
 	}
 	if err != nil || (f == 0 && nonZero) {
 		return bad()

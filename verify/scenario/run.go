@@ -76,7 +76,7 @@ var userFunctionLine = lazy.Regexp(`user_function:(\d+):`)
 // names, so the user sees lua/x.lua:N rather than a line of generated code.
 func libraryError(m *manifest.Manifest, reply string) *ScriptError {
 	e := &ScriptError{Mode: ModeFunction, Reply: reply}
-	if sm := userFunctionLine().FindStringSubmatch(reply); sm != nil {
+	if sm := userFunctionLine.Get().FindStringSubmatch(reply); sm != nil {
 		n, _ := strconv.Atoi(sm[1])
 		if s, line, ok := m.LibraryPosition(n); ok {
 			e.At = fmt.Sprintf("%s:%d", s.File, line)

@@ -11,6 +11,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -277,6 +278,6 @@ func (es Errors) Error() string {
 }
 
 // ErrInvalid is matched by errors.Is for any scenario validation error.
-var ErrInvalid = fmt.Errorf("scenario: invalid")
+var ErrInvalid = errors.New("scenario: invalid")
 
 func (es Errors) Is(target error) bool { return target == ErrInvalid }
