@@ -67,7 +67,9 @@ type scriptRun struct {
 	// iterated (tableorder.go).
 	tables      map[weak.Pointer[lua.LTable]]*tableInfo
 	tableSweep  int
-	eventTables int // tables with recorded stores (tableInfo.dels) so far
+	eventTables int  // tables with recorded stores (tableInfo.dels) so far
+	recorded    int  // events recorded in this state (recordRoom)
+	recordFull  bool // the memory budget refused recording more
 	iters       map[*lua.LTable]*iterState
 	iterBuilds  int                          // iteration orders built by nextKey (a traversal builds one)
 	borders     map[*lua.LTable]int          // tableiter.go's border: hole-free prefixes checked

@@ -3,6 +3,7 @@ package verify
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 	"weak"
 
 	lua "github.com/yuin/gopher-lua"
@@ -48,6 +49,9 @@ type tableInfo struct {
 	shape string // ctorShape
 	alen  int    // gopher-lua's array length right after the constructor
 	dels  []delEvent
+	// over: a store was not recorded (recordRoom refused it), so the
+	// replay cannot use dels
+	over bool
 }
 
 // delEvent is one store the replay needs: a key set to nil (whether it
@@ -61,9 +65,32 @@ type delEvent struct {
 	klen    int
 }
 
-// maxDelEvents bounds the events recorded per table; past it the table's
-// order is replayed without them (and warned).
-const maxDelEvents = 1 << 16
+// The events recorded count against the engine's memory budget
+// (recordRoom): a table's history is kept whole while the budget allows,
+// and past it the table's order is replayed without its events (and
+// warned), as the budget stops any run that outgrows it.
+
+// delEventBytes is what a recorded event costs, charged recordBatch at a
+// time.
+const (
+	delEventBytes = int(unsafe.Sizeof(delEvent{}))
+	recordBatch   = 4096
+)
+
+// recordRoom reports whether one more event may be recorded: every
+// recordBatch events are charged to the memory budget, and once a charge
+// is refused no table records another.
+func (r *scriptRun) recordRoom() bool {
+	if r.recordFull {
+		return false
+	}
+	r.recorded++
+	if r.recorded%recordBatch == 0 && !r.e.charge(recordBatch*delEventBytes) {
+		r.recordFull = true
+		return false
+	}
+	return true
+}
 
 // ctorShape encodes a constructor for the helper: "na,nh,multret;" then
 // each record key as a kind byte ('s' string, 'n' number, 'b' boolean,
@@ -237,7 +264,11 @@ func (r *scriptRun) noteCtor(t *lua.LTable, shape string, alen int) {
 // noteDel records t[k] = nil.
 func (r *scriptRun) noteDel(t *lua.LTable, k lua.LValue, present bool) {
 	in := r.info(t, true)
-	if len(in.dels) > maxDelEvents {
+	if in.over {
+		return
+	}
+	if !r.recordRoom() {
+		in.over = true
 		return
 	}
 	if len(in.dels) == 0 {
@@ -300,7 +331,11 @@ func (r *scriptRun) noteStore(t *lua.LTable, k, v lua.LValue, present bool) {
 	if in == nil {
 		in = r.info(t, true)
 	}
-	if len(in.dels) > maxDelEvents {
+	if in.over {
+		return
+	}
+	if !r.recordRoom() {
+		in.over = true
 		return
 	}
 	if len(in.dels) == 0 {

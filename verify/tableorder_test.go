@@ -64,3 +64,28 @@ func TestNextKeepsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestLongHistory: a table's history is recorded whole while the memory
+// budget allows (it was cut at 65,536 stores): a table with a string
+// field grown by 100,000 integer keys, then a hole punched in it, has the
+// servers' border (read from Redis 7.0.15: 100000). Under a budget too
+// small for the record, the border is the engine's guess, warned.
+func TestLongHistory(t *testing.T) {
+	src := "local t = {x = 1} for i = 1, 100000 do t[i] = i end t[5] = nil return #t"
+	e := New(Options{})
+	r, err := e.Eval(context.Background(), []byte(src), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Int != 100000 || len(e.Warnings()) != 0 {
+		t.Errorf("got %s, warnings %q; want 100000 and none", r, e.Warnings())
+	}
+	small := New(Options{MemoryLimit: 1 << 20})
+	r, err = small.Eval(context.Background(), []byte(src), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(small.Warnings()) == 0 {
+		t.Errorf("a 1 MB budget recorded the whole history: got %s and no warning", r)
+	}
+}

@@ -1,8 +1,6 @@
 package verify
 
 import (
-	"slices"
-
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/scriptctl/scriptctl/verify/lua51"
@@ -69,7 +67,7 @@ func (r *scriptRun) layout(t *lua.LTable) (m *lua51.Table, approx, ok bool) {
 	}
 	var dels []delEvent
 	if info := r.info(t, false); info != nil {
-		if len(info.dels) > maxDelEvents {
+		if info.over {
 			return r.layoutFull(t)
 		}
 		dels = info.dels
@@ -257,7 +255,7 @@ func (r *scriptRun) layoutFull(t *lua.LTable) (m *lua51.Table, approx, ok bool) 
 	// script that builds a table, removes some keys, then adds others).
 	var dels []delEvent
 	var logged map[lua.LValue]bool
-	if info != nil && len(info.dels) <= maxDelEvents {
+	if info != nil && !info.over {
 		dels = info.dels
 		logged = make(map[lua.LValue]bool, len(dels))
 		for _, d := range dels {
@@ -308,9 +306,22 @@ func (r *scriptRun) layoutFull(t *lua.LTable) (m *lua51.Table, approx, ok bool) 
 	applyDels(len(hkeys))
 	// A key removed and set again: if a rehash dropped it, it came back
 	// as a new key, taken here as set last.
+	var firstDel map[lua.LValue]int // each removed key's first removal
 	for i, dl := range dels {
 		k := dl.key
-		if dl.add || t.RawGet(k) == lua.LNil || slices.ContainsFunc(dels[:i], func(o delEvent) bool { return !o.add && o.key == k }) {
+		if dl.add {
+			continue
+		}
+		if firstDel == nil {
+			firstDel = map[lua.LValue]int{}
+		}
+		if _, seen := firstDel[k]; !seen {
+			firstDel[k] = i
+		}
+	}
+	for i, dl := range dels {
+		k := dl.key
+		if dl.add || t.RawGet(k) == lua.LNil || firstDel[k] < i {
 			continue
 		}
 		lk := toKey(k)

@@ -105,6 +105,7 @@ func (r *scriptRun) startRun(keys []string, crossSlotOK bool) {
 		r.home = r.slot
 	}
 	r.crossSlotOK = crossSlotOK
+	r.recorded, r.recordFull = 0, false // recordRoom: charged per run
 }
 
 // serves reports whether the node the run imitates serves slot s. With
