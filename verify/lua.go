@@ -172,6 +172,7 @@ func (r *scriptRun) newState() {
 	G.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 	r.installBase(G)
 	r.installLibs(G)
+	r.chargeLibraries(G)
 	co := G.RawGetString("coroutine").(*lua.LTable)
 	for _, name := range []string{"create", "wrap"} {
 		fn := co.RawGetString(name).(*lua.LFunction).GFunction

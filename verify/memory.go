@@ -140,3 +140,73 @@ func entryBytes(en Entry) int {
 	}
 	return n
 }
+
+// The library functions that make strings the budget must see, beyond
+// those that charge as they build (.., string.rep, table.concat,
+// string.gsub, load, string.dump): each is wrapped at the state's making
+// so that a script doubling a string through one of them
+// (s = string.format('%s%s', s, s)) stops with a memory RunError instead
+// of taking the process's memory. chargedResults charge the strings a
+// call returns once it returns (at most one call's result past the
+// limit); chargedInput charges the string it reads before the call, an
+// upper bound of the strings a decoder makes from it.
+var (
+	chargedResults = map[string][]string{
+		"string":   {"format", "upper", "lower", "reverse"},
+		"cjson":    {"encode"},
+		"cmsgpack": {"pack"},
+		"struct":   {"pack"},
+	}
+	chargedInput = map[string][]string{
+		"cjson":    {"decode"},
+		"cmsgpack": {"unpack"},
+		"struct":   {"unpack"},
+	}
+)
+
+// chargeLibraries wraps the functions of chargedResults and chargedInput
+// in G's library tables.
+func (r *scriptRun) chargeLibraries(G *lua.LTable) {
+	wrap := func(lib, name string, f func(fn lua.LGFunction) lua.LGFunction) {
+		t, ok := G.RawGetString(lib).(*lua.LTable)
+		if !ok {
+			return
+		}
+		fn, ok := t.RawGetString(name).(*lua.LFunction)
+		if !ok || !fn.IsG {
+			return
+		}
+		t.RawSetString(name, r.L.NewFunction(f(fn.GFunction)))
+	}
+	for lib, names := range chargedResults {
+		for _, name := range names {
+			wrap(lib, name, func(fn lua.LGFunction) lua.LGFunction {
+				return func(L *lua.LState) int {
+					n := fn(L)
+					size := 0
+					for i := 1; i <= n; i++ {
+						if s, ok := L.Get(-i).(lua.LString); ok {
+							size += len(s)
+						}
+					}
+					if size > 0 {
+						r.grow(L, size)
+					}
+					return n
+				}
+			})
+		}
+	}
+	for lib, names := range chargedInput {
+		for _, name := range names {
+			wrap(lib, name, func(fn lua.LGFunction) lua.LGFunction {
+				return func(L *lua.LState) int {
+					if s, ok := L.Get(1).(lua.LString); ok && len(s) > 0 {
+						r.grow(L, len(s))
+					}
+					return fn(L)
+				}
+			})
+		}
+	}
+}

@@ -51,3 +51,45 @@ func TestMemoryLimitDefault(t *testing.T) {
 		t.Fatalf("12 MB stored plus a 6 MB string: want a memory RunError under 16 MB, got %v", err)
 	}
 }
+
+// TestLibraryStringsCharged: strings made by the library functions that
+// do not charge as they build (string.format, upper, lower, reverse,
+// cjson.encode, cmsgpack.pack, struct.pack) and those a decoder makes
+// (cjson.decode, cmsgpack.unpack, struct.unpack) count against the
+// budget: a script doubling a string through one of them, or keeping
+// copies, stops with a memory RunError (it took the process's memory);
+// the same calls on small strings answer as before.
+func TestLibraryStringsCharged(t *testing.T) {
+	const limit = 16 << 20
+	for _, tc := range []struct {
+		name, src string
+		want      int64 // the reply when the run does not stop
+	}{
+		{"format doubling", "local s = 'x' for i = 1, 40 do s = string.format('%s%s', s, s) end return #s", -1},
+		{"cjson.encode doubling", "local s = 'x' for i = 1, 40 do s = cjson.encode({s, s}) end return #s", -1},
+		{"cmsgpack.pack doubling", "local s = 'x' for i = 1, 40 do s = cmsgpack.pack(s, s) end return #s", -1},
+		{"struct.pack doubling", "local s = 'x' for i = 1, 40 do s = struct.pack('c0c0', s, s) end return #s", -1},
+		{"upper copies kept", "local s = string.rep('a', 1048576) local t = {} for i = 1, 40 do t[i] = s:upper() end return #t", -1},
+		{"lower copies kept", "local s = string.rep('A', 1048576) local t = {} for i = 1, 40 do t[i] = s:lower() end return #t", -1},
+		{"reverse copies kept", "local s = string.rep('a', 1048576) local t = {} for i = 1, 40 do t[i] = s:reverse() end return #t", -1},
+		{"cjson.decode copies kept", "local s = cjson.encode({string.rep('a', 1048576)}) local t = {} for i = 1, 40 do t[i] = cjson.decode(s) end return #t", -1},
+		// cmsgpack.unpack's strings share the message's bytes: charged,
+		// then measured on the live heap, they do not stop the run
+		{"cmsgpack.unpack shares its input", "local s = cmsgpack.pack(string.rep('a', 1048576)) local t = {} for i = 1, 40 do t[i] = cmsgpack.unpack(s) end return #t", 40},
+		{"small strings", "local n = 0 for i = 1, 1000 do n = n + #string.format('%05d', i) + #cjson.encode({i}) + #cmsgpack.pack(i) + #struct.pack('i', i) + #('ab'):upper() end return n", 5000 + 4893 + 2618 + 4000 + 2000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(Options{MemoryLimit: limit, Timeout: time.Minute})
+			r, err := evalT(t, e, tc.src, nil, nil)
+			if tc.want < 0 {
+				if err == nil || runErrCode(t, err) != CodeMemory {
+					t.Fatalf("want a memory RunError, got %s %v", r, err)
+				}
+				return
+			}
+			if err != nil || r.Int != tc.want {
+				t.Fatalf("want %d, got %s %v", tc.want, r, err)
+			}
+		})
+	}
+}
