@@ -1,10 +1,8 @@
 package verify
 
 import (
-	"context"
 	"testing"
 
-	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/internal/testtier"
 )
 
@@ -76,10 +74,7 @@ t[#t + 1] = #u`},
 // longer than 2^22 elements with a server's.
 func TestBigArrayBorderLive(t *testing.T) {
 	testtier.Full(t, "arrays of 4-5 million elements, hundreds of MB per case")
-	srv := redistest.Standalone(t)
-	target := redistest.DefaultKind(t).Target()
-	ctx := context.Background()
-	e := New(Options{Target: target})
+	ctx, srv, e := liveEngine(t)
 	for i, c := range bigArrayScripts {
 		t.Run(c.name, func(t *testing.T) {
 			evalBoth(t, ctx, srv, e, i, c.src+bigArrayTail)
@@ -119,10 +114,7 @@ return {redis.call('STRLEN', KEYS[1]), redis.call('BITCOUNT', KEYS[1]),
 // bounds them offline.
 func TestBigStringLive(t *testing.T) {
 	testtier.Full(t, "strings of 80 MB on both sides")
-	srv := redistest.Standalone(t)
-	target := redistest.DefaultKind(t).Target()
-	ctx := context.Background()
-	e := New(Options{Target: target})
+	ctx, srv, e := liveEngine(t)
 	for i, c := range bigStringScripts {
 		t.Run(c.name, func(t *testing.T) {
 			evalBothKeys(t, ctx, srv, e, i, c.src, c.keys)

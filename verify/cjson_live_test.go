@@ -1,13 +1,10 @@
 package verify
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
 // randJSON writes a random JSON document of the shapes job payloads take:
@@ -43,11 +40,8 @@ func randJSON(r *rand.Rand, depth int) string {
 // order, cjson.encode, cmsgpack.pack and a cmsgpack round trip with a
 // real server's.
 func TestCJSONRoundTripLive(t *testing.T) {
-	srv := redistest.Standalone(t)
-	target := redistest.DefaultKind(t).Target()
-	ctx := context.Background()
+	ctx, srv, e := liveEngine(t)
 	r := rand.New(rand.NewPCG(1, 3))
-	e := New(Options{Target: target})
 	for i := 0; i < 150; i++ {
 		doc := randJSON(r, 0)
 		src := `local ok, t = pcall(cjson.decode, ARGV[1])

@@ -1,13 +1,10 @@
 package verify
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
 // commandNumbers are the operands commandNumberScript passes: numbers Lua
@@ -70,11 +67,8 @@ func commandNumberScript(r *rand.Rand) string {
 // tostring and string.format on the engine and a real server: the
 // replies, errors and stored values must agree.
 func TestCommandNumbersLive(t *testing.T) {
-	srv := redistest.Standalone(t)
-	target := redistest.DefaultKind(t).Target()
-	ctx := context.Background()
+	ctx, srv, e := liveEngine(t)
 	r := rand.New(rand.NewPCG(1, 11))
-	e := New(Options{Target: target})
 	keys := []string{"{n}1", "{n}2", "{n}3", "{n}4", "{n}5", "{n}6", "{n}7", "{n}8"}
 	for i := 0; i < 150; i++ {
 		evalBothKeys(t, ctx, srv, e, i, commandNumberScript(r), keys)

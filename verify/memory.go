@@ -146,67 +146,55 @@ func entryBytes(en Entry) int {
 // string.gsub, load, string.dump): each is wrapped at the state's making
 // so that a script doubling a string through one of them
 // (s = string.format('%s%s', s, s)) stops with a memory RunError instead
-// of taking the process's memory. chargedResults charge the strings a
-// call returns once it returns (at most one call's result past the
-// limit); chargedInput charges the string it reads before the call, an
-// upper bound of the strings a decoder makes from it.
-var (
-	chargedResults = map[string][]string{
-		"string":   {"format", "upper", "lower", "reverse"},
-		"cjson":    {"encode"},
-		"cmsgpack": {"pack"},
-		"struct":   {"pack"},
-	}
-	chargedInput = map[string][]string{
-		"cjson":    {"decode"},
-		"cmsgpack": {"unpack"},
-		"struct":   {"unpack"},
-	}
-)
+// of taking the process's memory. Most are charged the strings a call
+// returns once it returns (at most one call's result past the limit); a
+// decoder (input) is charged the string it reads before the call, an
+// upper bound of the strings it makes from it. An array, so that the
+// table costs no initialiser at process start.
+var chargedLibFuncs = [...]struct {
+	lib, name string
+	input     bool // a decoder: charged its input
+}{
+	{"string", "format", false}, {"string", "upper", false}, {"string", "lower", false},
+	{"string", "reverse", false}, {"cjson", "encode", false}, {"cmsgpack", "pack", false},
+	{"struct", "pack", false},
+	{"cjson", "decode", true}, {"cmsgpack", "unpack", true}, {"struct", "unpack", true},
+}
 
-// chargeLibraries wraps the functions of chargedResults and chargedInput
-// in G's library tables.
+// chargeLibraries wraps the functions of chargedLibFuncs in G's library
+// tables.
 func (r *scriptRun) chargeLibraries(G *lua.LTable) {
-	wrap := func(lib, name string, f func(fn lua.LGFunction) lua.LGFunction) {
-		t, ok := G.RawGetString(lib).(*lua.LTable)
+	for _, c := range chargedLibFuncs {
+		t, ok := G.RawGetString(c.lib).(*lua.LTable)
 		if !ok {
-			return
+			continue
 		}
-		fn, ok := t.RawGetString(name).(*lua.LFunction)
-		if !ok || !fn.IsG {
-			return
+		f, ok := t.RawGetString(c.name).(*lua.LFunction)
+		if !ok || !f.IsG {
+			continue
 		}
-		t.RawSetString(name, r.L.NewFunction(f(fn.GFunction)))
-	}
-	for lib, names := range chargedResults {
-		for _, name := range names {
-			wrap(lib, name, func(fn lua.LGFunction) lua.LGFunction {
-				return func(L *lua.LState) int {
-					n := fn(L)
-					size := 0
-					for i := 1; i <= n; i++ {
-						if s, ok := L.Get(-i).(lua.LString); ok {
-							size += len(s)
-						}
-					}
-					if size > 0 {
-						r.grow(L, size)
-					}
-					return n
+		fn := f.GFunction
+		if c.input {
+			t.RawSetString(c.name, r.L.NewFunction(func(L *lua.LState) int {
+				if s, ok := L.Get(1).(lua.LString); ok && len(s) > 0 {
+					r.grow(L, len(s))
 				}
-			})
+				return fn(L)
+			}))
+			continue
 		}
-	}
-	for lib, names := range chargedInput {
-		for _, name := range names {
-			wrap(lib, name, func(fn lua.LGFunction) lua.LGFunction {
-				return func(L *lua.LState) int {
-					if s, ok := L.Get(1).(lua.LString); ok && len(s) > 0 {
-						r.grow(L, len(s))
-					}
-					return fn(L)
+		t.RawSetString(c.name, r.L.NewFunction(func(L *lua.LState) int {
+			n := fn(L)
+			size := 0
+			for i := 1; i <= n; i++ {
+				if s, ok := L.Get(-i).(lua.LString); ok {
+					size += len(s)
 				}
-			})
-		}
+			}
+			if size > 0 {
+				r.grow(L, size)
+			}
+			return n
+		}))
 	}
 }

@@ -1,13 +1,10 @@
 package verify
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
 // randomLibTableScript writes a script whose table goes through the
@@ -97,11 +94,8 @@ return out`)
 // through the engine and a real server: #t, the pairs order, cjson and
 // cmsgpack must agree, and no order may be guessed.
 func TestTableLibOrderLive(t *testing.T) {
-	srv := redistest.Standalone(t)
-	target := redistest.DefaultKind(t).Target()
-	ctx := context.Background()
+	ctx, srv, e := liveEngine(t)
 	r := rand.New(rand.NewPCG(1, 7))
-	e := New(Options{Target: target})
 	for i := 0; i < 200; i++ {
 		evalBoth(t, ctx, srv, e, i, randomLibTableScript(r))
 	}

@@ -81,14 +81,20 @@ return out`)
 // TestTableOrderLive runs random table histories through the engine and a
 // real server and compares #t, the pairs order and cjson.encode.
 func TestTableOrderLive(t *testing.T) {
-	srv := redistest.Standalone(t)
-	target := redistest.DefaultKind(t).Target()
-	ctx := context.Background()
+	ctx, srv, e := liveEngine(t)
 	r := rand.New(rand.NewPCG(21, 5))
-	e := New(Options{Target: target})
 	for i := 0; i < 300; i++ {
 		evalBoth(t, ctx, srv, e, i, randomTableScript(r))
 	}
+}
+
+// liveEngine starts a standalone server of the suite's kind
+// (redistest.DefaultKind) and an engine imitating its target, for tests
+// that run the same scripts on both (evalBoth).
+func liveEngine(t *testing.T) (context.Context, *redistest.Server, *Engine) {
+	t.Helper()
+	srv := redistest.Standalone(t)
+	return context.Background(), srv, New(Options{Target: redistest.DefaultKind(t).Target()})
 }
 
 // evalBoth runs src as EVAL with args on the live server and in e (reset

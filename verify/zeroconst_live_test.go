@@ -1,13 +1,10 @@
 package verify
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
 // zeroConstScript is three functions and a chunk of random number
@@ -65,11 +62,8 @@ func zeroConstScript(r *rand.Rand) string {
 // sign and the rewriter folded through and, or and not, 65 of these 300
 // scripts differed on Redis 7.0.15.
 func TestZeroConstantsLive(t *testing.T) {
-	srv := redistest.Standalone(t)
-	target := redistest.DefaultKind(t).Target()
-	ctx := context.Background()
+	ctx, srv, e := liveEngine(t)
 	r := rand.New(rand.NewPCG(7, 9))
-	e := New(Options{Target: target})
 	for i := range 300 {
 		evalBothKeys(t, ctx, srv, e, i, zeroConstScript(r), nil, []string{"0", "-0", "2"}[i%3])
 	}
