@@ -3,7 +3,6 @@ package gen
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,14 +93,16 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 	var errDecl bytes.Buffer
 	if len(lib.errors) > 0 {
 		errDecl.WriteString("// The error replies the scripts' contracts declare: errors.Is(err, ErrX).\nvar (\n")
-		for _, d := range lib.errors {
-			fmt.Fprintf(&errDecl, "\t%s = &DeclaredError{Prefix: %q}\n", d.name, d.prefix)
+		rows := make([][]string, len(lib.errors))
+		for i, d := range lib.errors {
+			rows[i] = []string{d.name, fmt.Sprintf("= &DeclaredError{Prefix: %q}", d.prefix)}
 		}
+		alignRows(&errDecl, "\t", rows)
 		errDecl.WriteString(")\n\n")
 	}
 
 	var out []File
-	head := "// " + Header(m) + "\n\n"
+	head := "// " + commentText(Header(m)) + "\n\n"
 	var core bytes.Buffer
 	core.WriteString(head)
 	fmt.Fprintf(&core, "// Package %s calls the scripts of library %s, version %d: one method\n// per script with named keys and args and a typed reply, and one key\n// builder per caller. See docs/bindings.md of scriptctl.\npackage %s\n\n", pkg, m.Library, m.Version, pkg)
@@ -114,11 +115,7 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 	core.Write(errDecl.Bytes())
 	core.Write(g.decls.Bytes())
 	core.WriteString(goRuntime)
-	src, err := format.Source(core.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("gen: the generated Go does not format (a bug): %v", err)
-	}
-	out = append(out, File{Name: pkg + ".go", Data: src})
+	out = append(out, File{Name: pkg + ".go", Data: core.Bytes()})
 	for _, c := range clients {
 		var b bytes.Buffer
 		b.WriteString(head)
@@ -131,11 +128,7 @@ func generateGo(m *manifest.Manifest, sum *manifest.Sum, opts Options) ([]File, 
 			b.WriteString("import (\n\t\"context\"\n\t\"errors\"\n\t\"fmt\"\n\n\t\"github.com/redis/go-redis/v9\"\n)\n")
 			b.WriteString(goGoRedis)
 		}
-		src, err := format.Source(b.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("gen: the generated Go does not format (a bug): %v", err)
-		}
-		out = append(out, File{Name: strings.ReplaceAll(c, "-", "") + ".go", Data: src})
+		out = append(out, File{Name: strings.ReplaceAll(c, "-", "") + ".go", Data: b.Bytes()})
 	}
 	return out, nil
 }
@@ -160,27 +153,36 @@ func (g *goGen) script(w *bytes.Buffer, sm *scriptModel) {
 	keysT := g.declare(n+"Keys", what)
 	argsT := g.declare(n+"Args", what)
 	varName := "script" + n
+	fieldRows := func(names []string, what string) [][]string {
+		rows := make([][]string, len(names))
+		for i, n := range names {
+			rows[i] = []string{camel(n), "string", "// " + what + ": " + n}
+		}
+		return rows
+	}
 	fmt.Fprintf(w, "// %s are the keys of script %s, in KEYS order.\ntype %s struct {\n", keysT, s.Name, keysT)
-	for _, k := range s.Keys {
-		fmt.Fprintf(w, "\t%s string // KEYS: %s\n", camel(k), k)
-	}
+	alignRows(w, "\t", fieldRows(s.Keys, "KEYS"))
 	fmt.Fprintf(w, "}\n\n// %s are the arguments of script %s, in ARGV order.\ntype %s struct {\n", argsT, s.Name, argsT)
-	for _, a := range s.Args {
-		fmt.Fprintf(w, "\t%s string // ARGV: %s\n", camel(a), a)
-	}
+	alignRows(w, "\t", fieldRows(s.Args, "ARGV"))
 	w.WriteString("}\n\n")
 
-	fmt.Fprintf(w, "var %s = script{\n\tname: %q,\n\tsha: %q, // scripts.sum, version %d\n\tfunction: %q,\n", varName, s.Name, sha, version, sm.function)
-	if sm.readOnly {
-		w.WriteString("\treadOnly: true,\n")
+	fmt.Fprintf(w, "var %s = script{\n", varName)
+	lit := [][]string{
+		{"name:", strconv.Quote(s.Name) + ","},
+		{"sha:", strconv.Quote(sha) + ",", fmt.Sprintf("// scripts.sum, version %d", version)},
+		{"function:", strconv.Quote(sm.function) + ","},
 	}
-	if sm.idempotent {
-		w.WriteString("\tidempotent: true,\n")
+	for _, f := range []struct {
+		key string
+		on  bool
+	}{{"readOnly:", sm.readOnly}, {"idempotent:", sm.idempotent}, {"anySlot:", sm.anySlot}} {
+		if f.on {
+			lit = append(lit, []string{f.key, "true,"})
+		}
 	}
-	if sm.anySlot {
-		w.WriteString("\tanySlot: true,\n")
-	}
-	fmt.Fprintf(w, "\tbody: %s,\n}\n\n", goString(string(s.Source)))
+	lit = append(lit, []string{"body:", goString(string(s.Source)) + ","})
+	scriptLiteral(w, lit)
+	w.WriteString("}\n\n")
 	fmt.Fprintf(w, "// %sSHA1 is the SHA1 of script %s as released in version %d (scripts.sum).\nconst %s = %q\n\n", n, s.Name, version, g.declare(n+"SHA1", what), sha)
 
 	// The declared errors.
@@ -201,13 +203,13 @@ func (g *goGen) script(w *bytes.Buffer, sm *scriptModel) {
 	typ, dec := "Value", "decodeAny"
 	replyDoc := "Its reply has no contract in the manifest: it is returned as is."
 	if sm.contract {
-		replyDoc = "Its reply contract: " + s.Reply.String()
+		replyDoc = "Its reply contract: " + commentText(s.Reply.String())
 		if sm.reply != nil {
 			typ, dec = g.goType(sm.reply, n+"Reply", n, what)
 		}
 	}
 	call := fmt.Sprintf("c.call(ctx, &%s, []string{%s}, []string{%s}, %s)", varName, fields("keys.", s.Keys), fields("args.", s.Args), errList)
-	fmt.Fprintf(w, "// %s calls script %s (%s).\n// %s\n", n, s.Name, s.File, replyDoc)
+	fmt.Fprintf(w, "// %s calls script %s (%s).\n// %s\n", n, s.Name, commentText(s.File), replyDoc)
 	if sm.contract && sm.reply == nil {
 		g.replyTypes[s.Name] = ""
 		fmt.Fprintf(w, "func (c *Client) %s(ctx context.Context, keys %s, args %s) error {\n\t_, err := %s\n\treturn err\n}\n\n", n, keysT, argsT, call)
@@ -331,7 +333,8 @@ func (g *goGen) decoder(typ, body string) string {
 func (g *goGen) tuple(sh *shape, name, prefix, what, method string) (string, string) {
 	t := sh.t
 	g.declare(name, what)
-	var fieldsDecl, body bytes.Buffer
+	var fieldRows [][]string
+	var body bytes.Buffer
 	fmt.Fprintf(&body, "\tvar out %s\n\tif v.Kind != KindArray || len(v.Elems) != %d {\n\t\treturn out, miss(path, %q, v)\n\t}\n", name, len(t.Elems), t.Plain())
 	names := fieldNames(sh.fields, map[string]bool{}, camel, func(i int) string { return fmt.Sprintf("E%d", i) }, func(f string, i int) string { return fmt.Sprintf("%sE%d", f, i) })
 	for k, fd := range sh.fields {
@@ -343,13 +346,15 @@ func (g *goGen) tuple(sh *shape, name, prefix, what, method string) (string, str
 		}
 		f := names[k]
 		et, ed := g.goType(fd.shape, name+f, prefix+camel(e.Label), what)
-		fmt.Fprintf(&fieldsDecl, "\t%s %s // reply[%d]: %s\n", f, et, i, e.Plain())
+		fieldRows = append(fieldRows, []string{f, et, fmt.Sprintf("// reply[%d]: %s", i, commentText(e.Plain()))})
 		fmt.Fprintf(&body, "\tif x, err := %s(v.Elems[%d], %s); err != nil {\n\t\treturn out, err\n\t} else {\n\t\tout.%s = x\n\t}\n", ed, i, at, f)
 	}
 	body.WriteString("\treturn out, nil\n")
-	fmt.Fprintf(&g.decls, "// %s is the reply %s.\ntype %s struct {\n%s}\n\n", name, t.Plain(), name, fieldsDecl.String())
+	fmt.Fprintf(&g.decls, "// %s is the reply %s.\ntype %s struct {\n", name, commentText(t.Plain()), name)
+	alignRows(&g.decls, "\t", fieldRows)
+	g.decls.WriteString("}\n\n")
 	if method != "" {
-		fmt.Fprintf(&g.decls, "func (%s) %s() {}\n\n", name, method)
+		g.decls.WriteString(markerMethod(name, method))
 	}
 	dec := "decode" + name
 	fmt.Fprintf(&g.decls, "func %s(v Value, path string) (%s, error) {\n%s}\n\n", dec, name, body.String())
@@ -366,7 +371,7 @@ func (g *goGen) sum(sh *shape, name, prefix, what string) (string, string) {
 	for i, v := range sh.variants {
 		vnames[i] = prefix + v.suffix
 	}
-	fmt.Fprintf(&g.decls, "// %s is one of the replies %s: %s.\ntype %s interface{ %s() }\n\n", name, t.Plain(), strings.Join(vnames, ", "), name, method)
+	fmt.Fprintf(&g.decls, "// %s is one of the replies %s: %s.\ntype %s interface{ %s() }\n\n", name, commentText(t.Plain()), strings.Join(vnames, ", "), name, method)
 	var body bytes.Buffer
 	body.WriteString("\tif v.Kind == KindArray && len(v.Elems) > 0 {\n\t\tswitch tag := v.Elems[0]; {\n")
 	for i, v := range sh.variants {
@@ -414,8 +419,9 @@ func (g *goGen) enum(t *contract.Type, name, prefix, what string) (string, strin
 		base = "int64"
 	}
 	g.declare(name, what)
-	fmt.Fprintf(&g.decls, "// %s is the reply %s.\ntype %s %s\n\n// The values of %s.\nconst (\n", name, t.Plain(), name, base, name)
+	fmt.Fprintf(&g.decls, "// %s is the reply %s.\ntype %s %s\n\n// The values of %s.\nconst (\n", name, commentText(t.Plain()), name, base, name)
 	var cases []string
+	var rows [][]string
 	for _, a := range t.Alts {
 		var c, val string
 		if isInt {
@@ -427,9 +433,10 @@ func (g *goGen) enum(t *contract.Type, name, prefix, what string) (string, strin
 			c = prefix + camel(a.Label)
 		}
 		g.declare(c, what)
-		fmt.Fprintf(&g.decls, "\t%s %s = %s\n", c, name, val)
+		rows = append(rows, []string{c, name, "= " + val})
 		cases = append(cases, val)
 	}
+	alignRows(&g.decls, "\t", rows)
 	g.decls.WriteString(")\n\n")
 	var body string
 	if isInt {
@@ -450,13 +457,19 @@ func (g *goGen) caller(w *bytes.Buffer, cm *callerModel) {
 	typ := g.declare(n+"Caller", "caller "+c.Name)
 	ctor := g.declare("For"+n, "caller "+c.Name)
 	fmt.Fprintf(w, "// %s calls the scripts of caller %s with its key templates:\n", typ, c.Name)
+	if len(c.Keys) > 0 {
+		// An indented block of a doc comment is set off by an empty line.
+		w.WriteString("//\n")
+	}
 	for _, k := range c.Keys {
-		fmt.Fprintf(w, "//\t%s: %s\n", k.Name, k.Template)
+		fmt.Fprintf(w, "%s\n", trimComment("//\t"+k.Name+": "+commentText(k.Template)))
 	}
-	fmt.Fprintf(w, "type %s struct {\n\tc *Client\n", typ)
+	fmt.Fprintf(w, "type %s struct {\n", typ)
+	rows := [][]string{{"c", "*Client"}}
 	for _, p := range params {
-		fmt.Fprintf(w, "\t%s string\n", lowerCamel(p))
+		rows = append(rows, []string{lowerCamel(p), "string"})
 	}
+	alignRows(w, "\t", rows)
 	w.WriteString("}\n\n")
 	sig := make([]string, len(params))
 	assign := make([]string, len(params))
@@ -626,9 +639,11 @@ func isGoIdent(s string) bool {
 }
 
 // goString writes s as a Go string literal: a raw string when it can be
-// one (readable in a diff), else a quoted one.
+// one (readable in a diff), else a quoted one. A form feed is quoted too:
+// gofmt counts it as a line break in a raw string and lays out what follows
+// on that assumption.
 func goString(s string) string {
-	if !strings.ContainsAny(s, "`\r") && !strings.ContainsRune(s, 0xFEFF) {
+	if !strings.ContainsAny(s, "`\r\f") && !strings.ContainsRune(s, 0xFEFF) {
 		return "`" + s + "`"
 	}
 	return strconv.Quote(s)

@@ -4,8 +4,9 @@ package gen
 // manifest: the reply value, the connection interface, the call protocol
 // (EVALSHA with one EVAL on NOSCRIPT, _RO commands, FCALL, one retry after
 // a timeout for idempotent scripts only, the one-slot check) and the errors.
-const goRuntime = `
-// Kind is the RESP type of a reply.
+// It and the client adapters are written in gofmt's layout: the generator
+// does not format the binding.
+const goRuntime = `// Kind is the RESP type of a reply.
 type Kind int
 
 // The kinds of a reply. A client adapter maps its own reply to one of them.
@@ -194,7 +195,9 @@ type mismatch struct {
 	got        Value
 }
 
-func (m *mismatch) Error() string { return "reply" + m.path + ": want " + m.want + ", got " + m.got.String() }
+func (m *mismatch) Error() string {
+	return "reply" + m.path + ": want " + m.want + ", got " + m.got.String()
+}
 
 func miss(path, want string, v Value) error { return &mismatch{path, want, v} }
 
