@@ -77,7 +77,7 @@ func Read(path string, limit int64) ([]byte, error) {
 	if fi.Size() > limit {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: &Error{Limit: limit, err: ErrTooLarge}}
 	}
-	data, err := readLimited(f, limit)
+	data, err := readLimited(f, limit, fi.Size())
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
@@ -87,15 +87,33 @@ func Read(path string, limit int64) ([]byte, error) {
 // ReadStdin reads r (standard input, which may be a pipe or a terminal)
 // up to limit bytes; more is an *Error matching ErrTooLarge.
 func ReadStdin(r io.Reader, limit int64) ([]byte, error) {
-	return readLimited(r, limit)
+	return readLimited(r, limit, 0)
 }
 
 // readLimited reads r to its end, failing once it passes limit bytes: the
-// file may have grown since it was measured.
-func readLimited(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
+// file may have grown since it was measured. size is the length the file
+// had when it was measured (0 when unknown): the buffer is made that large
+// at once, as os.ReadFile does, rather than grown step by step (each step a
+// new allocation, and at a process's start fresh memory to fault in).
+func readLimited(r io.Reader, limit, size int64) ([]byte, error) {
+	n := int64(512)
+	if size > 0 && size <= limit {
+		n = size + 1 // the extra byte sees the end without a second buffer
+	}
+	data := make([]byte, 0, n)
+	lr := io.LimitReader(r, limit+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		m, err := lr.Read(data[len(data):cap(data)])
+		data = data[:len(data)+m]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(data)) > limit {
 		return nil, &Error{Limit: limit, err: ErrTooLarge}

@@ -101,3 +101,26 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+// TestReadLimitedSized: the measured size makes the buffer at once (its
+// capacity is the size and one byte to see the end), and a file that grew
+// or shrank since it was measured is still read whole, up to the limit.
+func TestReadLimitedSized(t *testing.T) {
+	data := strings.Repeat("x", 5000)
+	got, err := readLimited(strings.NewReader(data), 1<<20, int64(len(data)))
+	if err != nil || string(got) != data || cap(got) != len(data)+1 {
+		t.Errorf("measured: len %d cap %d, %v; want len %d cap %d", len(got), cap(got), err, len(data), len(data)+1)
+	}
+	for _, size := range []int64{0, 3, 4999, 5001, 9000} {
+		got, err := readLimited(strings.NewReader(data), 1<<20, size)
+		if err != nil || string(got) != data {
+			t.Errorf("size %d: len %d, %v; want %d bytes", size, len(got), err, len(data))
+		}
+	}
+	if _, err := readLimited(strings.NewReader(data), 4999, 10); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("grew past the limit: %v, want ErrTooLarge", err)
+	}
+	if got, err := readLimited(strings.NewReader(data), 5000, 5000); err != nil || len(got) != 5000 || cap(got) != 5001 {
+		t.Errorf("at the limit: len %d, %v", len(got), err)
+	}
+}
