@@ -45,7 +45,7 @@ SAMPLE_EVAL  ?= 12
 SAMPLE_FCALL ?= 36
 SAMPLE_ENV    = SCRIPTCTL_CORPUS_EVAL_EVERY=$(SAMPLE_EVAL) SCRIPTCTL_CORPUS_FCALL_EVERY=$(SAMPLE_FCALL)
 FULL_PKGS    ?= ./cmd/scriptctl/ ./gen/ ./verify/ ./verify/keyspace/ ./verify/difftest/
-FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestLoaderCluster|TestExamplesModels|TestEvalCorpusFunctionCLI|TestVersionInjected|TestEvalCorpus|TestFCallCorpus|TestBigArrayBorderLive|TestBigStringLive|TestStringProtoMaxBulkLen)$$
+FULL_RUN     ?= ^(TestGoBindings|TestGoBindingsLive|TestPythonBindings|TestTSBindings|TestLiveComparisonsOnCluster|TestLeastPrivilegeACLCluster|TestSavedPlanCluster|TestDiffCluster|TestInspectMixedClusterCLI|TestClusterShardGap|TestEvalCorpusCLI|TestLoaderCluster|TestExamplesModels|TestEvalCorpusFunctionCLI|TestVersionInjected|TestNoDynamicMethodLookup|TestEvalCorpus|TestFCallCorpus|TestBigArrayBorderLive|TestBigStringLive|TestStringProtoMaxBulkLen)$$
 
 # make test records which tests ask for the run's server build (the
 # redistest helper appends their names to BUILD_LOG); make test-targets

@@ -72,12 +72,12 @@ func NewScenario(m *manifest.Manifest, name, script string, force bool) (string,
 		// script's keys literally.
 		caller = m.Callers[0]
 	}
-	data := map[string]any{"Name": name, "Script": script}
+	var callerName, vars string
 	if caller != nil {
 		// Named even when it is the only caller: a second caller added
 		// later must not leave the scenario without one.
-		data["Caller"] = caller.Name
-		var vars []string
+		callerName = caller.Name
+		var pairs []string
 		seen := map[string]bool{}
 		for _, k := range caller.Keys {
 			for _, p := range placeholders(k.Template) {
@@ -86,10 +86,10 @@ func NewScenario(m *manifest.Manifest, name, script string, force bool) (string,
 				}
 				seen[p] = true
 				v := placeholderValue(caller, p)
-				vars = append(vars, fmt.Sprintf("%s: %q", p, v))
+				pairs = append(pairs, fmt.Sprintf("%s: %q", p, v))
 			}
 		}
-		data["Vars"] = strings.Join(vars, ", ")
+		vars = strings.Join(pairs, ", ")
 	}
 	var args []string
 	for _, a := range s.Args {
@@ -97,11 +97,7 @@ func NewScenario(m *manifest.Manifest, name, script string, force bool) (string,
 			args = append(args, a+`: "1"`)
 		}
 	}
-	data["Args"] = strings.Join(args, ", ")
-	b, err := render("scenario_new.yaml.tmpl", data)
-	if err != nil {
-		return "", err
-	}
+	b := newScenarioYAML(name, callerName, vars, script, strings.Join(args, ", "))
 	if !bound && len(s.Keys) > 0 {
 		// No caller binds the script's keys: name them literally.
 		keys := make([]string, len(s.Keys))
@@ -194,10 +190,7 @@ func NewScript(manifestPath, name string, keys, args []string, force bool) ([]st
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", manifestPath, err)
 	}
-	body, err := render("script_new.lua.tmpl", map[string]any{"Name": name, "Keys": keys, "Args": args})
-	if err != nil {
-		return nil, err
-	}
+	body := newScriptLua(name, keys, args)
 	// Parse reads the script, so it is written first and removed again
 	// when the edited manifest does not validate.
 	if _, err := os.Stat(filepath.Join(m.Dir, rel)); err == nil && !force {

@@ -1,13 +1,11 @@
 // Package scaffold writes the files of a new scriptctl repository (scriptctl
 // init) and adds a scenario or a script to an existing one (scriptctl new).
-// It owns the templates of those files and the edit that registers a new
+// It owns the text of those files and the edit that registers a new
 // script in manifest.yaml, keeping the manifest's comments and layout. It
 // does not validate scripts or run checks; commands do.
 package scaffold
 
 import (
-	"bytes"
-	"embed"
 	"errors"
 	"fmt"
 	"os"
@@ -15,22 +13,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/template"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/scriptctl/scriptctl/internal/atomicfile"
-	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/manifest"
 )
-
-//go:embed templates/*.tmpl
-var templateFS embed.FS
-
-// templates are parsed on first use, not at every process start.
-var templates = lazy.Value[*template.Template]{New: func() *template.Template {
-	return template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join, "yaml": yamlScalar, "inc": func(i int) int { return i + 1 }}).ParseFS(templateFS, "templates/*.tmpl"))
-}}
 
 // yamlScalar writes s as a YAML scalar that reads back as the string s:
 // quoted only when plain it would be something else ("001", "true").
@@ -100,23 +88,15 @@ func Init(o InitOptions) ([]string, error) {
 	if ref == "latest" {
 		ref = "main"
 	}
-	data := map[string]any{"Library": o.Library, "Targets": o.Targets, "Version": o.Version, "ActionRef": ref}
-	var files []file
-	for _, f := range []struct{ path, tmpl string }{
-		{"manifest.yaml", "manifest.yaml.tmpl"},
-		{"lua/release.lua", "release.lua.tmpl"},
-		{"lua_test/release.yaml", "scenario_release.yaml.tmpl"},
-		{"lua_test/release_control.yaml", "scenario_release_control.yaml.tmpl"},
-		{"lua_test/controls/release_unconditional.lua", "release_unconditional.lua.tmpl"},
-		{".github/workflows/scriptctl.yml", "github-workflow.yml.tmpl"},
-		{".gitlab-ci.yml", "gitlab-ci.yml.tmpl"},
-		{"README.md", "README.md.tmpl"},
-	} {
-		b, err := render(f.tmpl, data)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, file{f.path, b})
+	files := []file{
+		{"manifest.yaml", manifestYAML(o.Library, o.Targets)},
+		{"lua/release.lua", []byte(releaseLua)},
+		{"lua_test/release.yaml", []byte(scenarioReleaseYAML)},
+		{"lua_test/release_control.yaml", []byte(scenarioReleaseControlYAML)},
+		{"lua_test/controls/release_unconditional.lua", []byte(releaseUnconditionalLua)},
+		{".github/workflows/scriptctl.yml", githubWorkflow(ref, o.Version)},
+		{".gitlab-ci.yml", gitlabCI(o.Version)},
+		{"README.md", readme(o.Library)},
 	}
 	script := files[1].Data
 	sum := &manifest.Sum{Entries: []manifest.SumEntry{{Version: 1, Script: "release", SHA: manifest.SHA1Hex(script)}}}
@@ -129,14 +109,6 @@ func Init(o InitOptions) ([]string, error) {
 		paths[i] = f.Path
 	}
 	return paths, nil
-}
-
-func render(name string, data any) ([]byte, error) {
-	var b bytes.Buffer
-	if err := templates.Get().ExecuteTemplate(&b, name, data); err != nil {
-		return nil, fmt.Errorf("scaffold: template %s: %w", name, err)
-	}
-	return b.Bytes(), nil
 }
 
 // LibraryFromDir derives a library name from a folder's name: letters,

@@ -151,17 +151,30 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 'scriptctl help exit-codes'.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
 	}
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
-	root.SetVersionTemplate(versionString() + "\n")
 	root.PersistentFlags().StringVarP(&g.Manifest, "manifest", "m", "manifest.yaml", "path of the manifest; script paths in it resolve from its folder (default: manifest.yaml in the current folder or the nearest parent, up to the repository root)")
 	root.PersistentFlags().BoolVarP(&g.Quiet, "quiet", "q", false, "print no progress lines on stderr (warnings and errors still print)")
 	root.PersistentFlags().BoolVar(&g.Verbose, "verbose", false, "print progress on stderr even when it is not a terminal, and what each step does")
+	// -v, --version prints the line of `scriptctl version`. The flag is the
+	// one cobra adds for Command.Version (name, shorthand, usage, and the
+	// annotation completion looks for), declared here because cobra prints
+	// another line than "scriptctl version X" only through
+	// SetVersionTemplate, that is text/template (see deps_test.go). The
+	// root runs nothing, so cobra asks it for help: the help func prints
+	// the version instead when it was asked for and --help was not.
+	root.Flags().BoolP("version", "v", false, "version for scriptctl")
+	_ = root.Flags().SetAnnotation("version", cobra.FlagSetByCobraAnnotation, []string{"true"})
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if !c.HasParent() && flagTrue(c, "version") && !flagTrue(c, "help") {
+			if err := printVersion(ios); err != nil {
+				fmt.Fprintf(ios.ErrOut, "Error: %s\n", err)
+			}
+			return
+		}
 		if readsNoManifest(c) {
 			f := c.Root().PersistentFlags().Lookup("manifest")
 			f.Hidden = true
@@ -218,6 +231,12 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 	addJQFlags(root, &g.JQ)
 	addCompletion(root)
 	return root
+}
+
+// flagTrue says whether c has a bool flag name set to true.
+func flagTrue(c *cobra.Command, name string) bool {
+	f := c.Flags().Lookup(name)
+	return f != nil && f.Value.String() == "true"
 }
 
 // noManifest is the annotation of a command that reads no manifest: the

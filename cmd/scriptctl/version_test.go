@@ -168,3 +168,32 @@ func TestVersionDirect(t *testing.T) {
 		t.Errorf("direct: %q, want one line starting with scriptctl", out)
 	}
 }
+
+// TestVersionFlag: --version and -v print the line of `scriptctl version`
+// and exit 0, whatever global flags come with them; --help wins over them;
+// --version=false, like no argument, is the root's help, which lists the
+// flag as cobra's own version flag did; a command has no --version of the
+// root's.
+func TestVersionFlag(t *testing.T) {
+	line := runRoot(t, newRoot, true, []string{"version"})
+	if !strings.HasPrefix(line, "exit 0\nstdout:\nscriptctl ") {
+		t.Fatalf("version:\n%s", line)
+	}
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"-v=true"}, {"--version", "-q", "--verbose"}, {"-m", "x.yaml", "--version"}} {
+		if got := runRoot(t, newRoot, true, args); got != line {
+			t.Errorf("%v:\n%s\nwant:\n%s", args, got, line)
+		}
+	}
+	help := runRoot(t, newRoot, true, []string{"--help"})
+	if !strings.Contains(help, "\n  -v, --version           version for scriptctl\n") || !strings.Contains(help, "\nAvailable Commands:\n") {
+		t.Fatalf("--help lists no -v, --version:\n%s", help)
+	}
+	for _, args := range [][]string{{"--version", "--help"}, {"-h", "-v"}, {"--version=false"}, {}} {
+		if got := runRoot(t, newRoot, true, args); got != help {
+			t.Errorf("%v:\n%s\nwant the root's help", args, got)
+		}
+	}
+	if got := runRoot(t, newRoot, true, []string{"check", "--version"}); !strings.HasPrefix(got, "exit 2\n") || !strings.Contains(got, "unknown flag: --version") {
+		t.Errorf("check --version:\n%s", got)
+	}
+}
