@@ -24,6 +24,10 @@ type globalOptions struct {
 	Quiet    bool   // -q, --quiet: no progress lines
 	Verbose  bool   // --verbose: progress off a terminal too, and detail lines
 	JQ       string // --jq, on every command with --format json
+
+	// versionErr is a failed write of -v/--version's line: the help func
+	// that prints it cannot return an error, so run reads it from here.
+	versionErr error
 }
 
 // Main runs scriptctl with os.Args and returns the exit code. The first
@@ -69,13 +73,17 @@ func Main() int {
 
 func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 	alone := aloneCommand(args)
-	root := newRootWith(ios, !builtinOnly(args) && alone == nil, alone)
+	g := &globalOptions{IO: ios}
+	root := newRootFor(g, !builtinOnly(args) && alone == nil, alone)
 	if len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {
 		// Only a shell asking for completions needs them attached.
 		addDynamicCompletion(root)
 	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil && g.versionErr != nil {
+		err = g.versionErr
+	}
 	// --jq's results print whatever the exit code (plan --exit-code's 4
 	// comes with its document).
 	if jerr := finishJQ(ios); jerr != nil && err == nil {
@@ -137,7 +145,13 @@ func newRoot(ios *iostreams.IOStreams, all bool) *cobra.Command {
 // newRootWith is newRoot; with all false and alone set, it holds the
 // command alone builds too (see aloneCommand).
 func newRootWith(ios *iostreams.IOStreams, all bool, alone func(*globalOptions) *cobra.Command) *cobra.Command {
-	g := &globalOptions{IO: ios}
+	return newRootFor(&globalOptions{IO: ios}, all, alone)
+}
+
+// newRootFor is newRootWith over the global options g (run reads what the
+// command left in them).
+func newRootFor(g *globalOptions, all bool, alone func(*globalOptions) *cobra.Command) *cobra.Command {
+	ios := g.IO
 	root := &cobra.Command{
 		Use:   "scriptctl",
 		Short: "Own the Redis Lua scripts and Functions your services depend on",
@@ -170,9 +184,7 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		if !c.HasParent() && flagTrue(c, "version") && !flagTrue(c, "help") {
-			if err := printVersion(ios); err != nil {
-				fmt.Fprintf(ios.ErrOut, "Error: %s\n", err)
-			}
+			g.versionErr = printVersion(ios)
 			return
 		}
 		if readsNoManifest(c) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/testtier"
 )
@@ -195,5 +197,24 @@ func TestVersionFlag(t *testing.T) {
 	}
 	if got := runRoot(t, newRoot, true, []string{"check", "--version"}); !strings.HasPrefix(got, "exit 2\n") || !strings.Contains(got, "unknown flag: --version") {
 		t.Errorf("check --version:\n%s", got)
+	}
+}
+
+// failingWriter refuses every write, as stdout on a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestVersionWriteFails: a version line that cannot be written fails the
+// run, whether asked for as the command or as -v/--version (whose line the
+// help func prints, and which cannot return the error itself).
+func TestVersionWriteFails(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}} {
+		ios, _, _, errOut := iostreams.Test()
+		ios.Out = failingWriter{}
+		code := run(context.Background(), ios, args)
+		if code == cmdutil.ExitOK || !strings.Contains(errOut.String(), "no space left on device") {
+			t.Errorf("%v: exit %d, stderr %q; want a failure naming the write error", args, code, errOut)
+		}
 	}
 }
