@@ -46,7 +46,11 @@ import (
 //     loads, each replica's confirmation, the release), and nothing else
 //     (deploy-floor-ms/op, deploy-floor/redis-cli, deploy-floor-cpu-ms/op,
 //     deploy-floor-cpu-ratio): what deploy's guarantees cost over rueidis,
-//     before any of scriptctl's own code.
+//     before any of scriptctl's own code. The third floor is the same
+//     program built with -tags perfdeps, which links scriptctl's other
+//     third-party packages too (gojq, yaml.v3, gopher-lua, cobra, x/term)
+//     and so runs their package initialisation first (deps-deploy-floor-*):
+//     the least any deploy program with scriptctl's libraries costs.
 //   - 12-vs-6: the full deploy (scripts and library) to a 12-node cluster
 //     against the same to a 6-node cluster (goal: at most 1.3).
 //
@@ -157,20 +161,24 @@ func BenchmarkDeployCluster(b *testing.B) {
 
 	b.Run("functions", func(b *testing.B) {
 		code := m.FunctionsLibrary()
-		build := func(name string) string {
+		build := func(name string, flags ...string) string {
 			bin := filepath.Join(b.TempDir(), name)
-			if out, err := goBuild("-o", bin, "github.com/scriptctl/scriptctl/internal/perf/"+name).CombinedOutput(); err != nil {
+			args := append(append([]string{"-o", bin}, flags...), "github.com/scriptctl/scriptctl/internal/perf/"+name)
+			if out, err := goBuild(args...).CombinedOutput(); err != nil {
 				b.Fatalf("go build: %v\n%s", err, out)
 			}
 			return bin
 		}
 		funcload, funcdeploy := build("funcload"), build("funcdeploy")
+		depsDeploy := build("funcdeploy", "-tags", "perfdeps")
 		against(b, proj, "functions", func() time.Duration {
 			return runProc(b, code, cli, "-x", "--cluster", "call", seed, "FUNCTION", "LOAD", "REPLACE", "--cluster-only-masters")
 		}, benchFloor{"floor", func() time.Duration {
 			return runProc(b, code, funcload, seed)
 		}}, benchFloor{"deploy-floor", func() time.Duration {
 			return runProc(b, code, funcdeploy, seed, m.Library)
+		}}, benchFloor{"deps-deploy-floor", func() time.Duration {
+			return runProc(b, code, depsDeploy, seed, m.Library)
 		}})
 	})
 
