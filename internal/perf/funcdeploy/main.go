@@ -20,6 +20,9 @@
 // what this floor costs above internal/perf/funcload is the guarantees'
 // round trips.
 //
+// Built with -tags perfdeps (deps.go) it also links scriptctl's other
+// third-party packages: the same round trips after their initialisation.
+//
 // Usage: funcdeploy HOST:PORT LIBRARY < library, where LIBRARY is the
 // manifest's library (the lock key's name) and the library's name is read
 // from its #!lua line.
