@@ -23,6 +23,21 @@ func loadWithSum(t *testing.T, path string) (*manifest.Manifest, *manifest.Sum) 
 	return m, sum
 }
 
+// loadRecorded loads the manifest at path with a scripts.sum that records
+// its current scripts, as 'scriptctl sum' would.
+func loadRecorded(t *testing.T, path string) (*manifest.Manifest, *manifest.Sum) {
+	t.Helper()
+	m, err := manifest.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := &manifest.Sum{}
+	if _, err := sum.Record(m, false); err != nil {
+		t.Fatal(err)
+	}
+	return m, sum
+}
+
 func TestGenerateGoFiles(t *testing.T) {
 	m, sum := loadWithSum(t, filepath.Join("..", "manifest.yaml"))
 	files, err := Generate("go", m, sum, Options{Clients: []string{"rueidis"}})
@@ -104,15 +119,8 @@ scripts:
     args: []
     reply: '["keys", integer] | ["no", integer]'
 `), 0o644)
-	m, err := manifest.Load(filepath.Join(dir, "manifest.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := &manifest.Sum{}
-	if _, err := sum.Record(m, false); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Generate("go", m, sum, Options{})
+	m, sum := loadRecorded(t, filepath.Join(dir, "manifest.yaml"))
+	_, err := Generate("go", m, sum, Options{})
 	if err == nil || !strings.Contains(err.Error(), "script take and script take both need the Go name TakeKeys: rename one, or label the alternative") {
 		t.Fatalf("err = %v", err)
 	}

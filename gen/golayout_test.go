@@ -348,14 +348,7 @@ func TestGoLayoutLongBody(t *testing.T) {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "a.lua"), []byte("return 1 -- `"+strings.Repeat("x", n)))
 		writeFile(t, filepath.Join(dir, "manifest.yaml"), []byte("schema: 1\nlibrary: x\nversion: 1\nscripts:\n  a:\n    file: a.lua\n    keys: []\n    args: []\n"))
-		m, err := manifest.Load(filepath.Join(dir, "manifest.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := &manifest.Sum{}
-		if _, err := sum.Record(m, false); err != nil {
-			t.Fatal(err)
-		}
+		m, sum := loadRecorded(t, filepath.Join(dir, "manifest.yaml"))
 		files, err := Generate("go", m, sum, Options{Clients: []string{}})
 		if err != nil {
 			t.Fatal(err)
