@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 )
 
 // Exit codes, the same for every command (scriptctl help exit-codes).
@@ -79,9 +80,14 @@ func ExitCode(err error) int {
 		return ee.Code
 	}
 	// A file the user named (manifest, script, scenario, state) that cannot
-	// be read is invalid input, not a failed environment.
+	// be read is invalid input, not a failed environment; the standard
+	// output or error that cannot be written (a full disk, a closed pipe)
+	// is the environment.
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
+		if pe.Op == "write" && (pe.Path == os.Stdout.Name() || pe.Path == os.Stderr.Name()) {
+			return ExitEnv
+		}
 		return ExitInput
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"syscall"
 	"testing"
 )
 
@@ -23,6 +25,9 @@ func TestExitCode(t *testing.T) {
 		{"wrapped env", fmt.Errorf("deploy: %w", Env(errors.New("refused"))), ExitEnv},
 		{"input keeps an inner code", Input(Env(errors.New("refused"))), ExitEnv},
 		{"unreadable file", fmt.Errorf("read manifest: %w", readErr), ExitInput},
+		{"stdout not written", &fs.PathError{Op: "write", Path: os.Stdout.Name(), Err: syscall.ENOSPC}, ExitEnv},
+		{"stderr not written", fmt.Errorf("report: %w", &fs.PathError{Op: "write", Path: os.Stderr.Name(), Err: syscall.EPIPE}), ExitEnv},
+		{"a named file not written", &fs.PathError{Op: "write", Path: "out/report.xml", Err: syscall.ENOSPC}, ExitInput},
 		{"canceled", fmt.Errorf("deploy: %w", context.Canceled), ExitEnv},
 		{"anything else", errors.New("boom"), ExitEnv},
 	} {
