@@ -50,7 +50,7 @@ func Main() int {
 		// A failed write goes through the command, which reports it.
 		return run(context.Background(), ios, args)
 	}
-	growStack(len(args))
+	_ = growStack(len(args))
 	if builtinOnly(args) {
 		// version and exit-codes print a few lines and stop: they have
 		// nothing to cancel, and the signal handling below (a goroutine

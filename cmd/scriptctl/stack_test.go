@@ -15,7 +15,7 @@ import (
 func TestGrowStack(t *testing.T) {
 	if os.Getenv("SCRIPTCTL_TEST_GROWSTACK") == "1" {
 		debug.SetMaxStack(48 << 10)
-		growStack(1)
+		_ = growStack(1)
 		os.Stdout.WriteString("growStack returned on a 48 KB stack\n")
 		os.Exit(0)
 	}
