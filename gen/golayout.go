@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"unicode"
 	"unicode/utf8"
 )
@@ -23,48 +24,28 @@ import (
 //     empty comment line;
 //   - a comment line loses its trailing white space and carriage returns.
 
-// alignRows writes rows, one line each after indent, in columns as
-// go/printer's text/tabwriter lays them out (minimum width 0, padding 1,
-// padding with spaces): each cell but a row's last ends a column; a column
-// is as wide as its widest cell, in runes, plus one, over the run of
-// consecutive rows that have a cell in it. No cell is empty (tabwriter
-// would drop a column of empty cells).
+// alignRows writes rows, one line each after indent, in columns through
+// text/tabwriter with go/printer's settings (minimum width 0, padding 1,
+// spaces, empty columns discarded): each cell but a row's last ends a
+// column, as wide as its widest cell over the run of consecutive rows
+// that have a cell in it. Every cell is escaped, as go/printer escapes
+// comments and literals, so a tab inside one is text, not a column.
 func alignRows(w *bytes.Buffer, indent string, rows [][]string) {
-	widths := make([][]int, len(rows))
-	for i, r := range rows {
-		widths[i] = make([]int, max(len(r)-1, 0))
-	}
-	for col := 0; ; col++ {
-		found := false
-		for i := 0; i < len(rows); {
-			if len(rows[i])-1 <= col {
-				i++
-				continue
-			}
-			found = true
-			j, width := i, 0
-			for ; j < len(rows) && len(rows[j])-1 > col; j++ {
-				width = max(width, utf8.RuneCountInString(rows[j][col])+1)
-			}
-			for k := i; k < j; k++ {
-				widths[k][col] = width
-			}
-			i = j
-		}
-		if !found {
-			break
-		}
-	}
-	for i, r := range rows {
-		w.WriteString(indent)
+	esc := string([]byte{tabwriter.Escape})
+	tw := tabwriter.NewWriter(w, 0, 8, 1, ' ', tabwriter.DiscardEmptyColumns|tabwriter.StripEscape)
+	for _, r := range rows {
 		for c, cell := range r {
-			w.WriteString(cell)
-			if c < len(r)-1 {
-				w.WriteString(strings.Repeat(" ", widths[i][c]-utf8.RuneCountInString(cell)))
+			if c == 0 {
+				cell = indent + cell
 			}
+			sep := "\t"
+			if c == len(r)-1 {
+				sep = "\n"
+			}
+			tw.Write([]byte(esc + cell + esc + sep))
 		}
-		w.WriteByte('\n')
 	}
+	tw.Flush()
 }
 
 // scriptLiteral writes a multi-line composite literal's key: value

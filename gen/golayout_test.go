@@ -69,6 +69,12 @@ func TestAlignRows(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
+	// A tab in a cell is text (gofmt escapes comments), not a column.
+	b.Reset()
+	alignRows(&b, "\t", [][]string{{"X", "int", "// a\tb"}, {"LongY", "string"}})
+	if want := "\tX     int // a\tb\n\tLongY string\n"; b.String() != want {
+		t.Errorf("a tab in a comment: got %q, want %q", b.String(), want)
+	}
 }
 
 // genName is a random lowercase snake_case name of 1 to max bytes.

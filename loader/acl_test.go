@@ -15,17 +15,8 @@ import (
 // commandstats): the lock probe's, here.
 func pttlCalls(t *testing.T, s *redistest.Server) string {
 	t.Helper()
-	info, err := s.Do(context.Background(), "INFO", "commandstats").ToString()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_pttl:"); ok {
-			calls, _, _ := strings.Cut(rest, ",")
-			return calls
-		}
-	}
-	return "calls=0"
+	calls, _, _ := strings.Cut(pttlStats(t, s), ",")
+	return calls
 }
 
 // TestConnectForCarriesProbes: a topology from ConnectFor answers

@@ -41,8 +41,8 @@ const exitCodesHelp = `Every scriptctl command exits with one of these codes:
      reply over the --reply-limit bounds or not in the Redis protocol (the
      node named), a partial deploy, an interrupted run, a node that cannot
      run Lua (plan, deploy, status and inspect refuse a Valkey 9 node whose
-     lua engine module is not loaded), standard output or error that
-     cannot be written (a full disk, a closed pipe)
+     lua engine module is not loaded), a write that fails (a full disk,
+     a closed pipe on standard output)
   4  changes pending: plan --exit-code found something a deploy would load,
      and nothing wrong (only plan --exit-code exits 4; no failure does)
 

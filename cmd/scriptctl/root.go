@@ -184,7 +184,9 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 	_ = root.Flags().SetAnnotation("version", cobra.FlagSetByCobraAnnotation, []string{"true"})
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
-		if !c.HasParent() && flagTrue(c, "version") && !flagTrue(c, "help") {
+		askedVersion, _ := c.Flags().GetBool("version")
+		askedHelp, _ := c.Flags().GetBool("help")
+		if !c.HasParent() && askedVersion && !askedHelp {
 			g.versionErr = printVersion(ios)
 			return
 		}
@@ -244,12 +246,6 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 	addJQFlags(root, &g.JQ)
 	addCompletion(root)
 	return root
-}
-
-// flagTrue says whether c has a bool flag name set to true.
-func flagTrue(c *cobra.Command, name string) bool {
-	f := c.Flags().Lookup(name)
-	return f != nil && f.Value.String() == "true"
 }
 
 // noManifest is the annotation of a command that reads no manifest: the

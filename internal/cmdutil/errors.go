@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 )
 
 // Exit codes, the same for every command (scriptctl help exit-codes).
@@ -80,12 +79,12 @@ func ExitCode(err error) int {
 		return ee.Code
 	}
 	// A file the user named (manifest, script, scenario, state) that cannot
-	// be read is invalid input, not a failed environment; the standard
-	// output or error that cannot be written (a full disk, a closed pipe)
-	// is the environment.
+	// be opened or read is invalid input, not a failed environment; a write
+	// that fails (a full disk, a closed pipe on standard output) is the
+	// environment.
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		if pe.Op == "write" && (pe.Path == os.Stdout.Name() || pe.Path == os.Stderr.Name()) {
+		if pe.Op == "write" {
 			return ExitEnv
 		}
 		return ExitInput

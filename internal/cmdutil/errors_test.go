@@ -27,7 +27,8 @@ func TestExitCode(t *testing.T) {
 		{"unreadable file", fmt.Errorf("read manifest: %w", readErr), ExitInput},
 		{"stdout not written", &fs.PathError{Op: "write", Path: os.Stdout.Name(), Err: syscall.ENOSPC}, ExitEnv},
 		{"stderr not written", fmt.Errorf("report: %w", &fs.PathError{Op: "write", Path: os.Stderr.Name(), Err: syscall.EPIPE}), ExitEnv},
-		{"a named file not written", &fs.PathError{Op: "write", Path: "out/report.xml", Err: syscall.ENOSPC}, ExitInput},
+		{"a named file not written", &fs.PathError{Op: "write", Path: "out/report.xml", Err: syscall.ENOSPC}, ExitEnv},
+		{"a named file not opened", &fs.PathError{Op: "open", Path: "out/report.xml", Err: syscall.ENOENT}, ExitInput},
 		{"canceled", fmt.Errorf("deploy: %w", context.Canceled), ExitEnv},
 		{"anything else", errors.New("boom"), ExitEnv},
 	} {

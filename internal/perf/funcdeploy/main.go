@@ -42,39 +42,9 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/scriptctl/scriptctl/internal/perf/floor"
 )
-
-// The lock's release, as scriptctl sends it (loader/lock.go).
-const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
-  return 1
-end
-return 0`
-
-// The permission probes of a functions-only deploy, as scriptctl sends
-// them to every node (loader/acl.go); the lock key is appended where "" is.
-const (
-	probeLibrary = "scriptctl_acl_probe"
-	innerScript  = `for _, c in ipairs({{'GET', KEYS[1]}, {'PEXPIRE', KEYS[1], '1'}, {'DEL', KEYS[1]}}) do
-  if not redis.acl_check_cmd(unpack(c)) then return string.lower(c[1]) end
-end
-return ''`
-)
-
-func dial(addr string) (rueidis.Client, error) {
-	return rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:         []string{addr},
-		DisableCache:        true,
-		ForceSingleClient:   true,
-		DisableRetry:        true,
-		AlwaysRESP2:         true,
-		ReadBufferEachConn:  1 << 14,
-		WriteBufferEachConn: 1 << 14,
-		RingScaleEachConn:   2,
-		PipelineMultiplex:   -1,
-		ClientSetInfo:       rueidis.DisableClientSetInfo,
-	})
-}
 
 type node struct {
 	addr    string
@@ -116,13 +86,13 @@ func run() error {
 	// acl is the permission probes: every one to the seed, to the other
 	// nodes those their role and slots in CLUSTER NODES call for.
 	acl := func(c rueidis.Client, primary, lock bool) []rueidis.Completed {
-		probes := [][]string{{"FUNCTION", "LIST", "LIBRARYNAME", probeLibrary}}
+		probes := [][]string{{"FUNCTION", "LIST", "LIBRARYNAME", floor.ProbeLibrary}}
 		if primary {
-			probes = append(probes, []string{"FUNCTION", "LOAD", "#!lua name=" + probeLibrary + "\nreturn +"})
+			probes = append(probes, []string{"FUNCTION", "LOAD", "#!lua name=" + floor.ProbeLibrary + "\nreturn +"})
 		}
 		if lock {
 			probes = append(probes, []string{"SET", key, "", "NX", "XX"}, []string{"GET", key}, []string{"PTTL", key},
-				[]string{"EVAL", "return +", "1", key}, []string{"EVAL", innerScript, "1", key})
+				[]string{"EVAL", "return +", "1", key}, []string{"EVAL", floor.ACLInnerScript, "1", key})
 		}
 		var out []rueidis.Completed
 		for _, a := range probes {
@@ -130,7 +100,7 @@ func run() error {
 		}
 		return out
 	}
-	seed, err := dial(os.Args[1])
+	seed, err := floor.Dial(os.Args[1])
 	if err != nil {
 		return err
 	}
@@ -161,7 +131,7 @@ func run() error {
 		if n.c != nil {
 			return nil
 		}
-		c, err := dial(n.addr)
+		c, err := floor.Dial(n.addr)
 		if err != nil {
 			return err
 		}
@@ -220,7 +190,7 @@ func run() error {
 		return err
 	}
 
-	return lock.c.Do(ctx, lock.c.B().Eval().Script(releaseScript).Numkeys(1).Key(key).Arg(value).Build()).Error()
+	return lock.c.Do(ctx, lock.c.B().Eval().Script(floor.ReleaseScript).Numkeys(1).Key(key).Arg(value).Build()).Error()
 }
 
 // each runs f on every node at once and returns the first error.

@@ -17,23 +17,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/redis/rueidis"
+	"github.com/scriptctl/scriptctl/internal/perf/floor"
 )
-
-func dial(addr string) (rueidis.Client, error) {
-	return rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:         []string{addr},
-		DisableCache:        true,
-		ForceSingleClient:   true,
-		DisableRetry:        true,
-		AlwaysRESP2:         true,
-		ReadBufferEachConn:  1 << 14,
-		WriteBufferEachConn: 1 << 14,
-		RingScaleEachConn:   2,
-		PipelineMultiplex:   -1,
-		ClientSetInfo:       rueidis.DisableClientSetInfo,
-	})
-}
 
 func main() {
 	if err := run(); err != nil {
@@ -51,7 +36,7 @@ func run() error {
 		return err
 	}
 	ctx := context.Background()
-	seed, err := dial(os.Args[1])
+	seed, err := floor.Dial(os.Args[1])
 	if err != nil {
 		return err
 	}
@@ -77,7 +62,7 @@ func run() error {
 			c := seed
 			if !self {
 				var err error
-				if c, err = dial(addr); err != nil {
+				if c, err = floor.Dial(addr); err != nil {
 					mu.Lock()
 					firstErr = err
 					mu.Unlock()
