@@ -51,6 +51,7 @@ type connFlags struct {
 	TLSServerName string
 	TLSInsecure   bool
 	cmd           *cobra.Command // for the --tls-insecure warning on its stderr
+	warnedTLS     bool           // the warning is printed, once a run
 	Timeout       time.Duration
 	ReplyLimits   []string // --reply-limit NAME=VALUE settings
 	Mode          string
@@ -204,9 +205,10 @@ func (f *connFlags) settings() (s connect.Settings, fromEnv bool, err error) {
 			return s, false, err
 		}
 	}
-	if f.TLSInsecure && f.cmd != nil {
-		// Every time: a flag that turns off verification must never be
+	if f.TLSInsecure && f.cmd != nil && !f.warnedTLS {
+		// Every run: a flag that turns off verification must never be
 		// quiet, however it got into a pipeline.
+		f.warnedTLS = true
 		fmt.Fprintln(f.cmd.ErrOrStderr(), "warning: --tls-insecure: server certificates are not verified; anyone on the network path can impersonate the servers")
 	}
 	s.Source = "--url"
@@ -264,6 +266,19 @@ func (f *connFlags) validate(cmd string) error {
 // naming them on ios with --verbose. Settings problems exit 2; a failed
 // discovery exits 3. The caller closes the topology.
 func (f *connFlags) connectAll(ctx context.Context, ios *iostreams.IOStreams, cmd string) (*online, error) {
+	return f.connectDuring(ctx, ios, cmd, nil)
+}
+
+// connectDuring is connectAll with checks (plan's and deploy's pre-flight
+// checks; nil for none) run while the nodes are discovered: discovery
+// only reads (the handshake, CLUSTER NODES or INFO, the permission
+// probes), and its round trips wait on the network while the checks work
+// on the CPU. When checks fails, discovery is cancelled, its connections
+// are closed and checks' error is returned, whatever discovery found;
+// nothing else has been sent. The nodes are named (--verbose) only after
+// the checks have reported, so the output is the same as one after the
+// other.
+func (f *connFlags) connectDuring(ctx context.Context, ios *iostreams.IOStreams, cmd string, checks func() error) (*online, error) {
 	s, fromEnv, err := f.settings()
 	if err != nil {
 		return nil, connUsage(err, cmd)
@@ -272,7 +287,50 @@ func (f *connFlags) connectAll(ctx context.Context, ios *iostreams.IOStreams, cm
 	if err != nil {
 		return nil, connUsage(err, cmd)
 	}
+	var o *online
+	if checks == nil {
+		o, err = f.discoverNodes(ctx, cfg)
+	} else {
+		type result struct {
+			o   *online
+			err error
+		}
+		dctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		ch := make(chan result, 1)
+		go func() {
+			o, err := f.discoverNodes(dctx, cfg)
+			ch <- result{o, err}
+		}()
+		if cerr := checks(); cerr != nil {
+			cancel()
+			if r := <-ch; r.o != nil {
+				r.o.topo.Close()
+			}
+			return nil, cerr
+		}
+		r := <-ch
+		o, err = r.o, r.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	o.detailNodes(ios, cmd)
+	if needsLua(cmd) {
+		if err := loader.CheckLuaEngine(ctx, o.topo); err != nil {
+			o.topo.Close()
+			return nil, o.envErr(err)
+		}
+	}
+	return o, nil
+}
+
+// discoverNodes discovers the nodes cfg names, with the permission probes
+// of f.work, and checks them against --env's topology. It writes nothing
+// on the terminal.
+func (f *connFlags) discoverNodes(ctx context.Context, cfg *connect.Config) (*online, error) {
 	var topo *loader.Topology
+	var err error
 	if f.work != nil {
 		topo, err = loader.ConnectFor(ctx, cfg.Dial, cfg.Seeds, cfg.Timeout, *f.work)
 	} else {
@@ -285,15 +343,7 @@ func (f *connFlags) connectAll(ctx context.Context, ios *iostreams.IOStreams, cm
 		topo.Close()
 		return nil, err
 	}
-	o := &online{cfg: cfg, topo: topo, env: f.env}
-	o.detailNodes(ios, cmd)
-	if needsLua(cmd) {
-		if err := loader.CheckLuaEngine(ctx, topo); err != nil {
-			topo.Close()
-			return nil, o.envErr(err)
-		}
-	}
-	return o, nil
+	return &online{cfg: cfg, topo: topo, env: f.env}, nil
 }
 
 // discovery is what a read-only online command (diff, status, inspect)

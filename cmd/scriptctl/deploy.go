@@ -210,14 +210,15 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	if steps == nil {
 		steps = preflightSteps(opts.Mode)
 	}
-	if err := runPreflight(ctx, opts.IO, m, steps, "deploy", opts.Conn.Format, opts.SkipChecks); err != nil {
-		return err
-	}
 	if !opts.DryRun {
 		w := loader.DeployWork(m, opts.Mode)
 		opts.Conn.work = &w
 	}
-	o, err := opts.Conn.connectAll(ctx, opts.IO, "deploy")
+	// The nodes are discovered while the checks run: nothing is loaded
+	// or locked before they pass.
+	o, err := opts.Conn.connectDuring(ctx, opts.IO, "deploy", func() error {
+		return runPreflight(ctx, opts.IO, m, steps, "deploy", opts.Conn.Format, opts.SkipChecks)
+	})
 	if err != nil {
 		return err
 	}

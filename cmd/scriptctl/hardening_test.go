@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +65,102 @@ func TestRediscoverOnRedirect(t *testing.T) {
 	defer o2.topo.Close()
 	if !strings.Contains(errOut.String(), `the node answered "MOVED 5397 127.0.0.1:7002"`) || !strings.Contains(errOut.String(), "discovering the nodes again") {
 		t.Fatalf("stderr: %s", errOut)
+	}
+}
+
+// TestChecksRunDuringDiscovery: plan's and deploy's pre-flight checks run
+// while the nodes are discovered (connectDuring). Checks that wait for
+// the node's first command see it (a run that discovered only after the
+// checks would never send it); when they then fail, their error is the
+// run's, whatever discovery found, and the connection still in its
+// handshake is closed at once (the node reads EOF; its --timeout is an
+// hour).
+func TestChecksRunDuringDiscovery(t *testing.T) {
+	first := make(chan string, 1)
+	closed := make(chan error, 1)
+	addr := redistest.Fake(t, func(conn net.Conn) {
+		defer conn.Close()
+		r := bufio.NewReader(conn)
+		args, err := redistest.ReadCommand(r)
+		if err != nil {
+			closed <- err
+			return
+		}
+		first <- strings.ToUpper(strings.Join(args, " "))
+		_, err = r.ReadByte() // never answered
+		closed <- err
+	})
+	ios, _, _, errOut := iostreams.Test()
+	ios.Verbose = true
+	f := connFlags{URLs: []string{"redis://" + addr}, Timeout: time.Hour}
+	errChecks := errors.New("the pre-flight checks failed")
+	// The bounds only turn a hang into a failure: on loopback each event
+	// takes microseconds.
+	o, err := f.connectDuring(context.Background(), ios, "deploy", func() error {
+		select {
+		case cmd := <-first:
+			if cmd != "HELLO 2" {
+				t.Errorf("first command %q, want HELLO 2", cmd)
+			}
+		case <-time.After(time.Minute):
+			t.Error("discovery sent nothing while the checks ran")
+		}
+		return errChecks
+	})
+	if !errors.Is(err, errChecks) || o != nil {
+		t.Fatalf("connectDuring with failing checks: %v, %v; want the checks' error", o, err)
+	}
+	select {
+	case err := <-closed:
+		if !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "reset") {
+			t.Fatalf("the node's connection after the checks failed: %v, want EOF", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the connection in its handshake is still open a minute after the checks failed")
+	}
+	if errOut.Len() != 0 {
+		t.Fatalf("a refused run named nodes on stderr:\n%s", errOut)
+	}
+}
+
+// TestDiscoveryReportedAfterChecks: with --verbose the discovered nodes
+// are named after the checks' own lines, as when one ran after the other,
+// a node found unreachable included.
+func TestDiscoveryReportedAfterChecks(t *testing.T) {
+	s := redistest.Standalone(t)
+	ios, _, _, errOut := iostreams.Test()
+	ios.Verbose = true
+	f := connFlags{URLs: []string{s.URL()}, Timeout: 5 * time.Second}
+	checks := func() error {
+		ios.Detail("deploy: pre-flight sum: ok")
+		return nil
+	}
+	o, err := f.connectDuring(context.Background(), ios, "deploy", checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.topo.Close()
+	if len(o.topo.Nodes) != 1 || !o.topo.Nodes[0].OK() || o.topo.Nodes[0].Addr != s.Addr {
+		t.Fatalf("discovered %+v", o.topo.Nodes)
+	}
+	want := "deploy: pre-flight sum: ok\ndeploy: discovered 1 node(s) (standalone)\ndeploy: node " + s.Addr + ": primary, "
+	if !strings.HasPrefix(errOut.String(), want) {
+		t.Fatalf("stderr:\n%s\nwant it to start:\n%s", errOut, want)
+	}
+
+	// A closed port: the node is kept, not usable, named after the checks.
+	errOut.Reset()
+	f = connFlags{URLs: []string{"redis://127.0.0.1:1"}, Timeout: 5 * time.Second}
+	o, err = f.connectDuring(context.Background(), ios, "deploy", checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.topo.Close()
+	if len(o.topo.Nodes) != 1 || o.topo.Nodes[0].OK() {
+		t.Fatalf("a closed port discovered as %+v", o.topo.Nodes)
+	}
+	want = "deploy: pre-flight sum: ok\ndeploy: discovered 1 node(s) (standalone)\ndeploy: node 127.0.0.1:1: unknown, not usable: connection refused"
+	if !strings.HasPrefix(errOut.String(), want) {
+		t.Fatalf("stderr:\n%s\nwant it to start:\n%s", errOut, want)
 	}
 }

@@ -58,9 +58,9 @@ Exit status: 0 when a deploy would change nothing (or without --exit-code);
 with --exit-code, 4 when a deploy would load something and nothing is wrong
 (changes pending), 1 when a library conflicts (without --replace) or a node
 is untargeted (or, with --fail-on-cve, CVE-listed); 1 or 2 when the
-pre-flight checks refuse (nothing was contacted); 3 when a node cannot be
-reached (the others are still shown). Only 4 means "deploy now": 0 and 4
-never stand for a failure.
+pre-flight checks refuse (the nodes' discovery, which only reads, runs
+meanwhile); 3 when a node cannot be reached (the others are still shown).
+Only 4 means "deploy now": 0 and 4 never stand for a failure.
 
 With --out FILE the plan is also saved (written only when every node was
 reached): what would load on each node, the manifest's and scripts.sum's
@@ -103,10 +103,10 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err := opts.Conn.validate("plan"); err != nil {
 		return err
 	}
-	if err := preflight(ctx, opts.IO, m, opts.Mode, "plan", opts.Conn.Format, opts.SkipChecks); err != nil {
-		return err
-	}
-	o, err := opts.Conn.connectAll(ctx, opts.IO, "plan")
+	// The nodes are discovered while the checks run.
+	o, err := opts.Conn.connectDuring(ctx, opts.IO, "plan", func() error {
+		return preflight(ctx, opts.IO, m, opts.Mode, "plan", opts.Conn.Format, opts.SkipChecks)
+	})
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/scriptctl/scriptctl/verify"
 )
 
-// preflightSteps are the checks plan and deploy run before they send
-// anything: scripts.sum, script syntax on every target, check-keys, and
+// preflightSteps are the checks plan and deploy run before they change
+// anything (the nodes' discovery, which only reads, runs meanwhile): scripts.sum, script syntax on every target, check-keys, and
 // lint's shebang-flags (a shebang whose flags differ from the manifest's
 // makes EVAL and FCALL run the script differently). The manifest itself is
 // already valid (it loaded). The other lint rules and the scenarios stay
@@ -235,7 +235,7 @@ func runPreflight(ctx context.Context, ios *iostreams.IOStreams, m *manifest.Man
 		}
 	}
 	return &cmdutil.ExitError{Code: code,
-		Err:  fmt.Errorf("%s refused: the pre-flight checks failed (%s); nothing was sent", cmdName, strings.Join(failed, ", ")),
+		Err:  fmt.Errorf("%s refused: the pre-flight checks failed (%s); nothing was changed", cmdName, strings.Join(failed, ", ")),
 		Hint: "scriptctl check shows every problem; --skip-checks bypasses the gate"}
 }
 

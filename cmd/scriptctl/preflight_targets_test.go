@@ -39,7 +39,7 @@ func TestPreflightSyntaxPerTarget(t *testing.T) {
 		t.Fatalf("sum --force: %s", r.errOut)
 	}
 	r = loaderRun(t, args...)
-	if r.code != cmdutil.ExitInput || !strings.Contains(r.errOut, "plan refused: the pre-flight checks failed (syntax); nothing was sent") {
+	if r.code != cmdutil.ExitInput || !strings.Contains(r.errOut, "plan refused: the pre-flight checks failed (syntax); nothing was changed") {
 		t.Fatalf("exit %d, want %d\n%s", r.code, cmdutil.ExitInput, r.errOut)
 	}
 	var got []string

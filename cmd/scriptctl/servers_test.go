@@ -337,7 +337,7 @@ func TestLockHolderEscaped(t *testing.T) {
 }
 
 // TestDeployGatesOnChecks: deploy and plan run the pre-flight checks before
-// anything is sent. A script edited under a released version is refused
+// anything is changed. A script edited under a released version is refused
 // with exit 1 (check's finding), a syntax error with exit 2 (invalid input),
 // and neither leaves anything on the server; status calls the edited
 // release drift; --skip-checks deploys anyway, says so, and JSON records it.
@@ -356,7 +356,7 @@ func TestDeployGatesOnChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := loaderExpect(t, 1, append([]string{"deploy"}, urls...)...)
-	if !strings.Contains(res.errOut, "deploy refused: the pre-flight checks failed (sum); nothing was sent") ||
+	if !strings.Contains(res.errOut, "deploy refused: the pre-flight checks failed (sum); nothing was changed") ||
 		!strings.Contains(res.errOut, "changed since version 1 was released") {
 		t.Fatalf("deploy stderr:\n%s", res.errOut)
 	}

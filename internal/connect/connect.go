@@ -371,7 +371,9 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 // Dial connects to the one node at addr and authenticates. The error never
 // contains the password; the caller names addr. Closing the client closes
 // its connection at once: rueidis would first send a PING and wait for its
-// reply (up to a second from a silent node).
+// reply (up to a second from a silent node). When ctx ends first, Dial
+// returns ctx's error and closes the connection still in its handshake at
+// once, rather than when a silent node's timeout ends it.
 func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) {
 	type result struct {
 		c   rueidis.Client
@@ -393,6 +395,7 @@ func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) 
 		fc.Client = r.c
 		return fc, nil
 	case <-ctx.Done():
+		fc.abandon()
 		go func() {
 			if r := <-ch; r.c != nil {
 				r.c.Close()
@@ -409,6 +412,9 @@ type fastClose struct {
 	cfg   *Config
 	mu    sync.Mutex
 	conns []net.Conn
+	// abandoned: Dial gave up (its context ended); a connection dialled
+	// since is closed at once.
+	abandoned bool
 }
 
 // dial is rueidis's default dial, with the connection guarded by the
@@ -430,21 +436,33 @@ func (c *Config) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Co
 // dial is Config.dial, remembering the connection.
 func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
 	conn, err := f.cfg.dial(ctx, dst, d, tc)
-	if err == nil {
-		f.mu.Lock()
-		f.conns = append(f.conns, conn)
-		f.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
-	return conn, err
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.abandoned {
+		_ = conn.Close()
+		return nil, net.ErrClosed
+	}
+	f.conns = append(f.conns, conn)
+	return conn, nil
+}
+
+// abandon closes the connections dialled so far, and any dialled later:
+// the handshake in progress fails at once.
+func (f *fastClose) abandon() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.abandoned = true
+	for _, c := range f.conns {
+		_ = c.Close()
+	}
 }
 
 // Close closes the connections, then the client.
 func (f *fastClose) Close() {
-	f.mu.Lock()
-	for _, c := range f.conns {
-		_ = c.Close()
-	}
-	f.mu.Unlock()
+	f.abandon()
 	f.Client.Close()
 }
 

@@ -207,6 +207,57 @@ func TestDialUnreachableAndCancelled(t *testing.T) {
 	}
 }
 
+// TestDialCancelledInHandshake: a node that accepts and never answers the
+// HELLO holds Dial in its handshake; when the caller's context ends, Dial
+// returns its error and the connection is closed at once (the node reads
+// EOF), not when the --timeout of an hour ends it.
+func TestDialCancelledInHandshake(t *testing.T) {
+	got := make(chan string, 1)
+	closed := make(chan error, 1)
+	addr := redistest.Fake(t, func(conn net.Conn) {
+		defer conn.Close()
+		r := bufio.NewReader(conn)
+		args, err := redistest.ReadCommand(r)
+		if err != nil {
+			closed <- err
+			return
+		}
+		got <- strings.ToUpper(strings.Join(args, " "))
+		_, err = r.ReadByte() // no reply: the client's next move is to close
+		closed <- err
+	})
+	cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: time.Hour}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan error, 1)
+	go func() {
+		c, err := cfg.Dial(ctx, addr)
+		if c != nil {
+			c.Close()
+		}
+		res <- err
+	}()
+	if cmd := <-got; cmd != "HELLO 2" {
+		t.Fatalf("first command %q, want HELLO 2", cmd)
+	}
+	cancel()
+	if err := <-res; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Dial cancelled in its handshake: %v, want context.Canceled", err)
+	}
+	// The bound only turns a connection left open into a failure, not a
+	// hang: a close takes microseconds.
+	select {
+	case err := <-closed:
+		if !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "reset") {
+			t.Fatalf("the node's connection after the cancel: %v, want EOF", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the connection in its handshake is still open a minute after the cancel")
+	}
+}
+
 // TestTLS dials a TLS-only port of a real redis-server with a CA, a client
 // certificate, and the checks that must refuse.
 func TestTLS(t *testing.T) {
