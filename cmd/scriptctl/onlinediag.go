@@ -135,7 +135,14 @@ func (o *online) pruneDiagnostics(m *manifest.Manifest, r *loader.PruneReport) [
 // printDiagnostics prints findings on stderr, one line each (and their
 // detail lines), as status does.
 func printDiagnostics(ios *iostreams.IOStreams, ds []diag.Diagnostic) {
-	for _, d := range ds {
-		ios.Notice("%s", d)
+	if len(ds) == 0 {
+		return
 	}
+	// One write for the block (a deploy to Redis 7.0.15 prints seven
+	// CVE warnings): a reader at the other end of a pipe is woken once.
+	text := make([]string, len(ds))
+	for i, d := range ds {
+		text[i] = d.String()
+	}
+	ios.Notice("%s", strings.Join(text, "\n"))
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scriptctl/scriptctl/internal/diag"
+	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
@@ -121,5 +123,46 @@ func TestStatusAllListsEachLibraryOnce(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: status --all JSON items %v, want %v", n.Addr, got, want)
 		}
+	}
+}
+
+// countWrites counts the writes made to it and keeps what they wrote.
+type countWrites struct {
+	n    int
+	text strings.Builder
+}
+
+func (w *countWrites) Write(p []byte) (int, error) {
+	w.n++
+	return w.text.Write(p)
+}
+
+// TestPrintDiagnosticsOneWrite: a block of findings (a deploy to Redis
+// 7.0.15 prints seven CVE warnings) goes to stderr in one write, each
+// finding with its detail lines as it prints alone, a control character
+// in one escaped as Notice escapes it.
+func TestPrintDiagnosticsOneWrite(t *testing.T) {
+	ds := []diag.Diagnostic{
+		{File: "manifest.yaml", Line: 8, Severity: diag.Warning, Code: "lua-cve", Message: "CVE-1", Detail: []string{"redis 7.0.15: a:1", "advisory: x"}},
+		{File: "manifest.yaml", Line: 8, Severity: diag.Warning, Code: "lua-cve", Message: "CVE-2\x1b[2J"},
+		{File: "lua/a.lua", Severity: diag.Error, Code: "load-failed", Message: "FUNCTION LOAD failed", Detail: []string{"ERR x"}},
+	}
+	ios, _, _, _ := iostreams.Test()
+	w := &countWrites{}
+	ios.ErrOut = w
+	printDiagnostics(ios, ds)
+	var want strings.Builder
+	for _, d := range ds {
+		want.WriteString(iostreams.Safe(d.String(), true) + "\n")
+	}
+	if w.n != 1 || w.text.String() != want.String() {
+		t.Fatalf("%d writes of:\n%s\nwant 1 of:\n%s", w.n, w.text.String(), want.String())
+	}
+	if !strings.Contains(w.text.String(), `CVE-2\x1b[2J`) {
+		t.Fatalf("the escape sequence is not escaped:\n%q", w.text.String())
+	}
+	printDiagnostics(ios, nil)
+	if w.n != 1 {
+		t.Fatalf("no findings wrote %d times", w.n-1)
 	}
 }

@@ -245,21 +245,29 @@ func isSGRCode(s string) bool {
 func (t *Table) Len() int { return len(t.rows) }
 
 // Render writes the table to stdout: aligned with a header on a terminal or
-// with TableFormat, else tab-separated rows without a header.
+// with TableFormat, else tab-separated rows without a header. The table
+// goes out in one write: a reader at the other end of a pipe (a CI log, a
+// script) is woken once, not once a row.
 func (t *Table) Render() error {
+	var b bytes.Buffer
 	if !t.s.StdoutTTY && !t.s.TableFormat {
-		p := &Printer{W: t.s.Out}
 		for _, r := range t.rows {
-			p.Printf("%s\n", strings.Join(r, "\t"))
+			b.WriteString(strings.Join(r, "\t"))
+			b.WriteByte('\n')
 		}
-		return p.Err
+	} else {
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(t.header, "\t"))
+		for _, r := range t.rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		_ = tw.Flush() // a bytes.Buffer does not fail
 	}
-	tw := tabwriter.NewWriter(t.s.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(t.header, "\t"))
-	for _, r := range t.rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	if b.Len() == 0 {
+		return nil
 	}
-	return tw.Flush()
+	_, err := t.s.Out.Write(b.Bytes())
+	return err
 }
 
 // Printer writes formatted text to W and keeps the first write error, so a

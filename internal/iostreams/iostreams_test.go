@@ -1,6 +1,7 @@
 package iostreams
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 )
@@ -164,5 +165,48 @@ func TestTransientProgress(t *testing.T) {
 	}
 	if out.String() != "report\n" {
 		t.Fatalf("stdout = %q", out.String())
+	}
+}
+
+// writes counts the writes made to it and keeps what they wrote.
+type writes struct {
+	n    int
+	text []byte
+}
+
+func (w *writes) Write(p []byte) (int, error) {
+	w.n++
+	w.text = append(w.text, p...)
+	return len(p), nil
+}
+
+// TestTableOneWrite: a table goes out in one write, piped or aligned, so
+// a reader at the other end of a pipe is woken once, not once a row.
+func TestTableOneWrite(t *testing.T) {
+	for _, aligned := range []bool{false, true} {
+		ios, _, _, _ := Test()
+		w := &writes{}
+		ios.Out, ios.TableFormat = w, aligned
+		tb := ios.NewTable("NODE", "STATE")
+		for i := range 5 {
+			tb.Row(fmt.Sprintf("127.0.0.1:700%d", i), "loaded")
+		}
+		if err := tb.Render(); err != nil {
+			t.Fatal(err)
+		}
+		lines := 5
+		if aligned {
+			lines++ // the header
+		}
+		if w.n != 1 || bytes.Count(w.text, []byte("\n")) != lines {
+			t.Errorf("aligned %v: %d writes of %q, want 1 of %d lines", aligned, w.n, w.text, lines)
+		}
+	}
+	// An empty piped table writes nothing.
+	ios, _, _, _ := Test()
+	w := &writes{}
+	ios.Out = w
+	if err := ios.NewTable("NODE").Render(); err != nil || w.n != 0 {
+		t.Errorf("empty piped table: %d writes, %v", w.n, err)
 	}
 }
