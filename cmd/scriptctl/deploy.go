@@ -222,7 +222,7 @@ func runDeploy(ctx context.Context, opts *deployOptions) error {
 	if err != nil {
 		return err
 	}
-	defer func() { o.topo.Close() }()
+	defer func() { o.close() }()
 	deploy := func(o *online) (*loader.DeployReport, error) {
 		// What the gate refuses is an error; the rest are warnings.
 		sev := serverSeverity{untargeted: !opts.AllowUntargeted, cve: opts.FailOnCVE}

@@ -65,7 +65,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.topo.Close()
+	defer o.close()
 	m := o.m
 	rep, err := loader.Diff(ctx, o.topo, m, loader.Options{Mode: o.mode, Ledger: o.ledger})
 	if err != nil {

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -163,4 +166,65 @@ func TestDiscoveryReportedAfterChecks(t *testing.T) {
 	if !strings.HasPrefix(errOut.String(), want) {
 		t.Fatalf("stderr:\n%s\nwant it to start:\n%s", errOut, want)
 	}
+}
+
+// TestConnectionsEndWithTheRun: a deploy run inside a longer-lived process
+// (run, as the tests call it) closes its connections before it returns;
+// the binary (Main) leaves them to the kernel, which closes them as the
+// process exits. Either way the server is left with none of them.
+func TestConnectionsEndWithTheRun(t *testing.T) {
+	s := redistest.Standalone(t)
+	noConnEnv(t)
+	path := loaderProject(t, "1")
+	// clients is CLIENT LIST; others counts its connections besides the
+	// one asking.
+	clients := func() string {
+		msg := s.MustDo("CLIENT", "LIST")
+		text, err := msg.ToString()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text
+	}
+	others := func() int {
+		n := 0
+		for _, l := range strings.Split(strings.TrimSpace(clients()), "\n") {
+			if !strings.Contains(l, " cmd=client|list ") {
+				n++
+			}
+		}
+		return n
+	}
+	// The bound only turns a connection left open into a failure: the
+	// server sees a close on its next turn of its event loop.
+	noneLeft := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); others() != 0; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s left %d connection(s) open:\n%s", what, others(), clients())
+			}
+		}
+	}
+	if processExits {
+		t.Fatal("processExits is set in the test process")
+	}
+	loaderExpect(t, 0, "deploy", "-m", path, "--url", s.URL())
+	noneLeft("deploy inside the test process")
+
+	// The binary: a link named scriptctl-process to the test binary runs
+	// Main (TestMain).
+	bin := filepath.Join(t.TempDir(), "scriptctl-process")
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	s.MustDo("FUNCTION", "FLUSH")
+	cmd := exec.Command(bin, "deploy", "-m", path, "--url", s.URL())
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("scriptctl deploy: %v\n%s", err, out)
+	}
+	if libs := libraries(t, s); len(libs) != 1 {
+		t.Fatalf("the process deployed %v", libs)
+	}
+	noneLeft("the scriptctl process")
 }

@@ -153,7 +153,7 @@ func runInspect(ctx context.Context, opts *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.topo.Close()
+	defer o.close()
 	iopts := loader.InspectOptions{SHAs: append(append([]string{}, opts.SHAs...), sumSHAs...)}
 	if opts.Show != "" {
 		iopts.Show = []string{opts.Show}

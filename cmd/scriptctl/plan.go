@@ -110,7 +110,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.topo.Close()
+	defer o.close()
 	// A node outside the targets (or, with --fail-on-cve, a CVE-listed
 	// one) is an error when it decides the exit code: with --exit-code.
 	servers := o.checkServers(opts.IO, m, opts.Conn.Format != "json",

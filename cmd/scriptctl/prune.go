@@ -87,7 +87,7 @@ func runPrune(ctx context.Context, opts *pruneOptions) error {
 	if err != nil {
 		return err
 	}
-	defer func() { o.topo.Close() }()
+	defer func() { o.close() }()
 	popts := loader.PruneOptions{Keep: opts.Keep, DryRun: opts.DryRun, LockTimeout: opts.LockTimeout, Notice: opts.IO.Notice}
 	r, err := loader.Prune(ctx, o.topo, m, popts)
 	if o2, retry, rerr := opts.Conn.rediscover(ctx, opts.IO, o, err, "prune"); retry {

@@ -41,6 +41,7 @@ func Main() int {
 		// the environment wins.
 		debug.SetGCPercent(400)
 	}
+	processExits = true
 	args := os.Args[1:]
 	if len(args) == 1 && args[0] == "version" {
 		ios := iostreams.System()

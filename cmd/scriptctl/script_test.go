@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 		"scriptctl": func() {
 			os.Exit(run(context.Background(), iostreams.System(), os.Args[1:]))
 		},
+		// scriptctl-process is the command as the binary runs it (Main):
+		// the process ends with the command.
+		"scriptctl-process": func() { os.Exit(Main()) },
 		// exits N PROGRAM ARGS... runs PROGRAM with the script's stdio and
 		// succeeds only when it exits with code N, so scripts can assert
 		// the exact exit code: exec exits 2 scriptctl lint bad.lua

@@ -87,7 +87,7 @@ func runStatus(ctx context.Context, opts *statusOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.topo.Close()
+	defer o.close()
 	m, ledger := o.m, o.ledger
 	// A node outside the targets always decides the exit code; a
 	// CVE-listed one with --fail-on-cve.

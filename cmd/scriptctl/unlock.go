@@ -100,7 +100,7 @@ func runUnlock(ctx context.Context, opts *unlockOptions) error {
 	if err != nil {
 		return err
 	}
-	defer o.topo.Close()
+	defer o.close()
 	var st *loader.LockState
 	released := false
 	if opts.Holder == "" && !opts.Force {
