@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -104,7 +105,10 @@ func acquireLock(ctx context.Context, t *Topology, library string, wait, ttl tim
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil, context.Cause(ctx)
+			if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+				return nil, nil, cause
+			}
+			return nil, nil, fmt.Errorf("%w while waiting for the deploy lock %s on %s: nothing was changed", ErrInterrupted, key, n.Addr)
 		case <-time.After(150 * time.Millisecond):
 		}
 	}

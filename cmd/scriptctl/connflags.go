@@ -339,6 +339,10 @@ func (f *connFlags) connectDuring(ctx context.Context, ios *iostreams.IOStreams,
 			return nil, o.envErr(err)
 		}
 	}
+	// From here on an online command may change the servers: an
+	// interrupt cancels its context (Main started watching for it only
+	// now, see watchesAfterDiscovery).
+	watchInterrupts(ctx)
 	return o, nil
 }
 

@@ -52,7 +52,9 @@ problem as a diagnostic, "file:line:col: error <kind>: field: message"
 (with --format json: {"format_version": "2", "diagnostics": [...]} on
 stdout).
 A command that already printed its findings (exit 1) prints nothing more.
-A second Ctrl-C exits at once with 130.`
+A second Ctrl-C exits at once with 130. The online commands (plan, deploy,
+prune, unlock, status, inspect, diff) watch for Ctrl-C once their nodes are
+discovered: before that, it ends them at once, as it ends any process.`
 
 func newCmdExitCodes() *cobra.Command {
 	return &cobra.Command{

@@ -10,10 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/scriptctl/scriptctl/internal/cmdutil"
 	"github.com/scriptctl/scriptctl/internal/iostreams"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/loader"
@@ -227,4 +231,95 @@ func TestConnectionsEndWithTheRun(t *testing.T) {
 		t.Fatalf("the process deployed %v", libs)
 	}
 	noneLeft("the scriptctl process")
+}
+
+// TestInterruptsWatchedAfterDiscovery: the binary (Main) watches for
+// interrupts in an online command only once its nodes are discovered.
+// Interrupted during discovery (a node that never answers its HELLO), the
+// process ends as any does, by the signal, having changed nothing;
+// interrupted while it waits for another deploy's lock, it stops cleanly:
+// exit 3, the other holder's lock left as it was, nothing loaded.
+func TestInterruptsWatchedAfterDiscovery(t *testing.T) {
+	noConnEnv(t)
+	path := loaderProject(t, "1")
+	bin := filepath.Join(t.TempDir(), "scriptctl-process")
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	// The bounds only turn a hang into a failure.
+	within := func(what string, ch <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: not within a minute", what)
+		}
+	}
+
+	hello := make(chan struct{})
+	var once sync.Once
+	addr := redistest.Fake(t, func(conn net.Conn) {
+		defer conn.Close()
+		r := bufio.NewReader(conn)
+		if _, err := redistest.ReadCommand(r); err == nil {
+			once.Do(func() { close(hello) })
+		}
+		_, _ = r.ReadByte() // never answered
+	})
+	cmd := exec.Command(bin, "deploy", "-m", path, "--url", "redis://"+addr, "--timeout", "1h")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	within("the HELLO of the discovery", hello)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Fatalf("interrupted in discovery: %v (%v), want the process ended by SIGINT", err, cmd.ProcessState)
+	}
+
+	s := redistest.Standalone(t)
+	const lock = "scriptctl:lock:{catalog_refresh}"
+	s.MustDo("SET", lock, "other-deploy host=ci pid=1", "PX", "600000")
+	cmd = exec.Command(bin, "deploy", "-m", path, "--url", s.URL(), "--lock-timeout", "1h")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan struct{})
+	var lines []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			if strings.Contains(sc.Text(), "waiting up to ") {
+				close(waiting)
+			}
+		}
+	}()
+	within("the wait for the lock", waiting)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	err = cmd.Wait()
+	want := "Error: interrupted while waiting for the deploy lock " + lock + " on " + s.Addr + ": nothing was changed"
+	if cmd.ProcessState.ExitCode() != cmdutil.ExitEnv || !slices.Contains(lines, want) {
+		t.Fatalf("interrupted waiting for the lock: %v, want exit 3 and %q:\n%s", err, want, strings.Join(lines, "\n"))
+	}
+	held := s.MustDo("GET", lock)
+	if v, err := held.ToString(); err != nil || v != "other-deploy host=ci pid=1" {
+		t.Fatalf("the other deploy's lock is now %q (%v)", v, err)
+	}
+	if libs := libraries(t, s); len(libs) != 0 {
+		t.Fatalf("an interrupted deploy loaded %v", libs)
+	}
 }
