@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,8 +21,9 @@ import (
 // scriptctl binary (built once, into a temp dir) against the route a user
 // would take with redis-cli, on freshly flushed clusters. Each iteration
 // flushes the script caches and libraries (untimed), runs scriptctl, flushes
-// again, runs redis-cli. Every metric is ms per operation for each side and
-// the ratio scriptctl/redis-cli (below 1: scriptctl is faster), of the wall
+// again, runs redis-cli. Every metric is the median ms per operation for each
+// side and the ratio of the medians scriptctl/redis-cli (below 1: scriptctl
+// is faster), of the wall
 // time, and for the cases against redis-cli also of the processes' CPU time
 // (cpu-ratio):
 //
@@ -74,10 +76,13 @@ func BenchmarkDeployCluster(b *testing.B) {
 		return time.Since(start), cpu
 	}
 	wallOf := func(wall, _ time.Duration) time.Duration { return wall }
-	report := func(b *testing.B, a, z time.Duration, aName, zName string) {
-		b.ReportMetric(float64(a.Microseconds())/1000/float64(b.N), aName+"-ms/op")
-		b.ReportMetric(float64(z.Microseconds())/1000/float64(b.N), zName+"-ms/op")
-		b.ReportMetric(float64(a)/float64(z), aName+"/"+zName)
+	// Every figure is the median of the run's b.N operations: one slow
+	// process (the machine busy for a moment) moves a mean of five by a
+	// tenth, a median not.
+	report := func(b *testing.B, a, z samples, aName, zName string) {
+		b.ReportMetric(a.ms(), aName+"-ms/op")
+		b.ReportMetric(z.ms(), zName+"-ms/op")
+		b.ReportMetric(a.ratio(z), aName+"/"+zName)
 	}
 	seed := c6.primaries[0].Addr
 
@@ -88,9 +93,9 @@ func BenchmarkDeployCluster(b *testing.B) {
 		runProc(b, nil, bin, "version")
 		return time.Since(t)
 	}
-	extra := func(b *testing.B, skip, ver time.Duration) {
-		b.ReportMetric(float64(skip.Microseconds())/1000/float64(b.N), "skip-checks-ms/op")
-		b.ReportMetric(float64(ver.Microseconds())/1000/float64(b.N), "version-ms/op")
+	extra := func(b *testing.B, skip, ver samples) {
+		b.ReportMetric(skip.ms(), "skip-checks-ms/op")
+		b.ReportMetric(ver.ms(), "version-ms/op")
 	}
 
 	// against runs scriptctl deploy (with and without the checks) and
@@ -110,39 +115,39 @@ func BenchmarkDeployCluster(b *testing.B) {
 	// Without these runs scriptctl alone had that advantage, and the
 	// ratios came out a tenth or two too low.
 	against := func(b *testing.B, project, mode string, theirs func() time.Duration, floors ...benchFloor) {
-		var a, z, skip, ver, aCPU, zCPU time.Duration
-		fl := make([]time.Duration, len(floors))
-		flCPU := make([]time.Duration, len(floors))
+		var a, z, skip, ver, aCPU, zCPU samples
+		fl := make([]samples, len(floors))
+		flCPU := make([]samples, len(floors))
 		for i := 0; i < b.N; i++ {
-			skip += wallOf(ours(b, c6, project, "--mode", mode, "--skip-checks"))
-			ver += procStart(b)
+			skip = append(skip, wallOf(ours(b, c6, project, "--mode", mode, "--skip-checks")))
+			ver = append(ver, procStart(b))
 			wall, cpu := ours(b, c6, project, "--mode", mode)
-			a, aCPU = a+wall, aCPU+cpu
+			a, aCPU = append(a, wall), append(aCPU, cpu)
 			c6.flush(b)
 			theirs()
 			c6.flush(b)
 			start := time.Now()
-			zCPU += theirs()
-			z += time.Since(start)
+			zCPU = append(zCPU, theirs())
+			z = append(z, time.Since(start))
 			for j, f := range floors {
 				c6.flush(b)
 				f.run()
 				c6.flush(b)
 				start := time.Now()
-				flCPU[j] += f.run()
-				fl[j] += time.Since(start)
+				flCPU[j] = append(flCPU[j], f.run())
+				fl[j] = append(fl[j], time.Since(start))
 			}
 		}
 		report(b, a, z, "scriptctl", "redis-cli")
 		extra(b, skip, ver)
-		b.ReportMetric(float64(aCPU.Microseconds())/1000/float64(b.N), "scriptctl-cpu-ms/op")
-		b.ReportMetric(float64(zCPU.Microseconds())/1000/float64(b.N), "redis-cli-cpu-ms/op")
-		b.ReportMetric(float64(aCPU)/float64(zCPU), "cpu-ratio")
+		b.ReportMetric(aCPU.ms(), "scriptctl-cpu-ms/op")
+		b.ReportMetric(zCPU.ms(), "redis-cli-cpu-ms/op")
+		b.ReportMetric(aCPU.ratio(zCPU), "cpu-ratio")
 		for j, f := range floors {
-			b.ReportMetric(float64(fl[j].Microseconds())/1000/float64(b.N), f.name+"-ms/op")
-			b.ReportMetric(float64(fl[j])/float64(z), f.name+"/redis-cli")
-			b.ReportMetric(float64(flCPU[j].Microseconds())/1000/float64(b.N), f.name+"-cpu-ms/op")
-			b.ReportMetric(float64(flCPU[j])/float64(zCPU), f.name+"-cpu-ratio")
+			b.ReportMetric(fl[j].ms(), f.name+"-ms/op")
+			b.ReportMetric(fl[j].ratio(z), f.name+"/redis-cli")
+			b.ReportMetric(flCPU[j].ms(), f.name+"-cpu-ms/op")
+			b.ReportMetric(flCPU[j].ratio(zCPU), f.name+"-cpu-ratio")
 		}
 	}
 
@@ -203,14 +208,37 @@ func BenchmarkDeployCluster(b *testing.B) {
 		ours(b, c12, proj)
 		ours(b, c6, proj)
 		b.ResetTimer()
-		var a, z time.Duration
+		var a, z samples
 		for i := 0; i < b.N; i++ {
-			a += wallOf(ours(b, c12, proj))
-			z += wallOf(ours(b, c6, proj))
+			a = append(a, wallOf(ours(b, c12, proj)))
+			z = append(z, wallOf(ours(b, c6, proj)))
 		}
 		report(b, a, z, "12-nodes", "6-nodes")
 	})
 }
+
+// samples are one measure of each of a benchmark's operations.
+type samples []time.Duration
+
+// median is the middle sample (the mean of the two middle ones of an even
+// count).
+func (s samples) median() time.Duration {
+	v := slices.Clone(s)
+	slices.Sort(v)
+	if len(v) == 0 {
+		return 0
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// ms is the median in milliseconds.
+func (s samples) ms() float64 { return float64(s.median().Microseconds()) / 1000 }
+
+// ratio is s's median over o's.
+func (s samples) ratio(o samples) float64 { return float64(s.median()) / float64(o.median()) }
 
 // benchFloor is a floor program run in BenchmarkDeployCluster's loop: its
 // metrics' prefix, and a run returning the process's CPU time.
