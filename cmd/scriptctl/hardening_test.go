@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -83,20 +81,7 @@ func TestRediscoverOnRedirect(t *testing.T) {
 // handshake is closed at once (the node reads EOF; its --timeout is an
 // hour).
 func TestChecksRunDuringDiscovery(t *testing.T) {
-	first := make(chan string, 1)
-	closed := make(chan error, 1)
-	addr := redistest.Fake(t, func(conn net.Conn) {
-		defer conn.Close()
-		r := bufio.NewReader(conn)
-		args, err := redistest.ReadCommand(r)
-		if err != nil {
-			closed <- err
-			return
-		}
-		first <- strings.ToUpper(strings.Join(args, " "))
-		_, err = r.ReadByte() // never answered
-		closed <- err
-	})
+	addr, first, closed := redistest.Silent(t)
 	ios, _, _, errOut := iostreams.Test()
 	ios.Verbose = true
 	f := connFlags{URLs: []string{"redis://" + addr}, Timeout: time.Hour}
@@ -256,16 +241,12 @@ func TestInterruptsWatchedAfterDiscovery(t *testing.T) {
 		}
 	}
 
+	addr, first, _ := redistest.Silent(t)
 	hello := make(chan struct{})
-	var once sync.Once
-	addr := redistest.Fake(t, func(conn net.Conn) {
-		defer conn.Close()
-		r := bufio.NewReader(conn)
-		if _, err := redistest.ReadCommand(r); err == nil {
-			once.Do(func() { close(hello) })
-		}
-		_, _ = r.ReadByte() // never answered
-	})
+	go func() {
+		<-first
+		close(hello)
+	}()
 	cmd := exec.Command(bin, "deploy", "-m", path, "--url", "redis://"+addr, "--timeout", "1h")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	if err := cmd.Start(); err != nil {

@@ -212,20 +212,7 @@ func TestDialUnreachableAndCancelled(t *testing.T) {
 // returns its error and the connection is closed at once (the node reads
 // EOF), not when the --timeout of an hour ends it.
 func TestDialCancelledInHandshake(t *testing.T) {
-	got := make(chan string, 1)
-	closed := make(chan error, 1)
-	addr := redistest.Fake(t, func(conn net.Conn) {
-		defer conn.Close()
-		r := bufio.NewReader(conn)
-		args, err := redistest.ReadCommand(r)
-		if err != nil {
-			closed <- err
-			return
-		}
-		got <- strings.ToUpper(strings.Join(args, " "))
-		_, err = r.ReadByte() // no reply: the client's next move is to close
-		closed <- err
-	})
+	addr, got, closed := redistest.Silent(t)
 	cfg, err := Resolve(Settings{URLs: []string{"redis://" + addr}, Timeout: time.Hour}, false)
 	if err != nil {
 		t.Fatal(err)

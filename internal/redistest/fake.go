@@ -65,3 +65,28 @@ func ReadCommand(r *bufio.Reader) ([]string, error) {
 	}
 	return args, nil
 }
+
+// Silent starts a fake node that reads each connection's first command
+// and never answers it: a client stays in its handshake until it gives
+// up. first receives each connection's first command (upper-cased, its
+// words joined by spaces); closed receives each connection's end, the
+// error of the read that waited for the client's next move (io.EOF when
+// the client closed it).
+func Silent(t testing.TB) (addr string, first <-chan string, closed <-chan error) {
+	t.Helper()
+	firstc := make(chan string, 16)
+	closedc := make(chan error, 16)
+	addr = Fake(t, func(conn net.Conn) {
+		defer conn.Close()
+		r := bufio.NewReader(conn)
+		args, err := ReadCommand(r)
+		if err != nil {
+			closedc <- err
+			return
+		}
+		firstc <- strings.ToUpper(strings.Join(args, " "))
+		_, err = r.ReadByte() // never answered
+		closedc <- err
+	})
+	return addr, firstc, closedc
+}
