@@ -7,6 +7,12 @@ import "sync"
 // Plan, status and discovery fan out over nodes with it; deploy has its own
 // loop because it must stop starting nodes on Ctrl-C.
 func parallel(n, limit int, fn func(i int)) {
+	if n == 1 {
+		// One node (a seed, a standalone server): no goroutine to start
+		// and wait for.
+		fn(0)
+		return
+	}
 	if limit <= 0 {
 		limit = DefaultParallel
 	}

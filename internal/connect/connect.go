@@ -375,34 +375,28 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 // returns ctx's error and closes the connection still in its handshake at
 // once, rather than when a silent node's timeout ends it.
 func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) {
-	type result struct {
-		c   rueidis.Client
-		err error
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	fc := &fastClose{cfg: c}
+	fc.gone, fc.end = context.WithCancel(context.Background())
 	opt := c.Option(addr)
 	opt.DialCtxFn = fc.dial
-	ch := make(chan result, 1)
-	go func() {
-		cl, err := rueidis.NewClient(opt)
-		ch <- result{cl, err}
-	}()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, c.Scrub(r.err)
+	// rueidis's dial takes no context: when ctx ends, abandon ends the
+	// connection being dialled or in its handshake, and NewClient fails.
+	stop := context.AfterFunc(ctx, fc.abandon)
+	cl, err := rueidis.NewClient(opt)
+	if !stop() {
+		if cl != nil {
+			cl.Close()
 		}
-		fc.Client = r.c
-		return fc, nil
-	case <-ctx.Done():
-		fc.abandon()
-		go func() {
-			if r := <-ch; r.c != nil {
-				r.c.Close()
-			}
-		}()
 		return nil, ctx.Err()
 	}
+	if err != nil {
+		return nil, c.Scrub(err)
+	}
+	fc.Client = cl
+	return fc, nil
 }
 
 // fastClose is a client whose Close closes the network connections before
@@ -412,9 +406,10 @@ type fastClose struct {
 	cfg   *Config
 	mu    sync.Mutex
 	conns []net.Conn
-	// abandoned: Dial gave up (its context ended); a connection dialled
-	// since is closed at once.
-	abandoned bool
+	// gone ends (end) when Dial gives up or the client closes: a dial in
+	// progress stops, a connection dialled since is closed at once.
+	gone context.Context
+	end  context.CancelFunc
 }
 
 // dial is rueidis's default dial, with the connection guarded by the
@@ -435,13 +430,21 @@ func (c *Config) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Co
 
 // dial is Config.dial, remembering the connection.
 func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls.Config) (net.Conn, error) {
+	if f.gone.Err() != nil {
+		return nil, net.ErrClosed
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(f.gone, cancel)()
 	conn, err := f.cfg.dial(ctx, dst, d, tc)
 	if err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.abandoned {
+	// abandon ends gone before it takes the lock: a connection is either
+	// here for it to close, or closed now.
+	if f.gone.Err() != nil {
 		_ = conn.Close()
 		return nil, net.ErrClosed
 	}
@@ -449,12 +452,12 @@ func (f *fastClose) dial(ctx context.Context, dst string, d *net.Dialer, tc *tls
 	return conn, nil
 }
 
-// abandon closes the connections dialled so far, and any dialled later:
-// the handshake in progress fails at once.
+// abandon stops the dials in progress, closes the connections dialled so
+// far and refuses any later: a handshake in progress fails at once.
 func (f *fastClose) abandon() {
+	f.end()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.abandoned = true
 	for _, c := range f.conns {
 		_ = c.Close()
 	}
