@@ -372,8 +372,9 @@ func (c *Config) Option(addr string) rueidis.ClientOption {
 // contains the password; the caller names addr. Closing the client closes
 // its connection at once: rueidis would first send a PING and wait for its
 // reply (up to a second from a silent node). When ctx ends first, Dial
-// returns ctx's error and closes the connection still in its handshake at
-// once, rather than when a silent node's timeout ends it.
+// returns ctx's error at once: the TCP connect in progress is cancelled,
+// or the connection in its handshake closed, rather than left until the
+// node answers or the timeout ends it.
 func (c *Config) Dial(ctx context.Context, addr string) (rueidis.Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
