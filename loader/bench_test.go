@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/scriptctl/scriptctl/internal/perf/stats"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 	"github.com/scriptctl/scriptctl/manifest"
 )
@@ -223,17 +223,7 @@ type samples []time.Duration
 
 // median is the middle sample (the mean of the two middle ones of an even
 // count).
-func (s samples) median() time.Duration {
-	v := slices.Clone(s)
-	slices.Sort(v)
-	if len(v) == 0 {
-		return 0
-	}
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
-}
+func (s samples) median() time.Duration { return stats.Median(s) }
 
 // ms is the median in milliseconds.
 func (s samples) ms() float64 { return float64(s.median().Microseconds()) / 1000 }

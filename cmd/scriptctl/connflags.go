@@ -76,6 +76,7 @@ Connecting:
   the URL (redis://user@host:port).`
 
 func (f *connFlags) register(cmd *cobra.Command) {
+	markDiscoversNodes(cmd)
 	fs := cmd.Flags()
 	fs.StringArrayVar(&f.URLs, "url", nil, "server `URL`, redis://[user@]host:port or rediss://...; repeatable (env SCRIPTCTL_URL)")
 	f.registerSecurity(cmd, "the servers")
@@ -340,8 +341,8 @@ func (f *connFlags) connectDuring(ctx context.Context, ios *iostreams.IOStreams,
 		}
 	}
 	// From here on an online command may change the servers: an
-	// interrupt cancels its context (Main started watching for it only
-	// now, see watchesAfterDiscovery).
+	// interrupt cancels its context (watched for only now, see
+	// discoversNodes).
 	watchInterrupts(ctx)
 	return o, nil
 }

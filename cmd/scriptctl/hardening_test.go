@@ -304,3 +304,26 @@ func TestInterruptsWatchedAfterDiscovery(t *testing.T) {
 		t.Fatalf("an interrupted deploy loaded %v", libs)
 	}
 }
+
+// TestOnlineCommandsWatchAfterDiscovery: the commands that take servers'
+// flags are the ones marked to watch for interrupts after discovery, and
+// `help exit-codes` names exactly them.
+func TestOnlineCommandsWatchAfterDiscovery(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	var marked []string
+	for _, c := range newRootCmd(ios).Commands() {
+		if watchesAfterDiscovery(c) {
+			marked = append(marked, c.Name())
+		}
+		if (c.Flags().Lookup("url") != nil) != watchesAfterDiscovery(c) {
+			t.Errorf("%s: --url %v, watches after discovery %v", c.Name(), c.Flags().Lookup("url") != nil, watchesAfterDiscovery(c))
+		}
+	}
+	slices.Sort(marked)
+	if want := []string{"deploy", "diff", "inspect", "plan", "prune", "status", "unlock"}; !slices.Equal(marked, want) {
+		t.Errorf("marked %v, want %v", marked, want)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(exitCodesHelp), " "), "The online commands (plan, deploy, prune, unlock, status, inspect, diff) watch") {
+		t.Errorf("help exit-codes does not name the marked commands:\n%s", exitCodesHelp)
+	}
+}

@@ -96,6 +96,7 @@ var shaPattern = lazy.Regexp(`^[0-9a-fA-F]{40}$`)
 // registerOnline adds --url, the password, TLS and timeout flags, and
 // --format to an online command that has no --mode (inspect, diff).
 func registerOnline(cmd *cobra.Command, f *connFlags) {
+	markDiscoversNodes(cmd)
 	cmd.Flags().StringArrayVar(&f.URLs, "url", nil, "server `URL`, redis://[user@]host:port or rediss://...; repeatable (env SCRIPTCTL_URL)")
 	f.registerSecurity(cmd, "the servers")
 	cmd.Flags().StringVar(&f.Format, "format", "table", "output format: table or json")

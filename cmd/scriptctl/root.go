@@ -35,7 +35,7 @@ type globalOptions struct {
 // SIGINT/SIGTERM cancels the run's context (online commands stop between
 // nodes and report what was done); a second one exits at once with 130.
 // The online commands watch for them once their nodes are discovered
-// (watchesAfterDiscovery).
+// (discoversNodes), the others from their pre-run.
 func Main() int {
 	if os.Getenv("GOGC") == "" {
 		// A run is short and allocates most of what it needs at start
@@ -62,11 +62,8 @@ func Main() int {
 		// process start. An interrupt stops them as it stops any process.
 		return run(context.Background(), iostreams.System(), args)
 	}
-	ctx, watch, cancel := withInterrupts(context.Background())
+	ctx, cancel := withInterrupts(context.Background())
 	defer cancel()
-	if !watchesAfterDiscovery(args) {
-		watch()
-	}
 	return run(ctx, iostreams.System(), args)
 }
 
@@ -74,13 +71,12 @@ func Main() int {
 type interruptKey struct{}
 
 // withInterrupts returns a context that the first SIGINT or SIGTERM
-// cancels, once watch has been called; the second one exits at once with
-// 130. Until then an interrupt ends the process as it ends any. watch
-// may be called any number of times; watchInterrupts calls it through
-// the context.
-func withInterrupts(parent context.Context) (ctx context.Context, watch func(), cancel context.CancelFunc) {
-	ctx, cancel = context.WithCancel(parent)
-	watch = sync.OnceFunc(func() {
+// cancels once watchInterrupts has been called with it; the second one
+// exits at once with 130. Until then an interrupt ends the process as it
+// ends any.
+func withInterrupts(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	watch := sync.OnceFunc(func() {
 		sig := make(chan os.Signal, 2)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 		go func() {
@@ -90,36 +86,39 @@ func withInterrupts(parent context.Context) (ctx context.Context, watch func(), 
 			os.Exit(130)
 		}()
 	})
-	return context.WithValue(ctx, interruptKey{}, watch), watch, cancel
+	return context.WithValue(ctx, interruptKey{}, watch), cancel
 }
 
 // watchInterrupts makes the first interrupt cancel ctx from now on (see
-// withInterrupts); a context without interrupt handling (a run inside
-// the tests) is left as it is.
+// withInterrupts); calling it again does nothing, and a context without
+// interrupt handling (a run inside the tests) is left as it is.
 func watchInterrupts(ctx context.Context) {
 	if watch, ok := ctx.Value(interruptKey{}).(func()); ok {
 		watch()
 	}
 }
 
-// watchesAfterDiscovery says whether the command args run watches for
+// discoversNodes is the annotation of an online command (the flags of its
+// servers, registerOnline or connFlags.register): it watches for
 // interrupts only once its nodes are discovered (connectDuring), not from
-// the start: the online commands, which until then have only read. An
-// interrupt before that ends them as it ends any process, with nothing
-// changed. Watching costs os/signal's set-up (a goroutine locked to a
-// thread of its own, another waiting for signals): at the start it held
-// up the main goroutine 0.2 ms, and a functions-only deploy to 6 nodes
-// took 0.2 ms longer than with the watch begun after discovery (the same
-// threads are started either way; docs/performance.md, "Eighth pass").
-func watchesAfterDiscovery(args []string) bool {
-	if len(args) == 0 {
-		return false
+// its pre-run, as it has only read until then; an interrupt before that
+// ends it as it ends any process, with nothing changed. Watching costs
+// os/signal's set-up (a goroutine locked to a thread of its own, another
+// waiting for signals): at the start it held up the main goroutine 0.2
+// ms, and a functions-only deploy to 6 nodes took 0.2 ms longer than with
+// the watch begun after discovery (the same threads are started either
+// way; docs/performance.md, "Eighth pass").
+const discoversNodes = "scriptctl.discovers-nodes"
+
+func markDiscoversNodes(cmd *cobra.Command) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
 	}
-	switch args[0] {
-	case "deploy", "plan", "prune", "unlock", "status", "inspect", "diff":
-		return true
-	}
-	return false
+	cmd.Annotations[discoversNodes] = "true"
+}
+
+func watchesAfterDiscovery(cmd *cobra.Command) bool {
+	return cmd.Annotations[discoversNodes] != ""
 }
 
 func run(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
@@ -248,6 +247,9 @@ Exit codes: 0 success, 1 the check found a problem, 2 invalid input,
 		defaultHelp(c, args)
 	})
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if !watchesAfterDiscovery(c) {
+			watchInterrupts(c.Context())
+		}
 		if readsNoManifest(c) && c.Flags().Changed("manifest") {
 			return cmdutil.Usage(fmt.Errorf("%s reads no manifest: -m/--manifest does not apply", c.CommandPath()), fmt.Sprintf("'%s --help'", c.CommandPath()))
 		}

@@ -6,13 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/scriptctl/scriptctl/internal/perf/stats"
 	"github.com/scriptctl/scriptctl/internal/redistest"
 )
 
@@ -89,19 +89,13 @@ func pairedProcs(b *testing.B, ours, theirs func() procTime, oursName, theirsNam
 	b.ReportMetric(median(a, func(p procTime) float64 { return float64(p.rssKB) / 1024 }), oursName+"-MB")
 }
 
+// median is the median of f over ts.
 func median(ts []procTime, f func(procTime) float64) float64 {
-	if len(ts) == 0 {
-		return 0
-	}
 	v := make([]float64, len(ts))
 	for i, t := range ts {
 		v[i] = f(t)
 	}
-	sort.Float64s(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	return stats.Median(v)
 }
 
 // benchBinary builds scriptctl once per benchmark run, into a temp dir.

@@ -1,0 +1,18 @@
+// Package stats is what the process benchmarks report of their samples.
+package stats
+
+import "slices"
+
+// Median is the middle of v, the mean of the two middle values for an even
+// count, and 0 for none. v is left as it is.
+func Median[T ~int64 | ~float64](v []T) T {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
