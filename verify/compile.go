@@ -1,19 +1,14 @@
 package verify
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
-	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/scriptctl/scriptctl/verify/luac51"
 )
@@ -62,41 +57,13 @@ func compileSites(src []byte, source string) (proto *lua.FunctionProto, luac *lu
 	return proto, luac, nil
 }
 
-// rewriteChunk checks, parses and rewrites src (see compileSites).
+// rewriteChunk parses (parse51) and rewrites src (see compileSites).
 // negZero reports a numeral that Lua 5.1 folds to -0 (zeroconst.go).
 func rewriteChunk(src []byte, source string) (chunk []ast.Stmt, negZero bool, err error) {
-	name := chunkID(source)
-	info, err := checkSyntax51(src, name)
+	chunk, info, err := parse51(src, chunkID(source))
 	if err != nil {
 		return nil, false, err
 	}
-	if len(info.ws) > 0 || len(info.dots) > 0 {
-		// gopher-lua's lexer rejects \f and \v, which Lua 5.1 skips as
-		// white space: blank them (outside strings only).
-		src = append([]byte(nil), src...)
-		for _, i := range info.ws {
-			src[i] = ' '
-		}
-		for _, i := range info.dots {
-			src[i] = '.'
-		}
-	}
-	var gotoName string
-	if len(info.gotos) > 0 {
-		src, gotoName = renameGoto(src, info.gotos)
-	}
-	chunk, err = parse.Parse(bytes.NewReader(src), name)
-	if err != nil {
-		text := parseErrorText(err, name, src)
-		if gotoName != "" {
-			text = strings.ReplaceAll(text, gotoName, "goto")
-		}
-		return nil, false, errors.New(text)
-	}
-	if gotoName != "" {
-		renameStrings(reflect.ValueOf(chunk), gotoName, "goto")
-	}
-	setOpLines(chunk, info.ops, info.calls, info.index)
 	rw := &rewriter{forDo: info.forDo, forSeen: map[int]int{}}
 	rw.block(chunk)
 	return chunk, rw.negZero, nil
@@ -208,91 +175,3 @@ var compiles atomic.Int64
 // chunkID is Lua 5.1's luaO_chunkid (luac51.ChunkID): how an error names
 // the chunk.
 func chunkID(source string) string { return luac51.ChunkID(source) }
-
-// parseErrorText renders a gopher-lua parse error in Lua 5.1's shape,
-// "name:line: message near 'token'". gopher-lua's parser only says "syntax
-// error", so the message is Lua 5.1's most common one, "unexpected symbol"
-// (a known divergence: Lua may say "'=' expected" or "'end' expected").
-func parseErrorText(err error, name string, src []byte) string {
-	var pe *parse.Error
-	if !errors.As(err, &pe) {
-		return name + ": " + strings.TrimSpace(err.Error())
-	}
-	line := pe.Pos.Line
-	tok := pe.Token
-	if line == parse.EOF || line <= 0 {
-		// At the end of the chunk Lua reports the last line.
-		line = 1 + bytes.Count(src, []byte("\n"))
-		tok = "<eof>"
-	}
-	msg := pe.Message
-	switch {
-	case strings.Contains(msg, "syntax error"):
-		msg = "unexpected symbol"
-	case strings.HasPrefix(msg, "unterminated string"):
-		// Lua reports a string broken by a newline on its own line, the
-		// token being the text read so far with its opening quote; at the
-		// end of the chunk, near '<eof>'.
-		msg, tok, line = "unfinished string", "<eof>", 1+bytes.Count(src, []byte("\n"))
-		for _, q := range []string{"'", "\""} {
-			if i := bytes.Index(src, []byte(q+pe.Token+"\n")); i >= 0 {
-				tok, line = q+pe.Token, 1+bytes.Count(src[:i], []byte("\n"))
-				break
-			}
-		}
-	case strings.HasPrefix(msg, "unterminated multiline string"):
-		msg, tok, line = "unfinished long string", "<eof>", 1+bytes.Count(src, []byte("\n"))
-	case strings.HasPrefix(msg, "invalid multiline comment"):
-		msg, tok, line = "unfinished long comment", "<eof>", 1+bytes.Count(src, []byte("\n"))
-	}
-	if tok == "" {
-		tok = "<eof>"
-	}
-	return fmt.Sprintf("%s:%d: %s near '%s'", name, line, msg, tok)
-}
-
-// renameGoto gives every name goto of src (at the offsets gotos, found by
-// the Lua 5.1 checker: never inside a string or a comment) another name,
-// one that src does not contain anywhere, so that gopher-lua's parser,
-// to which goto is a keyword, reads the chunk as Lua 5.1 does. Lines stay
-// where they were. renameStrings puts goto back in the parsed chunk.
-func renameGoto(src []byte, gotos []int) ([]byte, string) {
-	name := "goto_"
-	for i := 0; bytes.Contains(src, []byte(name)); i++ {
-		name = "goto_" + strconv.Itoa(i)
-	}
-	out := make([]byte, 0, len(src)+len(gotos)*(len(name)-4))
-	last := 0
-	for _, at := range gotos {
-		out = append(out, src[last:at]...)
-		out = append(out, name...)
-		last = at + len("goto")
-	}
-	return append(out, src[last:]...), name
-}
-
-// renameStrings sets every string of the parsed chunk v equal to from
-// (names, the keys of t.from and {from = v}, method names) to to. from
-// appears nowhere in the source, so no string constant is touched.
-func renameStrings(v reflect.Value, from, to string) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			renameStrings(v.Elem(), from, to)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				renameStrings(v.Field(i), from, to)
-			}
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			renameStrings(v.Index(i), from, to)
-		}
-	case reflect.String:
-		if v.CanSet() && v.String() == from {
-			v.SetString(to)
-		}
-	}
-}

@@ -245,8 +245,8 @@ func (e *Engine) EvalRO(ctx context.Context, src []byte, keys, args []string) (R
 
 // Warnings returns the approximations detected during the last Eval,
 // EvalRO, FCall, FCallRO or FunctionLoad: a reply whose text the engine
-// could not make certain to match Redis (for example a compile error, whose
-// wording gopher-lua's parser does not give). An empty list means no known
+// could not make certain to match Redis (for example an error whose wording
+// comes from gopher-lua rather than Lua 5.1). An empty list means no known
 // divergence was hit.
 func (e *Engine) Warnings() []string { return append([]string(nil), e.warnings...) }
 

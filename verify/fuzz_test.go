@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -85,28 +86,41 @@ func FuzzDo(f *testing.F) {
 	})
 }
 
-// FuzzSyntax51 checks the Lua 5.1 syntax checker: it returns an error in
-// Lua's "chunk:line: message" shape or nil, and never panics. When it
-// accepts a chunk, gopher-lua must parse it too once the names goto are
-// renamed (Lua 5.1 allows goto as a name, gopher-lua does not).
+// FuzzSyntax51 checks the Lua 5.1 parser: it returns an error in Lua's
+// "chunk:line: message" shape or a tree, and never panics. Where
+// gopher-lua's parser also reads the chunk as Lua 5.1 does, the two trees
+// are the same (TestParse51TreeMatchesGopher), and the rewritten chunk
+// compiles.
 func FuzzSyntax51(f *testing.F) {
-	for _, s := range []string{
+	for _, s := range append([]string{
 		"return 1", "local = 3", "if x then", "return [[abc", "return 'a\\300'", "for a b in c do end",
 		"local t = {a = 1, [2] = 3; 4}", "f{...}", "a.b:c'x'", "return -#not x ^ 2 .. 'y'",
 		"goto continue", "--[==[ comment ]==] return 0x10, 1e5, .5", "return 1..2",
-	} {
+	}, treeCases...) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		_, err := checkSyntax51(src, "user_script")
+		got, info, err := parseChunk51(src, "user_script", true)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "user_script:") {
 				t.Fatalf("error without position: %q", err)
 			}
 			return
 		}
-		if _, _, err := rewriteChunk(src, "@user_script"); err != nil {
-			t.Logf("Lua 5.1 accepts, gopher-lua rejects: %q: %v", src, err)
+		if want, ok := gopherTree(src); ok {
+			w := &opWalker{ops: info.ops, calls: info.calls, index: info.index}
+			w.stmts(want)
+			if !w.bad && w.n == len(info.ops) && w.nc == len(info.calls) && w.ni == len(info.index) {
+				setOpLines(want, info.ops, info.calls, info.index)
+				numeralValues(t, reflect.ValueOf(got), true)
+				numeralValues(t, reflect.ValueOf(want), false)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("tree differs from gopher-lua's for %q", src)
+				}
+			}
+		}
+		if _, _, err := compileSites(src, "@user_script"); err != nil {
+			t.Logf("parsed, not compiled: %q: %v", src, err)
 		}
 	})
 }

@@ -334,12 +334,13 @@ func luaStringField(t *lua.LTable, name string) (string, bool) {
 }
 
 // noteCompileError records that a compile error's text is approximated
-// unless it is one the engine words exactly (goto, labels).
+// unless it is Lua 5.1's own (every error of the Lua 5.1 parser, parse51);
+// what is left is gopher-lua's compiler's.
 func (e *Engine) noteCompileError(err error) {
 	msg := err.Error()
 	var exact *syntaxError
 	if errors.As(err, &exact) {
 		return
 	}
-	e.warnings = append(e.warnings, "compile error text is approximated (gopher-lua's parser only says \"syntax error\"): "+msg)
+	e.warnings = append(e.warnings, "compile error text is approximated (gopher-lua's compiler): "+msg)
 }

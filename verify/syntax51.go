@@ -2,43 +2,43 @@ package verify
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/yuin/gopher-lua/ast"
 
 	"github.com/scriptctl/scriptctl/verify/luac51"
 )
 
-// A Lua 5.1 syntax checker (lparser.c reduced to its error paths, over
-// luac51's lexer, llex.c). gopher-lua's parser accepts Lua 5.2's goto and only ever says
-// "syntax error"; this checker gives the message Lua 5.1 gives, so compile
-// errors read exactly as Redis prints them: "user_script:3: '<name>'
-// expected near '='", "'end' expected (to close 'if' at line 1) near
-// '<eof>'". It builds no tree: gopher-lua still compiles the chunk.
+// The Lua 5.1 parser (lparser.c's recursive descent over luac51's lexer,
+// llex.c). It reads a chunk the way Redis's Lua 5.1 reads it, with Lua
+// 5.1's compile errors word for word ("user_script:3: '<name>' expected
+// near '='", "'end' expected (to close 'if' at line 1) near '<eof>'"),
+// and builds the tree gopher-lua's compiler takes: the nodes, fields and
+// lines gopher-lua's own parser would give the same chunk. gopher-lua's
+// parser is never run: it accepts Lua 5.2's goto, rejects form feeds and
+// hex-float numerals, reads "0123" as octal and a numeral past the largest
+// double as a NaN, only ever says "syntax error", and takes several times
+// as long.
 
 // syntaxError is a Lua 5.1 compile error: "chunk:line: message".
 type syntaxError struct{ msg string }
 
 func (e *syntaxError) Error() string { return e.msg }
 
-// syntaxInfo is what the Lua 5.1 checker learns for the compiler.
+// syntaxInfo is what the Lua 5.1 parser learns for the compiler besides the
+// tree.
 type syntaxInfo struct {
-	// ws are the offsets of form feeds and vertical tabs skipped as white
-	// space, and of NUL bytes a numeral swallowed.
-	ws []int
 	// forDo maps the line of each numeric for's 'for' to the lines of its
 	// 'do', one per loop starting on that line in source order: Lua 5.1
 	// reports a non-number initial value, limit or step on the 'do' line.
 	forDo map[int][]int
-	// dots are the offsets of NUL bytes Lua 5.1 reads as the second or
-	// third dot of .. or ... ("a .\0 b" is a concatenation).
-	dots []int
-	// gotos are the offsets of the names goto: a plain name in Lua 5.1,
-	// a keyword to gopher-lua's parser.
-	gotos []int
-	// ops are the chunk's unary and binary operators in the order Lua
+	// ops (recorded for the tests only) are the chunk's unary and binary operators in the order Lua
 	// 5.1's parser completes them (luaK_prefix, luaK_posfix), each with the
 	// line of the last token consumed then: the line Lua 5.1's code
 	// generator gives the operator's instruction (oplines.go).
 	ops []opLine
-	// calls are the lines of the chunk's calls (the line of the '(', the
+	// calls (recorded for the tests only) are the lines of the chunk's calls (the line of the '(', the
 	// string or the '{' of their arguments, funcargs' luaK_fixline), in
 	// the order Lua 5.1's parser completes them.
 	calls []int
@@ -49,27 +49,36 @@ type syntaxInfo struct {
 	index []int
 }
 
-// checkSyntax51 returns Lua 5.1's compile error for src, or nil, and what
-// the compiler needs to know about src (syntaxInfo).
-func checkSyntax51(src []byte, chunk string) (info syntaxInfo, err error) {
-	p := &parser51{lx: luac51.NewLexer(src, chunk), forDo: map[int][]int{}, lastIndex: -1}
+// parse51 parses src as Lua 5.1 does: the tree for gopher-lua's compiler
+// and what the compiler needs to know besides (syntaxInfo), or Lua 5.1's
+// compile error.
+func parse51(src []byte, chunk string) (stmts []ast.Stmt, info syntaxInfo, err error) {
+	return parseChunk51(src, chunk, false)
+}
+
+// parseChunk51 is parse51; with record set it also records the operators'
+// and calls' lines in syntaxInfo (ops, calls), for the tests to check the
+// tree's lines against.
+func parseChunk51(src []byte, chunk string, record bool) (stmts []ast.Stmt, info syntaxInfo, err error) {
+	p := &parser51{lx: luac51.NewLexer(src, chunk), forDo: map[int][]int{}, lastIndex: -1, record: record}
 	defer func() {
 		if r := recover(); r != nil {
 			le, ok := r.(*luac51.Error)
 			if !ok {
 				panic(r)
 			}
-			err = &syntaxError{le.Msg}
+			stmts, err = nil, &syntaxError{le.Msg}
 		}
 	}()
 	p.lx.Next()
 	p.fs = &funcState51{vararg: true}
-	p.block()
+	stmts = p.block()
 	p.check(luac51.TkEOS)
-	return syntaxInfo{ws: p.lx.WS, forDo: p.forDo, dots: p.lx.Dots, gotos: p.lx.Gotos, ops: p.ops, calls: p.calls, index: p.index}, nil
+	p.setLines()
+	return stmts, syntaxInfo{forDo: p.forDo, ops: p.ops, calls: p.calls, index: p.index}, nil
 }
 
-// parser51 is lparser.c's recursive descent, checking only.
+// parser51 is lparser.c's recursive descent.
 type parser51 struct {
 	lx    *luac51.Lexer
 	fs    *funcState51
@@ -81,6 +90,96 @@ type parser51 struct {
 	// lastIndex is the position in index of the access that ended the
 	// last suffixed expression read, -1 when it did not end with one.
 	lastIndex int
+	// sets are the operators and calls of the tree and their Lua 5.1
+	// lines; indexNodes are the field accesses of index, in its order.
+	sets       blocks[opSet]
+	indexNodes blocks[ast.Expr]
+	record     bool // record ops and calls (parseChunk51)
+
+	// The most common nodes come from slabs: a chunk of statements
+	// allocates a few blocks of them instead of one object per node.
+	idents  slab[ast.IdentExpr]
+	numbers slab[ast.NumberExpr]
+	strs    slab[ast.StringExpr]
+	gets    slab[ast.AttrGetExpr]
+	callx   slab[ast.FuncCallExpr]
+	arith   slab[ast.ArithmeticOpExpr]
+	assigns slab[ast.AssignStmt]
+	exprs   exprSlab
+}
+
+// slab hands out the elements of blocks of Ts, each block twice the size of
+// the last up to 256: few allocations for a big chunk, little unused room
+// for a small one.
+type slab[T any] struct {
+	free []T
+	next int
+}
+
+func (s *slab[T]) new() *T {
+	if len(s.free) == 0 {
+		s.next = min(max(2*s.next, 8), 256)
+		s.free = make([]T, s.next)
+	}
+	x := &s.free[0]
+	s.free = s.free[1:]
+	return x
+}
+
+// blocks is a list kept in blocks that are never copied as it grows, each
+// twice the size of the last up to 1024.
+type blocks[T any] struct {
+	list [][]T
+}
+
+func (b *blocks[T]) add(x T) {
+	n := len(b.list)
+	if n == 0 || len(b.list[n-1]) == cap(b.list[n-1]) {
+		size := 16
+		if n > 0 {
+			size = min(2*cap(b.list[n-1]), 1024)
+		}
+		b.list = append(b.list, make([]T, 0, size))
+		n++
+	}
+	b.list[n-1] = append(b.list[n-1], x)
+}
+
+// exprSlab hands out one-element lists of expressions the same way.
+type exprSlab struct {
+	free []ast.Expr
+	next int
+}
+
+// one returns a list holding e, with no room to grow into its neighbours.
+func (s *exprSlab) one(e ast.Expr) []ast.Expr {
+	if len(s.free) == 0 {
+		s.next = min(max(2*s.next, 8), 256)
+		s.free = make([]ast.Expr, s.next)
+	}
+	x := s.free[0:1:1]
+	s.free = s.free[1:]
+	x[0] = e
+	return x
+}
+
+// setLines gives the tree's operators, calls and field accesses the lines
+// Lua 5.1's code generator gives their instructions (oplines.go). They are
+// set once the chunk is read: until then every node has the line
+// gopher-lua's parser gives it, which the nodes built around it copy.
+func (p *parser51) setLines() {
+	for _, b := range p.sets.list {
+		for _, s := range b {
+			s.node.SetLine(s.line)
+		}
+	}
+	i := 0
+	for _, b := range p.indexNodes.list {
+		for _, n := range b {
+			n.SetLine(p.index[i])
+			i++
+		}
+	}
 }
 
 // maxSyntaxLevels is Lua 5.1's LUAI_MAXCCALLS, the parser's limit on
@@ -141,9 +240,12 @@ func (p *parser51) checkMatch(what, who, where int) {
 	}
 }
 
-func (p *parser51) checkName() {
+// checkName reads a name and returns it.
+func (p *parser51) checkName() string {
 	p.check(luac51.TkName)
+	name := p.lx.T.S
 	p.lx.Next()
+	return name
 }
 
 func blockFollow(t int) bool {
@@ -155,47 +257,73 @@ func blockFollow(t int) bool {
 }
 
 // block is lparser.c's chunk: statements until a block end.
-func (p *parser51) block() {
+func (p *parser51) block() []ast.Stmt {
 	p.enterLevel()
+	stmts := []ast.Stmt{}
 	last := false
 	for !last && !blockFollow(p.lx.T.Tok) {
-		last = p.statement()
+		var st ast.Stmt
+		st, last = p.statement()
+		if st != nil {
+			stmts = append(stmts, st)
+		}
 		p.testNext(';')
 	}
 	p.leaveLevel()
+	return stmts
 }
 
-func (p *parser51) statement() bool {
+// statement reads one statement; last reports a return or break, which
+// end their block.
+func (p *parser51) statement() (st ast.Stmt, last bool) {
 	line := p.lx.Line
+	tline := p.lx.T.Line
 	switch p.lx.T.Tok {
 	case luac51.TkIf:
 		p.lx.Next()
-		p.cond()
+		top := &ast.IfStmt{Condition: p.cond()}
+		top.SetLine(tline)
 		p.checkNext(luac51.TkThen)
-		p.block()
+		top.Then = p.block()
+		cur := top
 		for p.lx.T.Tok == luac51.TkElseif {
+			eline := p.lx.T.Line
 			p.lx.Next()
-			p.cond()
+			elif := &ast.IfStmt{Condition: p.cond()}
+			elif.SetLine(eline)
 			p.checkNext(luac51.TkThen)
-			p.block()
+			elif.Then = p.block()
+			cur.Else = []ast.Stmt{elif}
+			cur = elif
 		}
 		if p.testNext(luac51.TkElse) {
-			p.block()
+			cur.Else = p.block()
 		}
+		end := p.lx.T.Line
 		p.checkMatch(luac51.TkEnd, luac51.TkIf, line)
+		top.SetLastLine(end)
+		return top, false
 	case luac51.TkWhile:
 		p.lx.Next()
-		p.cond()
+		w := &ast.WhileStmt{Condition: p.cond()}
+		w.SetLine(tline)
 		p.checkNext(luac51.TkDo)
-		p.loop(p.block)
+		w.Stmts = p.loop()
+		w.SetLastLine(p.lx.T.Line)
 		p.checkMatch(luac51.TkEnd, luac51.TkWhile, line)
+		return w, false
 	case luac51.TkDo:
 		p.lx.Next()
-		p.block()
+		d := &ast.DoBlockStmt{Stmts: p.block()}
+		d.SetLine(tline)
+		d.SetLastLine(p.lx.T.Line)
 		p.checkMatch(luac51.TkEnd, luac51.TkDo, line)
+		return d, false
 	case luac51.TkFor:
 		p.lx.Next()
-		p.checkName()
+		first := p.checkName()
+		var f ast.Stmt
+		var body *[]ast.Stmt
 		switch p.lx.T.Tok {
 		case '=':
 			// Take this loop's slot before its expressions, which may hold
@@ -203,86 +331,122 @@ func (p *parser51) statement() bool {
 			slot := len(p.forDo[line])
 			p.forDo[line] = append(p.forDo[line], line)
 			p.lx.Next()
-			p.expr()
+			nf := &ast.NumberForStmt{Name: first, Init: p.expr()}
 			p.checkNext(',')
-			p.expr()
+			nf.Limit = p.expr()
 			if p.testNext(',') {
-				p.expr()
+				nf.Step = p.expr()
 			}
 			p.check(luac51.TkDo)
 			p.forDo[line][slot] = p.lx.Line
+			f, body = nf, &nf.Stmts
 		case ',', luac51.TkIn:
+			gf := &ast.GenericForStmt{Names: []string{first}}
 			for p.testNext(',') {
-				p.checkName()
+				gf.Names = append(gf.Names, p.checkName())
 			}
 			p.checkNext(luac51.TkIn)
-			p.exprList()
+			gf.Exprs = p.exprList()
+			f, body = gf, &gf.Stmts
 		default:
 			p.syntaxError("'=' or 'in' expected")
 		}
 		p.checkNext(luac51.TkDo)
-		p.loop(p.block)
+		*body = p.loop()
+		f.SetLine(tline)
+		f.SetLastLine(p.lx.T.Line)
 		p.checkMatch(luac51.TkEnd, luac51.TkFor, line)
+		return f, false
 	case luac51.TkRepeat:
 		p.lx.Next()
-		p.loop(p.block)
+		r := &ast.RepeatStmt{Stmts: p.loop()}
+		r.SetLine(tline)
 		p.checkMatch(luac51.TkUntil, luac51.TkRepeat, line)
-		p.cond()
+		r.Condition = p.cond()
+		r.SetLastLine(r.Condition.Line())
+		return r, false
 	case luac51.TkFunction:
 		p.lx.Next()
-		p.checkName()
+		nline := p.lx.T.Line
+		id := &ast.IdentExpr{Value: p.checkName()}
+		id.SetLine(nline)
+		name := &ast.FuncName{Func: id}
 		for p.lx.T.Tok == '.' {
 			p.lx.Next()
-			p.checkName()
+			kline := p.lx.T.Line
+			key := &ast.StringExpr{Value: p.checkName()}
+			key.SetLine(kline)
+			fn := &ast.AttrGetExpr{Object: name.Func, Key: key}
+			fn.SetLine(kline)
+			name = &ast.FuncName{Func: fn}
 		}
 		if p.testNext(':') {
-			p.checkName()
+			name = &ast.FuncName{Receiver: name.Func, Method: p.checkName()}
 		}
-		p.body(line)
+		fd := &ast.FuncDefStmt{Name: name, Func: p.body(line)}
+		fd.SetLine(tline)
+		fd.SetLastLine(fd.Func.LastLine())
+		return fd, false
 	case luac51.TkLocal:
 		p.lx.Next()
 		if p.testNext(luac51.TkFunction) {
-			p.checkName()
-			p.body(p.lx.Line)
-			return false
+			name := p.checkName()
+			fn := p.body(p.lx.Line)
+			la := &ast.LocalAssignStmt{Names: []string{name}, Exprs: []ast.Expr{fn}}
+			la.SetLine(tline)
+			la.SetLastLine(fn.LastLine())
+			return la, false
 		}
-		p.checkName()
+		la := &ast.LocalAssignStmt{Names: []string{p.checkName()}}
+		la.SetLine(tline)
 		for p.testNext(',') {
-			p.checkName()
+			la.Names = append(la.Names, p.checkName())
 		}
 		if p.testNext('=') {
-			p.exprList()
+			la.Exprs = p.exprList()
+		} else {
+			la.Exprs = []ast.Expr{}
 		}
+		return la, false
 	case luac51.TkReturn:
 		p.lx.Next()
+		r := &ast.ReturnStmt{}
+		r.SetLine(tline)
 		if !blockFollow(p.lx.T.Tok) && p.lx.T.Tok != ';' {
-			p.exprList()
+			r.Exprs = p.exprList()
 		}
-		return true
+		return r, true
 	case luac51.TkBreak:
 		p.lx.Next()
 		if p.fs.loops == 0 {
 			p.syntaxError("no loop to break")
 		}
-		return true
+		b := &ast.BreakStmt{}
+		b.SetLine(tline)
+		return b, true
 	default:
-		if k := p.suffixedExp(); k != expCall {
-			if k != expAssignable {
-				p.syntaxError("syntax error")
-			}
-			p.restAssign(p.lastIndex)
+		e, k := p.suffixedExp()
+		if k == expCall {
+			cs := &ast.FuncCallStmt{Expr: e}
+			cs.SetLine(e.Line())
+			return cs, false
 		}
+		if k != expAssignable {
+			p.syntaxError("syntax error")
+		}
+		return p.restAssign(e, p.lastIndex), false
 	}
-	return false
 }
 
-func (p *parser51) loop(f func()) {
+// loop reads a loop's body.
+func (p *parser51) loop() []ast.Stmt {
 	p.fs.loops++
-	f()
+	b := p.block()
 	p.fs.loops--
+	return b
 }
 
-func (p *parser51) cond() { p.expr() }
+func (p *parser51) cond() ast.Expr { return p.expr() }
 
 type expKind int
 
@@ -297,34 +461,46 @@ const (
 // when it is a name. Lua 5.1 stores into a field once the values are read
 // (restassign's luaK_storevar after explist1): the SETTABLE that gopher-lua
 // gives the target's line gets the line of the values' last token.
-func (p *parser51) restAssign(first int) {
+func (p *parser51) restAssign(target ast.Expr, first int) ast.Stmt {
+	as := p.assigns.new()
+	as.Lhs = p.exprs.one(target)
+	as.SetLine(target.Line())
 	targets := []int{first}
 	for p.testNext(',') {
-		if p.suffixedExp() != expAssignable {
+		e, k := p.suffixedExp()
+		if k != expAssignable {
 			p.syntaxError("syntax error")
 		}
+		as.Lhs = append(as.Lhs, e)
 		targets = append(targets, p.lastIndex)
 	}
 	p.checkNext('=')
-	p.exprList()
+	as.Rhs = p.exprList()
 	for _, i := range targets {
 		if i >= 0 {
 			p.index[i] = p.lx.LastLine
 		}
 	}
+	return as
 }
 
-func (p *parser51) body(line int) {
+// body reads a function's parameters and block (lparser.c's body): the
+// function, on the line of its '(' and with the line of its 'end' last.
+func (p *parser51) body(line int) *ast.FunctionExpr {
 	p.fs = &funcState51{prev: p.fs}
+	fn := &ast.FunctionExpr{ParList: &ast.ParList{Names: []string{}}}
+	fn.SetLine(p.lx.T.Line)
 	p.checkNext('(')
 	if p.lx.T.Tok != ')' {
 		for {
 			switch p.lx.T.Tok {
 			case luac51.TkName:
+				fn.ParList.Names = append(fn.ParList.Names, p.lx.T.S)
 				p.lx.Next()
 			case luac51.TkDots:
 				p.lx.Next()
 				p.fs.vararg = true
+				fn.ParList.HasVargs = true
 			default:
 				p.syntaxError("<name> or '...' expected")
 			}
@@ -334,87 +510,126 @@ func (p *parser51) body(line int) {
 		}
 	}
 	p.checkNext(')')
-	p.block()
+	fn.Stmts = p.block()
+	fn.SetLastLine(p.lx.T.Line)
 	p.checkMatch(luac51.TkEnd, luac51.TkFunction, line)
 	p.fs = p.fs.prev
+	return fn
 }
 
-func (p *parser51) exprList() {
-	p.expr()
+func (p *parser51) exprList() []ast.Expr {
+	list := p.exprs.one(p.expr())
 	for {
 		// a field access before a ',' is discharged once the ',' is read
 		pending := p.lastIndex
 		if !p.testNext(',') {
-			return
+			return list
 		}
 		if pending >= 0 {
 			p.index[pending] = p.lx.LastLine
 		}
-		p.expr()
+		list = append(list, p.expr())
 	}
 }
 
 // primaryExp is a name or a parenthesized expression.
-func (p *parser51) primaryExp() expKind {
+func (p *parser51) primaryExp() (ast.Expr, expKind) {
 	switch p.lx.T.Tok {
 	case '(':
 		line := p.lx.Line
+		tline := p.lx.T.Line
 		p.lx.Next()
-		p.expr()
+		e, k := p.subExpr(0)
 		p.checkMatch(')', '(', line)
 		if p.lastIndex >= 0 {
 			// discharged once the ')' is read
 			p.index[p.lastIndex] = p.lx.LastLine
 		}
-		return expOther
+		// gopher-lua's grammar: a call in parentheses keeps its line and
+		// is adjusted to one value; any other expression takes the line
+		// of the '(' (a vararg is adjusted too).
+		if call, ok := e.(*ast.FuncCallExpr); ok && k == expCall {
+			call.AdjustRet = true
+		} else {
+			if v, ok := e.(*ast.Comma3Expr); ok {
+				v.AdjustRet = true
+			}
+			e.SetLine(tline)
+		}
+		return e, expOther
 	case luac51.TkName:
+		id := p.idents.new()
+		id.Value = p.lx.T.S
+		id.SetLine(p.lx.T.Line)
 		p.lx.Next()
-		return expAssignable
+		return id, expAssignable
 	}
 	p.syntaxError("unexpected symbol")
-	return expOther
+	return nil, expOther
 }
 
 // suffixedExp is lparser.c's primaryexp: a prefix and its suffixes.
-func (p *parser51) suffixedExp() expKind {
-	k := p.primaryExp()
+func (p *parser51) suffixedExp() (ast.Expr, expKind) {
+	e, k := p.primaryExp()
 	p.lastIndex = -1
 	for {
 		switch p.lx.T.Tok {
 		case '.':
 			p.lx.Next()
+			key := p.strs.new()
+			key.Value = p.lx.T.S
+			key.SetLine(p.lx.T.Line)
 			p.checkName()
-			k = expAssignable
+			get := p.gets.new()
+			get.Object, get.Key = e, key
+			get.SetLine(e.Line())
+			e, k = get, expAssignable
 			p.index = append(p.index, p.lx.LastLine)
+			p.indexNodes.add(get)
 			p.lastIndex = len(p.index) - 1
 			continue
 		case '[':
 			p.lx.Next()
-			p.expr()
+			get := p.gets.new()
+			get.Object = e
+			get.SetLine(e.Line())
+			get.Key = p.expr()
 			p.checkNext(']')
-			k = expAssignable
+			e, k = get, expAssignable
 			p.index = append(p.index, p.lx.LastLine)
+			p.indexNodes.add(get)
 			p.lastIndex = len(p.index) - 1
 			continue
 		case ':':
 			p.lx.Next()
-			p.checkName()
-			p.funcArgs()
-			k = expCall
+			call := p.callx.new()
+			call.Method, call.Receiver = p.checkName(), e
+			call.SetLine(e.Line())
+			call.Args = p.funcArgs(call)
+			e, k = call, expCall
 			p.lastIndex = -1
 		case '(', luac51.TkString, '{':
-			p.funcArgs()
-			k = expCall
+			call := p.callx.new()
+			call.Func = e
+			call.SetLine(e.Line())
+			call.Args = p.funcArgs(call)
+			e, k = call, expCall
 			p.lastIndex = -1
 		default:
-			return k
+			return e, k
 		}
 	}
 }
 
-func (p *parser51) funcArgs() {
+// funcArgs reads call's arguments.
+func (p *parser51) funcArgs(call *ast.FuncCallExpr) []ast.Expr {
 	line := p.lx.Line
-	defer func() { p.calls = append(p.calls, line) }()
+	defer func() {
+		if p.record {
+			p.calls = append(p.calls, line)
+		}
+		p.sets.add(opSet{call, line})
+	}()
 	switch p.lx.T.Tok {
 	case '(':
 		if line != p.lx.LastLine {
@@ -422,8 +637,9 @@ func (p *parser51) funcArgs() {
 		}
 		p.lx.Next()
 		pending := -1
+		args := []ast.Expr{}
 		if p.lx.T.Tok != ')' {
-			p.exprList()
+			args = p.exprList()
 			pending = p.lastIndex
 		}
 		p.checkMatch(')', '(', line)
@@ -431,17 +647,31 @@ func (p *parser51) funcArgs() {
 			// the last argument is discharged once the ')' is read
 			p.index[pending] = p.lx.LastLine
 		}
+		return args
 	case '{':
-		p.constructor()
+		return p.exprs.one(p.constructor())
 	case luac51.TkString:
+		s := p.stringExpr()
 		p.lx.Next()
+		return p.exprs.one(s)
 	default:
 		p.syntaxError("function arguments expected")
 	}
+	return nil
 }
 
-func (p *parser51) constructor() {
+// stringExpr is the current token, a string, as an expression.
+func (p *parser51) stringExpr() *ast.StringExpr {
+	s := p.strs.new()
+	s.Value = p.lx.T.S
+	s.SetLine(p.lx.T.Line)
+	return s
+}
+
+func (p *parser51) constructor() *ast.TableExpr {
 	line := p.lx.Line
+	t := &ast.TableExpr{Fields: []*ast.Field{}}
+	t.SetLine(p.lx.T.Line)
 	p.checkNext('{')
 	// a field access as a list item is discharged once the separator
 	// after it (closelistfield) or the '}' (lastlistfield) is read
@@ -450,21 +680,24 @@ func (p *parser51) constructor() {
 		switch p.lx.T.Tok {
 		case luac51.TkName:
 			if p.lx.Lookahead() != '=' {
-				p.expr()
+				t.Fields = append(t.Fields, &ast.Field{Value: p.expr()})
 				pending = p.lastIndex
 			} else {
+				key := &ast.StringExpr{Value: p.lx.T.S}
+				key.SetLine(p.lx.T.Line)
 				p.lx.Next()
 				p.checkNext('=')
-				p.expr()
+				t.Fields = append(t.Fields, &ast.Field{Key: key, Value: p.expr()})
 			}
 		case '[':
 			p.lx.Next()
-			p.expr()
+			f := &ast.Field{Key: p.expr()}
 			p.checkNext(']')
 			p.checkNext('=')
-			p.expr()
+			f.Value = p.expr()
+			t.Fields = append(t.Fields, f)
 		default:
-			p.expr()
+			t.Fields = append(t.Fields, &ast.Field{Value: p.expr()})
 			pending = p.lastIndex
 		}
 		if !p.testNext(',') && !p.testNext(';') {
@@ -479,27 +712,70 @@ func (p *parser51) constructor() {
 	if pending >= 0 {
 		p.index[pending] = p.lx.LastLine
 	}
+	return t
 }
 
-func (p *parser51) simpleExp() {
+func (p *parser51) simpleExp() (ast.Expr, expKind) {
+	var e ast.Expr
 	switch p.lx.T.Tok {
-	case luac51.TkNumber, luac51.TkString, luac51.TkNil, luac51.TkTrue, luac51.TkFalse:
+	case luac51.TkNumber:
+		n := p.numbers.new()
+		n.Value = numeralText(p.lx.T.N)
+		n.SetLine(p.lx.T.Line)
+		e = n
+		p.lx.Next()
+	case luac51.TkString:
+		e = p.stringExpr()
+		p.lx.Next()
+	case luac51.TkNil, luac51.TkTrue, luac51.TkFalse:
+		switch p.lx.T.Tok {
+		case luac51.TkNil:
+			e = &ast.NilExpr{}
+		case luac51.TkTrue:
+			e = &ast.TrueExpr{}
+		default:
+			e = &ast.FalseExpr{}
+		}
+		e.SetLine(p.lx.T.Line)
 		p.lx.Next()
 	case luac51.TkDots:
 		if !p.fs.vararg {
 			p.syntaxError("cannot use '...' outside a vararg function")
 		}
+		e = &ast.Comma3Expr{}
+		e.SetLine(p.lx.T.Line)
 		p.lx.Next()
 	case '{':
-		p.constructor()
+		e = p.constructor()
 	case luac51.TkFunction:
+		fline := p.lx.T.Line
 		p.lx.Next()
-		p.body(p.lx.Line)
+		body := p.body(p.lx.Line)
+		fn := &ast.FunctionExpr{ParList: body.ParList, Stmts: body.Stmts}
+		fn.SetLine(fline)
+		fn.SetLastLine(body.LastLine())
+		e = fn
 	default:
-		p.suffixedExp()
-		return
+		return p.suffixedExp()
 	}
 	p.lastIndex = -1
+	return e, expOther
+}
+
+// numeralText is a numeral's value v as gopher-lua's compiler reads it
+// back exactly (its parseNumber: strconv.ParseInt with base 0, then
+// ParseFloat): an integer in decimal, an infinity as "+Inf", any other
+// value in Go's shortest form. Lua 5.1 reads the numeral (strtod, hex
+// floats and all); gopher-lua's lexer would read "0123" as octal and a
+// numeral past the largest double as a NaN.
+func numeralText(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case v == math.Trunc(v) && math.Abs(v) < 1<<53:
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // Binary operator priorities (left, right) of Lua 5.1.
@@ -523,20 +799,32 @@ func binaryPriority(t int) (int, int, bool) {
 	return 0, 0, false
 }
 
-func (p *parser51) expr() { p.subExpr(0) }
+func (p *parser51) expr() ast.Expr {
+	e, _ := p.subExpr(0)
+	return e
+}
 
-func (p *parser51) subExpr(limit int) {
+// subExpr reads an expression whose binary operators bind tighter than
+// limit; the kind is the simple expression's when no operator applies.
+func (p *parser51) subExpr(limit int) (ast.Expr, expKind) {
 	p.enterLevel()
 	defer p.leaveLevel()
-	switch p.lx.T.Tok {
+	var e ast.Expr
+	k := expOther
+	switch op := p.lx.T.Tok; op {
 	case luac51.TkNot, '-', '#':
-		op := p.lx.T.Tok
 		p.lx.Next()
-		p.subExpr(8)
-		p.ops = append(p.ops, opLine{op: op, unary: true, line: p.lx.LastLine})
+		operand, _ := p.subExpr(8)
+		if p.record {
+			p.ops = append(p.ops, opLine{op: op, unary: true, line: p.lx.LastLine})
+		}
 		p.lastIndex = -1
+		e = unaryExpr(op, operand)
+		if op != luac51.TkNot {
+			p.sets.add(opSet{e, p.lx.LastLine})
+		}
 	default:
-		p.simpleExp()
+		e, k = p.simpleExp()
 	}
 	// a field access left of a binary operator is discharged once the
 	// operator is read (luaK_infix)
@@ -545,7 +833,7 @@ func (p *parser51) subExpr(limit int) {
 		left, right, ok := binaryPriority(p.lx.T.Tok)
 		if !ok || left <= limit {
 			p.lastIndex = pending
-			return
+			return e, k
 		}
 		op := p.lx.T.Tok
 		p.lx.Next()
@@ -553,8 +841,84 @@ func (p *parser51) subExpr(limit int) {
 			p.index[pending] = p.lx.LastLine
 			pending = -1
 		}
-		p.subExpr(right)
-		p.ops = append(p.ops, opLine{op: op, line: p.lx.LastLine})
+		rhs, _ := p.subExpr(right)
+		if p.record {
+			p.ops = append(p.ops, opLine{op: op, line: p.lx.LastLine})
+		}
 		p.lastIndex = -1
+		e, k = p.binaryExpr(op, e, rhs), expOther
+		if op != luac51.TkAnd && op != luac51.TkOr {
+			p.sets.add(opSet{e, p.lx.LastLine})
+		}
 	}
+}
+
+// unaryExpr is gopher-lua's node for unary operator op, on its operand's
+// line.
+func unaryExpr(op int, x ast.Expr) ast.Expr {
+	var e ast.Expr
+	switch op {
+	case luac51.TkNot:
+		e = &ast.UnaryNotOpExpr{Expr: x}
+	case '-':
+		e = &ast.UnaryMinusOpExpr{Expr: x}
+	default:
+		e = &ast.UnaryLenOpExpr{Expr: x}
+	}
+	e.SetLine(x.Line())
+	return e
+}
+
+// binaryExpr is gopher-lua's node for binary operator op, on its left
+// operand's line.
+func (p *parser51) binaryExpr(op int, l, r ast.Expr) ast.Expr {
+	var e ast.Expr
+	switch op {
+	case luac51.TkOr:
+		e = &ast.LogicalOpExpr{Lhs: l, Operator: "or", Rhs: r}
+	case luac51.TkAnd:
+		e = &ast.LogicalOpExpr{Lhs: l, Operator: "and", Rhs: r}
+	case luac51.TkConcat:
+		e = &ast.StringConcatOpExpr{Lhs: l, Rhs: r}
+	case '+', '-', '*', '/', '%', '^':
+		a := p.arith.new()
+		a.Lhs, a.Operator, a.Rhs = l, arithOp(op), r
+		e = a
+	default:
+		e = &ast.RelationalOpExpr{Lhs: l, Operator: relOp(op), Rhs: r}
+	}
+	e.SetLine(l.Line())
+	return e
+}
+
+// arithOp is arithmetic op's operator as gopher-lua's tree spells it.
+func arithOp(op int) string {
+	switch op {
+	case '+':
+		return "+"
+	case '-':
+		return "-"
+	case '*':
+		return "*"
+	case '/':
+		return "/"
+	case '%':
+		return "%"
+	}
+	return "^"
+}
+
+// relOp is comparison op's operator as gopher-lua's tree spells it.
+func relOp(op int) string {
+	switch op {
+	case luac51.TkEq:
+		return "=="
+	case luac51.TkNe:
+		return "~="
+	case luac51.TkLe:
+		return "<="
+	case luac51.TkGe:
+		return ">="
+	}
+	return string(rune(op))
 }

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
-
-	"github.com/scriptctl/scriptctl/internal/lazy"
-	"github.com/scriptctl/scriptctl/verify/lualib"
+	"github.com/scriptctl/scriptctl/internal/cnum"
 )
 
 // The lexer is llex.c: tokens with their values, the line counter the code
@@ -58,14 +55,55 @@ var tokenNames = []string{
 	"<string>", "<eof>",
 }
 
-// keywords are the reserved words' tokens, by word: built on first use.
-var keywords = lazy.Value[map[string]int]{New: func() map[string]int {
-	m := map[string]int{}
-	for i := TkAnd; i <= TkWhile; i++ {
-		m[tokenNames[i-TkAnd]] = i
+// keyword returns the reserved word w's token (a switch: no map to build
+// at start, no hashing per name).
+func keyword(w []byte) (int, bool) {
+	switch string(w) {
+	case "and":
+		return TkAnd, true
+	case "break":
+		return TkBreak, true
+	case "do":
+		return TkDo, true
+	case "else":
+		return TkElse, true
+	case "elseif":
+		return TkElseif, true
+	case "end":
+		return TkEnd, true
+	case "false":
+		return TkFalse, true
+	case "for":
+		return TkFor, true
+	case "function":
+		return TkFunction, true
+	case "if":
+		return TkIf, true
+	case "in":
+		return TkIn, true
+	case "local":
+		return TkLocal, true
+	case "nil":
+		return TkNil, true
+	case "not":
+		return TkNot, true
+	case "or":
+		return TkOr, true
+	case "repeat":
+		return TkRepeat, true
+	case "return":
+		return TkReturn, true
+	case "then":
+		return TkThen, true
+	case "true":
+		return TkTrue, true
+	case "until":
+		return TkUntil, true
+	case "while":
+		return TkWhile, true
 	}
-	return m
-}}
+	return 0, false
+}
 
 // TokenString is llex.c's luaX_token2str: how an error message names token t.
 func TokenString(t int) string {
@@ -84,6 +122,9 @@ type Token struct {
 	S   string  // a name's or string's value
 	Raw string  // the text as an error message quotes it
 	N   float64 // a number's value
+	// Line is the line the token starts on (a long string may end on a
+	// later one, where Lexer.Line then is).
+	Line int
 }
 
 // Lexer reads the tokens of a chunk (llex.c's LexState).
@@ -97,6 +138,10 @@ type Lexer struct {
 	LastLine int   // line of the last token consumed (ls->lastline)
 	ahead    Token
 	hasAhead bool
+	tokLine  int // the line the token being scanned starts on
+	// words holds each name and numeral text read so far, so that a
+	// chunk that repeats one (most do) allocates it once.
+	words map[string]string
 
 	// WS are the offsets of form feeds and vertical tabs skipped as white
 	// space, and of NUL bytes a numeral swallowed.
@@ -177,8 +222,16 @@ func (lx *Lexer) Lookahead() int {
 	return lx.ahead.Tok
 }
 
+// scan reads the next token and notes the line it starts on.
 func (lx *Lexer) scan() Token {
+	t := lx.scanToken()
+	t.Line = lx.tokLine
+	return t
+}
+
+func (lx *Lexer) scanToken() Token {
 	for {
+		lx.tokLine = lx.Line
 		c := lx.cur()
 		switch {
 		case c < 0:
@@ -256,10 +309,10 @@ func (lx *Lexer) scan() Token {
 			for c := lx.cur(); isAlpha(c) || isDigit(c); c = lx.cur() {
 				lx.pos++
 			}
-			word := string(lx.src[start:lx.pos])
-			if k, ok := keywords.Get()[word]; ok {
+			if k, ok := keyword(lx.src[start:lx.pos]); ok {
 				return Token{Tok: k}
 			}
+			word := lx.word(lx.src[start:lx.pos])
 			if word == "goto" {
 				lx.Gotos = append(lx.Gotos, start)
 			}
@@ -269,6 +322,19 @@ func (lx *Lexer) scan() Token {
 			return Token{Tok: c}
 		}
 	}
+}
+
+// word returns b as a string, the same string for the same bytes.
+func (lx *Lexer) word(b []byte) string {
+	if w, ok := lx.words[string(b)]; ok {
+		return w
+	}
+	if lx.words == nil {
+		lx.words = map[string]string{}
+	}
+	w := string(b)
+	lx.words[w] = w
+	return w
 }
 
 // twoChar reads c, or c followed by next as the token two.
@@ -312,8 +378,8 @@ func (lx *Lexer) readNumeral() Token {
 	for c := lx.cur(); isAlpha(c) || isDigit(c); c = lx.cur() {
 		lx.pos++
 	}
-	text := string(lx.src[start:lx.pos])
-	n, ok := lualib.ToNumber(lua.LString(text))
+	text := lx.word(lx.src[start:lx.pos])
+	n, ok := cnum.Str2d(text)
 	if i := strings.IndexByte(text, 0); i >= 0 {
 		text = text[:i] // Lua reads the number as a C string
 	}
