@@ -26,3 +26,26 @@ func TestSyntaxLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestLua51OnlySyntax: chunks Redis's Lua 5.1 reads and gopher-lua's parser
+// refuses (goto as a name, a form feed, a hex-float numeral) are linted,
+// not reported as syntax errors; the rules still see their code.
+func TestLua51OnlySyntax(t *testing.T) {
+	for _, src := range []string{
+		"local goto = 1\nx = goto",
+		"local y = 1\f\nx = y",
+		"local y = 0x1p4\nx = y",
+	} {
+		codes := map[string]int{}
+		for _, d := range Source("p.lua", []byte(src), nil) {
+			codes[d.Code]++
+		}
+		if codes["syntax"] != 0 || codes["global-write"] != 1 {
+			t.Errorf("%q: findings %v, want one global-write and no syntax", src, codes)
+		}
+	}
+	// A goto statement is still Lua 5.2 syntax to Redis.
+	if ds := Source("p.lua", []byte("goto done\n::done::"), nil); len(ds) == 0 || ds[0].Code != "syntax" {
+		t.Errorf("goto statement: %v, want a syntax finding", ds)
+	}
+}

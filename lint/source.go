@@ -13,6 +13,7 @@ import (
 
 	"github.com/scriptctl/scriptctl/internal/lazy"
 	"github.com/scriptctl/scriptctl/manifest"
+	"github.com/scriptctl/scriptctl/verify"
 )
 
 // Pass is what every analyzer sees of one script: the source, its parse
@@ -97,6 +98,14 @@ func splitLines(src string) []string {
 
 func (p *Pass) parse(body []byte) {
 	chunk, err := parseChunk(body, p.File)
+	if err != nil {
+		// gopher-lua's parser refuses some chunks Redis's Lua 5.1 reads
+		// (goto as a name, form feeds, hex-float numerals): the engine's
+		// Lua 5.1 parser builds the same tree for those.
+		if c, err51 := verify.ParseLua51(body, p.File); err51 == nil {
+			chunk, err = c, nil
+		}
+	}
 	if err != nil {
 		var pe *parse.Error
 		if !errors.As(err, &pe) {

@@ -56,11 +56,32 @@ func parse51(src []byte, chunk string) (stmts []ast.Stmt, info syntaxInfo, err e
 	return parseChunk51(src, chunk, false)
 }
 
+// ParseLua51 reads src as Redis's Lua 5.1 does and returns the tree
+// gopher-lua's parser builds for it, with gopher-lua's lines, or Lua
+// 5.1's compile error ("chunk:line: message"). It reads what gopher-lua's
+// parser refuses and Lua 5.1 accepts (goto as a name, form feeds, hex
+// floats): for tools that walk gopher-lua's tree, such as lint.
+func ParseLua51(src []byte, chunk string) ([]ast.Stmt, error) {
+	p := newParser51(src, chunk)
+	p.gopherLines = true
+	stmts, _, err := p.parse()
+	return stmts, err
+}
+
 // parseChunk51 is parse51; with record set it also records the operators'
 // and calls' lines in syntaxInfo (ops, calls), for the tests to check the
 // tree's lines against.
 func parseChunk51(src []byte, chunk string, record bool) (stmts []ast.Stmt, info syntaxInfo, err error) {
-	p := &parser51{lx: luac51.NewLexer(src, chunk), forDo: map[int][]int{}, lastIndex: -1, record: record}
+	p := newParser51(src, chunk)
+	p.record = record
+	return p.parse()
+}
+
+func newParser51(src []byte, chunk string) *parser51 {
+	return &parser51{lx: luac51.NewLexer(src, chunk), forDo: map[int][]int{}, lastIndex: -1}
+}
+
+func (p *parser51) parse() (stmts []ast.Stmt, info syntaxInfo, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			le, ok := r.(*luac51.Error)
@@ -74,7 +95,9 @@ func parseChunk51(src []byte, chunk string, record bool) (stmts []ast.Stmt, info
 	p.fs = &funcState51{vararg: true}
 	stmts = p.block()
 	p.check(luac51.TkEOS)
-	p.setLines()
+	if !p.gopherLines {
+		p.setLines()
+	}
 	return stmts, syntaxInfo{forDo: p.forDo, ops: p.ops, calls: p.calls, index: p.index}, nil
 }
 
@@ -92,9 +115,10 @@ type parser51 struct {
 	lastIndex int
 	// sets are the operators and calls of the tree and their Lua 5.1
 	// lines; indexNodes are the field accesses of index, in its order.
-	sets       blocks[opSet]
-	indexNodes blocks[ast.Expr]
-	record     bool // record ops and calls (parseChunk51)
+	sets        blocks[opSet]
+	indexNodes  blocks[ast.Expr]
+	record      bool // record ops and calls (parseChunk51)
+	gopherLines bool // leave gopher-lua's lines (ParseLua51)
 
 	// The most common nodes come from slabs: a chunk of statements
 	// allocates a few blocks of them instead of one object per node.

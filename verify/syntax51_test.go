@@ -221,6 +221,16 @@ func TestParse51TreeMatchesGopher(t *testing.T) {
 			continue
 		}
 		n++
+		// ParseLua51 leaves gopher-lua's lines: its tree is gopher-lua's.
+		plain, err := ParseLua51([]byte(s), "x")
+		if err != nil {
+			t.Fatalf("ParseLua51: %v", err)
+		}
+		numeralValues(t, reflect.ValueOf(plain), true)
+		numeralValues(t, reflect.ValueOf(want), false)
+		if !reflect.DeepEqual(plain, want) {
+			t.Errorf("ParseLua51's tree differs from gopher-lua's for:\n%s", s)
+		}
 		w := &opWalker{ops: info.ops, calls: info.calls, index: info.index}
 		w.stmts(want)
 		if w.bad || w.n != len(info.ops) || w.nc != len(info.calls) || w.ni != len(info.index) {

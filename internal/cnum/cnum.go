@@ -13,6 +13,14 @@ import (
 // Str2d is Lua 5.1's luaO_str2d: strtod over the whole string (up to its
 // first NUL byte), white space allowed around the number.
 func Str2d(s string) (float64, bool) {
+	if v, ok := smallInteger(s); ok {
+		return v, true
+	}
+	return str2d(s)
+}
+
+// str2d is Str2d without its fast path.
+func str2d(s string) (float64, bool) {
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i]
 	}
@@ -29,6 +37,24 @@ func Str2d(s string) (float64, bool) {
 		n++
 	}
 	return f, n == len(s)
+}
+
+// smallInteger reads s when it is only decimal digits, at most 15 of them:
+// an integer below 2^53, which strtod reads exactly, so the value is the
+// same. Most numerals and numeric arguments are such.
+func smallInteger(s string) (float64, bool) {
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	v := int64(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return float64(v), true
 }
 
 // Strtod parses the longest prefix of s that glibc's strtod accepts and

@@ -2,6 +2,7 @@ package cnum
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,29 @@ func TestStr2d(t *testing.T) {
 		got, ok := Str2d(c.in)
 		if ok != c.ok || (ok && got != c.want) {
 			t.Errorf("Str2d(%q) = %v, %v; want %v, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestSmallIntegerIsStrtod: the digits-only fast path of Str2d reads
+// every string it takes as the path through strtod does, and takes
+// exactly the strings of 1 to 15 digits.
+func TestSmallIntegerIsStrtod(t *testing.T) {
+	for _, s := range []string{
+		"0", "7", "00100", "0123", "999999999999999", "000000000000001",
+		"9007199254740991", "9007199254740993", "1234567890123456789", "",
+		"1.", "1e2", "+1", " 1", "1 ", "0x10", "1\x00", "\x001",
+	} {
+		v, fast := smallInteger(s)
+		if want := len(s) > 0 && len(s) <= 15 && strings.Trim(s, "0123456789") == ""; fast != want {
+			t.Errorf("smallInteger(%q) took it: %v, want %v", s, fast, want)
+		}
+		w, ok := str2d(s)
+		if fast && (!ok || v != w) {
+			t.Errorf("smallInteger(%q) = %v; strtod reads %v, %v", s, v, w, ok)
+		}
+		if got, gotOK := Str2d(s); gotOK != ok || ok && got != w {
+			t.Errorf("Str2d(%q) = %v, %v; strtod reads %v, %v", s, got, gotOK, w, ok)
 		}
 	}
 }

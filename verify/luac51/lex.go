@@ -210,32 +210,32 @@ func (lx *Lexer) Next() {
 		lx.T, lx.hasAhead = lx.ahead, false
 		return
 	}
-	lx.T = lx.scan()
+	lx.scan(&lx.T)
 }
 
 // Lookahead reads the token after T and returns it (luaX_lookahead).
 func (lx *Lexer) Lookahead() int {
 	if !lx.hasAhead {
-		lx.ahead = lx.scan()
+		lx.scan(&lx.ahead)
 		lx.hasAhead = true
 	}
 	return lx.ahead.Tok
 }
 
-// scan reads the next token and notes the line it starts on.
-func (lx *Lexer) scan() Token {
-	t := lx.scanToken()
+// scan reads the next token into t, with the line it starts on.
+func (lx *Lexer) scan(t *Token) {
+	lx.scanToken(t)
 	t.Line = lx.tokLine
-	return t
 }
 
-func (lx *Lexer) scanToken() Token {
+func (lx *Lexer) scanToken(t *Token) {
 	for {
 		lx.tokLine = lx.Line
 		c := lx.cur()
 		switch {
 		case c < 0:
-			return Token{Tok: TkEOS}
+			*t = Token{Tok: TkEOS}
+			return
 		case isNewline(c):
 			lx.incLine()
 		case c == ' ' || c == '\t':
@@ -246,7 +246,8 @@ func (lx *Lexer) scanToken() Token {
 		case c == '-':
 			lx.pos++
 			if lx.cur() != '-' {
-				return Token{Tok: '-'}
+				*t = Token{Tok: '-'}
+				return
 			}
 			lx.pos++
 			if lx.cur() == '[' {
@@ -268,23 +269,30 @@ func (lx *Lexer) scanToken() Token {
 				// Lua's buffer holds the brackets around the value, the
 				// first newline skipped and line ends as '\n'.
 				eq := strings.Repeat("=", sep)
-				return Token{Tok: TkString, S: s, Raw: "[" + eq + "[" + s + "]" + eq + "]"}
+				*t = Token{Tok: TkString, S: s, Raw: "[" + eq + "[" + s + "]" + eq + "]"}
+				return
 			}
 			if sep == -1 {
-				return Token{Tok: '['}
+				*t = Token{Tok: '['}
+				return
 			}
 			lx.Errorf("invalid long string delimiter", TkString, string(lx.src[start:lx.pos]))
 		case c == '=':
-			return lx.twoChar('=', '=', TkEq)
+			*t = lx.twoChar('=', '=', TkEq)
+			return
 		case c == '<':
-			return lx.twoChar('<', '=', TkLe)
+			*t = lx.twoChar('<', '=', TkLe)
+			return
 		case c == '>':
-			return lx.twoChar('>', '=', TkGe)
+			*t = lx.twoChar('>', '=', TkGe)
+			return
 		case c == '~':
-			return lx.twoChar('~', '=', TkNe)
+			*t = lx.twoChar('~', '=', TkNe)
+			return
 		case c == '"' || c == '\'':
 			s, raw := lx.readString(c)
-			return Token{Tok: TkString, S: s, Raw: raw}
+			*t = Token{Tok: TkString, S: s, Raw: raw}
+			return
 		case c == '.':
 			// check_next(ls, ".") takes a NUL byte for the dot too (strchr
 			// finds the set's terminator): the compiler sees a dot there.
@@ -293,39 +301,50 @@ func (lx *Lexer) scanToken() Token {
 				lx.nulDot(c)
 				if c := lx.cur(); c == '.' || c == 0 {
 					lx.nulDot(c)
-					return Token{Tok: TkDots}
+					*t = Token{Tok: TkDots}
+					return
 				}
-				return Token{Tok: TkConcat}
+				*t = Token{Tok: TkConcat}
+				return
 			}
 			if !isDigit(lx.cur()) {
-				return Token{Tok: '.'}
+				*t = Token{Tok: '.'}
+				return
 			}
 			lx.pos--
-			return lx.readNumeral()
+			*t = lx.readNumeral()
+			return
 		case isDigit(c):
-			return lx.readNumeral()
+			*t = lx.readNumeral()
+			return
 		case isAlpha(c):
 			start := lx.pos
 			for c := lx.cur(); isAlpha(c) || isDigit(c); c = lx.cur() {
 				lx.pos++
 			}
 			if k, ok := keyword(lx.src[start:lx.pos]); ok {
-				return Token{Tok: k}
+				*t = Token{Tok: k}
+				return
 			}
 			word := lx.word(lx.src[start:lx.pos])
 			if word == "goto" {
 				lx.Gotos = append(lx.Gotos, start)
 			}
-			return Token{Tok: TkName, S: word, Raw: word}
+			*t = Token{Tok: TkName, S: word, Raw: word}
+			return
 		default:
 			lx.pos++
-			return Token{Tok: c}
+			*t = Token{Tok: c}
+			return
 		}
 	}
 }
 
 // word returns b as a string, the same string for the same bytes.
 func (lx *Lexer) word(b []byte) string {
+	if len(b) <= 1 {
+		return string(b) // Go's one-byte strings are static
+	}
 	if w, ok := lx.words[string(b)]; ok {
 		return w
 	}
