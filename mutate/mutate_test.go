@@ -266,6 +266,20 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRunLua51Only: a script Redis's Lua 5.1 reads and gopher-lua's parser
+// refuses (here a form feed, white space to Lua 5.1) has its mutants
+// judged, not all declared stillborn.
+func TestRunLua51Only(t *testing.T) {
+	m := repo(t, func(s string) string { return strings.Replace(s, "local i = 0\n", "local i = 0\f\n", 1) })
+	rep, err := Run(context.Background(), m, Options{Operators: []string{OpRelational}, StepLimit: testStepLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) == 0 || rep.Count(Stillborn) != 0 || rep.Count(Killed) == 0 {
+		t.Errorf("%d mutants: %d stillborn, %d killed; want none stillborn, some killed", len(rep.Results), rep.Count(Stillborn), rep.Count(Killed))
+	}
+}
+
 func TestRunBaselineFails(t *testing.T) {
 	m := repo(t, func(s string) string { return strings.Replace(s, "'EX', 60", "'EX', 61", 1) })
 	_, err := Run(context.Background(), m, Options{})

@@ -10,7 +10,6 @@
 package mutate
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
@@ -20,8 +19,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/scriptctl/scriptctl/explore"
 	"github.com/scriptctl/scriptctl/manifest"
@@ -226,7 +223,8 @@ func (su *suite) run(ctx context.Context, m *manifest.Manifest, r *Result) error
 	}
 	s := m.Script(r.Script)
 	src := r.Apply(s.Source)
-	if _, err := parse.Parse(bytes.NewReader(src), r.Script); err != nil {
+	if _, err := verify.ParseLua51(src, r.Script); err != nil {
+		// Redis's Lua 5.1 would refuse it
 		r.Status = Stillborn
 		return nil
 	}
