@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,8 +20,14 @@ import (
 // its short form (luaO_chunkid), which is what error positions print.
 //
 // What differs from a plain gopher-lua compile:
-//   - a Lua 5.1 syntax checker runs first (syntax51.go), so compile errors
-//     are Lua 5.1's, goto and labels included;
+//   - the engine's Lua 5.1 parser reads the chunk (syntax51.go), so syntax
+//     errors are Lua 5.1's, goto and labels included;
+//   - Lua 5.1's own compiler (luac51) compiles the chunk too, so that a
+//     chunk past one of its limits fails as on the servers ("function at
+//     line 3 has more than 60 upvalues", "main function has more than 200
+//     local variables", "function or expression too complex", "constant
+//     table overflow", "control structure too long"); gopher-lua has
+//     other limits or none. A big chunk is compiled by both at once;
 //   - operators, calls and field accesses get the lines Lua 5.1's code
 //     generator gives their instructions (oplines.go);
 //   - every a .. b becomes a call of a hidden helper that formats numbers
@@ -44,15 +51,34 @@ func compileSites(src []byte, source string) (proto *lua.FunctionProto, luac *lu
 	if err != nil {
 		return nil, nil, err
 	}
-	proto, err = lua.Compile(chunk, chunkID(source))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s", strings.TrimSpace(err.Error()))
+	var (
+		lp   *luac51.Proto
+		lerr error
+		done = make(chan struct{})
+	)
+	lua51 := func() {
+		defer close(done)
+		lp, lerr = luac51.Compile(src, source)
+	}
+	if len(src) >= bigSource {
+		go lua51() // on another core while gopher-lua compiles
+	} else {
+		lua51()
+	}
+	proto, gerr := lua.Compile(chunk, chunkID(source))
+	<-done
+	var le *luac51.Error
+	if errors.As(lerr, &le) {
+		// Lua 5.1 refuses the chunk past a limit of its compiler (a
+		// luac51.InternalError is a bug of the port: it is not believed)
+		return nil, nil, &syntaxError{le.Msg}
+	}
+	if gerr != nil {
+		return nil, nil, fmt.Errorf("%s", strings.TrimSpace(gerr.Error()))
 	}
 	trimProto(proto)
-	if negZero {
-		if lp, err := luac51.Compile(src, source); err == nil && matchZeros(proto, lp) {
-			luac = lp
-		}
+	if negZero && lerr == nil && matchZeros(proto, lp) {
+		luac = lp
 	}
 	return proto, luac, nil
 }

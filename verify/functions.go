@@ -98,6 +98,7 @@ func (e *Engine) functionsState() *scriptRun {
 	api.RawSetString(delName, r.del)
 	api.RawSetString(setName, r.set)
 	api.RawSetString(lenName, r.lenHelp)
+	api.RawSetString(manyName, r.many)
 	api.RawSetString(catChainName, r.catLong)
 	fs.api = r.readonlyProxy(api)
 	r.sources["user_function"] = "@user_function"

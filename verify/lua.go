@@ -42,6 +42,7 @@ type scriptRun struct {
 	chunks   map[string]*compiled        // short chunk id -> its compile (error-wording sites)
 	cat      *lua.LFunction              // the .. helper (rewrite_ops.go)
 	catLong  *lua.LFunction              // the helper of a long .. chain (rewrite_ops.go)
+	many     *lua.LFunction              // the helper of a long list of values (rewrite.go's manyValues)
 	arith    *lua.LFunction              // the % and ^ helper (rewrite_ops.go)
 	forHelp  *lua.LFunction              // the numeric for helper (rewrite_ops.go)
 	tnew     *lua.LFunction              // the constructor helper (tableorder.go)
@@ -258,6 +259,8 @@ func (r *scriptRun) newState() {
 	G.RawSetString(lenName, r.lenHelp)
 	r.catLong = L.NewFunction(r.concatChain)
 	G.RawSetString(catChainName, r.catLong)
+	r.many = L.NewFunction(manyHelper)
+	G.RawSetString(manyName, r.many)
 }
 
 // warn records an approximation the run could not avoid, once.

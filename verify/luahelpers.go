@@ -194,3 +194,19 @@ func callMeta(L *lua.LState, a, b lua.LValue, event string) bool {
 	L.Call(2, 1)
 	return true
 }
+
+// manyHelper is the helper of a long list of values (rewriter.manyValues):
+// many(n, t, ...) returns t[1] to t[n], nils included, then its own
+// arguments after t.
+func manyHelper(L *lua.LState) int {
+	n := int(L.CheckNumber(1))
+	t := L.CheckTable(2)
+	extra := L.GetTop() - 2
+	for i := 1; i <= n; i++ {
+		L.Push(t.RawGetInt(i))
+	}
+	for i := 3; i <= 2+extra; i++ {
+		L.Push(L.Get(i))
+	}
+	return n + extra
+}

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/yuin/gopher-lua/ast"
 )
@@ -209,6 +210,7 @@ func (rw *rewriter) stmt(s ast.Stmt) ast.Stmt {
 		rw.function(s.Func, params)
 	case *ast.ReturnStmt:
 		rw.exprs(s.Exprs)
+		s.Exprs = rw.manyValues(s.Exprs, s.Line())
 	}
 	return s
 }
@@ -282,6 +284,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 		x.Func = rw.exprOrNil(x.Func)
 		x.Receiver = rw.exprOrNil(x.Receiver)
 		rw.exprs(x.Args)
+		x.Args = rw.manyValues(x.Args, x.Line())
 	case *ast.LogicalOpExpr:
 		x.Lhs, x.Rhs = rw.expr(x.Lhs), rw.expr(x.Rhs)
 	case *ast.RelationalOpExpr:
@@ -362,6 +365,61 @@ func (rw *rewriter) describe(e ast.Expr) ast.Expr {
 	out.SetLastLine(e.LastLine())
 	return out
 }
+
+// manyName is the hidden global of the many-values helper (manyValues).
+const manyName = "\x00many"
+
+// manyValues returns list, a call's arguments or a return's values, in a
+// form gopher-lua compiles when list is long. Lua 5.1 gives a function 250
+// registers (a call of 240 arguments compiles; MAXSTACK), gopher-lua 200,
+// each value of a list taking one while the list is built (beside the
+// function's locals): past that, gopher-lua refuses the chunk ("register
+// overflow"). A long list becomes one call of the helper, which takes the
+// values in a table constructor (which gopher-lua builds 50 at a time) and
+// returns them all, nils included: many(n, {v1, ..., vn}[, last]), last
+// being a final call or ... whose every value follows (Lua's multiple
+// results). The values are computed in the same order, and the call or
+// return itself, its line and the name errors give its function, stay.
+func (rw *rewriter) manyValues(list []ast.Expr, line int) []ast.Expr {
+	if len(list)+rw.activeLocals() <= manyValuesFrom {
+		return list
+	}
+	vals := list
+	var last ast.Expr
+	switch x := list[len(list)-1].(type) {
+	case *ast.FuncCallExpr:
+		if !x.AdjustRet {
+			vals, last = list[:len(list)-1], x
+		}
+	case *ast.Comma3Expr:
+		if !x.AdjustRet {
+			vals, last = list[:len(list)-1], x
+		}
+	}
+	fields := make([]*ast.Field, len(vals))
+	for i, v := range vals {
+		fields[i] = &ast.Field{Value: v}
+	}
+	t := &ast.TableExpr{Fields: fields}
+	n := &ast.NumberExpr{Value: strconv.Itoa(len(vals))}
+	for _, e := range []ast.Expr{t, n} {
+		e.SetLine(line)
+		e.SetLastLine(line)
+	}
+	args := []ast.Expr{n, t}
+	if last != nil {
+		args = append(args, last)
+	}
+	call := &ast.FuncCallExpr{Func: &ast.IdentExpr{Value: manyName}, Args: args}
+	call.Func.SetLine(line)
+	call.SetLine(line)
+	return []ast.Expr{call}
+}
+
+// manyValuesFrom is the length of a list (with the function's active
+// locals) past which manyValues rewrites it: below gopher-lua's 200
+// registers with room for what the list's own values hold while computed.
+const manyValuesFrom = 150
 
 // helperCall is a call of the engine's helper name with args, standing where
 // at stood (same lines, one result), so errors keep the source line.

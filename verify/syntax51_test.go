@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -248,4 +249,29 @@ func TestParse51TreeMatchesGopher(t *testing.T) {
 		t.Fatalf("only %d scripts compared", n)
 	}
 	t.Logf("%d scripts", n)
+}
+
+// limitError is an error of a limit of Lua 5.1's compiler, which the parser
+// does not check.
+var limitError = regexp.MustCompile(`has more than \d+ (local variables|upvalues)|function or expression too complex|constant table overflow|control structure too long`)
+
+// TestLuac51AcceptsWhatParse51Accepts: every chunk compiles with its Lua
+// 5.1 compiler too (compileSites), whose refusal is final; so over the
+// corpus and the repository's scripts the two must agree, error for error,
+// but for the chunks past a limit of Lua 5.1's compiler (the loadstring
+// snippets of lua_compile_limits.yaml build theirs at run time).
+func TestLuac51AcceptsWhatParse51Accepts(t *testing.T) {
+	n := 0
+	for _, s := range append(corpusScripts(t), treeCases...) {
+		_, _, perr := parse51([]byte(s), chunkID("@user_script"))
+		_, lerr := luac51.Compile([]byte(s), "@user_script")
+		switch {
+		case perr == nil && lerr != nil && !limitError.MatchString(lerr.Error()):
+			t.Errorf("luac51 refuses what the parser reads: %v\n%s", lerr, s)
+		case perr != nil && (lerr == nil || lerr.Error() != perr.Error()):
+			t.Errorf("parser: %v; luac51: %v\n%s", perr, lerr, s)
+		}
+		n++
+	}
+	t.Logf("%d chunks", n)
 }
