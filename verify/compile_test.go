@@ -82,3 +82,39 @@ func TestCompileCachedOnceForConcurrentCallers(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileBigChunkBothCompilers: a chunk of bigSource bytes or more is
+// compiled by gopher-lua and Lua 5.1's compiler at once; the run gets
+// gopher-lua's prototype when both accept it and Lua 5.1's error when it
+// refuses it past a limit (61 upvalues), whatever gopher-lua makes of it.
+func TestCompileBigChunkBothCompilers(t *testing.T) {
+	var body strings.Builder
+	body.WriteString("local x = 0\n")
+	for body.Len() < bigSource {
+		body.WriteString("x = x + 1\n")
+	}
+	lines := strings.Count(body.String(), "\n")
+	ok := fmt.Sprintf("%sreturn x -- %s\n", body.String(), t.Name())
+	c := compileCached([]byte(ok), "@user_script")
+	if c.err != nil || c.proto == nil {
+		t.Fatalf("big chunk: %v", c.err)
+	}
+	r := mustEval(t, New(Options{}), ok, nil, nil)
+	if want := IntReply(int64(lines - 1)); !r.Equal(want) {
+		t.Errorf("big chunk: got %s, want %s", r, want)
+	}
+	var ups, sum []string
+	for i := range 61 {
+		ups = append(ups, fmt.Sprintf("local u%d = %d", i, i))
+		sum = append(sum, fmt.Sprintf("u%d", i))
+	}
+	bad := body.String() + strings.Join(ups, " ") + "\nreturn function() return " + strings.Join(sum, " + ") + " end\n"
+	c = compileCached([]byte(bad), "@user_script")
+	want := fmt.Sprintf("user_script:%d: function at line %d has more than 60 upvalues", lines+2, lines+2)
+	if c.err == nil || c.err.Error() != want {
+		t.Errorf("big chunk past a limit: %v, want %q", c.err, want)
+	}
+	if _, exact := c.err.(*syntaxError); !exact {
+		t.Errorf("Lua 5.1's error is not marked exact: %T", c.err)
+	}
+}
