@@ -381,7 +381,7 @@ const manyName = "\x00many"
 // results). The values are computed in the same order, and the call or
 // return itself, its line and the name errors give its function, stay.
 func (rw *rewriter) manyValues(list []ast.Expr, line int) []ast.Expr {
-	if len(list) <= manyValuesMin || len(list)+rw.activeLocals() <= manyValuesFrom {
+	if len(list) <= manyValuesMin {
 		return list
 	}
 	vals := list
@@ -416,16 +416,13 @@ func (rw *rewriter) manyValues(list []ast.Expr, line int) []ast.Expr {
 	return []ast.Expr{call}
 }
 
-// manyValuesFrom is the length of a list (with the function's active
-// locals) past which manyValues rewrites it: below gopher-lua's 200
-// registers with room for what the list's own values hold while computed.
-// A list of manyValuesMin values or fewer stays as it is: the helper's
-// table constructor holds up to 50 values (and the helper, the count and
-// the table) in registers while it is built, so it would save none.
-const (
-	manyValuesFrom = 150
-	manyValuesMin  = 60
-)
+// manyValuesMin is the length of a list past which manyValues rewrites it,
+// whatever else holds registers (the function's locals, an enclosing list
+// still being built: `f(<100 values>, g(<100 values>))`). A shorter list
+// stays as it is: the helper's table constructor holds up to 50 values
+// (and the helper, the count and the table) in registers while it is
+// built, so it would save few or none.
+const manyValuesMin = 60
 
 // helperCall is a call of the engine's helper name with args, standing where
 // at stood (same lines, one result), so errors keep the source line.
