@@ -97,14 +97,14 @@ func splitLines(src string) []string {
 }
 
 func (p *Pass) parse(body []byte) {
-	chunk, err := parseChunk(body, p.File)
+	// The engine's Lua 5.1 parser reads what Redis reads (goto as a name,
+	// form feeds, hex-float numerals too), building the tree gopher-lua's
+	// parser builds. What it refuses, gopher-lua's parser reads again for
+	// the syntax finding's position and for Lua 5.2's goto and labels,
+	// which it accepts and the rules report as such.
+	chunk, err := verify.ParseLua51(body, p.File)
 	if err != nil {
-		// gopher-lua's parser refuses some chunks Redis's Lua 5.1 reads
-		// (goto as a name, form feeds, hex-float numerals): the engine's
-		// Lua 5.1 parser builds the same tree for those.
-		if c, err51 := verify.ParseLua51(body, p.File); err51 == nil {
-			chunk, err = c, nil
-		}
+		chunk, err = parseChunk(body, p.File)
 	}
 	if err != nil {
 		var pe *parse.Error

@@ -410,9 +410,8 @@ func (rw *rewriter) manyValues(list []ast.Expr, line int) []ast.Expr {
 	if last != nil {
 		args = append(args, last)
 	}
-	call := &ast.FuncCallExpr{Func: &ast.IdentExpr{Value: manyName}, Args: args}
-	call.Func.SetLine(line)
-	call.SetLine(line)
+	call := helperCall(t, manyName, args...)
+	call.AdjustRet = false // every value, the last call's too
 	return []ast.Expr{call}
 }
 

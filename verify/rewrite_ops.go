@@ -2,7 +2,6 @@ package verify
 
 import (
 	"math"
-	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -229,23 +228,12 @@ func (rw *rewriter) fold(x *ast.ArithmeticOpExpr) (v float64, ok, runtime, logic
 	return v, true, false, logic
 }
 
-// numeralExpr is a numeral of value v (not a NaN) standing where x stood:
-// a negative value, -0 included, as the negation of its magnitude, which
-// gopher-lua folds to one constant; an infinity as 1e308 * 10, which
-// gopher-lua folds too (it reads a numeral past the largest double as a
-// NaN).
+// numeralExpr is a numeral of value v (not a NaN) standing where x stood,
+// its text the parser's (numeralText, which gopher-lua reads back exactly,
+// an infinity included): a negative value, -0 included, as the negation of
+// its magnitude, which gopher-lua folds to one constant.
 func numeralExpr(x ast.Expr, v float64) ast.Expr {
-	var n ast.Expr
-	if math.IsInf(v, 0) {
-		big, ten := &ast.NumberExpr{Value: "1e308"}, &ast.NumberExpr{Value: "10"}
-		for _, e := range []*ast.NumberExpr{big, ten} {
-			e.SetLine(x.Line())
-			e.SetLastLine(x.LastLine())
-		}
-		n = &ast.ArithmeticOpExpr{Operator: "*", Lhs: big, Rhs: ten}
-	} else {
-		n = &ast.NumberExpr{Value: strconv.FormatFloat(math.Abs(v), 'g', -1, 64)}
-	}
+	var n ast.Expr = &ast.NumberExpr{Value: numeralText(math.Abs(v))}
 	n.SetLine(x.Line())
 	n.SetLastLine(x.LastLine())
 	if !math.Signbit(v) {

@@ -288,9 +288,7 @@ func (p *parser51) block() []ast.Stmt {
 	for !last && !blockFollow(p.lx.T.Tok) {
 		var st ast.Stmt
 		st, last = p.statement()
-		if st != nil {
-			stmts = append(stmts, st)
-		}
+		stmts = append(stmts, st)
 		p.testNext(';')
 	}
 	p.leaveLevel()
@@ -300,8 +298,8 @@ func (p *parser51) block() []ast.Stmt {
 // statement reads one statement; last reports a return or break, which
 // end their block.
 func (p *parser51) statement() (st ast.Stmt, last bool) {
-	line := p.lx.Line
-	tline := p.lx.T.Line
+	line := p.lx.Line    // lparser.c's linenumber, which its errors name
+	tline := p.lx.T.Line // the line gopher-lua's tree gives the statement
 	switch p.lx.T.Tok {
 	case luac51.TkIf:
 		p.lx.Next()

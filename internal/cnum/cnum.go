@@ -48,11 +48,10 @@ func smallInteger(s string) (float64, bool) {
 	}
 	v := int64(0)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
+		if !isDigit(s[i]) {
 			return 0, false
 		}
-		v = v*10 + int64(c-'0')
+		v = v*10 + int64(s[i]-'0')
 	}
 	return float64(v), true
 }

@@ -9,9 +9,7 @@ import (
 
 // The lexer is llex.c: tokens with their values, the line counter the code
 // generator stamps on every instruction, and Lua 5.1's lexical errors. The
-// engine's Lua 5.1 syntax checker reads the same tokens; for it the lexer
-// also notes the bytes where Lua 5.1 and gopher-lua read a chunk
-// differently (WS, Dots, Gotos).
+// engine's Lua 5.1 parser (verify's syntax51.go) reads the same tokens.
 
 // Tokens: single characters are their byte value; the rest follow.
 const (
@@ -142,15 +140,6 @@ type Lexer struct {
 	// words holds each name and numeral text read so far, so that a
 	// chunk that repeats one (most do) allocates it once.
 	words map[string]string
-
-	// WS are the offsets of form feeds and vertical tabs skipped as white
-	// space, and of NUL bytes a numeral swallowed.
-	WS []int
-	// Dots are the offsets of NUL bytes read as the second or third dot of
-	// .. or ... ("a .\0 b" is a concatenation).
-	Dots []int
-	// Gotos are the offsets of the names goto (a keyword in Lua 5.2).
-	Gotos []int
 }
 
 // NewLexer returns a lexer of src whose errors name chunk (a chunk id,
@@ -241,7 +230,6 @@ func (lx *Lexer) scanToken(t *Token) {
 		case c == ' ' || c == '\t':
 			lx.pos++
 		case c == '\f' || c == '\v':
-			lx.WS = append(lx.WS, lx.pos)
 			lx.pos++
 		case c == '-':
 			lx.pos++
@@ -298,9 +286,9 @@ func (lx *Lexer) scanToken(t *Token) {
 			// finds the set's terminator): the compiler sees a dot there.
 			lx.pos++
 			if c := lx.cur(); c == '.' || c == 0 {
-				lx.nulDot(c)
+				lx.pos++
 				if c := lx.cur(); c == '.' || c == 0 {
-					lx.nulDot(c)
+					lx.pos++
 					*t = Token{Tok: TkDots}
 					return
 				}
@@ -327,9 +315,6 @@ func (lx *Lexer) scanToken(t *Token) {
 				return
 			}
 			word := lx.word(lx.src[start:lx.pos])
-			if word == "goto" {
-				lx.Gotos = append(lx.Gotos, start)
-			}
 			*t = Token{Tok: TkName, S: word, Raw: word}
 			return
 		default:
@@ -366,14 +351,6 @@ func (lx *Lexer) twoChar(c, next, two int) Token {
 	return Token{Tok: c}
 }
 
-// nulDot skips the dot c of .. or ..., noting it when it is a NUL byte.
-func (lx *Lexer) nulDot(c int) {
-	if c == 0 {
-		lx.Dots = append(lx.Dots, lx.pos)
-	}
-	lx.pos++
-}
-
 func (lx *Lexer) readNumeral() Token {
 	start := lx.pos
 	for c := lx.cur(); isDigit(c) || c == '.'; c = lx.cur() {
@@ -383,14 +360,8 @@ func (lx *Lexer) readNumeral() Token {
 	// which also finds the set's terminating NUL: a NUL byte there is
 	// taken as the exponent mark or sign ("1\0 + 2" is 3).
 	if c := lx.cur(); c == 'e' || c == 'E' || c == 0 {
-		if c == 0 {
-			lx.WS = append(lx.WS, lx.pos)
-		}
 		lx.pos++
 		if c := lx.cur(); c == '+' || c == '-' || c == 0 {
-			if c == 0 {
-				lx.WS = append(lx.WS, lx.pos)
-			}
 			lx.pos++
 		}
 	}

@@ -73,7 +73,6 @@ func buildTree(src []byte) ([]ast.Stmt, error) {
 	ops := make([]ast.ArithmeticOpExpr, 0, n)
 	exprs := make([]ast.Expr, 0, 2*n)
 	stmts := make([]ast.Stmt, 0, n)
-	digits := [10]string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
 	ident := func(line int) *ast.IdentExpr {
 		idents = append(idents, ast.IdentExpr{Value: "x"})
 		id := &idents[len(idents)-1]
@@ -96,7 +95,7 @@ func buildTree(src []byte) ([]ast.Stmt, error) {
 			s.SetLine(line)
 			stmts = append(stmts, s)
 		case len(l) == 9 && string(l[:8]) == "x = x + " && l[8] >= '0' && l[8] <= '9':
-			nums = append(nums, ast.NumberExpr{Value: digits[l[8]-'0']})
+			nums = append(nums, ast.NumberExpr{Value: string(l[8:])})
 			num := &nums[len(nums)-1]
 			num.SetLine(line)
 			ops = append(ops, ast.ArithmeticOpExpr{Lhs: ident(line), Operator: "+", Rhs: num})
